@@ -1,0 +1,235 @@
+/* clport plugin ABI (plain C).
+ *
+ * A plugin is a shared library that exports exactly one symbol, CLPORT_PLUGIN_ENTRY_SYMBOL, a
+ * function returning a pointer to a static clport_plugin table. Every table in this file starts
+ * with struct_size so that either side can tell which appended fields the other one knows:
+ * fields are only ever appended, never reordered or removed. A different abi_major is refused.
+ *
+ * Rules across the boundary:
+ *  - no C++ exception crosses it (the SDK in plugin_sdk.hpp catches everything);
+ *  - errors cross as opaque clport_plugin_error objects made and freed by the plugin;
+ *  - the plugin frees what it allocates, the host frees what it allocates;
+ *  - the plugin calls OpenCL only through host->cl (it never links libOpenCL).
+ *
+ * Tensor convention (same as GGUF/ggml): ne[0] is the innermost (contiguous) dimension, nb[i]
+ * are byte strides; a quantized row of ne[0] elements is ne[0]/block_size blocks.
+ */
+#ifndef CLPORT_PLUGIN_ABI_H
+#define CLPORT_PLUGIN_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clport/cl_api.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CLPORT_PLUGIN_ABI_MAJOR 1
+#define CLPORT_PLUGIN_ABI_MINOR 0
+#define CLPORT_PLUGIN_ENTRY_SYMBOL "clport_plugin_entry"
+
+#if defined(_WIN32)
+#define CLPORT_PLUGIN_EXPORT __declspec(dllexport)
+#else
+#define CLPORT_PLUGIN_EXPORT __attribute__((visibility("default")))
+#endif
+
+/* Element types. Values are the GGUF/ggml type ids so a tensor type read from a file maps 1:1. */
+typedef enum clport_dtype {
+  CLPORT_DTYPE_F32 = 0,
+  CLPORT_DTYPE_F16 = 1,
+  CLPORT_DTYPE_Q4_0 = 2,
+  CLPORT_DTYPE_Q4_1 = 3,
+  CLPORT_DTYPE_Q5_0 = 6,
+  CLPORT_DTYPE_Q5_1 = 7,
+  CLPORT_DTYPE_Q8_0 = 8,
+  CLPORT_DTYPE_Q4_K = 12,
+  CLPORT_DTYPE_Q5_K = 13,
+  CLPORT_DTYPE_Q6_K = 14,
+  CLPORT_DTYPE_I32 = 26
+} clport_dtype;
+
+/* Ops. Shapes below use ne[] order (innermost first). Unless stated, src/dst are contiguous F32. */
+typedef enum clport_op_kind {
+  /* dst[D, n] = dequant(src0[D, rows])[:, src1[n]]; src0 any dtype, src1 I32 [n]. */
+  CLPORT_OP_GET_ROWS = 1,
+  /* dst = src0 / sqrt(mean(src0^2) + eps) * src1 per row of ne[0]; src1 F32 [ne0] or absent
+   * (n_src == 1). fparams[0] = eps. */
+  CLPORT_OP_RMS_NORM = 2,
+  /* dst[N, M] = src1[K, M] x src0[K, N]^T: src0 is the weight (any dtype, may carry a plugin
+   * layout), src1 F32 activations, M == 1 is the GEMV (decode) path. */
+  CLPORT_OP_MUL_MAT = 3,
+  /* Rotary embedding on src0[head_dim, n_head, n_tokens] in place or into dst; token t has
+   * position iparams[1] + t. iparams[0] = mode (0 normal / interleaved pairs, 2 NeoX / halves),
+   * iparams[2] = n_rot (rotated dims, even, <= head_dim); fparams[0] = freq_base,
+   * fparams[1] = freq_scale (position multiplier, 1 = none). */
+  CLPORT_OP_ROPE = 4,
+  /* Causal attention over a KV cache. src0 = q [head_dim, n_head, n_tokens] F32;
+   * src1 = K cache [head_dim, n_kv_head, n_ctx] F16 or F32; src2 = V cache, same shape and type;
+   * dst [head_dim, n_head, n_tokens] F32. iparams[0] = n_past (cached positions before this
+   * batch); query t sees keys 0 .. n_past + t. n_head % n_kv_head == 0 (grouped-query heads:
+   * head h uses kv head h / (n_head / n_kv_head)). fparams[0] = scale (usually 1/sqrt(hd)). */
+  CLPORT_OP_ATTENTION = 5,
+  /* Row-wise softmax of src0 * fparams[0]. */
+  CLPORT_OP_SOFTMAX = 6,
+  /* dst = src0 * sigmoid(src0). */
+  CLPORT_OP_SILU = 7,
+  /* dst = silu(src0) * src1 (gate, up). */
+  CLPORT_OP_SWIGLU = 8,
+  /* dst = src0 + src1; src1 may broadcast (its ne[i] == 1 or a divisor-free repeat of rows). */
+  CLPORT_OP_ADD = 9,
+  /* dst = src0 * src1; same broadcasting as ADD. */
+  CLPORT_OP_MUL = 10,
+  /* dst = src0 * fparams[0]. */
+  CLPORT_OP_SCALE = 11,
+  /* dst = convert(src0): same element count, F32 <-> F16 (and F32 -> F32). dst may be a strided
+   * view (e.g. a slot of the KV cache). */
+  CLPORT_OP_COPY = 12,
+  CLPORT_OP_COUNT_ = 13
+} clport_op_kind;
+
+typedef struct clport_tensor {
+  int32_t dtype;   /* clport_dtype */
+  int32_t n_dims;  /* 1..4; unused ne[] are 1 */
+  int64_t ne[4];   /* elements per dimension, ne[0] innermost */
+  int64_t nb[4];   /* byte stride per dimension (nb[0] = bytes per block / block size row unit) */
+  cl_mem buffer;   /* device buffer (pool-owned) */
+  uint64_t offset; /* byte offset of element 0 inside buffer */
+  void* layout;    /* plugin-private repacked weight from prepare_weight, else NULL */
+} clport_tensor;
+
+typedef struct clport_op {
+  size_t struct_size;
+  int32_t kind; /* clport_op_kind */
+  int32_t n_src;
+  const clport_tensor* src[4];
+  const clport_tensor* dst;
+  int32_t iparams[8];
+  float fparams[8];
+} clport_op;
+
+typedef struct clport_plugin_error clport_plugin_error; /* opaque, owned by the plugin */
+
+/* Status codes for plugin functions. */
+typedef enum clport_plugin_status {
+  CLPORT_PLUGIN_OK = 0,
+  CLPORT_PLUGIN_ERROR = 1,         /* see the error object */
+  CLPORT_PLUGIN_UNSUPPORTED = 2,   /* op / dtype / shape not served by this plugin */
+  CLPORT_PLUGIN_OUT_OF_MEMORY = 3
+} clport_plugin_status;
+
+/* What the probe and create calls know about a device (filled by the core's probe). Strings are
+ * owned by the host and live as long as the device. */
+typedef struct clport_device_desc {
+  size_t struct_size;
+  cl_platform_id platform;
+  cl_device_id device;
+  const char* name;
+  const char* vendor;
+  const char* device_version;   /* "OpenCL 3.0 ..." */
+  const char* driver_version;
+  const char* opencl_c_version; /* "OpenCL C 1.2 ..." */
+  const char* platform_name;
+  const char* platform_version;
+  const char* extensions;       /* space separated */
+  const char* family;           /* classifier: "adreno", "mali", "intel", "nvidia", "amd", "cpu", "unknown" */
+  const char* generation;       /* classifier: e.g. "a7xx", "valhall", "xe", "" */
+  int32_t generation_number;    /* e.g. 740 for Adreno 740, 0 when unknown */
+  cl_device_type device_type;
+  int32_t has_fp16;
+  int32_t has_fp64;
+  int32_t has_subgroups;
+  int32_t has_int_dot;
+  int32_t has_images;
+  uint64_t global_mem_bytes;
+  uint64_t local_mem_bytes;
+  uint64_t max_alloc_bytes;
+  uint32_t compute_units;
+  uint32_t max_work_group_size;
+  uint32_t mem_base_addr_align_bytes;
+} clport_device_desc;
+
+/* Log levels as spdlog numbers them. */
+typedef enum clport_log_level {
+  CLPORT_LOG_TRACE = 0,
+  CLPORT_LOG_DEBUG = 1,
+  CLPORT_LOG_INFO = 2,
+  CLPORT_LOG_WARN = 3,
+  CLPORT_LOG_ERROR = 4
+} clport_log_level;
+
+/* Services the host gives a plugin instance. Valid for the life of the instance. */
+typedef struct clport_host {
+  size_t struct_size;
+  const clport_cl_api* cl;
+  void* host_ctx;          /* opaque, pass back to every call below */
+  cl_context context;
+  cl_command_queue queue;  /* in-order, profiling enabled when the host profiles */
+  void (*log)(void* host_ctx, int32_t level, const char* message);
+  /* Device buffer from the core pool; NULL with *status set on failure. */
+  cl_mem (*alloc_buffer)(void* host_ctx, size_t bytes, int32_t* status);
+  void (*free_buffer)(void* host_ctx, cl_mem buffer);
+  /* Builds (or loads from the program cache) a program for this device. On failure returns
+   * NULL and, when build_log is not NULL, a host-owned NUL-terminated log valid until the next
+   * call. */
+  cl_program (*build_program)(void* host_ctx, const char* source, size_t source_len,
+                              const char* options, const char** build_log);
+  /* Shared OpenCL C from kernels/ (e.g. "blocks.cl"): NULL when unknown. Honours the
+   * CLPORT_KERNEL_DIR override. Host-owned, lives as long as the host. */
+  const char* (*shared_kernel_source)(void* host_ctx, const char* name, size_t* len);
+  /* The plugin's own section of the policy, as YAML text ("" when none). */
+  const char* config_yaml;
+  /* Precision the policy asks for: 0 auto, 1 fp32, 2 fp16. */
+  int32_t precision;
+  /* Called after each enqueue with the kernel's event when the host profiles (may be NULL).
+   * The host retains the event itself. */
+  void (*record_event)(void* host_ctx, const char* kernel_name, cl_event event);
+} clport_host;
+
+typedef struct clport_plugin_instance clport_plugin_instance; /* opaque, owned by the plugin */
+
+typedef struct clport_plugin {
+  size_t struct_size;
+  uint32_t abi_major;
+  uint32_t abi_minor;
+  const char* name;    /* unique, lower case: "generic", "adreno", ... */
+  const char* version; /* plugin's own version string */
+
+  /* Cheap: looks only at the description. Returns a score (0 = cannot serve) and a reason
+   * (static string or plugin-owned until the next probe call). */
+  int32_t (*probe)(const clport_device_desc* device, const char** reason);
+
+  int32_t (*create)(const clport_host* host, const clport_device_desc* device,
+                    clport_plugin_instance** out, clport_plugin_error** error);
+  void (*destroy)(clport_plugin_instance* instance);
+
+  /* Non-zero when the instance can run this op with these operand types and shapes. The
+   * buffers in op may be NULL: only kind, dtypes, shapes and params are looked at. */
+  int32_t (*supports_op)(clport_plugin_instance* instance, const clport_op* op);
+
+  /* Optional (may be NULL): repack a weight into the plugin's layout. On CLPORT_PLUGIN_OK,
+   * *layout is a plugin-owned handle placed into clport_tensor.layout for later ops and freed
+   * with release_layout. CLPORT_PLUGIN_UNSUPPORTED means "use the plain GGUF layout". */
+  int32_t (*prepare_weight)(clport_plugin_instance* instance, const clport_tensor* weight,
+                            void** layout, clport_plugin_error** error);
+  void (*release_layout)(clport_plugin_instance* instance, void* layout);
+
+  /* Enqueues the op on host->queue; does not wait. */
+  int32_t (*enqueue_op)(clport_plugin_instance* instance, const clport_op* op,
+                        clport_plugin_error** error);
+
+  /* Errors. */
+  int32_t (*error_code)(const clport_plugin_error* error);
+  const char* (*error_message)(const clport_plugin_error* error);
+  void (*release_error)(clport_plugin_error* error);
+} clport_plugin;
+
+typedef const clport_plugin* (*clport_plugin_entry_fn)(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLPORT_PLUGIN_ABI_H */

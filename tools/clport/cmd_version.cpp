@@ -1,0 +1,16 @@
+// `clport version`: prints the clport version.
+#include <iostream>
+
+#include "clport/version.h"
+#include "command_registry.h"
+
+namespace clport::cli {
+namespace {
+const RegisterCommand kRegister{{"version", "Print the clport version", [](CLI::App&) {
+                                   return []() {
+                                     std::cout << "clport " << CLPORT_VERSION_STRING << "\n";
+                                     return 0;
+                                   };
+                                 }}};
+}  // namespace
+}  // namespace clport::cli

@@ -1,0 +1,50 @@
+// `clport`: the command-line program. Sub-commands live in their own files and register
+// themselves in command_registry(); this file only parses and dispatches.
+#include <algorithm>
+#include <exception>
+#include <iostream>
+#include <map>
+
+#include "clport/log.h"
+#include "command_registry.h"
+
+namespace clport::cli {
+std::vector<Command>& command_registry() {
+  static std::vector<Command> commands;
+  return commands;
+}
+}  // namespace clport::cli
+
+int main(int argc, char** argv) {
+  using namespace clport::cli;
+  CLI::App app{"clport: machine-learning inference on any OpenCL device"};
+  app.require_subcommand(1);
+  std::string log_level;
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
+
+  auto& commands = command_registry();
+  std::sort(commands.begin(), commands.end(),
+            [](const Command& a, const Command& b) { return a.name < b.name; });
+  std::map<CLI::App*, std::function<int()>> runners;
+  for (auto& command : commands) {
+    CLI::App* sub = app.add_subcommand(command.name, command.description);
+    runners[sub] = command.setup(*sub);
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  if (!log_level.empty()) clport::set_log_level(log_level);
+  try {
+    for (auto& [sub, run] : runners) {
+      if (sub->parsed()) return run();
+    }
+  } catch (const std::exception& e) {
+    // Commands report errors as Status; this is the last line of defence, never expected.
+    std::cerr << "clport: internal error: " << e.what() << "\n";
+    return 70;
+  }
+  return 1;
+}
