@@ -1,0 +1,40 @@
+// CPU reference implementation of every op in clport_op_kind. It is the ground truth every
+// plugin's kernels are checked against (conformance, self-test, --check-layers) and the CPU
+// backend used when no OpenCL device is usable. Clarity first, but not needlessly slow:
+// MUL_MAT dequantizes a weight row once and uses threads over output rows.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "clport/dtype.h"
+#include "clport/export.h"
+#include "clport/plugin_abi.h"
+#include "clport/status.h"
+
+namespace clport::cpu {
+
+// A host tensor view with the same conventions as clport_tensor (ne[0] innermost, nb = bytes).
+struct HostTensor {
+  DType dtype = DType::F32;
+  std::array<int64_t, 4> ne{1, 1, 1, 1};
+  std::array<int64_t, 4> nb{0, 0, 0, 0};
+  void* data = nullptr;
+
+  int64_t elements() const { return ne[0] * ne[1] * ne[2] * ne[3]; }
+  // Contiguous view of `data` (nb computed from dtype block layout).
+  static HostTensor contiguous(DType dtype, std::array<int64_t, 4> ne, void* data);
+};
+
+struct OpParams {
+  std::array<int32_t, 8> i{};
+  std::array<float, 8> f{};
+};
+
+// Runs one op (semantics exactly as documented in plugin_abi.h). Never throws: bad shapes or
+// dtypes give InvalidArgument / Unsupported. n_threads 0 = hardware concurrency.
+CLPORT_API Status run_op(clport_op_kind kind, const std::vector<HostTensor>& src,
+                         const HostTensor& dst, const OpParams& params, int n_threads = 0);
+
+}  // namespace clport::cpu
