@@ -24,3 +24,14 @@ struct RegisterCommand {
 };
 
 }  // namespace clport::cli
+
+namespace clport::cli {
+
+// `clport bench <what>`: benchmarks register here the same way (bench_e2e.cpp, bench_ops.cpp).
+std::vector<Command>& bench_registry();
+
+struct RegisterBenchCommand {
+  explicit RegisterBenchCommand(Command command) { bench_registry().push_back(std::move(command)); }
+};
+
+}  // namespace clport::cli

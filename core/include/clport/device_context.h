@@ -2,8 +2,10 @@
 // pool, the program cache, and the clport_host table handed to plugin instances bound to it.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "clport/device_info.h"
 #include "clport/export.h"
@@ -15,6 +17,14 @@ namespace clport {
 
 class MemoryPool;    // clport/memory_pool.h
 class ProgramCache;  // clport/program_cache.h
+
+// One profiled kernel (or transfer) from the recorder: OpenCL profiling timestamps in ns.
+// All zero when the queue was not created with profiling or the driver gave no times.
+struct KernelTiming {
+  std::string name;
+  uint64_t queued_ns = 0, submit_ns = 0, start_ns = 0, end_ns = 0;
+  uint64_t duration_ns() const { return end_ns > start_ns ? end_ns - start_ns : 0; }
+};
 
 struct DeviceContextOptions {
   bool profiling = false;  // create the queue with CL_QUEUE_PROFILING_ENABLE
@@ -46,6 +56,12 @@ class CLPORT_API DeviceContext {
   Status write(cl_mem buffer, size_t offset, const void* data, size_t bytes);
   Status read(cl_mem buffer, size_t offset, void* data, size_t bytes);
   Status finish();
+
+  // Profiling recorder (also what host->record_event feeds). record_event retains the event;
+  // take_timings waits for every recorded event, returns their timings in record order and
+  // forgets them. Without profiling, record_event ignores events and take_timings is empty.
+  void record_event(const std::string& name, cl_event event);
+  std::vector<KernelTiming> take_timings();
 
   struct Impl;  // host-table storage and profiling hooks (defined in device_context.cpp)
 

@@ -35,9 +35,9 @@ struct DeviceInfo {
   uint32_t clock_mhz = 0;
   DeviceClass klass;
 
-  bool has_extension(const std::string& ext) const;
+  CLPORT_API bool has_extension(const std::string& ext) const;
   // A C view for the plugin ABI; pointers refer into this DeviceInfo (keep it alive).
-  clport_device_desc to_desc() const;
+  CLPORT_API clport_device_desc to_desc() const;
 };
 
 // Queries one device (never throws; missing queries leave defaults) and classifies it.
@@ -46,5 +46,10 @@ CLPORT_API Result<DeviceInfo> probe_device(const clport_cl_api& cl, cl_platform_
 
 // Every device of every platform the library exposes. Status NoPlatform / NoDevice when empty.
 CLPORT_API Result<std::vector<DeviceInfo>> probe_all_devices(const clport_cl_api& cl);
+
+// Proves the device can be used: it is available and has a compiler (else DeviceUnusable), a
+// context can be created on it (else Context) and an in-order queue in that context (else
+// Queue). Everything created is released again. The last step of `clport check`.
+CLPORT_API Status check_device_usable(const clport_cl_api& cl, const DeviceInfo& info);
 
 }  // namespace clport

@@ -24,6 +24,7 @@ struct LoadAttempt {
   std::string source;  // "explicit", "known-location", "icd-file <file>", "pixel"
   bool opened = false;
   std::string error;   // dlerror() or the reason it was rejected; empty when it was used
+  std::string resolved_path;  // the file actually mapped (realpath), when known
 };
 
 struct LoaderOptions {

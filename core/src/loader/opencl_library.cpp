@@ -1,6 +1,12 @@
 // Opening one OpenCL library and filling its entry-point table (see opencl_loader.h).
 #include <dlfcn.h>
+#if defined(__linux__) && !defined(__ANDROID__)
+#include <link.h>
+#define CLPORT_HAVE_DLINFO 1
+#endif
 
+#include <climits>
+#include <cstdlib>
 #include <sstream>
 
 #include "clport/log.h"
@@ -84,6 +90,24 @@ Status query_platforms(OpenClLibrary& library) {
   return Status();
 }
 
+// The file dlopen really mapped for `handle` (symlinks resolved), so that the search can tell
+// "libOpenCL.so" and "/usr/lib/x86_64-linux-gnu/libOpenCL.so.1" apart from two real libraries.
+std::string mapped_file(void* handle, const std::string& fallback) {
+  std::string name = fallback;
+#if defined(CLPORT_HAVE_DLINFO)
+  struct link_map* map = nullptr;
+  if (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr && map->l_name != nullptr &&
+      map->l_name[0] != '\0') {
+    name = map->l_name;
+  }
+#else
+  (void)handle;
+#endif
+  char resolved[PATH_MAX];
+  if (realpath(name.c_str(), resolved) != nullptr) return resolved;
+  return name.find('/') != std::string::npos ? name : std::string();
+}
+
 }  // namespace
 
 OpenClLibrary::OpenClLibrary(void* handle, std::string path, LibraryKind kind)
@@ -109,6 +133,7 @@ Result<std::shared_ptr<OpenClLibrary>> open_opencl_library(const std::string& pa
     return Status(Stage::LibraryNotFound, path + ": " + record.error);
   }
   record.opened = true;
+  record.resolved_path = mapped_file(handle, path);
 
   auto fail = [&](Status status, bool unload) -> Result<std::shared_ptr<OpenClLibrary>> {
     record.error = status.message();

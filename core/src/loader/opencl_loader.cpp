@@ -2,7 +2,9 @@
 // opencl_loader.h). Every candidate tried is recorded so that a failure can list them all.
 #include "clport/opencl_loader.h"
 
+#include <climits>
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -70,16 +72,42 @@ Status summarize_failure(const std::vector<LoadAttempt>& attempts,
   return Status(stage, msg.str());
 }
 
+// realpath() of a candidate given as a path ("" for bare names, which only dlopen can resolve,
+// and for files that do not exist).
+std::string resolved_if_absolute(const std::string& path) {
+  if (path.find('/') == std::string::npos) return "";
+  char resolved[PATH_MAX];
+  return realpath(path.c_str(), resolved) != nullptr ? std::string(resolved) : std::string();
+}
+
 }  // namespace
 
 LoadReport load_opencl(const LoaderOptions& options) {
   LoadReport report;
   bool explicit_only = false;
   std::vector<Status> failures;
+  // Real files already tried -> the candidate that tried them. The tables name one file under
+  // several names (libOpenCL.so, libOpenCL.so.1, its full path; an .icd file naming the library
+  // the table already lists); each file is tried once.
+  std::map<std::string, std::string> tried_files;
   for (const auto& candidate : candidates(options, explicit_only)) {
+    const std::string known = resolved_if_absolute(candidate.path);
+    if (!known.empty() && tried_files.count(known) != 0) {
+      logger("loader")->debug("{} [{}]: same file as {}, skipped", candidate.path,
+                              candidate.source, tried_files[known]);
+      continue;
+    }
     LoadAttempt attempt;
     attempt.source = candidate.source;
     auto opened = open_opencl_library(candidate.path, &attempt);
+    if (!attempt.resolved_path.empty()) {
+      const auto [it, fresh] = tried_files.emplace(attempt.resolved_path, candidate.path);
+      if (!fresh) {
+        logger("loader")->debug("{} [{}]: same file as {}, skipped", candidate.path,
+                                candidate.source, it->second);
+        continue;
+      }
+    }
     report.attempts.push_back(attempt);
     if (!opened.ok()) {
       logger("loader")->debug("{} [{}]: {}", candidate.path, candidate.source,

@@ -1,0 +1,16 @@
+# Installs a CMake package so that an application or an out-of-tree plugin can
+# find_package(clport) against an install prefix:
+#   clport::plugin_sdk  header-only plugin ABI + C++ SDK (no link to the core)
+#   clport::clport      the runtime library (needs the same dependencies the core was built with)
+include(CMakePackageConfigHelpers)
+set(CLPORT_CMAKE_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/clport)
+install(EXPORT clportTargets NAMESPACE clport:: DESTINATION ${CLPORT_CMAKE_INSTALL_DIR}
+        COMPONENT core)
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/clportConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/clportConfig.cmake
+  INSTALL_DESTINATION ${CLPORT_CMAKE_INSTALL_DIR}
+  PATH_VARS CLPORT_PLUGIN_INSTALL_DIR)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/clportConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/clportConfig.cmake ${PROJECT_BINARY_DIR}/clportConfigVersion.cmake
+        DESTINATION ${CLPORT_CMAKE_INSTALL_DIR} COMPONENT core)

@@ -1,0 +1,90 @@
+// Where a model's tensors live and its ops run: the CPU backend (host memory, CPU reference ops)
+// or a device backend (pooled OpenCL buffers, ops dispatched to the bound plugins). The model
+// graph is written once against this interface, which is what lets --check-layers run the CPU
+// reference alongside the device and compare layer by layer.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "clport/cpu_ops.h"
+#include "clport/dtype.h"
+#include "clport/export.h"
+#include "clport/plugin_abi.h"
+#include "clport/status.h"
+
+namespace clport {
+
+struct GgufTensorInfo;
+
+// A tensor as a backend sees it: dtype, shape, byte strides and where the bytes are. Copies
+// share the storage; views (view()) keep the parent storage alive.
+struct TensorRef {
+  DType dtype = DType::F32;
+  std::array<int64_t, 4> ne{1, 1, 1, 1};
+  std::array<int64_t, 4> nb{0, 0, 0, 0};
+  std::shared_ptr<void> storage;  // owner of the memory (host block, pool allocation, file map)
+  uint8_t* host = nullptr;        // CPU backend: address of element 0
+  cl_mem buffer = nullptr;        // device backend: buffer and byte offset of element 0
+  uint64_t offset = 0;
+  void* layout = nullptr;         // plugin-private repacked weight (device backend)
+
+  int64_t elements() const { return ne[0] * ne[1] * ne[2] * ne[3]; }
+  // Size in bytes when contiguous.
+  uint64_t bytes() const;
+  bool valid() const { return storage != nullptr; }
+};
+
+// Contiguous byte strides for a shape.
+CLPORT_API std::array<int64_t, 4> contiguous_strides(DType dtype, const std::array<int64_t, 4>& ne);
+// A view of `base` starting `byte_offset` bytes in, with its own shape (contiguous strides unless
+// given).
+CLPORT_API TensorRef view(const TensorRef& base, std::array<int64_t, 4> ne, uint64_t byte_offset);
+CLPORT_API TensorRef view(const TensorRef& base, DType dtype, std::array<int64_t, 4> ne,
+                          std::array<int64_t, 4> nb, uint64_t byte_offset);
+
+struct BackendMemoryStats {
+  uint64_t weights_bytes = 0;  // bytes of weights uploaded (or mapped)
+  uint64_t live_bytes = 0;     // allocated now (including weights)
+  uint64_t peak_bytes = 0;     // high-water mark
+};
+
+// Time spent in one op or kernel (profiling); device times come from OpenCL profiling events.
+struct OpTiming {
+  std::string name;
+  uint64_t start_ns = 0;  // device clock (profiling events); only differences are meaningful
+  uint64_t duration_ns = 0;
+};
+
+class CLPORT_API Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;         // "cpu" or "opencl:<device>"
+  virtual std::string description() const = 0;  // one line for logs
+
+  // A new contiguous tensor (contents undefined).
+  virtual Result<TensorRef> alloc(DType dtype, std::array<int64_t, 4> ne) = 0;
+  // A weight from a model file (the file mapping must outlive the backend's use of it: pass
+  // `keep_alive`). The CPU backend maps it without copying; a device backend uploads it once and
+  // lets the plugin that runs MUL_MAT repack it.
+  virtual Result<TensorRef> load_weight(const GgufTensorInfo& info,
+                                        std::shared_ptr<void> keep_alive) = 0;
+  virtual Status upload(const TensorRef& dst, const void* data, uint64_t bytes) = 0;
+  virtual Status download(const TensorRef& src, void* data, uint64_t bytes) = 0;
+  // Runs (or enqueues) one op; semantics in plugin_abi.h.
+  virtual Status run(clport_op_kind kind, const std::vector<const TensorRef*>& src,
+                     const TensorRef& dst, const cpu::OpParams& params) = 0;
+  // Waits for everything enqueued.
+  virtual Status sync() = 0;
+  virtual BackendMemoryStats memory_stats() const = 0;
+  // Per-op timings recorded since the last call (empty unless profiling was asked for).
+  virtual std::vector<OpTiming> take_timings() { return {}; }
+};
+
+// The CPU backend: host memory, cpu::run_op. n_threads 0 = all cores.
+CLPORT_API std::unique_ptr<Backend> make_cpu_backend(int n_threads = 0);
+
+}  // namespace clport

@@ -1,0 +1,136 @@
+// Binding of plugins to one device: every loaded plugin probes the device, the policy adjusts
+// (deny / force / prefer), instances are created for the plugins that can serve it, and each op
+// goes to the highest-ranked instance that supports it; nullptr from select() means "CPU path".
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "clport/device_info.h"
+#include "clport/export.h"
+#include "clport/plugin_abi.h"
+#include "clport/plugin_manager.h"
+#include "clport/policy.h"
+#include "clport/status.h"
+
+namespace clport {
+
+class DeviceContext;
+
+// What happened to one plugin for this device (for `clport devices`).
+struct PluginCandidate {
+  std::string plugin;
+  std::string path;
+  int32_t probe_score = 0;
+  std::string probe_reason;
+  int32_t bonus = 0;          // from prefer rules
+  int64_t rank_score = 0;     // probe_score + bonus (forced plugins rank first regardless)
+  bool forced = false;
+  bool bound = false;         // an instance exists
+  std::string outcome;        // "bound", "denied by rule 'x'", "cannot serve", "create failed: ..."
+};
+
+// One live plugin instance; keeps its library loaded.
+class CLPORT_API BoundInstance {
+ public:
+  // `keepalive` holds what the instance's host table points into (the DeviceContext).
+  BoundInstance(std::shared_ptr<LoadedPlugin> plugin, clport_plugin_instance* instance, int64_t rank,
+                std::shared_ptr<void> keepalive);
+  ~BoundInstance();
+  BoundInstance(const BoundInstance&) = delete;
+  BoundInstance& operator=(const BoundInstance&) = delete;
+
+  const std::string& name() const { return plugin_->name(); }
+  const clport_plugin& table() const { return plugin_->table(); }
+  clport_plugin_instance* handle() const { return instance_; }
+  int64_t rank() const { return rank_; }
+  bool supports(const clport_op& op) const;  // guarded: a throwing plugin says no
+
+ private:
+  std::shared_ptr<void> keepalive_;  // destroyed after the instance (declared first)
+  std::shared_ptr<LoadedPlugin> plugin_;
+  clport_plugin_instance* instance_;
+  int64_t rank_;
+};
+
+// A weight repacked by a plugin; the layout is released with the owning instance's
+// release_layout when this object dies (the instance outlives it through the shared_ptr).
+class CLPORT_API WeightLayout {
+ public:
+  WeightLayout() = default;
+  WeightLayout(std::shared_ptr<BoundInstance> owner, void* layout);
+  ~WeightLayout();
+  WeightLayout(WeightLayout&& other) noexcept;
+  WeightLayout& operator=(WeightLayout&& other) noexcept;
+  WeightLayout(const WeightLayout&) = delete;
+  WeightLayout& operator=(const WeightLayout&) = delete;
+
+  void* layout() const { return layout_; }  // NULL: plain GGUF layout
+  const BoundInstance* owner() const { return owner_.get(); }
+
+ private:
+  void reset();
+  std::shared_ptr<BoundInstance> owner_;
+  void* layout_ = nullptr;
+};
+
+// One row of the per-op summary: which plugin serves this op / dtype ("cpu" when none).
+struct OpBindingRow {
+  std::string op;       // "MUL_MAT"
+  std::string dtype;    // weight / input dtype ("f32", "q4_0", ...)
+  std::string variant;  // "" or "gemv" / "gemm"
+  std::string plugin;   // plugin name or "cpu"
+};
+
+// Builds the host table for one plugin: (plugin name, its settings YAML, precision code).
+using HostFactory = std::function<const clport_host*(const std::string&, const std::string&, int32_t)>;
+
+class CLPORT_API DeviceBinding {
+ public:
+  // Never fails: a device nobody can serve yields a binding with no instances (every op on the
+  // CPU) and the reasons in the log. `manager` receives refusals for plugins that throw.
+  static std::unique_ptr<DeviceBinding> create(PluginManager& manager, const DeviceInfo& device,
+                                               const DevicePolicy& policy, const HostFactory& make_host,
+                                               std::shared_ptr<void> keepalive = nullptr);
+  // Convenience over a DeviceContext (its make_host).
+  static std::unique_ptr<DeviceBinding> create(PluginManager& manager, const Policy& policy,
+                                               const std::shared_ptr<DeviceContext>& context);
+  ~DeviceBinding();
+
+  // True when at least one plugin instance is bound (otherwise: "no device", CPU path).
+  bool has_device() const { return !instances_.empty(); }
+  // The instance that runs `op`, nullptr for the CPU path. A weight with a layout from
+  // prepare_weight goes to the instance that made the layout.
+  const BoundInstance* select(const clport_op& op) const;
+  // Runs `op` on the selected instance. Unsupported (CPU path) when none supports it.
+  Status enqueue(const clport_op& op) const;
+  // Repacks a weight for the instance that will run `kind` (MUL_MAT or GET_ROWS) on it.
+  // A WeightLayout with layout() == NULL means the plain layout is used.
+  Result<WeightLayout> prepare_weight(clport_op_kind kind, const clport_tensor& weight) const;
+
+  const std::vector<PluginCandidate>& candidates() const { return candidates_; }
+  const std::vector<std::string>& decision_log() const { return log_; }
+  const DevicePolicy& policy() const { return policy_; }
+  std::vector<OpBindingRow> summary() const;
+  const std::vector<std::shared_ptr<BoundInstance>>& instances() const { return instances_; }
+
+ private:
+  DeviceBinding() = default;
+  const BoundInstance* owner_of_layout(const clport_op& op) const;
+
+  std::shared_ptr<void> keepalive_;  // the DeviceContext behind the host tables (null in tests)
+  DevicePolicy policy_;
+  std::vector<PluginCandidate> candidates_;
+  std::vector<std::string> log_;
+  std::vector<std::shared_ptr<BoundInstance>> instances_;  // best first
+  mutable std::mutex layouts_mutex_;
+  mutable std::vector<std::pair<void*, std::weak_ptr<BoundInstance>>> layouts_;
+};
+
+// Human-readable op name ("MUL_MAT"), "?" when unknown.
+CLPORT_API const char* op_kind_name(int32_t kind);
+
+}  // namespace clport

@@ -1,0 +1,55 @@
+// Conformance: runs one plugin's ops on one device against the CPU reference (cpu::run_op) for
+// a catalogue of (op, dtype, shape) cases, including awkward shapes, on fresh random inputs.
+// A case passes when the plugin's output is within the op's NMSE threshold (NaN never passes),
+// the guard bytes around and between the output elements are untouched, and no input changed.
+// Cases the plugin does not support are reported as such (never as passes).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "clport/export.h"
+#include "clport/status.h"
+
+namespace clport::conformance {
+
+struct Options {
+  std::string plugin;         // a plugin name (searched like the runtime does) or a file path
+  int device_index = 0;       // index into every device of the loaded OpenCL library
+  bool small = false;         // small shapes only (for slow devices such as oclgrind)
+  bool require_all = false;   // a catalogue case the plugin does not support is a failure
+  std::string filter;         // run only cases whose name contains this text
+  uint64_t seed = 0;          // 0: derived from the clock (printed, so a failure can be re-run)
+  int32_t precision = 0;      // handed to the plugin (0 auto, 1 fp32, 2 fp16)
+};
+
+struct CaseResult {
+  std::string name;   // "mul_mat q4_K 4096x4096x1"
+  std::string op;     // "mul_mat"
+  std::string dtype;  // "q4_K", "f32->f16", "kv f16"
+  std::string shape;  // "K=4096 N=4096 M=1"
+  bool supported = false;
+  bool passed = false;
+  double nmse = 0.0;
+  double threshold = 0.0;
+  double millis = 0.0;  // wall time of the device op (enqueue + finish)
+  std::string message;  // why it failed (or "not supported by the plugin")
+};
+
+struct Report {
+  std::string plugin, plugin_version, plugin_path, device;
+  uint64_t seed = 0;
+  std::vector<CaseResult> cases;
+  int passed = 0, failed = 0, unsupported = 0;
+  bool ok(bool require_all) const { return failed == 0 && (!require_all || unsupported == 0) && passed > 0; }
+};
+
+// Never throws. A Status when the run could not start (no OpenCL, no such device or plugin,
+// plugin declines the device or fails to create); per-case problems are in the report.
+CLPORT_API Result<Report> run(const Options& options);
+
+// A fixed-width table, one line per case, plus a summary line.
+CLPORT_API std::string format_table(const Report& report, bool show_unsupported = true);
+
+}  // namespace clport::conformance

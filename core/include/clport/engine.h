@@ -1,0 +1,85 @@
+// The text-generation engine: one model file, its tokenizer, the backend chosen for it (the best
+// OpenCL device the policy allows, else the CPU), and the generation loop with timings.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "clport/backend.h"
+#include "clport/export.h"
+#include "clport/llama_model.h"
+#include "clport/sampler.h"
+#include "clport/status.h"
+#include "clport/tokenizer.h"
+
+namespace clport {
+
+class GgufFile;
+
+struct EngineOptions {
+  std::string model_path;
+  // "auto": best OpenCL device, CPU when none is usable (with a warning); "cpu"; or an index
+  // into the device list of `clport devices`.
+  std::string device = "auto";
+  std::string plugin;       // force one plugin for every op it supports ("" = policy decides)
+  std::string config_path;  // user policy file layered on the defaults
+  LlamaOptions llama;
+  bool profiling = false;   // OpenCL profiling events for `clport profile`
+  int n_threads = 0;        // CPU backend threads (0 = all cores)
+};
+
+struct GenerationStats {
+  double load_seconds = 0;
+  int prompt_tokens = 0;
+  double prompt_seconds = 0;
+  int generated_tokens = 0;
+  double generation_seconds = 0;
+  double prompt_tokens_per_second() const { return prompt_seconds > 0 ? prompt_tokens / prompt_seconds : 0; }
+  double generation_tokens_per_second() const {
+    return generation_seconds > 0 ? generated_tokens / generation_seconds : 0;
+  }
+};
+
+class CLPORT_API Engine {
+ public:
+  using Progress = std::function<void(uint64_t done, uint64_t total)>;
+  static Result<std::unique_ptr<Engine>> open(const EngineOptions& options,
+                                              const Progress& progress = {});
+  ~Engine();
+
+  Tokenizer& tokenizer() { return *tokenizer_; }
+  LlamaModel& model() { return *model_; }
+  Backend& backend() { return *backend_; }
+  const GgufFile& file() const { return *file_; }
+  std::shared_ptr<GgufFile> shared_file() const { return file_; }
+  const EngineOptions& options() const { return options_; }
+  double load_seconds() const { return load_seconds_; }
+
+  // Evaluates the prompt (from position 0, the cache is reused from scratch), then samples up
+  // to n_predict tokens, calling on_token for each (return false to stop). Stops at an
+  // end-of-generation token.
+  Status generate(const std::vector<int32_t>& prompt, int n_predict, Sampler& sampler,
+                  const std::function<bool(int32_t)>& on_token, GenerationStats* stats);
+
+ private:
+  Engine() = default;
+  std::shared_ptr<GgufFile> file_;
+  std::unique_ptr<Tokenizer> tokenizer_;
+  std::unique_ptr<Backend> backend_;
+  std::unique_ptr<LlamaModel> model_;
+  double load_seconds_ = 0;
+  EngineOptions options_;
+};
+
+// Chat template for instruct models (ChatML, as SmolLM2 uses): the prompt wrapped as a user turn
+// followed by the assistant header. `system` is omitted when empty.
+CLPORT_API std::string apply_chatml(const std::string& user, const std::string& system = "");
+
+// Chooses and creates the backend for EngineOptions (device selection, plugins, policy).
+// Defined in engine_backend.cpp.
+CLPORT_API Result<std::unique_ptr<Backend>> create_backend(const EngineOptions& options);
+
+}  // namespace clport

@@ -1,0 +1,84 @@
+// LLaMA-family decoder (LLaMA 2/3, SmolLM2, TinyLlama; Qwen2 next): hyper-parameters from GGUF
+// metadata, weights on a Backend, KV cache on the same backend, and the forward pass written
+// once for every backend. Prompts run as batches (GEMM path), generation one token at a time
+// (GEMV path).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "clport/backend.h"
+#include "clport/export.h"
+#include "clport/status.h"
+
+namespace clport {
+
+class GgufFile;
+
+struct LlamaHParams {
+  std::string arch;  // "llama" (also what SmolLM2 and TinyLlama use), "qwen2"
+  uint32_t n_vocab = 0, n_ctx_train = 0, n_embd = 0, n_layer = 0, n_ff = 0;
+  uint32_t n_head = 0, n_head_kv = 0, head_dim = 0, n_rot = 0;
+  float rope_freq_base = 10000.0f;
+  float rope_freq_scale = 1.0f;  // from rope.scaling (linear): 1 / factor
+  int32_t rope_mode = 0;         // 0 normal (llama), 2 NeoX (qwen2)
+  float rms_eps = 1e-5f;
+  bool tied_output = false;      // output projection shares token_embd
+  bool qkv_bias = false;         // qwen2
+};
+
+// Reads and validates the hyper-parameters; unsupported architectures and inconsistent values
+// are refused with a message naming the key.
+CLPORT_API Result<LlamaHParams> read_llama_hparams(const GgufFile& file);
+
+struct LlamaOptions {
+  uint32_t n_ctx = 2048;   // KV cache length (capped at the training context)
+  uint32_t n_batch = 64;   // prompt tokens per forward step (scratch size)
+  DType kv_dtype = DType::F16;
+};
+
+class CLPORT_API LlamaModel {
+ public:
+  // Checks every tensor the graph needs (names, shapes, dtypes) before uploading anything.
+  // `progress` (optional) is called with (done, total) bytes while weights load.
+  static Result<std::unique_ptr<LlamaModel>> load(
+      std::shared_ptr<GgufFile> file, Backend& backend, const LlamaOptions& options,
+      const std::function<void(uint64_t, uint64_t)>& progress = {});
+  ~LlamaModel();
+
+  const LlamaHParams& hparams() const { return hp_; }
+  uint32_t n_ctx() const { return n_ctx_; }
+  Backend& backend() { return backend_; }
+
+  // Runs `tokens` at positions n_past.. (appending them to the KV cache). Writes the logits of
+  // the last token (n_vocab floats), or of every token when all_logits (n_tokens x n_vocab).
+  Status forward(const std::vector<int32_t>& tokens, uint32_t n_past, bool all_logits,
+                 std::vector<float>& logits);
+
+  // Called after each layer (and once with layer == n_layer after the final norm) with the
+  // hidden state [n_embd, n_tokens] of the current batch. For --check-layers.
+  using LayerHook = std::function<Status(int layer, const TensorRef& hidden, int n_tokens)>;
+  void set_layer_hook(LayerHook hook) { layer_hook_ = std::move(hook); }
+
+  struct Weights;
+  struct Scratch;
+
+ private:
+  LlamaModel(Backend& backend, LlamaHParams hp);
+  Status forward_batch(const int32_t* tokens, uint32_t n_tokens, uint32_t n_past, bool all_logits,
+                       float* logits_out);
+
+  Backend& backend_;
+  LlamaHParams hp_;
+  uint32_t n_ctx_ = 0;
+  uint32_t n_batch_ = 0;
+  std::shared_ptr<GgufFile> file_;
+  std::unique_ptr<Weights> w_;
+  std::unique_ptr<Scratch> s_;
+  LayerHook layer_hook_;
+};
+
+}  // namespace clport

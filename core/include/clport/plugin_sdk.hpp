@@ -1,0 +1,374 @@
+// clport plugin SDK: a small header-only C++ layer over plugin_abi.h that makes a plugin an
+// ordinary C++ class while keeping every rule of the C ABI:
+//  - no exception ever crosses the ABI: every entry is wrapped and turns exceptions into error
+//    objects (or a 0 / "unsupported" answer for the functions that cannot report errors);
+//  - errors are plugin-owned clport_plugin_error objects freed by release_error;
+//  - OpenCL is called only through host->cl.
+// It depends on nothing but the C ABI headers and the standard library, so out-of-tree plugins
+// can use it from an install.
+//
+// Writing a plugin:
+//   struct MyInstance : clport_plugin_instance { bool supports(const clport_op&) override; ... };
+//   struct MyPlugin {
+//     static constexpr const char* kName = "mine";
+//     static constexpr const char* kVersion = "1.0";
+//     static int32_t probe(const clport_device_desc& d, const char** reason);
+//     static std::unique_ptr<clport_plugin_instance> create(const clport_host&,
+//                                                           const clport_device_desc&);
+//   };
+//   CLPORT_DEFINE_PLUGIN(MyPlugin)
+#ifndef CLPORT_PLUGIN_SDK_HPP
+#define CLPORT_PLUGIN_SDK_HPP
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <new>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "clport/embedded_kernel.h"
+#include "clport/plugin_abi.h"
+
+// The opaque error object of the ABI, defined here for every SDK plugin.
+struct clport_plugin_error {
+  int32_t code = CLPORT_PLUGIN_ERROR;
+  std::string message;
+};
+
+// A plugin instance: the SDK's C++ base class behind the opaque ABI handle.
+struct clport_plugin_instance {
+  virtual ~clport_plugin_instance() = default;
+  // Only kind, dtypes, shapes and params may be looked at (buffers can be NULL).
+  virtual bool supports(const clport_op& op) = 0;
+  // Enqueue on host->queue without waiting; throw clport::sdk::Failure (or anything) on error.
+  virtual void enqueue(const clport_op& op) = 0;
+  // Optional weight repacking; return nullptr for "use the plain GGUF layout".
+  virtual void* prepare_weight(const clport_tensor& /*weight*/) { return nullptr; }
+  virtual void release_layout(void* /*layout*/) {}
+};
+
+namespace clport::sdk {
+
+// Thrown inside a plugin; becomes an error object with this code at the ABI boundary.
+class Failure : public std::runtime_error {
+ public:
+  explicit Failure(const std::string& message, int32_t code = CLPORT_PLUGIN_ERROR)
+      : std::runtime_error(message), code_(code) {}
+  int32_t code() const { return code_; }
+
+ private:
+  int32_t code_;
+};
+
+// Raised for an op/shape a plugin does not serve (maps to CLPORT_PLUGIN_UNSUPPORTED).
+inline Failure unsupported(const std::string& what) {
+  return Failure(what, CLPORT_PLUGIN_UNSUPPORTED);
+}
+
+// "CL error -5 in clEnqueueNDRangeKernel(mul_mat)" -- plugins do not link the core's error names.
+inline void check_cl(cl_int err, const char* what) {
+  if (err == CL_SUCCESS) return;
+  const int32_t code = (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
+                        err == CL_OUT_OF_HOST_MEMORY)
+                           ? CLPORT_PLUGIN_OUT_OF_MEMORY
+                           : CLPORT_PLUGIN_ERROR;
+  throw Failure("OpenCL error " + std::to_string(err) + " in " + what, code);
+}
+
+// ---- error objects ----------------------------------------------------------------------------
+inline clport_plugin_error* make_error(int32_t code, const std::string& message) noexcept {
+  auto* e = new (std::nothrow) clport_plugin_error;
+  if (e == nullptr) return nullptr;  // out of memory: the status code alone must do
+  e->code = code;
+  try {
+    e->message = message;
+  } catch (...) {
+  }
+  return e;
+}
+
+// Runs fn(), converting any exception into a status code and (when error != nullptr) an error
+// object. The one place where plugin C++ meets the C boundary.
+template <typename Fn>
+int32_t guarded(clport_plugin_error** error, Fn&& fn) noexcept {
+  if (error != nullptr) *error = nullptr;
+  int32_t code = CLPORT_PLUGIN_ERROR;
+  const char* fallback = "unknown exception in plugin";
+  std::string message;
+  try {
+    fn();
+    return CLPORT_PLUGIN_OK;
+  } catch (const Failure& f) {
+    code = f.code();
+    try { message = f.what(); } catch (...) {}
+  } catch (const std::bad_alloc&) {
+    code = CLPORT_PLUGIN_OUT_OF_MEMORY;
+    fallback = "host memory exhausted in plugin";
+  } catch (const std::exception& e) {
+    try { message = e.what(); } catch (...) {}
+  } catch (...) {
+  }
+  if (error != nullptr) *error = make_error(code, message.empty() ? fallback : message);
+  return code;
+}
+
+// ---- host services ----------------------------------------------------------------------------
+class Host {
+ public:
+  explicit Host(const clport_host& host) : h_(&host) {}
+  const clport_host& raw() const { return *h_; }
+  const clport_cl_api& cl() const { return *h_->cl; }
+  cl_context context() const { return h_->context; }
+  cl_command_queue queue() const { return h_->queue; }
+  int32_t precision() const { return h_->precision; }
+  std::string config_yaml() const { return h_->config_yaml ? h_->config_yaml : ""; }
+
+  void log(int32_t level, const std::string& message) const noexcept {
+    if (h_->log != nullptr) h_->log(h_->host_ctx, level, message.c_str());
+  }
+
+  // Shared OpenCL C from kernels/ (e.g. "blocks.cl"); throws when the host does not have it.
+  std::string shared_source(const char* name) const {
+    size_t len = 0;
+    const char* src =
+        h_->shared_kernel_source ? h_->shared_kernel_source(h_->host_ctx, name, &len) : nullptr;
+    if (src == nullptr) throw Failure(std::string("host has no shared kernel source ") + name);
+    return std::string(src, len);
+  }
+
+  // Builds through the host's program cache; throws with the build log on failure.
+  cl_program build_program(const std::string& source, const std::string& options) const {
+    const char* log = nullptr;
+    cl_program p = h_->build_program(h_->host_ctx, source.data(), source.size(), options.c_str(),
+                                     &log);
+    if (p == nullptr) {
+      throw Failure("program build failed (options '" + options + "'): " +
+                    (log != nullptr ? std::string(log) : std::string("no build log")));
+    }
+    return p;
+  }
+
+ private:
+  const clport_host* h_;
+};
+
+// Owns a retained OpenCL object, released through the host's table.
+class Program {
+ public:
+  Program() = default;
+  Program(const clport_cl_api* cl, cl_program p) : cl_(cl), p_(p) {}
+  Program(Program&& o) noexcept : cl_(o.cl_), p_(std::exchange(o.p_, nullptr)) {}
+  Program& operator=(Program&& o) noexcept {
+    std::swap(cl_, o.cl_);
+    std::swap(p_, o.p_);
+    return *this;
+  }
+  ~Program() {
+    if (p_ != nullptr) cl_->clReleaseProgram(p_);
+  }
+  cl_program get() const { return p_; }
+
+ private:
+  const clport_cl_api* cl_ = nullptr;
+  cl_program p_ = nullptr;
+};
+
+class Kernel {
+ public:
+  Kernel() = default;
+  Kernel(const clport_cl_api& cl, const Program& program, const char* name)
+      : cl_(&cl), name_(name) {
+    cl_int err = CL_SUCCESS;
+    k_ = cl.clCreateKernel(program.get(), name, &err);
+    check_cl(err, (std::string("clCreateKernel(") + name + ")").c_str());
+  }
+  Kernel(Kernel&& o) noexcept : cl_(o.cl_), k_(std::exchange(o.k_, nullptr)), name_(std::move(o.name_)) {}
+  Kernel& operator=(Kernel&& o) noexcept {
+    std::swap(cl_, o.cl_);
+    std::swap(k_, o.k_);
+    std::swap(name_, o.name_);
+    return *this;
+  }
+  ~Kernel() {
+    if (k_ != nullptr) cl_->clReleaseKernel(k_);
+  }
+  cl_kernel get() const { return k_; }
+  const std::string& name() const { return name_; }
+  explicit operator bool() const { return k_ != nullptr; }
+
+ private:
+  const clport_cl_api* cl_ = nullptr;
+  cl_kernel k_ = nullptr;
+  std::string name_;
+};
+
+// A __local argument of `bytes` bytes.
+struct LocalMem {
+  size_t bytes;
+};
+
+namespace detail {
+template <typename T>
+inline void set_one(const clport_cl_api& cl, const Kernel& k, cl_uint index, const T& value) {
+  check_cl(cl.clSetKernelArg(k.get(), index, sizeof(T), &value),
+           ("clSetKernelArg(" + k.name() + ", " + std::to_string(index) + ")").c_str());
+}
+inline void set_one(const clport_cl_api& cl, const Kernel& k, cl_uint index, const LocalMem& m) {
+  check_cl(cl.clSetKernelArg(k.get(), index, m.bytes, nullptr),
+           ("clSetKernelArg(" + k.name() + ", local " + std::to_string(index) + ")").c_str());
+}
+}  // namespace detail
+
+// set_args(cl, kernel, a0, a1, ...): argument i gets the i-th value (by its C++ type's size).
+template <typename... Args>
+void set_args(const clport_cl_api& cl, const Kernel& k, const Args&... args) {
+  cl_uint index = 0;
+  (detail::set_one(cl, k, index++, args), ...);
+}
+
+// Enqueues an NDRange on the host queue; hands the event to host->record_event when the host
+// profiles. `local` may be nullptr (driver's choice).
+inline void enqueue(const clport_host& host, const Kernel& k, cl_uint dims, const size_t* global,
+                    const size_t* local) {
+  const clport_cl_api& cl = *host.cl;
+  cl_event ev = nullptr;
+  cl_event* evp = host.record_event != nullptr ? &ev : nullptr;
+  check_cl(cl.clEnqueueNDRangeKernel(host.queue, k.get(), dims, nullptr, global, local, 0, nullptr,
+                                     evp),
+           ("clEnqueueNDRangeKernel(" + k.name() + ")").c_str());
+  if (ev != nullptr) {
+    host.record_event(host.host_ctx, k.name().c_str(), ev);  // the host retains what it keeps
+    cl.clReleaseEvent(ev);
+  }
+}
+
+inline size_t round_up(size_t n, size_t multiple) {
+  return multiple == 0 ? n : (n + multiple - 1) / multiple * multiple;
+}
+
+// ---- plugin-owned kernels ---------------------------------------------------------------------
+// A plugin's own kernel file: from CLPORT_KERNEL_DIR when set and the file is there (checked as
+// <dir>/../plugins/<plugin>/kernels/<name> (dir = the source kernels/ directory the core reads),
+// <dir>/plugins/<plugin>/kernels/<name>, then <dir>/<plugin>/<name>), else the embedded copy.
+// Throws when neither exists.
+inline std::string plugin_kernel_source(const EmbeddedKernel* table, const char* plugin,
+                                        const char* name) {
+  if (const char* dir = std::getenv("CLPORT_KERNEL_DIR"); dir != nullptr && *dir != '\0') {
+    const std::string base(dir);
+    for (const std::string& path : {base + "/../plugins/" + plugin + "/kernels/" + name,
+                                    base + "/plugins/" + plugin + "/kernels/" + name,
+                                    base + "/" + plugin + "/" + name}) {
+      std::ifstream in(path, std::ios::binary);
+      if (in) {
+        std::ostringstream ss;
+        ss << in.rdbuf();
+        return ss.str();
+      }
+    }
+  }
+  const EmbeddedKernel* k = find_embedded_kernel(table, name);
+  if (k == nullptr) throw Failure(std::string("plugin ") + plugin + " has no kernel file " + name);
+  return std::string(k->source, k->size);
+}
+
+// ---- the entry table --------------------------------------------------------------------------
+// Wraps a plugin description class P (see the top of this file) into the static C table.
+template <typename P>
+struct PluginTable {
+  static int32_t probe(const clport_device_desc* d, const char** reason) noexcept {
+    try {
+      if (d == nullptr) {
+        if (reason) *reason = "no device description";
+        return 0;
+      }
+      return P::probe(*d, reason);
+    } catch (...) {
+      if (reason) *reason = "probe failed with an exception";
+      return 0;
+    }
+  }
+  static int32_t create(const clport_host* host, const clport_device_desc* d,
+                        clport_plugin_instance** out, clport_plugin_error** error) noexcept {
+    if (out != nullptr) *out = nullptr;
+    return guarded(error, [&] {
+      if (host == nullptr || d == nullptr || out == nullptr || host->cl == nullptr)
+        throw Failure("create: NULL host, device or output");
+      *out = P::create(*host, *d).release();
+      if (*out == nullptr) throw Failure("create returned no instance");
+    });
+  }
+  static void destroy(clport_plugin_instance* inst) noexcept {
+    try {
+      delete inst;
+    } catch (...) {
+    }
+  }
+  static int32_t supports_op(clport_plugin_instance* inst, const clport_op* op) noexcept {
+    try {
+      return (inst != nullptr && op != nullptr && inst->supports(*op)) ? 1 : 0;
+    } catch (...) {
+      return 0;
+    }
+  }
+  static int32_t prepare_weight(clport_plugin_instance* inst, const clport_tensor* w,
+                                void** layout, clport_plugin_error** error) noexcept {
+    if (layout != nullptr) *layout = nullptr;
+    bool repacked = false;
+    const int32_t rc = guarded(error, [&] {
+      if (inst == nullptr || w == nullptr || layout == nullptr)
+        throw Failure("prepare_weight: NULL argument");
+      *layout = inst->prepare_weight(*w);
+      repacked = *layout != nullptr;
+    });
+    if (rc == CLPORT_PLUGIN_OK && !repacked) return CLPORT_PLUGIN_UNSUPPORTED;
+    return rc;
+  }
+  static void release_layout(clport_plugin_instance* inst, void* layout) noexcept {
+    try {
+      if (inst != nullptr && layout != nullptr) inst->release_layout(layout);
+    } catch (...) {
+    }
+  }
+  static int32_t enqueue_op(clport_plugin_instance* inst, const clport_op* op,
+                            clport_plugin_error** error) noexcept {
+    return guarded(error, [&] {
+      if (inst == nullptr || op == nullptr) throw Failure("enqueue_op: NULL argument");
+      inst->enqueue(*op);
+    });
+  }
+  static int32_t error_code(const clport_plugin_error* e) noexcept {
+    return e != nullptr ? e->code : CLPORT_PLUGIN_ERROR;
+  }
+  static const char* error_message(const clport_plugin_error* e) noexcept {
+    return e != nullptr ? e->message.c_str() : "no error object";
+  }
+  static void release_error(clport_plugin_error* e) noexcept { delete e; }
+
+  static const clport_plugin* table() noexcept {
+    static const clport_plugin t = {
+        sizeof(clport_plugin), CLPORT_PLUGIN_ABI_MAJOR, CLPORT_PLUGIN_ABI_MINOR, P::kName,
+        P::kVersion, &probe, &create, &destroy, &supports_op,
+        P::kHasPrepareWeight ? &prepare_weight : nullptr,
+        P::kHasPrepareWeight ? &release_layout : nullptr, &enqueue_op,
+        &error_code, &error_message, &release_error};
+    return &t;
+  }
+};
+
+}  // namespace clport::sdk
+
+// Defines the one exported entry symbol of a plugin. P must provide kName, kVersion,
+// kHasPrepareWeight, probe() and create() (see the top of this file).
+#define CLPORT_DEFINE_PLUGIN(P)                                                  \
+  extern "C" CLPORT_PLUGIN_EXPORT const clport_plugin* clport_plugin_entry(void) { \
+    return ::clport::sdk::PluginTable<P>::table();                              \
+  }
+
+#endif  // CLPORT_PLUGIN_SDK_HPP

@@ -1,0 +1,117 @@
+// YAML policy: which plugin serves which device, at what precision, with which settings.
+//
+// Layers, later over earlier: the shipped configs/default.yaml, the shipped configs/quirks.yaml
+// (known driver problems as rules), then the user's file (--config or CLPORT_CONFIG). Every layer
+// is parsed AND validated before anything is applied, so a bad file never leaves a half-read
+// policy; each error carries file:line:column.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "clport/device_info.h"
+#include "clport/export.h"
+#include "clport/status.h"
+
+namespace clport {
+
+// A driver version reduced to comparable numbers. Schemes are only compared with themselves:
+// "adreno-compiler" (Compiler E031.42.23.01 -> 31.42.23.1), "mali" (r32p1 -> 32.1) and "numeric"
+// (the first dotted number run: Intel 31.0.101.4502, NVIDIA 550.54.14, PoCL 5.0).
+struct DriverVersion {
+  std::string scheme;
+  std::vector<int64_t> parts;
+  std::string text;  // what was parsed, for logs
+};
+CLPORT_API std::optional<DriverVersion> parse_driver_version(std::string_view driver_string);
+// <0, 0, >0 like strcmp; std::nullopt when the schemes differ (not comparable).
+CLPORT_API std::optional<int> compare_driver_versions(const DriverVersion& a, const DriverVersion& b);
+
+enum class Precision : int32_t { Auto = 0, Fp32 = 1, Fp16 = 2 };
+CLPORT_API const char* precision_name(Precision p);
+
+// Where a value came from, for messages ("file:line:column").
+struct SourceMark {
+  std::string file;
+  int line = 0;    // 1-based
+  int column = 0;  // 1-based
+  CLPORT_API std::string to_string() const;
+};
+
+// Which devices a rule applies to. Every present field must match (regexes are ECMAScript,
+// case-insensitive, searched anywhere in the string; anchor with ^ $ when needed).
+struct DeviceMatch {
+  std::optional<std::string> name, vendor, driver, platform, family, generation;
+  std::optional<DriverVersion> driver_min;  // inclusive
+  std::optional<DriverVersion> driver_max;  // exclusive
+  std::optional<int32_t> generation_min, generation_max;  // inclusive, on generation_number
+  std::vector<std::string> extensions;                    // all required
+  std::optional<std::string> device_type;                 // gpu / cpu / accelerator
+};
+
+struct PolicyRule {
+  std::string id;
+  std::string reason;  // what the rule is for (printed when it fires)
+  std::string source;  // where the fact comes from (quirks)
+  SourceMark mark;
+  DeviceMatch match;
+  std::optional<std::string> force_plugin;
+  std::map<std::string, int32_t> prefer;  // plugin -> score bonus (may be negative)
+  std::vector<std::string> deny_plugins;
+  bool deny_device = false;
+  std::optional<Precision> precision;
+  std::map<std::string, std::string> settings;  // plugin -> YAML map text
+};
+
+struct PolicyGlobals {
+  std::string plugin_dir;
+  bool allow_insecure_plugin_dirs = false;
+  std::string log_level;       // "" = leave as is
+  std::string opencl_library;  // "" = search
+  std::string cache_dir;       // "" = default
+  Precision precision = Precision::Auto;
+};
+
+// What the policy says about one device (a pure function of the rules and the device).
+struct DevicePolicy {
+  bool device_denied = false;
+  std::string deny_reason;
+  std::optional<std::string> forced_plugin;
+  std::map<std::string, int32_t> bonus;      // summed over rules
+  std::map<std::string, std::string> denied;  // plugin -> rule id
+  Precision precision = Precision::Auto;      // already clamped to what the device can do
+  std::map<std::string, std::string> settings;  // plugin -> YAML map text (merged)
+  std::vector<std::string> fired;             // "rule <id> (<file:line>): <what it did>"
+  std::vector<std::string> notes;             // e.g. fp16 requested but absent
+
+  std::string settings_for(const std::string& plugin) const;
+  int32_t precision_code() const { return static_cast<int32_t>(precision); }
+};
+
+class CLPORT_API Policy {
+ public:
+  // Built-in defaults only (the embedded copy of default.yaml + quirks.yaml).
+  static Result<Policy> defaults();
+  // Layers: shipped files (found next to the install, else the embedded copy), then the user
+  // file when not empty (else CLPORT_CONFIG when set and use_environment).
+  static Result<Policy> load(const std::string& user_file = "", bool use_environment = true);
+  // Parses one YAML text as a layer over *this; on error *this is unchanged.
+  Status add_layer(const std::string& text, const std::string& file_name);
+
+  const PolicyGlobals& globals() const { return globals_; }
+  const std::vector<PolicyRule>& rules() const { return rules_; }
+  const std::vector<std::string>& layers() const { return layers_; }
+  DevicePolicy evaluate(const DeviceInfo& device) const;
+
+ private:
+  PolicyGlobals globals_;
+  std::vector<PolicyRule> rules_;
+  std::vector<std::string> layers_;
+};
+
+}  // namespace clport

@@ -1,0 +1,33 @@
+// Token samplers: greedy, temperature, top-k, top-p, repetition penalty, seeded.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "clport/export.h"
+
+namespace clport {
+
+struct SamplerOptions {
+  float temperature = 0.0f;   // <= 0: greedy (argmax)
+  int32_t top_k = 40;         // <= 0: off
+  float top_p = 0.95f;        // >= 1: off
+  float repeat_penalty = 1.0f;  // 1: off; divides positive / multiplies negative logits
+  int32_t repeat_last_n = 64;   // how many recent tokens the penalty looks at
+  uint64_t seed = 0;
+};
+
+class CLPORT_API Sampler {
+ public:
+  explicit Sampler(SamplerOptions options);
+  // Picks the next token from `logits` (n_vocab values; modified in place by the penalty).
+  // `history` holds the tokens so far (prompt + generated) for the repetition penalty.
+  int32_t sample(std::vector<float>& logits, const std::vector<int32_t>& history);
+
+ private:
+  SamplerOptions options_;
+  std::mt19937_64 rng_;
+};
+
+}  // namespace clport

@@ -1,0 +1,174 @@
+#include "backend/device_backend.h"
+
+#include <algorithm>
+#include <set>
+
+#include "clport/gguf.h"
+#include "clport/log.h"
+#include "clport/memory_pool.h"
+
+namespace clport {
+namespace {
+
+// What keeps a device tensor alive: its pool buffer and, for weights, the plugin layout.
+struct DeviceStorage {
+  std::shared_ptr<DeviceContext> context;
+  cl_mem buffer = nullptr;
+  uint64_t bytes = 0;
+  WeightLayout layout;
+  uint64_t* live_counter = nullptr;
+  ~DeviceStorage() {
+    layout = WeightLayout();  // the plugin's repack goes before the buffer it was made from
+    if (buffer != nullptr) (void)context->pool().free(buffer);
+    if (live_counter != nullptr) *live_counter -= bytes;
+  }
+};
+
+clport_tensor to_abi(const TensorRef& t) {
+  clport_tensor c{};
+  c.dtype = static_cast<int32_t>(t.dtype);
+  c.n_dims = 4;
+  for (int i = 0; i < 4; ++i) {
+    c.ne[i] = t.ne[i];
+    c.nb[i] = t.nb[i];
+  }
+  c.buffer = t.buffer;
+  c.offset = t.offset;
+  c.layout = t.layout;
+  return c;
+}
+
+class DeviceBackend final : public Backend {
+ public:
+  DeviceBackend(std::shared_ptr<DeviceContext> context, std::shared_ptr<PluginManager> manager,
+                std::unique_ptr<DeviceBinding> binding)
+      : context_(std::move(context)), manager_(std::move(manager)), binding_(std::move(binding)),
+        cpu_(make_cpu_backend()) {}
+
+  ~DeviceBackend() override { (void)context_->finish(); }
+
+  std::string name() const override { return "opencl:" + context_->info().name; }
+  std::string description() const override {
+    std::string plugins;
+    for (const auto& inst : binding_->instances()) plugins += (plugins.empty() ? "" : ", ") + inst->name();
+    return "OpenCL " + context_->info().name + " (" + context_->info().platform_name +
+           "), plugins: " + (plugins.empty() ? "none" : plugins);
+  }
+
+  Result<TensorRef> alloc(DType dtype, std::array<int64_t, 4> ne) override {
+    TensorRef t;
+    t.dtype = dtype;
+    t.ne = ne;
+    t.nb = contiguous_strides(dtype, ne);
+    const uint64_t bytes = std::max<uint64_t>(t.bytes(), 4);
+    auto buffer = context_->pool().allocate(bytes);
+    if (!buffer.ok()) return buffer.status();
+    auto storage = std::make_shared<DeviceStorage>();
+    storage->context = context_;
+    storage->buffer = buffer.value();
+    storage->bytes = bytes;
+    storage->live_counter = &live_;
+    live_ += bytes;
+    peak_ = std::max(peak_, live_);
+    t.buffer = storage->buffer;
+    t.storage = storage;
+    return t;
+  }
+
+  Result<TensorRef> load_weight(const GgufTensorInfo& info, std::shared_ptr<void>) override {
+    auto t = alloc(info.dtype, info.ne);
+    if (!t.ok()) return t.status();
+    TensorRef w = t.value();
+    CLPORT_RETURN_IF_ERROR(context_->write(w.buffer, 0, info.data, info.bytes));
+    weights_ += info.bytes;
+    // Let the plugin that will run MUL_MAT on this weight repack it into its own layout.
+    if (info.n_dims == 2) {
+      auto layout = binding_->prepare_weight(CLPORT_OP_MUL_MAT, to_abi(w));
+      if (!layout.ok()) return layout.status();
+      w.layout = layout.value().layout();
+      static_cast<DeviceStorage*>(w.storage.get())->layout = std::move(layout.value());
+    }
+    return w;
+  }
+
+  Status upload(const TensorRef& dst, const void* data, uint64_t bytes) override {
+    return context_->write(dst.buffer, dst.offset, data, bytes);
+  }
+
+  Status download(const TensorRef& src, void* data, uint64_t bytes) override {
+    return context_->read(src.buffer, src.offset, data, bytes);
+  }
+
+  Status run(clport_op_kind kind, const std::vector<const TensorRef*>& src, const TensorRef& dst,
+             const cpu::OpParams& params) override {
+    if (src.size() > 4) return Status(Stage::InvalidArgument, "an op takes at most 4 inputs");
+    clport_tensor abi_src[4];
+    clport_tensor abi_dst = to_abi(dst);
+    clport_op op{};
+    op.struct_size = sizeof(op);
+    op.kind = kind;
+    op.n_src = static_cast<int32_t>(src.size());
+    for (size_t i = 0; i < src.size(); ++i) {
+      abi_src[i] = to_abi(*src[i]);
+      op.src[i] = &abi_src[i];
+    }
+    op.dst = &abi_dst;
+    std::copy(params.i.begin(), params.i.end(), op.iparams);
+    std::copy(params.f.begin(), params.f.end(), op.fparams);
+    if (binding_->select(op) != nullptr) return binding_->enqueue(op);
+    return run_on_cpu(kind, src, dst, params);
+  }
+
+  Status sync() override { return context_->finish(); }
+
+  BackendMemoryStats memory_stats() const override { return {weights_, live_, peak_}; }
+
+  std::vector<OpTiming> take_timings() override {
+    std::vector<OpTiming> out;
+    for (const auto& t : context_->take_timings()) out.push_back({t.name, t.start_ns, t.duration_ns()});
+    return out;
+  }
+
+ private:
+  // No bound plugin serves this op: run the CPU reference on copies of the operands.
+  Status run_on_cpu(clport_op_kind kind, const std::vector<const TensorRef*>& src,
+                    const TensorRef& dst, const cpu::OpParams& params) {
+    if (warned_.insert(kind).second) {
+      logger("backend")->warn("no plugin serves {} on this device for these operands; running it "
+                              "on the CPU (slow)", op_kind_name(kind));
+    }
+    std::vector<TensorRef> host_src;
+    std::vector<const TensorRef*> host_ptrs;
+    for (const TensorRef* s : src) {
+      auto h = cpu_->alloc(s->dtype, s->ne);
+      if (!h.ok()) return h.status();
+      CLPORT_RETURN_IF_ERROR(download(*s, h.value().host, s->bytes()));
+      host_src.push_back(h.value());
+    }
+    for (const auto& h : host_src) host_ptrs.push_back(&h);
+    auto h_dst = cpu_->alloc(dst.dtype, dst.ne);
+    if (!h_dst.ok()) return h_dst.status();
+    // In-place ops read dst: start from its current contents.
+    CLPORT_RETURN_IF_ERROR(download(dst, h_dst.value().host, dst.bytes()));
+    CLPORT_RETURN_IF_ERROR(cpu_->run(kind, host_ptrs, h_dst.value(), params));
+    return upload(dst, h_dst.value().host, dst.bytes());
+  }
+
+  std::shared_ptr<DeviceContext> context_;
+  std::shared_ptr<PluginManager> manager_;
+  std::unique_ptr<DeviceBinding> binding_;
+  std::unique_ptr<Backend> cpu_;
+  std::set<int> warned_;
+  uint64_t live_ = 0, peak_ = 0, weights_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_device_backend(std::shared_ptr<DeviceContext> context,
+                                             std::shared_ptr<PluginManager> manager,
+                                             std::unique_ptr<DeviceBinding> binding) {
+  return std::make_unique<DeviceBackend>(std::move(context), std::move(manager),
+                                         std::move(binding));
+}
+
+}  // namespace clport

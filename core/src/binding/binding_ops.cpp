@@ -1,0 +1,176 @@
+// Op routing: layout owner first, then the best-ranked instance that supports the op, else CPU.
+#include <array>
+
+#include "clport/binding.h"
+#include "clport/dtype.h"
+#include "clport/log.h"
+
+namespace clport {
+namespace {
+
+Stage stage_for(int32_t rc) {
+  switch (rc) {
+    case CLPORT_PLUGIN_UNSUPPORTED: return Stage::Unsupported;
+    case CLPORT_PLUGIN_OUT_OF_MEMORY: return Stage::OutOfMemory;
+    default: return Stage::Device;
+  }
+}
+
+// Turns a plugin's status + error object into a Status, freeing the error object.
+Status plugin_status(const BoundInstance& inst, int32_t rc, clport_plugin_error* error, const std::string& what) {
+  if (rc == CLPORT_PLUGIN_OK) {
+    if (error != nullptr) inst.table().release_error(error);
+    return Status();
+  }
+  std::string message = "status " + std::to_string(rc);
+  if (error != nullptr) {
+    const char* text = inst.table().error_message(error);
+    if (text != nullptr) message = text;
+    message += " (code " + std::to_string(inst.table().error_code(error)) + ")";
+    inst.table().release_error(error);
+  }
+  return Status(stage_for(rc), "plugin '" + inst.name() + "' " + what + ": " + message);
+}
+
+// A tensor description for support queries (no buffer): contiguous, nb from the dtype.
+clport_tensor shape(clport_dtype dtype, std::array<int64_t, 4> ne, int32_t n_dims) {
+  clport_tensor t{};
+  t.dtype = dtype;
+  t.n_dims = n_dims;
+  const auto tr = dtype_traits(dtype);
+  const int64_t block = tr ? tr->block_size : 1, bytes = tr ? tr->block_bytes : 4;
+  t.nb[0] = bytes;  // per block (== per element for plain types)
+  t.nb[1] = ne[0] / block * bytes;
+  for (int i = 0; i < 4; ++i) t.ne[i] = ne[i];
+  for (int i = 2; i < 4; ++i) t.nb[i] = t.nb[i - 1] * ne[i - 1];
+  return t;
+}
+
+}  // namespace
+
+const BoundInstance* DeviceBinding::owner_of_layout(const clport_op& op) const {
+  std::lock_guard<std::mutex> lock(layouts_mutex_);
+  for (int i = 0; i < op.n_src && i < 4; ++i) {
+    if (op.src[i] == nullptr || op.src[i]->layout == nullptr) continue;
+    for (const auto& [layout, owner] : layouts_) {
+      if (layout == op.src[i]->layout) return owner.lock().get();
+    }
+  }
+  return nullptr;
+}
+
+const BoundInstance* DeviceBinding::select(const clport_op& op) const {
+  // A repacked weight can only be read by the plugin that packed it.
+  if (const BoundInstance* owner = owner_of_layout(op)) return owner->supports(op) ? owner : nullptr;
+  for (const auto& inst : instances_) {
+    if (inst->supports(op)) return inst.get();
+  }
+  return nullptr;
+}
+
+Status DeviceBinding::enqueue(const clport_op& op) const {
+  const BoundInstance* inst = select(op);
+  if (inst == nullptr) {
+    return Status(Stage::Unsupported, std::string("no plugin on this device runs ") + op_kind_name(op.kind) +
+                                          " with these operands: use the CPU path");
+  }
+  clport_plugin_error* error = nullptr;
+  int32_t rc = CLPORT_PLUGIN_ERROR;
+  try {
+    rc = inst->table().enqueue_op(inst->handle(), &op, &error);
+  } catch (...) {
+    return Status(Stage::Plugin, "plugin '" + inst->name() + "' threw in enqueue_op (" + op_kind_name(op.kind) + ")");
+  }
+  return plugin_status(*inst, rc, error, std::string("enqueue ") + op_kind_name(op.kind));
+}
+
+Result<WeightLayout> DeviceBinding::prepare_weight(clport_op_kind kind, const clport_tensor& weight) const {
+  if (kind != CLPORT_OP_MUL_MAT && kind != CLPORT_OP_GET_ROWS) {
+    return Status(Stage::InvalidArgument, "prepare_weight: only MUL_MAT and GET_ROWS weights are repacked");
+  }
+  // The op this weight will feed, as the decode path issues it.
+  clport_tensor w = weight;
+  w.layout = nullptr;
+  clport_tensor other = kind == CLPORT_OP_MUL_MAT ? shape(CLPORT_DTYPE_F32, {weight.ne[0], 1, 1, 1}, 2)
+                                                  : shape(CLPORT_DTYPE_I32, {1, 1, 1, 1}, 1);
+  clport_tensor dst = shape(CLPORT_DTYPE_F32, {kind == CLPORT_OP_MUL_MAT ? weight.ne[1] : weight.ne[0], 1, 1, 1}, 2);
+  clport_op op{};
+  op.struct_size = sizeof(op);
+  op.kind = kind;
+  op.n_src = 2;
+  op.src[0] = &w;
+  op.src[1] = &other;
+  op.dst = &dst;
+  const BoundInstance* chosen = select(op);
+  if (chosen == nullptr || chosen->table().prepare_weight == nullptr) return WeightLayout();
+  std::shared_ptr<BoundInstance> owner;
+  for (const auto& inst : instances_) {
+    if (inst.get() == chosen) owner = inst;
+  }
+  void* layout = nullptr;
+  clport_plugin_error* error = nullptr;
+  int32_t rc = CLPORT_PLUGIN_ERROR;
+  try {
+    rc = owner->table().prepare_weight(owner->handle(), &weight, &layout, &error);
+  } catch (...) {
+    return Status(Stage::Plugin, "plugin '" + owner->name() + "' threw in prepare_weight");
+  }
+  if (rc == CLPORT_PLUGIN_UNSUPPORTED) {
+    if (error != nullptr) owner->table().release_error(error);
+    return WeightLayout();  // plain layout
+  }
+  Status st = plugin_status(*owner, rc, error, "prepare_weight");
+  if (!st.ok()) return st;
+  if (layout == nullptr) return WeightLayout();
+  std::lock_guard<std::mutex> lock(layouts_mutex_);
+  layouts_.emplace_back(layout, owner);
+  return WeightLayout(owner, layout);
+}
+
+std::vector<OpBindingRow> DeviceBinding::summary() const {
+  std::vector<OpBindingRow> rows;
+  auto add = [&](int32_t kind, std::string dtype, std::string variant, std::initializer_list<clport_tensor> srcs,
+                 clport_tensor dst, std::array<int32_t, 3> ip = {0, 0, 0}) {
+    std::vector<clport_tensor> storage(srcs);
+    clport_op op{};
+    op.struct_size = sizeof(op);
+    op.kind = kind;
+    op.n_src = static_cast<int32_t>(storage.size());
+    for (size_t i = 0; i < storage.size(); ++i) op.src[i] = &storage[i];
+    op.dst = &dst;
+    for (int i = 0; i < 3; ++i) op.iparams[i] = ip[i];
+    op.fparams[0] = kind == CLPORT_OP_RMS_NORM ? 1e-5f : (kind == CLPORT_OP_ROPE ? 10000.0f : 1.0f);
+    op.fparams[1] = 1.0f;
+    const BoundInstance* inst = select(op);
+    rows.push_back({op_kind_name(kind), std::move(dtype), std::move(variant), inst ? inst->name() : "cpu"});
+  };
+  const int64_t d = 4096, n = 8;
+  const clport_tensor act = shape(CLPORT_DTYPE_F32, {d, n, 1, 1}, 2);
+  for (DType wt : kWeightDTypes) {
+    const auto dt = static_cast<clport_dtype>(wt);
+    const std::string name(dtype_name(wt));
+    add(CLPORT_OP_MUL_MAT, name, "gemv", {shape(dt, {d, d, 1, 1}, 2), shape(CLPORT_DTYPE_F32, {d, 1, 1, 1}, 2)},
+        shape(CLPORT_DTYPE_F32, {d, 1, 1, 1}, 2));
+    add(CLPORT_OP_MUL_MAT, name, "gemm", {shape(dt, {d, d, 1, 1}, 2), act}, act);
+    add(CLPORT_OP_GET_ROWS, name, "", {shape(dt, {d, 32000, 1, 1}, 2), shape(CLPORT_DTYPE_I32, {n, 1, 1, 1}, 1)}, act);
+  }
+  add(CLPORT_OP_RMS_NORM, "f32", "", {act, shape(CLPORT_DTYPE_F32, {d, 1, 1, 1}, 1)}, act);
+  const clport_tensor heads = shape(CLPORT_DTYPE_F32, {128, 32, n, 1}, 3);
+  add(CLPORT_OP_ROPE, "f32", "normal", {heads, shape(CLPORT_DTYPE_I32, {n, 1, 1, 1}, 1)}, heads, {0, 0, 128});
+  add(CLPORT_OP_ROPE, "f32", "neox", {heads, shape(CLPORT_DTYPE_I32, {n, 1, 1, 1}, 1)}, heads, {2, 0, 128});
+  for (clport_dtype kv : {CLPORT_DTYPE_F16, CLPORT_DTYPE_F32}) {
+    const clport_tensor cache = shape(kv, {128, 8, 512, 1}, 3);
+    add(CLPORT_OP_ATTENTION, kv == CLPORT_DTYPE_F16 ? "f16 kv" : "f32 kv", "", {heads, cache, cache}, heads);
+  }
+  add(CLPORT_OP_SOFTMAX, "f32", "", {act}, act);
+  add(CLPORT_OP_SILU, "f32", "", {act}, act);
+  add(CLPORT_OP_SWIGLU, "f32", "", {act, act}, act);
+  add(CLPORT_OP_ADD, "f32", "", {act, act}, act);
+  add(CLPORT_OP_MUL, "f32", "", {act, act}, act);
+  add(CLPORT_OP_SCALE, "f32", "", {act}, act);
+  add(CLPORT_OP_COPY, "f32->f16", "", {act}, shape(CLPORT_DTYPE_F16, {d, n, 1, 1}, 2));
+  add(CLPORT_OP_COPY, "f32->f32", "", {act}, act);
+  return rows;
+}
+
+}  // namespace clport

@@ -1,0 +1,78 @@
+// Lifetime of plugin instances and repacked weights; every call into a plugin is guarded.
+#include "clport/binding.h"
+#include "clport/log.h"
+
+namespace clport {
+
+BoundInstance::BoundInstance(std::shared_ptr<LoadedPlugin> plugin, clport_plugin_instance* instance,
+                             int64_t rank, std::shared_ptr<void> keepalive)
+    : keepalive_(std::move(keepalive)), plugin_(std::move(plugin)), instance_(instance), rank_(rank) {}
+
+BoundInstance::~BoundInstance() {
+  try {
+    plugin_->table().destroy(instance_);
+  } catch (...) {
+    logger("plugins")->error("plugin '{}' threw in destroy", plugin_->name());
+  }
+}
+
+bool BoundInstance::supports(const clport_op& op) const {
+  try {
+    return plugin_->table().supports_op(instance_, &op) != 0;
+  } catch (...) {
+    logger("plugins")->error("plugin '{}' threw in supports_op; treating the op as unsupported", name());
+    return false;
+  }
+}
+
+WeightLayout::WeightLayout(std::shared_ptr<BoundInstance> owner, void* layout)
+    : owner_(std::move(owner)), layout_(layout) {}
+
+WeightLayout::~WeightLayout() { reset(); }
+
+WeightLayout::WeightLayout(WeightLayout&& other) noexcept
+    : owner_(std::move(other.owner_)), layout_(other.layout_) {
+  other.layout_ = nullptr;
+}
+
+WeightLayout& WeightLayout::operator=(WeightLayout&& other) noexcept {
+  if (this != &other) {
+    reset();
+    owner_ = std::move(other.owner_);
+    layout_ = other.layout_;
+    other.layout_ = nullptr;
+  }
+  return *this;
+}
+
+void WeightLayout::reset() {
+  if (owner_ && layout_ != nullptr && owner_->table().release_layout != nullptr) {
+    try {
+      owner_->table().release_layout(owner_->handle(), layout_);
+    } catch (...) {
+      logger("plugins")->error("plugin '{}' threw in release_layout", owner_->name());
+    }
+  }
+  layout_ = nullptr;
+  owner_.reset();
+}
+
+const char* op_kind_name(int32_t kind) {
+  switch (kind) {
+    case CLPORT_OP_GET_ROWS: return "GET_ROWS";
+    case CLPORT_OP_RMS_NORM: return "RMS_NORM";
+    case CLPORT_OP_MUL_MAT: return "MUL_MAT";
+    case CLPORT_OP_ROPE: return "ROPE";
+    case CLPORT_OP_ATTENTION: return "ATTENTION";
+    case CLPORT_OP_SOFTMAX: return "SOFTMAX";
+    case CLPORT_OP_SILU: return "SILU";
+    case CLPORT_OP_SWIGLU: return "SWIGLU";
+    case CLPORT_OP_ADD: return "ADD";
+    case CLPORT_OP_MUL: return "MUL";
+    case CLPORT_OP_SCALE: return "SCALE";
+    case CLPORT_OP_COPY: return "COPY";
+    default: return "?";
+  }
+}
+
+}  // namespace clport

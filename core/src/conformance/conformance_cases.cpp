@@ -1,0 +1,278 @@
+// The conformance catalogue. Shapes are chosen to hit the awkward paths of any implementation:
+// a single row or token, sizes that are odd or not a multiple of any work-group or tile, a large
+// GEMV, several GEMM tile edges, attention with n_past > 0, grouped-query heads, long contexts
+// (more keys than one work-group) and strided destinations, while the whole run stays within a
+// couple of minutes on a 2-core PoCL machine.
+#include "conformance_cases.h"
+
+#include <cmath>
+#include <string>
+
+namespace clport::conformance::detail {
+namespace {
+
+// NMSE thresholds. Exact ops must match bit for bit (value-wise); ops whose only difference to
+// the reference is float summation order or a libm ulp get tight bounds; trigonometry of large
+// angles (rope) and long dot products a little more room.
+constexpr double kExact = 0.0;
+constexpr double kNearExact = 1e-12;  // single multiply per element (dequant, add, mul, scale)
+constexpr double kReduce = 1e-10;     // reductions / exp: rms_norm, softmax, silu, swiglu
+constexpr double kMatMul = 1e-8;      // dot products of up to 14k terms
+constexpr double kAttention = 1e-8;
+constexpr double kRope = 1e-6;        // float pow/sin/cos of angles up to ~1e3 rad
+
+using Ne = std::array<int64_t, 4>;
+
+OperandSpec f32(Ne ne, float scale = 1.0f) {
+  OperandSpec o;
+  o.ne = ne;
+  o.scale = scale;
+  return o;
+}
+
+OperandSpec typed(DType d, Ne ne, float scale = 1.0f) {
+  OperandSpec o = f32(ne, scale);
+  o.dtype = d;
+  return o;
+}
+
+std::string dims(Ne ne) {
+  int last = 0;
+  for (int i = 1; i < 4; ++i)
+    if (ne[i] != 1) last = i;
+  std::string s = std::to_string(ne[0]);
+  for (int i = 1; i <= last; ++i) s += "x" + std::to_string(ne[i]);
+  return s;
+}
+
+std::string tname(DType d) { return std::string(dtype_name(d)); }
+
+void get_rows(std::vector<CaseSpec>& out, DType d, int64_t D, int64_t rows, int64_t n) {
+  CaseSpec c;
+  c.op = "get_rows";
+  c.dtype = tname(d);
+  c.shape = "D=" + std::to_string(D) + " rows=" + std::to_string(rows) + " n=" + std::to_string(n);
+  c.kind = CLPORT_OP_GET_ROWS;
+  OperandSpec idx = typed(DType::I32, {n, 1, 1, 1});
+  idx.fill = Fill::Indices;
+  idx.index_limit = rows;
+  c.src = {typed(d, {D, rows, 1, 1}), idx};
+  c.dst = f32({D, n, 1, 1});
+  c.threshold = d == DType::F32 || d == DType::F16 ? kExact : kNearExact;
+  out.push_back(c);
+}
+
+void mul_mat(std::vector<CaseSpec>& out, DType d, int64_t K, int64_t N, int64_t M) {
+  CaseSpec c;
+  c.op = "mul_mat";
+  c.dtype = tname(d);
+  c.shape = "K=" + std::to_string(K) + " N=" + std::to_string(N) + " M=" + std::to_string(M);
+  c.kind = CLPORT_OP_MUL_MAT;
+  c.src = {typed(d, {K, N, 1, 1}, 0.5f), f32({K, M, 1, 1})};
+  c.dst = f32({N, M, 1, 1});
+  c.threshold = kMatMul;
+  out.push_back(c);
+}
+
+void rms_norm(std::vector<CaseSpec>& out, Ne ne, bool weight) {
+  CaseSpec c;
+  c.op = "rms_norm";
+  c.dtype = weight ? "f32 +w" : "f32";
+  c.shape = dims(ne);
+  c.kind = CLPORT_OP_RMS_NORM;
+  c.src = {f32(ne, 3.0f)};
+  if (weight) c.src.push_back(f32({ne[0], 1, 1, 1}));
+  c.dst = f32(ne);
+  c.f[0] = 1e-5f;
+  c.threshold = kReduce;
+  out.push_back(c);
+}
+
+void rope(std::vector<CaseSpec>& out, int mode, Ne ne, int n_rot, int pos0, float scale) {
+  CaseSpec c;
+  c.op = "rope";
+  c.dtype = mode == 2 ? "f32 neox" : "f32 normal";
+  c.shape = dims(ne) + " rot=" + std::to_string(n_rot) + " pos=" + std::to_string(pos0) +
+            (scale != 1.0f ? " fs=0.5" : "");
+  c.kind = CLPORT_OP_ROPE;
+  c.src = {f32(ne)};
+  c.dst = f32(ne);
+  c.i[0] = mode;
+  c.i[1] = pos0;
+  c.i[2] = n_rot;
+  c.f[0] = 10000.0f;
+  c.f[1] = scale;
+  c.threshold = kRope;
+  out.push_back(c);
+}
+
+void attention(std::vector<CaseSpec>& out, DType kv, int64_t hd, int64_t nh, int64_t nkv,
+               int64_t nt, int64_t n_past, int64_t n_ctx) {
+  CaseSpec c;
+  c.op = "attention";
+  c.dtype = "kv " + tname(kv);
+  c.shape = "hd=" + std::to_string(hd) + " h=" + std::to_string(nh) + "/" + std::to_string(nkv) +
+            " t=" + std::to_string(nt) + " past=" + std::to_string(n_past) +
+            " ctx=" + std::to_string(n_ctx);
+  c.kind = CLPORT_OP_ATTENTION;
+  c.src = {f32({hd, nh, nt, 1}), typed(kv, {hd, nkv, n_ctx, 1}), typed(kv, {hd, nkv, n_ctx, 1})};
+  c.dst = f32({hd, nh, nt, 1});
+  c.i[0] = static_cast<int32_t>(n_past);
+  c.f[0] = 1.0f / std::sqrt(static_cast<float>(hd));
+  c.threshold = kAttention;
+  out.push_back(c);
+}
+
+void unary(std::vector<CaseSpec>& out, const char* op, clport_op_kind kind, Ne ne, float f0,
+           double threshold) {
+  CaseSpec c;
+  c.op = op;
+  c.dtype = "f32";
+  c.shape = dims(ne);
+  c.kind = kind;
+  c.src = {f32(ne, 2.0f)};
+  c.dst = f32(ne);
+  c.f[0] = f0;
+  c.threshold = threshold;
+  out.push_back(c);
+}
+
+void binary(std::vector<CaseSpec>& out, const char* op, clport_op_kind kind, Ne a, Ne b,
+            double threshold) {
+  CaseSpec c;
+  c.op = op;
+  c.dtype = "f32";
+  c.shape = dims(a) + (a == b ? "" : " bcast " + dims(b));
+  c.kind = kind;
+  c.src = {f32(a, 2.0f), f32(b)};
+  c.dst = f32(a);
+  c.threshold = threshold;
+  out.push_back(c);
+}
+
+void copy(std::vector<CaseSpec>& out, DType s, DType d, Ne ne) {
+  CaseSpec c;
+  c.op = "copy";
+  c.dtype = tname(s) + "->" + tname(d);
+  c.shape = dims(ne);
+  c.kind = CLPORT_OP_COPY;
+  c.src = {typed(s, ne, 4.0f)};
+  c.dst = typed(d, ne);
+  c.threshold = kExact;
+  out.push_back(c);
+}
+
+// Writes [hd, nkv, nt] into slot `pos` of a [hd, nkv, n_ctx] cache: everything around the slot
+// must stay untouched.
+void copy_into_cache(std::vector<CaseSpec>& out, DType d, int64_t hd, int64_t nkv, int64_t nt,
+                     int64_t pos, int64_t n_ctx) {
+  CaseSpec c;
+  c.op = "copy";
+  c.dtype = "f32->" + tname(d) + " strided";
+  c.shape = std::to_string(hd) + "x" + std::to_string(nkv) + "x" + std::to_string(nt) +
+            " into cache slot " + std::to_string(pos) + "/" + std::to_string(n_ctx);
+  c.kind = CLPORT_OP_COPY;
+  c.src = {f32({hd, nkv, nt, 1}, 4.0f)};
+  const int64_t es = traits(d).block_bytes;
+  c.dst = typed(d, {hd, nkv, nt, 1});
+  c.dst.nb = {es, es * hd, es * hd * nkv, es * hd * nkv * n_ctx};
+  c.dst.view_offset = pos * es * hd * nkv;
+  c.dst.region_bytes = es * hd * nkv * n_ctx;
+  c.threshold = kExact;
+  out.push_back(c);
+}
+
+// Every other element of the destination (element stride 2): the gaps must stay untouched.
+void copy_gapped(std::vector<CaseSpec>& out, DType d, int64_t n, int64_t rows) {
+  CaseSpec c;
+  c.op = "copy";
+  c.dtype = "f32->" + tname(d) + " gapped";
+  c.shape = std::to_string(n) + "x" + std::to_string(rows) + " stride 2";
+  c.kind = CLPORT_OP_COPY;
+  c.src = {f32({n, rows, 1, 1}, 4.0f)};
+  const int64_t es = traits(d).block_bytes;
+  c.dst = typed(d, {n, rows, 1, 1});
+  c.dst.nb = {2 * es, 2 * es * n, 2 * es * n * rows, 2 * es * n * rows};
+  c.dst.region_bytes = 2 * es * n * rows;
+  c.threshold = kExact;
+  out.push_back(c);
+}
+
+}  // namespace
+
+std::vector<CaseSpec> catalogue(bool small) {
+  std::vector<CaseSpec> out;
+  const bool big = !small;
+  for (DType d : kWeightDTypes) {
+    const bool plain = d == DType::F32 || d == DType::F16;
+    const int64_t qk = traits(d).block_size;
+    const int64_t base_k = qk == 256 ? 256 : 64;  // smallest whole-block row worth testing
+    get_rows(out, d, small ? base_k : 4 * base_k, small ? 5 : 37, small ? 3 : 6);
+    if (big) get_rows(out, d, 4096, 3, 1);
+    if (plain) get_rows(out, d, small ? 33 : 333, 5, 4);
+    // GEMV: one output row, N not a multiple of the rows per work-group, small M batch.
+    mul_mat(out, d, small ? base_k : 4 * base_k, 1, 1);
+    mul_mat(out, d, small ? base_k : 8 * base_k, small ? 9 : 37, 1);
+    mul_mat(out, d, small ? base_k : 4 * base_k, small ? 5 : 29, 3);
+    if (plain) mul_mat(out, d, small ? 33 : 999, 7, 1);
+    // GEMM: tile edges in N and M, one K tile and several.
+    mul_mat(out, d, small ? base_k : 2 * base_k, small ? 9 : 70, small ? 7 : 37);
+    if (plain) mul_mat(out, d, small ? 33 : 65, 33, 9);
+    if (big) mul_mat(out, d, 1024, 128, 64);
+  }
+  if (big) {
+    // The large GEMV the decode path lives on, and LLaMA-like shapes for two more formats.
+    mul_mat(out, DType::Q4_0, 4096, 4096, 1);
+    mul_mat(out, DType::Q4_K, 4096, 4096, 1);
+    mul_mat(out, DType::F16, 4096, 4096, 1);
+    mul_mat(out, DType::Q6_K, 2048, 1536, 1);
+    mul_mat(out, DType::Q8_0, 576, 1536, 5);
+  }
+
+  rms_norm(out, {small ? 100 : 4096, 1, 1, 1}, true);
+  rms_norm(out, {small ? 33 : 1000, small ? 3 : 7, 1, 1}, true);
+  rms_norm(out, {small ? 17 : 333, 3, 1, 1}, false);
+
+  for (int mode : {0, 2}) {
+    rope(out, mode, {small ? 16 : 64, small ? 2 : 4, small ? 2 : 3, 1}, small ? 16 : 64, 0, 1.0f);
+    rope(out, mode, {small ? 16 : 128, small ? 3 : 8, small ? 2 : 5, 1}, small ? 8 : 64,
+         small ? 7 : 500, 1.0f);
+    rope(out, mode, {6, 1, 1, 1}, 4, 3, 0.5f);
+  }
+
+  for (DType kv : {DType::F16, DType::F32}) {
+    if (small) {
+      attention(out, kv, 16, 4, 2, 3, 2, 8);
+      attention(out, kv, 10, 2, 1, 1, 0, 3);
+      continue;
+    }
+    attention(out, kv, 64, 8, 2, 1, 37, 64);      // decode step, GQA 4:1
+    attention(out, kv, 64, 4, 4, 7, 0, 16);       // prefill from empty, causal mask
+    attention(out, kv, 128, 4, 2, 3, 200, 256);   // more keys than one work-group
+    attention(out, kv, 80, 2, 1, 2, 5, 9);        // head_dim not a multiple of 64, MQA
+  }
+
+  unary(out, "softmax", CLPORT_OP_SOFTMAX, {small ? 33 : 1000, small ? 2 : 3, 1, 1}, 1.0f, kReduce);
+  unary(out, "softmax", CLPORT_OP_SOFTMAX, {small ? 7 : 32000, 1, 1, 1}, 0.125f, kReduce);
+  unary(out, "silu", CLPORT_OP_SILU, {small ? 37 : 4099, 1, 1, 1}, 0.0f, kReduce);
+  unary(out, "silu", CLPORT_OP_SILU, {small ? 20 : 11008, 2, 1, 1}, 0.0f, kReduce);
+  unary(out, "scale", CLPORT_OP_SCALE, {small ? 37 : 1001, 3, 1, 1}, 0.37f, kNearExact);
+  binary(out, "swiglu", CLPORT_OP_SWIGLU, {small ? 37 : 11008, 2, 1, 1}, {small ? 37 : 11008, 2, 1, 1}, kReduce);
+  binary(out, "swiglu", CLPORT_OP_SWIGLU, {small ? 5 : 4099, 1, 1, 1}, {small ? 5 : 4099, 1, 1, 1}, kReduce);
+  for (auto [name, kind] : {std::pair{"add", CLPORT_OP_ADD}, std::pair{"mul", CLPORT_OP_MUL}}) {
+    binary(out, name, kind, {small ? 37 : 4097, 3, 1, 1}, {small ? 37 : 4097, 3, 1, 1}, kNearExact);
+    binary(out, name, kind, {small ? 37 : 4096, 5, 1, 1}, {small ? 37 : 4096, 1, 1, 1}, kNearExact);
+    binary(out, name, kind, {small ? 8 : 64, 4, 3, 2}, {small ? 8 : 64, 1, 3, 1}, kNearExact);
+    binary(out, name, kind, {small ? 9 : 63, 6, 1, 1}, {1, 3, 1, 1}, kNearExact);
+  }
+
+  for (DType s : {DType::F32, DType::F16})
+    for (DType d : {DType::F32, DType::F16}) copy(out, s, d, {small ? 37 : 4097, 3, 1, 1});
+  for (DType d : {DType::F16, DType::F32}) {
+    copy_into_cache(out, d, small ? 8 : 64, 2, 3, 5, small ? 10 : 64);
+    copy_gapped(out, d, small ? 9 : 300, 3);
+  }
+  return out;
+}
+
+}  // namespace clport::conformance::detail

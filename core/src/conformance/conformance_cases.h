@@ -1,0 +1,45 @@
+// Internal: the catalogue of conformance cases (conformance_cases.cpp).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "clport/dtype.h"
+#include "clport/plugin_abi.h"
+
+namespace clport::conformance::detail {
+
+enum class Fill {
+  Normal,   // N(0, scale^2): activations, weights
+  Indices,  // uniform integers in [0, index_limit)
+};
+
+struct OperandSpec {
+  DType dtype = DType::F32;
+  std::array<int64_t, 4> ne{1, 1, 1, 1};
+  std::array<int64_t, 4> nb{0, 0, 0, 0};  // all zero: contiguous
+  int64_t view_offset = 0;                // bytes from the tensor's buffer region start to element 0
+  int64_t region_bytes = 0;               // bytes of the region the view lives in (0: its extent)
+  Fill fill = Fill::Normal;
+  float scale = 1.0f;
+  int64_t index_limit = 0;
+};
+
+struct CaseSpec {
+  std::string op, dtype, shape;
+  clport_op_kind kind = CLPORT_OP_COPY;
+  std::vector<OperandSpec> src;
+  OperandSpec dst;
+  std::array<int32_t, 8> i{};
+  std::array<float, 8> f{};
+  double threshold = 0.0;  // max NMSE; 0 means the values must match exactly
+
+  std::string name() const { return op + " " + dtype + " " + shape; }
+};
+
+// Every case; `small` keeps shapes tiny (for oclgrind) while still covering every op and dtype.
+std::vector<CaseSpec> catalogue(bool small);
+
+}  // namespace clport::conformance::detail

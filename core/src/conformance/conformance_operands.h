@@ -1,0 +1,47 @@
+// Internal: host + device storage of one conformance operand, with guard regions.
+//
+// Device buffer layout: [kGuardBytes][region][kGuardBytes]. The tensor's element 0 sits at
+// kGuardBytes + view_offset, so every op also runs at a non-zero buffer offset. Everything that is
+// not an element of an output view (the guards, and the gaps of a strided view) starts as a
+// sentinel pattern and must still hold it after the op.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "clport/cpu_ops.h"
+#include "clport/device_context.h"
+#include "conformance_cases.h"
+
+namespace clport::conformance::detail {
+
+inline constexpr int64_t kGuardBytes = 256;
+
+struct Operand {
+  OperandSpec spec;
+  std::array<int64_t, 4> nb{};     // effective byte strides
+  int64_t tensor_offset = 0;       // byte offset of element 0 inside the buffer
+  std::vector<uint8_t> initial;    // the whole buffer as uploaded
+  cl_mem buffer = nullptr;
+
+  // Host view for the CPU reference over `bytes` (a copy of the buffer).
+  cpu::HostTensor host_view(std::vector<uint8_t>& bytes) const;
+  // The C ABI tensor over the device buffer (buffer may be NULL for supports_op).
+  clport_tensor device_view(bool with_buffer) const;
+  // Byte offsets of every element, in logical order (plain dtypes only).
+  std::vector<int64_t> element_offsets() const;
+};
+
+// Sizes, strides and contents: sources get random data, outputs the sentinel pattern.
+Operand make_operand(const OperandSpec& spec, bool is_output, std::mt19937_64& rng);
+
+// The element values of a plain (F32/F16) operand read out of `bytes`.
+std::vector<float> gather_values(const Operand& op, const std::vector<uint8_t>& bytes);
+
+// Empty when every byte that is not an element of the view still equals op.initial, else a
+// description of the first damaged byte.
+std::string check_untouched(const Operand& op, const std::vector<uint8_t>& bytes);
+
+}  // namespace clport::conformance::detail

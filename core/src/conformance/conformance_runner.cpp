@@ -1,0 +1,253 @@
+// conformance::run: loads OpenCL, picks the device, loads and binds the plugin (through the
+// plugin manager), then runs every catalogue case the plugin supports against cpu::run_op.
+#include <chrono>
+#include <memory>
+#include <sstream>
+
+#include "clport/conformance.h"
+#include "clport/cpu_ops.h"
+#include "clport/device_context.h"
+#include "clport/log.h"
+#include "clport/nmse.h"
+#include "clport/opencl_loader.h"
+#include "clport/plugin_manager.h"
+#include "conformance_cases.h"
+#include "conformance_operands.h"
+
+namespace clport::conformance {
+namespace {
+
+using detail::CaseSpec;
+using detail::Operand;
+
+// A created plugin instance, destroyed with the plugin's own destroy().
+struct Instance {
+  std::shared_ptr<LoadedPlugin> plugin;
+  clport_plugin_instance* handle = nullptr;
+  ~Instance() {
+    if (handle != nullptr) plugin->table().destroy(handle);
+  }
+};
+
+std::string take_error(const clport_plugin& t, clport_plugin_error* e) {
+  if (e == nullptr) return "plugin gave no error object";
+  std::string m = t.error_message ? t.error_message(e) : "";
+  if (t.release_error) t.release_error(e);
+  return m;
+}
+
+Result<std::shared_ptr<LoadedPlugin>> find_plugin(const std::string& spec) {
+  std::string reason;
+  const bool is_path = spec.find('/') != std::string::npos ||
+                       (spec.size() > 3 && spec.compare(spec.size() - 3, 3, ".so") == 0);
+  if (is_path) {
+    auto p = PluginManager::load_file(spec, "command line", false, &reason);
+    if (p == nullptr) return Status(Stage::Plugin, "plugin file " + spec + " refused: " + reason);
+    return p;
+  }
+  auto manager = PluginManager::discover(PluginSearchOptions{});
+  for (const auto& p : manager->plugins())
+    if (p->name() == spec) return p;
+  std::ostringstream msg;
+  msg << "no plugin named '" << spec << "' found (searched:";
+  for (const auto& s : manager->searched()) msg << " " << s;
+  msg << "); pass a file path or set CLPORT_PLUGIN_PATH";
+  for (const auto& r : manager->refusals())
+    if (r.plugin == spec) msg << "; " << r.path << " was refused: " << r.reason;
+  return Status(Stage::Plugin, msg.str());
+}
+
+class CaseRunner {
+ public:
+  CaseRunner(DeviceContext& ctx, const clport_plugin& table, clport_plugin_instance* inst,
+             uint64_t seed)
+      : ctx_(ctx), table_(table), inst_(inst), rng_(seed) {}
+
+  detail::CaseSpec const* current = nullptr;
+
+  CaseResult run(const CaseSpec& spec) {
+    CaseResult r;
+    r.name = spec.name();
+    r.op = spec.op;
+    r.dtype = spec.dtype;
+    r.shape = spec.shape;
+    r.threshold = spec.threshold;
+    std::vector<Operand> src;
+    for (const auto& s : spec.src) src.push_back(detail::make_operand(s, false, rng_));
+    Operand dst = detail::make_operand(spec.dst, true, rng_);
+
+    // Ask first, with no buffers: only kinds, dtypes, shapes and params count.
+    std::vector<clport_tensor> views;
+    clport_op op = make_op(spec, src, dst, false, views);
+    if (!table_.supports_op(inst_, &op)) {
+      r.message = "not supported by the plugin";
+      return r;
+    }
+    r.supported = true;
+    Status st = execute(spec, src, dst, r);
+    for (Operand* o : all(src, dst))
+      if (o->buffer != nullptr) ctx_.cl().clReleaseMemObject(o->buffer);
+    if (!st.ok()) r.message = st.message();
+    r.passed = st.ok();
+    return r;
+  }
+
+ private:
+  static std::vector<Operand*> all(std::vector<Operand>& src, Operand& dst) {
+    std::vector<Operand*> v;
+    for (auto& s : src) v.push_back(&s);
+    v.push_back(&dst);
+    return v;
+  }
+
+  static clport_op make_op(const CaseSpec& spec, const std::vector<Operand>& src,
+                           const Operand& dst, bool with_buffers, std::vector<clport_tensor>& views) {
+    views.clear();
+    views.reserve(src.size() + 1);
+    for (const auto& s : src) views.push_back(s.device_view(with_buffers));
+    views.push_back(dst.device_view(with_buffers));
+    clport_op op{};
+    op.struct_size = sizeof(clport_op);
+    op.kind = spec.kind;
+    op.n_src = static_cast<int32_t>(src.size());
+    for (size_t i = 0; i < src.size(); ++i) op.src[i] = &views[i];
+    op.dst = &views.back();
+    for (int i = 0; i < 8; ++i) {
+      op.iparams[i] = spec.i[static_cast<size_t>(i)];
+      op.fparams[i] = spec.f[static_cast<size_t>(i)];
+    }
+    return op;
+  }
+
+  Status execute(const CaseSpec& spec, std::vector<Operand>& src, Operand& dst, CaseResult& r) {
+    const clport_cl_api& cl = ctx_.cl();
+    for (Operand* o : all(src, dst)) {
+      cl_int err = CL_SUCCESS;
+      o->buffer = cl.clCreateBuffer(ctx_.context(), CL_MEM_READ_WRITE, o->initial.size(), nullptr, &err);
+      if (o->buffer == nullptr || err != CL_SUCCESS)
+        return Status(Stage::OutOfMemory, std::string("clCreateBuffer failed: ") + cl_error_name(err));
+      CLPORT_RETURN_IF_ERROR(ctx_.write(o->buffer, 0, o->initial.data(), o->initial.size()));
+    }
+    // Reference on the host copies.
+    std::vector<std::vector<uint8_t>> host_src;
+    for (auto& s : src) host_src.push_back(s.initial);
+    std::vector<uint8_t> host_dst = dst.initial;
+    std::vector<cpu::HostTensor> ref_src;
+    for (size_t i = 0; i < src.size(); ++i) ref_src.push_back(src[i].host_view(host_src[i]));
+    cpu::OpParams params;
+    params.i = spec.i;
+    params.f = spec.f;
+    Status ref = cpu::run_op(spec.kind, ref_src, dst.host_view(host_dst), params);
+    if (!ref.ok()) return Status(Stage::Internal, "CPU reference failed: " + ref.to_string());
+
+    std::vector<clport_tensor> views;
+    clport_op op = make_op(spec, src, dst, true, views);
+    const auto t0 = std::chrono::steady_clock::now();
+    clport_plugin_error* error = nullptr;
+    const int32_t rc = table_.enqueue_op(inst_, &op, &error);
+    if (rc != CLPORT_PLUGIN_OK)
+      return Status(Stage::Plugin, "enqueue_op returned " + std::to_string(rc) + ": " + take_error(table_, error));
+    CLPORT_RETURN_IF_ERROR(ctx_.finish());
+    r.millis = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+
+    std::vector<uint8_t> got(dst.initial.size());
+    CLPORT_RETURN_IF_ERROR(ctx_.read(dst.buffer, 0, got.data(), got.size()));
+    for (size_t i = 0; i < src.size(); ++i) {
+      std::vector<uint8_t> after(src[i].initial.size());
+      CLPORT_RETURN_IF_ERROR(ctx_.read(src[i].buffer, 0, after.data(), after.size()));
+      if (after != src[i].initial)
+        return Status(Stage::Device, "input " + std::to_string(i) + " was modified by the op");
+    }
+    if (std::string damage = detail::check_untouched(dst, got); !damage.empty())
+      return Status(Stage::Device, damage);
+    const std::vector<float> want = detail::gather_values(dst, host_dst);
+    const std::vector<float> have = detail::gather_values(dst, got);
+    r.nmse = nmse(want.data(), have.data(), want.size());
+    if (!(r.nmse <= spec.threshold)) {
+      std::ostringstream m;
+      m << "NMSE " << r.nmse << " above threshold " << spec.threshold;
+      for (size_t i = 0; i < want.size(); ++i) {
+        if (want[i] != have[i] && !(spec.threshold > 0 && std::abs(want[i] - have[i]) <= 1e-3f * std::abs(want[i]))) {
+          m << "; first mismatch at element " << i << ": expected " << want[i] << ", got " << have[i];
+          break;
+        }
+      }
+      return Status(Stage::Device, m.str());
+    }
+    return Status();
+  }
+
+  DeviceContext& ctx_;
+  const clport_plugin& table_;
+  clport_plugin_instance* inst_;
+  std::mt19937_64 rng_;
+};
+
+Result<Report> run_impl(const Options& options) {
+  LoadReport load = load_opencl();
+  if (load.library == nullptr) return load.status;
+  auto devices = probe_all_devices(load.library->api());
+  if (!devices.ok()) return devices.status();
+  if (options.device_index < 0 || options.device_index >= static_cast<int>(devices->size()))
+    return Status(Stage::InvalidArgument, "device index " + std::to_string(options.device_index) +
+                                              " out of range: " + std::to_string(devices->size()) +
+                                              " device(s); see `clport devices`");
+  DeviceInfo info = (*devices)[static_cast<size_t>(options.device_index)];
+  auto plugin = find_plugin(options.plugin);
+  if (!plugin.ok()) return plugin.status();
+  const clport_plugin& table = plugin.value()->table();
+
+  auto ctx = DeviceContext::create(load.library, info);
+  if (!ctx.ok()) return ctx.status();
+  const DeviceInfo& dev = ctx.value()->info();
+  const clport_device_desc desc = dev.to_desc();
+  const char* reason = nullptr;
+  const int32_t score = table.probe(&desc, &reason);
+  if (score <= 0)
+    return Status(Stage::Plugin, "plugin " + options.plugin + " declines device '" + dev.name +
+                                     "': " + (reason ? reason : "no reason given"));
+  const clport_host* host = ctx.value()->make_host(plugin.value()->name(), "", options.precision);
+  Instance inst;
+  inst.plugin = plugin.value();
+  clport_plugin_error* error = nullptr;
+  if (table.create(host, &desc, &inst.handle, &error) != CLPORT_PLUGIN_OK || inst.handle == nullptr) {
+    inst.handle = nullptr;
+    return Status(Stage::Plugin, "plugin create failed: " + take_error(table, error));
+  }
+
+  Report report;
+  report.plugin = plugin.value()->name();
+  report.plugin_version = plugin.value()->version();
+  report.plugin_path = plugin.value()->path();
+  report.device = dev.name + " (" + dev.platform_name + ", " + dev.driver_version + ")";
+  report.seed = options.seed != 0 ? options.seed
+                                  : static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  CaseRunner runner(*ctx.value(), table, inst.handle, report.seed);
+  auto log = logger("conformance");
+  for (const CaseSpec& spec : detail::catalogue(options.small)) {
+    if (!options.filter.empty() && spec.name().find(options.filter) == std::string::npos) continue;
+    CaseResult r = runner.run(spec);
+    if (!r.supported) {
+      ++report.unsupported;
+    } else if (r.passed) {
+      ++report.passed;
+    } else {
+      ++report.failed;
+      log->error("{}: {}", r.name, r.message);
+    }
+    report.cases.push_back(std::move(r));
+  }
+  return report;
+}
+
+}  // namespace
+
+Result<Report> run(const Options& options) {
+  try {
+    return run_impl(options);
+  } catch (const std::exception& e) {
+    return Status(Stage::Internal, std::string("conformance run failed: ") + e.what());
+  }
+}
+
+}  // namespace clport::conformance

@@ -1,0 +1,80 @@
+// Backend selection for the engine: the policy, the device inventory, the plugins, and the CPU
+// path whenever OpenCL cannot be used (a warning, never a failure, unless the user named a
+// device).
+#include <cstdlib>
+
+#include "backend/device_backend.h"
+#include "clport/device_selection.h"
+#include "clport/engine.h"
+#include "clport/log.h"
+#include "clport/plugin_manager.h"
+#include "clport/policy.h"
+
+namespace clport {
+namespace {
+
+bool is_index(const std::string& s) {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+}
+
+Result<std::unique_ptr<Backend>> create_device_backend(const EngineOptions& options,
+                                                       const Policy& policy) {
+  const bool named = is_index(options.device);
+  auto inventory = discover_devices(policy.globals().opencl_library);
+  if (inventory.devices.empty()) return inventory.status;
+  int index = best_device_index(inventory.devices);
+  if (named) {
+    index = std::atoi(options.device.c_str());
+    if (index >= static_cast<int>(inventory.devices.size())) {
+      return Status(Stage::InvalidArgument, "device " + options.device + " does not exist (" +
+                                                std::to_string(inventory.devices.size()) +
+                                                " found; see `clport devices`)");
+    }
+  }
+  const AvailableDevice& chosen = inventory.devices[index];
+  const DevicePolicy device_policy = policy.evaluate(chosen.info);
+  if (device_policy.device_denied) {
+    return Status(Stage::DeviceUnusable,
+                  chosen.info.name + " is denied by the policy: " + device_policy.deny_reason);
+  }
+  DeviceContextOptions ctx_options;
+  ctx_options.profiling = options.profiling;
+  auto context = DeviceContext::create(chosen.library, chosen.info, ctx_options);
+  if (!context.ok()) return context.status();
+
+  PluginSearchOptions search;
+  search.plugin_dir = policy.globals().plugin_dir;
+  search.allow_insecure_dirs = policy.globals().allow_insecure_plugin_dirs;
+  auto manager = PluginManager::discover(search);
+  auto binding = DeviceBinding::create(*manager, policy, context.value());
+  if (!binding->has_device()) {
+    std::string why = "no plugin can serve " + chosen.info.name;
+    for (const auto& c : binding->candidates()) why += "; " + c.plugin + ": " + c.outcome;
+    if (manager->plugins().empty()) why += " (no plugin found; see `clport devices`)";
+    return Status(Stage::Plugin, why);
+  }
+  return make_device_backend(context.value(), manager, std::move(binding));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Backend>> create_backend(const EngineOptions& options) {
+  if (options.device == "cpu") return make_cpu_backend(options.n_threads);
+  auto policy = Policy::load(options.config_path);
+  if (!policy.ok()) return policy.status();  // never start on a half-read policy
+  Policy effective = policy.value();
+  if (!options.plugin.empty()) {
+    CLPORT_RETURN_IF_ERROR(effective.add_layer(
+        "rules:\n  - id: command-line-plugin\n    reason: --plugin on the command line\n"
+        "    force: " + options.plugin + "\n",
+        "<--plugin>"));
+  }
+  auto device = create_device_backend(options, effective);
+  if (device.ok()) return device;
+  if (is_index(options.device)) return device.status();  // the user asked for this device
+  logger("engine")->warn("OpenCL is not usable ({}); running on the CPU",
+                         device.status().to_string());
+  return make_cpu_backend(options.n_threads);
+}
+
+}  // namespace clport

@@ -1,0 +1,59 @@
+#include <algorithm>
+#include <cmath>
+
+#include "clport/model_checks.h"
+#include "clport/nmse.h"
+
+namespace clport {
+namespace {
+
+// Captures the hidden state of every layer of one forward pass, as host floats.
+struct Capture {
+  std::vector<std::vector<float>> per_layer;
+
+  LlamaModel::LayerHook hook(Backend& backend) {
+    return [this, &backend](int layer, const TensorRef& hidden, int n_tokens) -> Status {
+      if (static_cast<size_t>(layer) >= per_layer.size()) per_layer.resize(layer + 1);
+      auto& out = per_layer[layer];
+      out.resize(static_cast<size_t>(hidden.ne[0]) * n_tokens);
+      return backend.download(hidden, out.data(), out.size() * sizeof(float));
+    };
+  }
+};
+
+}  // namespace
+
+Result<LayerCheckReport> compare_layers(LlamaModel& model, LlamaModel& reference,
+                                        const std::vector<int32_t>& tokens, uint32_t n_past,
+                                        double threshold) {
+  Capture got, want;
+  model.set_layer_hook(got.hook(model.backend()));
+  reference.set_layer_hook(want.hook(reference.backend()));
+  std::vector<float> logits_got, logits_want;
+  Status a = model.forward(tokens, n_past, false, logits_got);
+  Status b = reference.forward(tokens, n_past, false, logits_want);
+  model.set_layer_hook({});
+  reference.set_layer_hook({});
+  if (!a.ok()) return a;
+  if (!b.ok()) return b;
+
+  LayerCheckReport report;
+  report.threshold = threshold;
+  const size_t n = std::min(got.per_layer.size(), want.per_layer.size());
+  for (size_t i = 0; i < n; ++i) {
+    const auto& g = got.per_layer[i];
+    const auto& w = want.per_layer[i];
+    LayerDivergence d;
+    d.layer = static_cast<int>(i);
+    d.nmse = nmse(w.data(), g.data(), std::min(g.size(), w.size()));
+    for (size_t j = 0; j < std::min(g.size(), w.size()); ++j) {
+      const double e = std::fabs(double(g[j]) - double(w[j]));
+      d.max_abs_error = std::isnan(e) ? INFINITY : std::max(d.max_abs_error, e);
+    }
+    if (report.first_bad_layer < 0 && !(d.nmse <= threshold)) report.first_bad_layer = d.layer;
+    report.layers.push_back(d);
+  }
+  return report;
+}
+
+}  // namespace clport

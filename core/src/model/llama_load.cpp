@@ -1,0 +1,154 @@
+// Loading a LLaMA-family model: check every tensor the graph needs (name, shape, dtype) before
+// touching the device, then upload weights once, allocate the KV cache and the scratch buffers.
+#include <algorithm>
+
+#include "clport/gguf.h"
+#include "clport/llama_model.h"
+#include "clport/log.h"
+#include "model/llama_weights.h"
+
+namespace clport {
+namespace {
+
+bool is_weight_dtype(DType d) {
+  return std::find(std::begin(kWeightDTypes), std::end(kWeightDTypes), d) !=
+         std::end(kWeightDTypes);
+}
+
+std::string shape_string(const std::array<int64_t, 4>& ne, int n_dims) {
+  std::string s = "[";
+  for (int i = 0; i < n_dims; ++i) s += (i ? ", " : "") + std::to_string(ne[i]);
+  return s + "]";
+}
+
+// Looks up a tensor and checks its shape ({ne0} or {ne0, ne1}) and dtype class.
+Result<const GgufTensorInfo*> expect(const GgufFile& file, const std::string& name,
+                                     std::vector<int64_t> shape, bool is_norm) {
+  const GgufTensorInfo* t = file.find_tensor(name);
+  if (t == nullptr) return Status(Stage::Model, "tensor '" + name + "' is missing");
+  std::array<int64_t, 4> want{1, 1, 1, 1};
+  for (size_t i = 0; i < shape.size(); ++i) want[i] = shape[i];
+  if (t->ne != want) {
+    return Status(Stage::Model, "tensor '" + name + "' has shape " + shape_string(t->ne, t->n_dims) +
+                                    ", expected " + shape_string(want, static_cast<int>(shape.size())));
+  }
+  if (is_norm ? t->dtype != DType::F32 : !is_weight_dtype(t->dtype)) {
+    return Status(Stage::Model, "tensor '" + name + "' has unsupported type " +
+                                    std::string(dtype_name(t->dtype)) +
+                                    (is_norm ? " (norm weights must be f32)" : ""));
+  }
+  return t;
+}
+
+}  // namespace
+
+LlamaModel::LlamaModel(Backend& backend, LlamaHParams hp) : backend_(backend), hp_(std::move(hp)) {}
+LlamaModel::~LlamaModel() = default;
+
+Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
+    std::shared_ptr<GgufFile> file, Backend& backend, const LlamaOptions& options,
+    const std::function<void(uint64_t, uint64_t)>& progress) {
+  auto hp_result = read_llama_hparams(*file);
+  if (!hp_result.ok()) return hp_result.status();
+  LlamaHParams hp = hp_result.value();
+  const GgufTensorInfo* embd = file->find_tensor("token_embd.weight");
+  if (embd == nullptr) return Status(Stage::Model, "tensor 'token_embd.weight' is missing");
+  hp.n_vocab = static_cast<uint32_t>(embd->ne[1]);
+  hp.tied_output = file->find_tensor("output.weight") == nullptr;
+  if (options.kv_dtype != DType::F16 && options.kv_dtype != DType::F32) {
+    return Status(Stage::InvalidArgument, "KV cache type must be f16 or f32");
+  }
+
+  // Plan: every tensor, checked before anything is uploaded.
+  const int64_t E = hp.n_embd, F = hp.n_ff, V = hp.n_vocab;
+  const int64_t KV = static_cast<int64_t>(hp.n_head_kv) * hp.head_dim;
+  struct Planned {
+    const GgufTensorInfo* info;
+    TensorRef* slot;
+  };
+  std::unique_ptr<LlamaModel> model(new LlamaModel(backend, hp));
+  model->file_ = file;
+  model->w_ = std::make_unique<Weights>();
+  Weights& w = *model->w_;
+  w.layers.resize(hp.n_layer);
+  std::vector<Planned> plan;
+  auto add = [&](const std::string& name, std::vector<int64_t> shape, bool norm,
+                 TensorRef* slot) -> Status {
+    auto t = expect(*file, name, std::move(shape), norm);
+    if (!t.ok()) return t.status();
+    plan.push_back({t.value(), slot});
+    return Status();
+  };
+  CLPORT_RETURN_IF_ERROR(add("token_embd.weight", {E, V}, false, &w.tok_embd));
+  CLPORT_RETURN_IF_ERROR(add("output_norm.weight", {E}, true, &w.output_norm));
+  if (!hp.tied_output) CLPORT_RETURN_IF_ERROR(add("output.weight", {E, V}, false, &w.output));
+  for (uint32_t i = 0; i < hp.n_layer; ++i) {
+    const std::string b = "blk." + std::to_string(i) + ".";
+    auto& L = w.layers[i];
+    CLPORT_RETURN_IF_ERROR(add(b + "attn_norm.weight", {E}, true, &L.attn_norm));
+    CLPORT_RETURN_IF_ERROR(add(b + "attn_q.weight", {E, E}, false, &L.wq));
+    CLPORT_RETURN_IF_ERROR(add(b + "attn_k.weight", {E, KV}, false, &L.wk));
+    CLPORT_RETURN_IF_ERROR(add(b + "attn_v.weight", {E, KV}, false, &L.wv));
+    CLPORT_RETURN_IF_ERROR(add(b + "attn_output.weight", {E, E}, false, &L.wo));
+    CLPORT_RETURN_IF_ERROR(add(b + "ffn_norm.weight", {E}, true, &L.ffn_norm));
+    CLPORT_RETURN_IF_ERROR(add(b + "ffn_gate.weight", {E, F}, false, &L.w_gate));
+    CLPORT_RETURN_IF_ERROR(add(b + "ffn_up.weight", {E, F}, false, &L.w_up));
+    CLPORT_RETURN_IF_ERROR(add(b + "ffn_down.weight", {F, E}, false, &L.w_down));
+  }
+
+  uint64_t total = 0, done = 0;
+  for (const auto& p : plan) total += p.info->bytes;
+  for (const auto& p : plan) {
+    auto loaded = backend.load_weight(*p.info, file);
+    if (!loaded.ok()) {
+      return Status(loaded.status().stage(),
+                    "loading '" + p.info->name + "': " + loaded.status().message());
+    }
+    *p.slot = loaded.value();
+    done += p.info->bytes;
+    if (progress) progress(done, total);
+  }
+  if (hp.tied_output) w.output = w.tok_embd;
+
+  model->n_ctx_ = std::min<uint32_t>(std::max<uint32_t>(options.n_ctx, 1), hp.n_ctx_train);
+  model->n_batch_ = std::max<uint32_t>(1, std::min(options.n_batch, model->n_ctx_));
+  for (auto& L : w.layers) {
+    const std::array<int64_t, 4> cache{hp.head_dim, hp.n_head_kv, model->n_ctx_, 1};
+    auto k = backend.alloc(options.kv_dtype, cache);
+    if (!k.ok()) return k.status();
+    auto v = backend.alloc(options.kv_dtype, cache);
+    if (!v.ok()) return v.status();
+    L.k_cache = k.value();
+    L.v_cache = v.value();
+  }
+
+  model->s_ = std::make_unique<Scratch>();
+  Scratch& s = *model->s_;
+  const int64_t B = model->n_batch_;
+  struct Buf {
+    TensorRef* slot;
+    DType dtype;
+    int64_t rows;
+  };
+  const Buf bufs[] = {{&s.x, DType::F32, E},       {&s.xn, DType::F32, E},
+                      {&s.q, DType::F32, E},       {&s.k, DType::F32, KV},
+                      {&s.v, DType::F32, KV},      {&s.q_rope, DType::F32, E},
+                      {&s.k_rope, DType::F32, KV}, {&s.attn, DType::F32, E},
+                      {&s.gate, DType::F32, F},    {&s.up, DType::F32, F},
+                      {&s.act, DType::F32, F},     {&s.logits, DType::F32, V}};
+  for (const auto& b : bufs) {
+    auto t = backend.alloc(b.dtype, {b.rows, B, 1, 1});
+    if (!t.ok()) return t.status();
+    *b.slot = t.value();
+  }
+  s.proj = s.q;  // see the lifetime note in llama_weights.h
+  auto ids = backend.alloc(DType::I32, {B, 1, 1, 1});
+  if (!ids.ok()) return ids.status();
+  s.ids = ids.value();
+  logger("model")->info("loaded {} layers, n_embd {}, n_head {}/{} kv, vocab {}, ctx {}, on {}",
+                        hp.n_layer, hp.n_embd, hp.n_head, hp.n_head_kv, hp.n_vocab, model->n_ctx_,
+                        backend.description());
+  return model;
+}
+
+}  // namespace clport

@@ -1,0 +1,69 @@
+#include "clport/sampler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <unordered_set>
+
+namespace clport {
+
+Sampler::Sampler(SamplerOptions options) : options_(options), rng_(options.seed) {}
+
+int32_t Sampler::sample(std::vector<float>& logits, const std::vector<int32_t>& history) {
+  if (logits.empty()) return -1;
+  const int32_t n_vocab = static_cast<int32_t>(logits.size());
+  if (options_.repeat_penalty != 1.0f && options_.repeat_last_n > 0) {
+    // Penalise each recent token once, however often it appeared (CTRL-style penalty).
+    std::unordered_set<int32_t> recent;
+    const size_t from = history.size() > size_t(options_.repeat_last_n)
+                            ? history.size() - options_.repeat_last_n : 0;
+    for (size_t i = from; i < history.size(); ++i) recent.insert(history[i]);
+    for (int32_t id : recent) {
+      if (id < 0 || id >= n_vocab) continue;
+      float& l = logits[id];
+      l = l > 0 ? l / options_.repeat_penalty : l * options_.repeat_penalty;
+    }
+  }
+  if (options_.temperature <= 0.0f) {
+    return static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+  }
+
+  std::vector<int32_t> ids(n_vocab);
+  std::iota(ids.begin(), ids.end(), 0);
+  auto by_logit = [&](int32_t a, int32_t b) { return logits[a] > logits[b]; };
+  size_t keep = ids.size();
+  if (options_.top_k > 0 && size_t(options_.top_k) < keep) {
+    keep = options_.top_k;
+    std::partial_sort(ids.begin(), ids.begin() + keep, ids.end(), by_logit);
+  } else {
+    std::sort(ids.begin(), ids.end(), by_logit);
+  }
+  ids.resize(keep);
+
+  std::vector<double> probs(keep);
+  const double max_logit = logits[ids[0]];
+  double sum = 0;
+  for (size_t i = 0; i < keep; ++i) {
+    probs[i] = std::exp((logits[ids[i]] - max_logit) / options_.temperature);
+    sum += probs[i];
+  }
+  for (auto& p : probs) p /= sum;
+  if (options_.top_p < 1.0f) {
+    // Smallest prefix (most likely first) whose mass reaches top_p.
+    double mass = 0;
+    size_t cut = keep;
+    for (size_t i = 0; i < keep; ++i) {
+      mass += probs[i];
+      if (mass >= options_.top_p) {
+        cut = i + 1;
+        break;
+      }
+    }
+    probs.resize(cut);
+    ids.resize(cut);
+  }
+  std::discrete_distribution<size_t> pick(probs.begin(), probs.end());
+  return ids[pick(rng_)];
+}
+
+}  // namespace clport

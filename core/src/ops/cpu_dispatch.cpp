@@ -1,0 +1,58 @@
+// run_op: fills in default strides, routes to the op's implementation and turns any exception
+// (allocation failure in scratch buffers) into a Status.
+#include <exception>
+#include <new>
+#include <string>
+
+#include "ops/cpu_common.h"
+#include "ops/cpu_kernels.h"
+
+namespace clport::cpu {
+namespace {
+
+using detail::Srcs;
+using OpFn = Status (*)(const Srcs&, const HostTensor&, const OpParams&, int);
+
+OpFn op_function(clport_op_kind kind) {
+  switch (kind) {
+    case CLPORT_OP_GET_ROWS: return detail::get_rows;
+    case CLPORT_OP_RMS_NORM: return detail::rms_norm;
+    case CLPORT_OP_MUL_MAT: return detail::mul_mat;
+    case CLPORT_OP_ROPE: return detail::rope;
+    case CLPORT_OP_ATTENTION: return detail::attention;
+    case CLPORT_OP_SOFTMAX: return detail::softmax;
+    case CLPORT_OP_SILU: return detail::silu;
+    case CLPORT_OP_SWIGLU: return detail::swiglu;
+    case CLPORT_OP_ADD: return detail::add;
+    case CLPORT_OP_MUL: return detail::mul;
+    case CLPORT_OP_SCALE: return detail::scale;
+    case CLPORT_OP_COPY: return detail::copy;
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+Status run_op(clport_op_kind kind, const std::vector<HostTensor>& src, const HostTensor& dst,
+              const OpParams& params, int n_threads) {
+  const OpFn fn = op_function(kind);
+  if (fn == nullptr) {
+    return Status(Stage::Unsupported,
+                  "cpu: op kind " + std::to_string(static_cast<int>(kind)) + " is not implemented");
+  }
+  if (n_threads < 0) {
+    return Status(Stage::InvalidArgument, "cpu: n_threads must be >= 0 (0 = all cores)");
+  }
+  try {
+    Srcs filled;
+    filled.reserve(src.size());
+    for (const auto& t : src) filled.push_back(detail::with_strides(t));
+    return fn(filled, detail::with_strides(dst), params, n_threads);
+  } catch (const std::bad_alloc&) {
+    return Status(Stage::OutOfMemory, "cpu: out of host memory for op scratch buffers");
+  } catch (const std::exception& e) {
+    return Status(Stage::Internal, std::string("cpu: unexpected exception: ") + e.what());
+  }
+}
+
+}  // namespace clport::cpu

@@ -1,0 +1,26 @@
+// Internal: one function per op (or op family), called by run_op after the tensors' strides are
+// filled in. Each validates its own operands.
+#pragma once
+
+#include <vector>
+
+#include "clport/cpu_ops.h"
+
+namespace clport::cpu::detail {
+
+using Srcs = std::vector<HostTensor>;
+
+Status get_rows(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
+Status rms_norm(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
+Status softmax(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
+Status mul_mat(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
+Status rope(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
+Status attention(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
+Status silu(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
+Status swiglu(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
+Status add(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
+Status mul(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
+Status scale(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
+Status copy(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
+
+}  // namespace clport::cpu::detail

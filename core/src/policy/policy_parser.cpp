@@ -1,0 +1,300 @@
+// Turns one YAML policy file into a PolicyLayer. Every key is known, every value is type- and
+// range-checked, and every error names file:line:column, before anything is applied.
+#include "policy/policy_parser.h"
+
+#include <regex>
+#include <set>
+
+#include <yaml-cpp/yaml.h>
+
+#include "policy/yaml_guard.h"
+
+namespace clport::policy_detail {
+namespace {
+
+// Carries the first validation error out of the nested readers below (internal to this file;
+// parse_policy_layer turns it into a Status).
+struct ConfigError {
+  YAML::Mark mark;
+  std::string message;
+};
+
+[[noreturn]] void fail(const YAML::Node& node, const std::string& message) {
+  throw ConfigError{node.Mark(), message};
+}
+
+std::string read_string(const YAML::Node& node, const std::string& key) {
+  if (!node.IsScalar()) fail(node, "'" + key + "' must be a string");
+  return node.Scalar();
+}
+
+bool read_bool(const YAML::Node& node, const std::string& key) {
+  bool value = false;
+  if (!node.IsScalar() || !YAML::convert<bool>::decode(node, value)) {
+    fail(node, "'" + key + "' must be true or false");
+  }
+  return value;
+}
+
+int64_t read_int(const YAML::Node& node, const std::string& key, int64_t lo, int64_t hi) {
+  int64_t value = 0;
+  if (!node.IsScalar() || !YAML::convert<int64_t>::decode(node, value)) {
+    fail(node, "'" + key + "' must be an integer");
+  }
+  if (value < lo || value > hi) {
+    fail(node, "'" + key + "' is " + std::to_string(value) + ", allowed range is " +
+                   std::to_string(lo) + " .. " + std::to_string(hi));
+  }
+  return value;
+}
+
+void require_map(const YAML::Node& node, const std::string& what) {
+  if (!node.IsMap()) fail(node, what + " must be a map (key: value)");
+}
+
+// Iterates a map, rejecting keys not in `known` (typos must not be silently ignored).
+template <typename Fn>
+void for_each_key(const YAML::Node& map, const std::set<std::string>& known, const std::string& where,
+                  Fn&& fn) {
+  for (const auto& kv : map) {
+    if (!kv.first.IsScalar()) fail(kv.first, where + ": keys must be plain strings");
+    const std::string key = kv.first.Scalar();
+    if (!known.empty() && known.count(key) == 0) {
+      std::string list;
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      fail(kv.first, "unknown key '" + key + "' in " + where + " (known: " + list + ")");
+    }
+    fn(key, kv.second);
+  }
+}
+
+Precision read_precision(const YAML::Node& node) {
+  const std::string v = read_string(node, "precision");
+  if (v == "auto") return Precision::Auto;
+  if (v == "fp32") return Precision::Fp32;
+  if (v == "fp16") return Precision::Fp16;
+  fail(node, "'precision' must be auto, fp32 or fp16, not '" + v + "'");
+}
+
+std::string read_regex(const YAML::Node& node, const std::string& key) {
+  const std::string pattern = read_string(node, key);
+  if (pattern.size() > 512) fail(node, "'" + key + "' regex is longer than 512 characters");
+  try {
+    std::regex compiled(pattern, std::regex::ECMAScript | std::regex::icase);
+  } catch (const std::regex_error& e) {
+    fail(node, "'" + key + "' is not a valid regular expression: " + e.what());
+  }
+  return pattern;
+}
+
+std::string read_plugin_name(const YAML::Node& node, const std::string& key) {
+  const std::string name = read_string(node, key);
+  if (!valid_plugin_name(name)) {
+    fail(node, "'" + name + "' is not a plugin name (lower case letters, digits, '_' or '-')");
+  }
+  return name;
+}
+
+std::vector<std::string> read_string_list(const YAML::Node& node, const std::string& key) {
+  std::vector<std::string> out;
+  if (node.IsScalar()) return {read_string(node, key)};
+  if (!node.IsSequence()) fail(node, "'" + key + "' must be a string or a list of strings");
+  for (const auto& item : node) out.push_back(read_string(item, key));
+  return out;
+}
+
+// A plugin's settings: any YAML map, handed to the plugin as text.
+std::string read_settings_map(const YAML::Node& node, const std::string& plugin) {
+  if (!node.IsMap()) fail(node, "settings for plugin '" + plugin + "' must be a map");
+  YAML::Emitter out;
+  out << node;
+  return out.c_str();
+}
+
+std::map<std::string, std::string> read_plugin_settings(const YAML::Node& node, const std::string& key) {
+  require_map(node, "'" + key + "'");
+  std::map<std::string, std::string> out;
+  for (const auto& kv : node) {
+    const std::string plugin = read_plugin_name(kv.first, key);
+    out[plugin] = read_settings_map(kv.second, plugin);
+  }
+  return out;
+}
+
+DriverVersion read_version(const YAML::Node& node, const std::string& key) {
+  const std::string text = read_string(node, key);
+  auto parsed = parse_driver_version(text);
+  if (!parsed) fail(node, "'" + key + "': cannot read a driver version from '" + text + "'");
+  return *parsed;
+}
+
+DeviceMatch read_match(const YAML::Node& node) {
+  require_map(node, "'match'");
+  DeviceMatch m;
+  static const std::set<std::string> keys = {"name", "vendor", "driver", "platform", "family",
+                                             "generation", "driver_version", "generation_number",
+                                             "extensions", "device_type"};
+  for_each_key(node, keys, "match", [&](const std::string& key, const YAML::Node& value) {
+    if (key == "name") m.name = read_regex(value, key);
+    else if (key == "vendor") m.vendor = read_regex(value, key);
+    else if (key == "driver") m.driver = read_regex(value, key);
+    else if (key == "platform") m.platform = read_regex(value, key);
+    else if (key == "family") m.family = read_regex(value, key);
+    else if (key == "generation") m.generation = read_regex(value, key);
+    else if (key == "extensions") m.extensions = read_string_list(value, key);
+    else if (key == "device_type") {
+      const std::string t = read_string(value, key);
+      if (t != "gpu" && t != "cpu" && t != "accelerator") {
+        fail(value, "'device_type' must be gpu, cpu or accelerator");
+      }
+      m.device_type = t;
+    } else if (key == "driver_version") {
+      require_map(value, "'driver_version'");
+      for_each_key(value, {"min", "max"}, "driver_version", [&](const std::string& k, const YAML::Node& v) {
+        (k == "min" ? m.driver_min : m.driver_max) = read_version(v, k);
+      });
+      if (m.driver_min && m.driver_max) {
+        auto order = compare_driver_versions(*m.driver_min, *m.driver_max);
+        if (!order) fail(value, "'driver_version' min and max use different version schemes (" +
+                                    m.driver_min->scheme + " vs " + m.driver_max->scheme + ")");
+        if (*order >= 0) fail(value, "'driver_version' range is empty: min must be below max (max is exclusive)");
+      }
+    } else if (key == "generation_number") {
+      require_map(value, "'generation_number'");
+      for_each_key(value, {"min", "max"}, "generation_number", [&](const std::string& k, const YAML::Node& v) {
+        (k == "min" ? m.generation_min : m.generation_max) =
+            static_cast<int32_t>(read_int(v, k, 0, 1000000));
+      });
+      if (m.generation_min && m.generation_max && *m.generation_min > *m.generation_max) {
+        fail(value, "'generation_number' range is empty: min is above max");
+      }
+    }
+  });
+  return m;
+}
+
+PolicyRule read_rule(const YAML::Node& node, const std::string& file) {
+  require_map(node, "a rule");
+  PolicyRule rule;
+  rule.mark = SourceMark{file, node.Mark().line + 1, node.Mark().column + 1};
+  static const std::set<std::string> keys = {"id", "reason", "source", "match", "force", "prefer",
+                                             "deny", "deny_device", "precision", "settings"};
+  bool has_action = false;
+  for_each_key(node, keys, "rule", [&](const std::string& key, const YAML::Node& value) {
+    if (key == "id") {
+      rule.id = read_string(value, key);
+      if (rule.id.empty() || rule.id.size() > 128) fail(value, "'id' must be 1..128 characters");
+    } else if (key == "reason") {
+      rule.reason = read_string(value, key);
+    } else if (key == "source") {
+      rule.source = read_string(value, key);
+    } else if (key == "match") {
+      rule.match = read_match(value);
+    } else if (key == "force") {
+      rule.force_plugin = read_plugin_name(value, key);
+      has_action = true;
+    } else if (key == "prefer") {
+      require_map(value, "'prefer' (plugin: bonus)");
+      for (const auto& kv : value) {
+        rule.prefer[read_plugin_name(kv.first, key)] =
+            static_cast<int32_t>(read_int(kv.second, "prefer bonus", -100000, 100000));
+      }
+      has_action = true;
+    } else if (key == "deny") {
+      for (const auto& name : read_string_list(value, key)) {
+        if (!valid_plugin_name(name)) fail(value, "'" + name + "' is not a plugin name");
+        rule.deny_plugins.push_back(name);
+      }
+      has_action = true;
+    } else if (key == "deny_device") {
+      rule.deny_device = read_bool(value, key);
+      has_action = has_action || rule.deny_device;
+    } else if (key == "precision") {
+      rule.precision = read_precision(value);
+      has_action = true;
+    } else if (key == "settings") {
+      rule.settings = read_plugin_settings(value, key);
+      has_action = true;
+    }
+  });
+  if (rule.id.empty()) fail(node, "a rule needs an 'id'");
+  if (!has_action) {
+    fail(node, "rule '" + rule.id + "' does nothing: give it force, prefer, deny, deny_device, precision or settings");
+  }
+  if (rule.force_plugin) {
+    for (const auto& denied : rule.deny_plugins) {
+      if (denied == *rule.force_plugin) fail(node, "rule '" + rule.id + "' both forces and denies '" + denied + "'");
+    }
+  }
+  return rule;
+}
+
+void read_layer(const YAML::Node& root, const std::string& file, PolicyLayer* out) {
+  if (root.IsNull()) return;  // an empty file is a valid (empty) layer
+  require_map(root, "the policy file");
+  static const std::set<std::string> keys = {"version", "plugin_dir", "allow_insecure_plugin_dirs",
+                                             "log_level", "opencl_library", "cache_dir", "precision",
+                                             "plugins", "rules", "disable_rules"};
+  std::set<std::string> ids;
+  for_each_key(root, keys, "the policy file", [&](const std::string& key, const YAML::Node& value) {
+    if (key == "version") {
+      read_int(value, key, 1, 1);
+    } else if (key == "plugin_dir") {
+      out->plugin_dir = read_string(value, key);
+    } else if (key == "allow_insecure_plugin_dirs") {
+      out->allow_insecure_plugin_dirs = read_bool(value, key);
+    } else if (key == "log_level") {
+      const std::string level = read_string(value, key);
+      static const std::set<std::string> levels = {"trace", "debug", "info", "warn", "error", "critical", "off"};
+      if (!level.empty() && levels.count(level) == 0) fail(value, "'log_level' must be trace, debug, info, warn, error, critical or off");
+      out->log_level = level;
+    } else if (key == "opencl_library") {
+      out->opencl_library = read_string(value, key);
+    } else if (key == "cache_dir") {
+      out->cache_dir = read_string(value, key);
+    } else if (key == "precision") {
+      out->precision = read_precision(value);
+    } else if (key == "plugins") {
+      out->plugin_settings = read_plugin_settings(value, key);
+    } else if (key == "disable_rules") {
+      out->disable_rules = read_string_list(value, key);
+    } else if (key == "rules") {
+      if (!value.IsSequence()) fail(value, "'rules' must be a list");
+      for (const auto& item : value) {
+        PolicyRule rule = read_rule(item, file);
+        if (!ids.insert(rule.id).second) fail(item, "duplicate rule id '" + rule.id + "' in this file");
+        out->rules.push_back(std::move(rule));
+      }
+    }
+  });
+}
+
+}  // namespace
+
+bool valid_plugin_name(const std::string& name) {
+  if (name.empty() || name.size() > 64) return false;
+  for (char c : name) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-')) return false;
+  }
+  return true;
+}
+
+Status parse_policy_layer(const std::string& text, const std::string& file_name, PolicyLayer* out) {
+  CLPORT_RETURN_IF_ERROR(check_yaml_shape(text, file_name));
+  PolicyLayer layer;
+  try {
+    read_layer(YAML::Load(text), file_name, &layer);
+  } catch (const ConfigError& e) {
+    return Status(Stage::Config, file_name + ":" + std::to_string(e.mark.line + 1) + ":" +
+                                     std::to_string(e.mark.column + 1) + ": " + e.message);
+  } catch (const YAML::Exception& e) {
+    return Status(Stage::Config, file_name + ":" + std::to_string(e.mark.line + 1) + ":" +
+                                     std::to_string(e.mark.column + 1) + ": " + e.msg);
+  } catch (const std::exception& e) {
+    return Status(Stage::Config, file_name + ": " + e.what());
+  }
+  *out = std::move(layer);
+  return Status();
+}
+
+}  // namespace clport::policy_detail

@@ -1,0 +1,20 @@
+// SHA-256 (OpenSSL EVP) and the program cache key derivation.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace clport::programs {
+
+using Digest = std::array<unsigned char, 32>;
+
+Digest sha256(const void* data, size_t size);
+std::string to_hex(const Digest& digest);
+
+// Digest over the fields in order, each prefixed by its length so that no two different field
+// lists can hash the same byte stream.
+Digest sha256_fields(const std::vector<std::string>& fields);
+
+}  // namespace clport::programs

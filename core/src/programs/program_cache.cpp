@@ -1,0 +1,225 @@
+// Program cache orchestration: memo -> entry file -> source, with every bad entry deleted.
+#include "clport/program_cache.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "clport/log.h"
+#include "clport/version.h"
+#include "programs/cache_directory.h"
+#include "programs/cache_entry.h"
+#include "programs/cache_key.h"
+#include "programs/program_build.h"
+
+namespace clport {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::shared_ptr<spdlog::logger> cache_log() { return logger("programs"); }
+
+bool env_flag(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr && *value != '\0' && std::string(value) != "0";
+}
+
+}  // namespace
+
+std::string ProgramCache::default_directory() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg == '/') {
+    return std::string(xdg) + "/clport/programs";
+  }
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+    return std::string(home) + "/.cache/clport/programs";
+  }
+  return {};
+}
+
+ProgramCache::ProgramCache(const clport_cl_api& cl, cl_context context, cl_device_id device,
+                           ProgramCacheIdentity identity, ProgramCacheOptions options)
+    : cl_(cl), context_(context), device_(device), identity_(std::move(identity)),
+      options_(std::move(options)) {
+  debug_ = options_.debug || (options_.use_environment && env_flag("CLPORT_CACHE_DEBUG"));
+  choose_directory();
+}
+
+ProgramCache::~ProgramCache() {
+  for (auto& [key, program] : memo_) cl_.clReleaseProgram(program);
+}
+
+void ProgramCache::choose_directory() {
+  enabled_ = false;
+  if (!options_.enabled) return;
+  std::string dir = options_.directory;
+  if (dir.empty() && options_.use_environment) {
+    if (const char* env = std::getenv("CLPORT_CACHE_DIR"); env != nullptr && *env != '\0') {
+      if (std::string(env) == "off") {
+        cache_log()->info("program cache switched off by CLPORT_CACHE_DIR=off");
+        return;
+      }
+      dir = env;
+    }
+  }
+  if (dir.empty()) dir = default_directory();
+  if (dir.empty()) {
+    cache_log()->info("program cache off: no HOME or XDG_CACHE_HOME; set CLPORT_CACHE_DIR");
+    return;
+  }
+  Status ready = programs::prepare_cache_directory(dir);
+  if (!ready.ok()) {
+    // Never fatal: the run goes on, it only pays the full compile time.
+    cache_log()->warn("program cache disabled: {}; set CLPORT_CACHE_DIR to a writable directory",
+                      ready.message());
+    return;
+  }
+  directory_ = dir;
+  enabled_ = true;
+  if (debug_) trace("DIR", directory_);
+}
+
+ProgramCache::Digest ProgramCache::key_digest(const std::string& source,
+                                              const std::string& options) const {
+  return programs::sha256_fields({"clport program cache", std::to_string(kProgramCacheFormatVersion),
+                                  CLPORT_VERSION_STRING, identity_.device_name,
+                                  identity_.driver_version, identity_.platform_version, options,
+                                  source});
+}
+
+std::string ProgramCache::key(const std::string& source, const std::string& options) const {
+  return programs::to_hex(key_digest(source, options));
+}
+
+std::string ProgramCache::entry_path(const std::string& key_hex) const {
+  return directory_ + "/" + key_hex + ".clbin";
+}
+
+ProgramCacheCounters ProgramCache::counters() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return counters_;
+}
+
+void ProgramCache::trace(const char* event, const std::string& key_hex, const std::string& detail) {
+  if (!debug_) return;
+  auto log = logger("programs.cache");
+  // The trace was asked for explicitly: show it even when the global level is warn.
+  if (log->level() > spdlog::level::info) log->set_level(spdlog::level::info);
+  ProgramCacheCounters c = counters();
+  log->info("{} {}{}{} [hits={} misses={} saves={} rejected={} memo={}]", event, key_hex,
+            detail.empty() ? "" : ": ", detail, c.hits, c.misses, c.saves, c.rejected, c.memo_hits);
+}
+
+void ProgramCache::reject_entry(const std::string& path, const std::string& why) {
+  std::error_code ec;
+  fs::remove(path, ec);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++counters_.rejected;
+  }
+  cache_log()->info("deleted cache entry {}: {}", path, why);
+  trace("REJECT", fs::path(path).filename().string(), why);
+}
+
+Result<cl_program> ProgramCache::load_entry(const Digest& key, const std::string& options) {
+  const std::string path = entry_path(programs::to_hex(key));
+  std::vector<unsigned char> file;
+  switch (programs::read_whole_file(path, file)) {
+    case programs::ReadOutcome::Missing:
+      return Status(Stage::Io, "no entry");
+    case programs::ReadOutcome::Error:
+      reject_entry(path, "unreadable");
+      return Status(Stage::Io, "unreadable entry");
+    case programs::ReadOutcome::Read:
+      break;
+  }
+  auto binary = programs::decode_entry(file, key);
+  if (!binary.ok()) {
+    reject_entry(path, binary.status().message());
+    return binary.status();
+  }
+  auto program = programs::build_from_binary(cl_, context_, device_, binary.value(), options);
+  if (!program.ok()) {
+    // Driver updates (same version string, new compiler) and driver bugs land here.
+    reject_entry(path, "driver refused the binary: " + program.status().message());
+    return program.status();
+  }
+  return program;
+}
+
+void ProgramCache::save_entry(const Digest& key, cl_program program) {
+  const std::string key_hex = programs::to_hex(key);
+  std::vector<unsigned char> binary = programs::program_binary(cl_, program);
+  Status saved = binary.empty()
+                     ? Status(Stage::Device, "the driver returned no program binary")
+                     : programs::write_file_atomically(entry_path(key_hex),
+                                                       programs::encode_entry(key, binary));
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (saved.ok()) {
+      ++counters_.saves;
+    } else {
+      ++counters_.save_failures;
+    }
+  }
+  if (!saved.ok()) {
+    cache_log()->warn("program cache: could not save {}: {}", key_hex, saved.message());
+    trace("SAVE-FAILED", key_hex, saved.message());
+    return;
+  }
+  trace("SAVE", key_hex);
+}
+
+Result<cl_program> ProgramCache::build(const std::string& source, const std::string& options) {
+  const Digest key = key_digest(source, options);
+  const std::string key_hex = programs::to_hex(key);
+  if (options_.memoize) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto found = memo_.find(key_hex); found != memo_.end()) {
+      cl_.clRetainProgram(found->second);
+      ++counters_.memo_hits;
+      return found->second;
+    }
+  }
+
+  cl_program program = nullptr;
+  if (enabled_) {
+    auto loaded = load_entry(key, options);
+    if (loaded.ok()) {
+      program = loaded.value();
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        ++counters_.hits;
+      }
+      trace("HIT", key_hex);
+    }
+  }
+  if (program == nullptr) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++counters_.misses;
+    }
+    trace("MISS", key_hex);
+    auto built = programs::build_from_source(cl_, context_, device_, source, options);
+    if (!built.ok()) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++counters_.build_failures;
+      return built.status();
+    }
+    program = built.value();
+    if (enabled_) save_entry(key, program);
+  }
+
+  if (options_.memoize) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto [it, inserted] = memo_.emplace(key_hex, program);
+    if (!inserted) {
+      // Another thread built the same program meanwhile: keep one copy.
+      cl_.clReleaseProgram(program);
+      program = it->second;
+    }
+    cl_.clRetainProgram(program);  // the memo keeps one reference, the caller gets one
+  }
+  return program;
+}
+
+}  // namespace clport

@@ -1,0 +1,82 @@
+// Causal attention over a KV cache with grouped-query heads and an online (streaming) softmax.
+// Needs reduce.cl in front.
+//   q   [head_dim, n_head, n_tokens] F32, contiguous
+//   K,V [head_dim, n_kv_head, n_ctx] F32 or F16, byte strides kv_nb1 (head), kv_nb2 (position)
+//   out [head_dim, n_head, n_tokens] F32, contiguous
+// Query t sees keys 0 .. n_past + t; head h reads kv head h / (n_head / n_kv_head).
+// One work-group of ATT_WG per (head, token); global size (n_head * ATT_WG, n_tokens).
+// Keys are visited in chunks of ATT_WG (one key per work-item for the score), the running max
+// and sum are rescaled per chunk, so any n_ctx works with fixed local memory. Work-item l owns
+// output dims l, l + ATT_WG, ... (ATT_DPT of them): head_dim <= ATT_WG * ATT_DPT.
+
+#ifndef ATT_WG
+#define ATT_WG 64
+#endif
+#ifndef ATT_DPT
+#define ATT_DPT 4
+#endif
+
+#define CLPORT_KV_LOAD_F32(i, p) (p)[i]
+#define CLPORT_KV_LOAD4_F32(i, p) vload4(i, p)
+#define CLPORT_KV_LOAD_F16(i, p) vload_half(i, p)
+#define CLPORT_KV_LOAD4_F16(i, p) vload_half4(i, p)
+
+#define CLPORT_ATTENTION(NAME, KT, LOAD1, LOAD4)                                                \
+  kernel __attribute__((reqd_work_group_size(ATT_WG, 1, 1))) void NAME(                        \
+      const global uchar* q, ulong q_off, const global uchar* k, ulong k_off,                  \
+      const global uchar* v, ulong v_off, ulong kv_nb1, ulong kv_nb2, global uchar* out,       \
+      ulong out_off, int head_dim, int n_head, int n_kv_head, int n_past, float scale) {       \
+    local float qv[ATT_WG * ATT_DPT];                                                          \
+    local float p[ATT_WG];                                                                     \
+    local float scratch[ATT_WG];                                                               \
+    const int h = get_group_id(0), t = get_group_id(1), lid = get_local_id(0);                 \
+    const int kvh = h / (n_head / n_kv_head);                                                  \
+    const size_t qrow = ((size_t)t * n_head + h) * head_dim;                                   \
+    const global float* qg = CLPORT_AT(const global float*, q, q_off) + qrow;                 \
+    for (int d = lid; d < ATT_WG * ATT_DPT; d += ATT_WG) qv[d] = d < head_dim ? qg[d] : 0.0f;  \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                              \
+    const int n_keys = n_past + t + 1;                                                         \
+    const global uchar* kbase = k + k_off + (size_t)kvh * kv_nb1;                              \
+    const global uchar* vbase = v + v_off + (size_t)kvh * kv_nb1;                              \
+    float m = -INFINITY, l = 0.0f, acc[ATT_DPT];                                               \
+    for (int i = 0; i < ATT_DPT; ++i) acc[i] = 0.0f;                                           \
+    for (int j0 = 0; j0 < n_keys; j0 += ATT_WG) {                                              \
+      const int j = j0 + lid;                                                                  \
+      float s = -INFINITY;                                                                     \
+      if (j < n_keys) {                                                                        \
+        const global KT* kr = (const global KT*)(kbase + (size_t)j * kv_nb2);                  \
+        float dotv = 0.0f;                                                                     \
+        int d = 0;                                                                             \
+        for (; d + 4 <= head_dim; d += 4) dotv += dot(LOAD4(d / 4, kr), vload4(d / 4, qv));    \
+        for (; d < head_dim; ++d) dotv += LOAD1(d, kr) * qv[d];                                \
+        s = dotv * scale;                                                                      \
+      }                                                                                        \
+      const float m_new = fmax(m, wg_reduce_max(s, scratch, ATT_WG));                          \
+      const float pj = j < n_keys ? exp(s - m_new) : 0.0f;                                     \
+      p[lid] = pj;                                                                             \
+      const float chunk_sum = wg_reduce_sum(pj, scratch, ATT_WG); /* its barrier publishes p */ \
+      const float corr = exp(m - m_new);                                                       \
+      l = l * corr + chunk_sum;                                                                \
+      const int nj = min(ATT_WG, n_keys - j0);                                                 \
+      for (int i = 0; i < ATT_DPT; ++i) {                                                      \
+        const int d = lid + i * ATT_WG;                                                        \
+        if (d < head_dim) {                                                                    \
+          float a = acc[i] * corr;                                                             \
+          for (int jj = 0; jj < nj; ++jj)                                                      \
+            a = fma(p[jj], LOAD1(d, (const global KT*)(vbase + (size_t)(j0 + jj) * kv_nb2)), a); \
+          acc[i] = a;                                                                          \
+        }                                                                                      \
+      }                                                                                        \
+      m = m_new;                                                                               \
+      barrier(CLK_LOCAL_MEM_FENCE); /* p is rewritten by the next chunk */                     \
+    }                                                                                          \
+    global float* og = CLPORT_AT(global float*, out, out_off) + qrow;                          \
+    const float inv_l = 1.0f / l;                                                              \
+    for (int i = 0; i < ATT_DPT; ++i) {                                                        \
+      const int d = lid + i * ATT_WG;                                                          \
+      if (d < head_dim) og[d] = acc[i] * inv_l;                                                \
+    }                                                                                          \
+  }
+
+CLPORT_ATTENTION(attention_f32, float, CLPORT_KV_LOAD_F32, CLPORT_KV_LOAD4_F32)
+CLPORT_ATTENTION(attention_f16, half, CLPORT_KV_LOAD_F16, CLPORT_KV_LOAD4_F16)

@@ -1,0 +1,164 @@
+// GGUF block formats, decoded in portable OpenCL C 1.2.
+//
+// Blocks are read as bytes (and halves through vload_half, which needs only 2-byte alignment
+// and no cl_khr_fp16), so nothing depends on how a compiler would lay out a struct. Every block
+// size is even, so a half at an even offset inside a block is 2-byte aligned whenever the row
+// starts at an even byte offset (the host checks tensor offsets).
+//
+// The common interface, for every quantized type T:
+//   dq32_T(row, s, &lo, &hi)   decodes the s-th run of 32 consecutive elements of a row
+//                              (lo = elements 32s .. 32s+15, hi = 32s+16 .. 32s+31);
+//   dot32_T(row, s, x)         dot product of that run with x[0..31].
+// Legacy formats hold 32 elements per block (s = block); K-quants hold 256 (8 runs per block).
+//
+// Layouts (little-endian, packed):
+//   Q4_0 18 B: f16 d, u8 qs[16]              x = (nibble - 8) * d
+//   Q4_1 20 B: f16 d, f16 m, u8 qs[16]       x = nibble * d + m
+//   Q5_0 22 B: f16 d, u32 qh, u8 qs[16]      x = (nibble | bit << 4) - 16) * d
+//   Q5_1 24 B: f16 d, f16 m, u32 qh, qs[16]  x = (nibble | bit << 4) * d + m
+//   Q8_0 34 B: f16 d, i8 qs[32]              x = q * d
+//   Q4_K 144 B: f16 d, f16 dmin, u8 scales[12] (6-bit scale/min pairs), u8 qs[128]
+//   Q5_K 176 B: f16 d, f16 dmin, u8 scales[12], u8 qh[32], u8 qs[128]
+//   Q6_K 210 B: u8 ql[128], u8 qh[64], i8 scales[16], f16 d
+// In a legacy block, element j < 16 is the low nibble of qs[j], element j + 16 the high nibble.
+
+#define QK_LEGACY 32
+#define QK_K 256
+
+inline float ld_f16(const global uchar* p) { return vload_half(0, (const global half*)p); }
+
+inline uint ld_u32(const global uchar* p) {
+  return (uint)p[0] | ((uint)p[1] << 8) | ((uint)p[2] << 16) | ((uint)p[3] << 24);
+}
+
+inline float hsum16(float16 v) {
+  float8 a = v.lo + v.hi;
+  float4 b = a.lo + a.hi;
+  float2 c = b.lo + b.hi;
+  return c.x + c.y;
+}
+
+// The 5th bit of element j (lo) / j + 16 (hi) of a Q5 block, as 0 or 16.
+inline int16 q5_high_bits(uint qh, uint first) {
+  const uint16 shift = (uint16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) + first;
+  return convert_int16(((uint16)(qh) >> shift) & 1u) << 4;
+}
+
+inline void dq32_q4_0(const global uchar* row, uint s, float16* lo, float16* hi) {
+  const global uchar* b = row + (size_t)s * 18;
+  const float d = ld_f16(b);
+  const int16 q = convert_int16(vload16(0, b + 2));
+  *lo = convert_float16((q & 15) - 8) * d;
+  *hi = convert_float16((q >> 4) - 8) * d;
+}
+
+inline void dq32_q4_1(const global uchar* row, uint s, float16* lo, float16* hi) {
+  const global uchar* b = row + (size_t)s * 20;
+  const float d = ld_f16(b), m = ld_f16(b + 2);
+  const int16 q = convert_int16(vload16(0, b + 4));
+  *lo = convert_float16(q & 15) * d + m;
+  *hi = convert_float16(q >> 4) * d + m;
+}
+
+inline void dq32_q5_0(const global uchar* row, uint s, float16* lo, float16* hi) {
+  const global uchar* b = row + (size_t)s * 22;
+  const float d = ld_f16(b);
+  const uint qh = ld_u32(b + 2);
+  const int16 q = convert_int16(vload16(0, b + 6));
+  *lo = convert_float16(((q & 15) | q5_high_bits(qh, 0)) - 16) * d;
+  *hi = convert_float16(((q >> 4) | q5_high_bits(qh, 16)) - 16) * d;
+}
+
+inline void dq32_q5_1(const global uchar* row, uint s, float16* lo, float16* hi) {
+  const global uchar* b = row + (size_t)s * 24;
+  const float d = ld_f16(b), m = ld_f16(b + 2);
+  const uint qh = ld_u32(b + 4);
+  const int16 q = convert_int16(vload16(0, b + 8));
+  *lo = convert_float16((q & 15) | q5_high_bits(qh, 0)) * d + m;
+  *hi = convert_float16((q >> 4) | q5_high_bits(qh, 16)) * d + m;
+}
+
+inline void dq32_q8_0(const global uchar* row, uint s, float16* lo, float16* hi) {
+  const global uchar* b = row + (size_t)s * 34;
+  const float d = ld_f16(b);
+  const global char* qs = (const global char*)(b + 2);
+  *lo = convert_float16(vload16(0, qs)) * d;
+  *hi = convert_float16(vload16(1, qs)) * d;
+}
+
+// 6-bit scale and min j (0..7) of a Q4_K / Q5_K block, packed in 12 bytes.
+inline float2 k_scale_min(const global uchar* sc, uint j) {
+  uint a, m;
+  if (j < 4) {
+    a = sc[j] & 63;
+    m = sc[j + 4] & 63;
+  } else {
+    a = (sc[j + 4] & 15) | ((sc[j - 4] >> 6) << 4);
+    m = (sc[j + 4] >> 4) | ((sc[j] >> 6) << 4);
+  }
+  return (float2)((float)a, (float)m);
+}
+
+// Run j (0..7) of a Q4_K block: bytes qs[32 * (j / 2) ..], low nibbles for even j, high for odd.
+inline void dq32_q4_k(const global uchar* row, uint s, float16* lo, float16* hi) {
+  const global uchar* b = row + (size_t)(s / 8) * 144;
+  const uint j = s % 8;
+  const float2 sm = k_scale_min(b + 4, j);
+  const float d = ld_f16(b) * sm.x, m = ld_f16(b + 2) * sm.y;
+  const global uchar* qs = b + 16 + 32 * (j / 2);
+  const uint shift = (j & 1) * 4;
+  *lo = convert_float16((convert_int16(vload16(0, qs)) >> shift) & 15) * d - m;
+  *hi = convert_float16((convert_int16(vload16(1, qs)) >> shift) & 15) * d - m;
+}
+
+// Q5_K: as Q4_K plus bit j of qh[l] as the 5th bit of element l of run j.
+inline void dq32_q5_k(const global uchar* row, uint s, float16* lo, float16* hi) {
+  const global uchar* b = row + (size_t)(s / 8) * 176;
+  const uint j = s % 8;
+  const float2 sm = k_scale_min(b + 4, j);
+  const float d = ld_f16(b) * sm.x, m = ld_f16(b + 2) * sm.y;
+  const global uchar* qh = b + 16;
+  const global uchar* qs = b + 48 + 32 * (j / 2);
+  const uint shift = (j & 1) * 4;
+  const int16 h0 = ((convert_int16(vload16(0, qh)) >> j) & 1) << 4;
+  const int16 h1 = ((convert_int16(vload16(1, qh)) >> j) & 1) << 4;
+  *lo = convert_float16(((convert_int16(vload16(0, qs)) >> shift) & 15) | h0) * d - m;
+  *hi = convert_float16(((convert_int16(vload16(1, qs)) >> shift) & 15) | h1) * d - m;
+}
+
+// Q6_K run j (0..7): half n = j / 4 (128 elements), group g = j % 4 inside it. Low 4 bits come
+// from ql[64n + 32(g & 1) + l] (low nibble for g < 2, high for g >= 2), the top 2 bits from
+// qh[32n + l] >> 2g; elements l < 16 use scale 8n + 2g, l >= 16 scale 8n + 2g + 1.
+inline void dq32_q6_k(const global uchar* row, uint s, float16* lo, float16* hi) {
+  const global uchar* b = row + (size_t)(s / 8) * 210;
+  const uint j = s % 8, n = j / 4, g = j % 4;
+  const float d = ld_f16(b + 208);
+  const global char* sc = (const global char*)(b + 192) + 8 * n + 2 * g;
+  const global uchar* ql = b + 64 * n + 32 * (g & 1);
+  const global uchar* qh = b + 128 + 32 * n;
+  const uint lshift = (g >> 1) * 4, hshift = 2 * g;
+  const int16 q0 = (((convert_int16(vload16(0, ql)) >> lshift) & 15) |
+                    (((convert_int16(vload16(0, qh)) >> hshift) & 3) << 4)) - 32;
+  const int16 q1 = (((convert_int16(vload16(1, ql)) >> lshift) & 15) |
+                    (((convert_int16(vload16(1, qh)) >> hshift) & 3) << 4)) - 32;
+  *lo = convert_float16(q0) * (d * (float)sc[0]);
+  *hi = convert_float16(q1) * (d * (float)sc[1]);
+}
+
+#define CLPORT_DEFINE_DOT32(T)                                                              \
+  inline float dot32_##T(const global uchar* row, uint s, const global float* x) {         \
+    float16 lo, hi;                                                                         \
+    dq32_##T(row, s, &lo, &hi);                                                             \
+    return hsum16(lo * vload16(0, x) + hi * vload16(1, x));                                 \
+  }
+CLPORT_DEFINE_DOT32(q4_0)
+CLPORT_DEFINE_DOT32(q4_1)
+CLPORT_DEFINE_DOT32(q5_0)
+CLPORT_DEFINE_DOT32(q5_1)
+CLPORT_DEFINE_DOT32(q8_0)
+CLPORT_DEFINE_DOT32(q4_k)
+CLPORT_DEFINE_DOT32(q5_k)
+CLPORT_DEFINE_DOT32(q6_k)
+
+// Applies M(T) to every quantized type (to stamp out one kernel per type).
+#define CLPORT_FOR_EACH_QUANT(M) M(q4_0) M(q4_1) M(q5_0) M(q5_1) M(q8_0) M(q4_k) M(q5_k) M(q6_k)

@@ -1,0 +1,33 @@
+// Exact operand checks for the shared kernels: which (op, dtype, shape, params) they implement.
+// Used by supports_op (answer only) and enqueue (reason in the error).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "clport/plugin_abi.h"
+#include "clport_common/tuning.hpp"
+
+namespace clport::plugin_common {
+
+struct DTypeInfo {
+  int32_t id;
+  const char* name;
+  int64_t block_size;   // elements per block
+  int64_t block_bytes;  // bytes per block (element size for plain types)
+};
+
+// NULL for an id the shared kernels do not know.
+const DTypeInfo* dtype_info(int32_t id);
+// F32, F16 and every GGUF block format: the dtypes usable as weights.
+bool is_weight_dtype(int32_t id);
+int64_t element_count(const clport_tensor& t);
+// Plain (F32/F16/I32) tensor whose nb[] are the dense strides of ne[].
+bool is_contiguous(const clport_tensor& t);
+// Byte alignment a tensor's buffer offset needs for the kernels.
+uint64_t offset_alignment(int32_t dtype);
+
+// "" when the shared kernels implement `op` with tuning `t`, else why not.
+std::string check_op(const clport_op& op, const Tuning& t);
+
+}  // namespace clport::plugin_common

@@ -1,0 +1,37 @@
+// Tunables of the shared kernels. Each becomes a -D build option of the program that uses it,
+// so a vendor plugin (or a tuner) changes them without touching OpenCL C.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace clport::plugin_common {
+
+struct Tuning {
+  uint32_t elt_wg = 64;      // element-wise ops, get_rows, rope, copy (ELT_WG)
+  uint32_t gemv_wg = 64;     // GEMV work-group (power of two, >= gemv_rows)
+  uint32_t gemv_rows = 4;    // output rows per GEMV work-group
+  int64_t gemv_max_m = 4;    // mul_mat with M <= this takes the GEMV path
+  uint32_t gemm_tn = 32;     // GEMM tile along N (weight rows)
+  uint32_t gemm_tm = 32;     // GEMM tile along M (activation rows)
+  uint32_t gemm_rn = 4;      // per-work-item micro-tile along N
+  uint32_t gemm_rm = 4;      // per-work-item micro-tile along M
+  uint32_t norm_wg = 64;     // RMSNorm work-group (power of two)
+  uint32_t softmax_wg = 64;  // softmax work-group (power of two)
+  uint32_t att_wg = 64;      // attention work-group (power of two)
+  uint32_t att_dpt = 4;      // output dims per attention work-item: head_dim <= att_wg * att_dpt
+  std::string extra_options; // appended to every program's build options
+
+  // Empty when the values are consistent for a device with this max work-group size, else what
+  // is wrong.
+  std::string validate(uint32_t max_work_group_size) const;
+
+  // Applies "key: value" lines (flat YAML, keys as the field names above; unknown keys and
+  // comments ignored) on top of the current values. Returns what could not be parsed ("" = ok).
+  std::string apply_overrides(const std::string& yaml_text);
+};
+
+// Defaults scaled down for a device whose max work-group size is small.
+Tuning default_tuning(uint32_t max_work_group_size);
+
+}  // namespace clport::plugin_common

@@ -1,0 +1,222 @@
+#include "clport_common/op_checks.hpp"
+
+#include <limits>
+
+namespace clport::plugin_common {
+namespace {
+
+constexpr DTypeInfo kTypes[] = {
+    {CLPORT_DTYPE_F32, "f32", 1, 4},      {CLPORT_DTYPE_F16, "f16", 1, 2},
+    {CLPORT_DTYPE_Q4_0, "q4_0", 32, 18},  {CLPORT_DTYPE_Q4_1, "q4_1", 32, 20},
+    {CLPORT_DTYPE_Q5_0, "q5_0", 32, 22},  {CLPORT_DTYPE_Q5_1, "q5_1", 32, 24},
+    {CLPORT_DTYPE_Q8_0, "q8_0", 32, 34},  {CLPORT_DTYPE_Q4_K, "q4_K", 256, 144},
+    {CLPORT_DTYPE_Q5_K, "q5_K", 256, 176}, {CLPORT_DTYPE_Q6_K, "q6_K", 256, 210},
+    {CLPORT_DTYPE_I32, "i32", 1, 4},
+};
+
+constexpr int64_t kMaxIndex = std::numeric_limits<int32_t>::max();  // kernels index with int
+constexpr int64_t kMaxCount = std::numeric_limits<uint32_t>::max();  // and count with uint
+
+bool same_shape(const clport_tensor& a, const clport_tensor& b) {
+  for (int i = 0; i < 4; ++i)
+    if (a.ne[i] != b.ne[i]) return false;
+  return true;
+}
+
+bool dims_ok(const clport_tensor& t) {
+  for (int i = 0; i < 4; ++i)
+    if (t.ne[i] < 1 || t.ne[i] > kMaxIndex) return false;
+  return element_count(t) <= kMaxCount;
+}
+
+// Contiguous F32 tensor with sane dims.
+std::string need_f32(const clport_tensor* t, const char* what) {
+  if (t == nullptr) return std::string(what) + " is missing";
+  if (t->dtype != CLPORT_DTYPE_F32) return std::string(what) + " must be F32";
+  if (!dims_ok(*t)) return std::string(what) + " has an empty or too large shape";
+  if (!is_contiguous(*t)) return std::string(what) + " must be contiguous";
+  return "";
+}
+
+// A weight [K, N] with rows of whole blocks, each row at nb[1].
+std::string need_weight(const clport_tensor* w) {
+  if (w == nullptr) return "weight is missing";
+  const DTypeInfo* info = dtype_info(w->dtype);
+  if (info == nullptr || !is_weight_dtype(w->dtype)) return "weight dtype not supported";
+  if (!dims_ok(*w) || w->ne[2] != 1 || w->ne[3] != 1) return "weight must be 2-D";
+  if (w->ne[0] % info->block_size != 0) return "weight row is not a whole number of blocks";
+  const int64_t row_bytes = w->ne[0] / info->block_size * info->block_bytes;
+  if (info->block_size == 1 && w->nb[0] != info->block_bytes) return "weight elements not packed";
+  if (w->nb[1] < row_bytes || w->nb[1] % offset_alignment(w->dtype) != 0)
+    return "weight row stride too small or misaligned";
+  if (w->layout != nullptr) return "weight carries a plugin layout these kernels do not read";
+  return "";
+}
+
+std::string check_get_rows(const clport_op& op) {
+  if (op.n_src != 2) return "get_rows takes 2 sources";
+  if (auto e = need_weight(op.src[0]); !e.empty()) return e;
+  const clport_tensor* idx = op.src[1];
+  if (idx == nullptr || idx->dtype != CLPORT_DTYPE_I32 || !dims_ok(*idx) || !is_contiguous(*idx) ||
+      idx->ne[1] * idx->ne[2] * idx->ne[3] != 1)
+    return "indices must be a contiguous 1-D I32 tensor";
+  if (auto e = need_f32(op.dst, "dst"); !e.empty()) return e;
+  if (op.dst->ne[0] != op.src[0]->ne[0] || op.dst->ne[1] != idx->ne[0] || op.dst->ne[2] != 1 ||
+      op.dst->ne[3] != 1)
+    return "dst must be [D, n]";
+  return "";
+}
+
+std::string check_rms_norm(const clport_op& op) {
+  if (op.n_src != 1 && op.n_src != 2) return "rms_norm takes 1 or 2 sources";
+  if (auto e = need_f32(op.src[0], "src0"); !e.empty()) return e;
+  if (op.n_src == 2) {
+    if (auto e = need_f32(op.src[1], "weight"); !e.empty()) return e;
+    if (element_count(*op.src[1]) != op.src[0]->ne[0]) return "weight must have ne[0] elements";
+  }
+  if (auto e = need_f32(op.dst, "dst"); !e.empty()) return e;
+  if (!same_shape(*op.src[0], *op.dst)) return "dst shape differs from src0";
+  if (!(op.fparams[0] >= 0.0f)) return "eps must be >= 0";
+  return "";
+}
+
+std::string check_mul_mat(const clport_op& op) {
+  if (op.n_src != 2) return "mul_mat takes 2 sources";
+  if (auto e = need_weight(op.src[0]); !e.empty()) return e;
+  if (auto e = need_f32(op.src[1], "activations"); !e.empty()) return e;
+  if (auto e = need_f32(op.dst, "dst"); !e.empty()) return e;
+  const clport_tensor &w = *op.src[0], &x = *op.src[1], &d = *op.dst;
+  if (x.ne[0] != w.ne[0] || x.ne[2] != 1 || x.ne[3] != 1) return "activations must be [K, M]";
+  if (d.ne[0] != w.ne[1] || d.ne[1] != x.ne[1] || d.ne[2] != 1 || d.ne[3] != 1)
+    return "dst must be [N, M]";
+  return "";
+}
+
+std::string check_rope(const clport_op& op) {
+  if (op.n_src != 1) return "rope takes 1 source";
+  if (auto e = need_f32(op.src[0], "src0"); !e.empty()) return e;
+  if (auto e = need_f32(op.dst, "dst"); !e.empty()) return e;
+  const clport_tensor& x = *op.src[0];
+  if (!same_shape(x, *op.dst) || x.ne[3] != 1) return "rope needs [head_dim, n_head, n_tokens]";
+  const int32_t mode = op.iparams[0], n_rot = op.iparams[2];
+  if (mode != 0 && mode != 2) return "rope mode must be 0 (normal) or 2 (neox)";
+  if (x.ne[0] % 2 != 0 || n_rot <= 0 || n_rot % 2 != 0 || n_rot > x.ne[0])
+    return "rope needs an even head_dim and an even n_rot <= head_dim";
+  if (op.iparams[1] < 0 || static_cast<int64_t>(op.iparams[1]) + x.ne[2] > kMaxIndex)
+    return "rope position offset out of range";
+  if (!(op.fparams[0] > 0.0f) || !(op.fparams[1] > 0.0f))
+    return "rope freq_base and freq_scale must be > 0";
+  return "";
+}
+
+std::string check_attention(const clport_op& op, const Tuning& t) {
+  if (op.n_src != 3) return "attention takes q, K and V";
+  if (auto e = need_f32(op.src[0], "q"); !e.empty()) return e;
+  if (auto e = need_f32(op.dst, "dst"); !e.empty()) return e;
+  const clport_tensor &q = *op.src[0], *k = op.src[1], *v = op.src[2];
+  if (k == nullptr || v == nullptr) return "K or V missing";
+  if (k->dtype != v->dtype || (k->dtype != CLPORT_DTYPE_F32 && k->dtype != CLPORT_DTYPE_F16))
+    return "K and V must both be F16 or both F32";
+  if (!dims_ok(*k) || !same_shape(*k, *v) || k->ne[3] != 1) return "K and V shapes differ";
+  const int64_t es = dtype_info(k->dtype)->block_bytes;
+  for (int i = 0; i < 3; ++i)
+    if (k->nb[i] != v->nb[i] || k->nb[i] % es != 0) return "K and V strides differ or misalign";
+  if (k->nb[0] != es) return "K/V head_dim must be packed";
+  if (!same_shape(q, *op.dst) || q.ne[3] != 1) return "dst must have q's shape";
+  const int64_t hd = q.ne[0], n_head = q.ne[1], n_tokens = q.ne[2];
+  if (k->ne[0] != hd) return "K head_dim differs from q";
+  if (n_head % k->ne[1] != 0) return "n_head must be a multiple of n_kv_head";
+  if (hd > static_cast<int64_t>(t.att_wg) * t.att_dpt) return "head_dim too large for att tuning";
+  const int64_t n_past = op.iparams[0];
+  if (n_past < 0 || n_past + n_tokens > k->ne[2]) return "n_past + n_tokens exceeds the cache";
+  return "";
+}
+
+std::string check_unary(const clport_op& op) {
+  if (op.n_src != 1) return "takes 1 source";
+  if (auto e = need_f32(op.src[0], "src0"); !e.empty()) return e;
+  if (auto e = need_f32(op.dst, "dst"); !e.empty()) return e;
+  if (!same_shape(*op.src[0], *op.dst)) return "dst shape differs from src0";
+  return "";
+}
+
+std::string check_binary(const clport_op& op, bool broadcast) {
+  if (op.n_src != 2) return "takes 2 sources";
+  if (auto e = need_f32(op.src[0], "src0"); !e.empty()) return e;
+  if (auto e = need_f32(op.src[1], "src1"); !e.empty()) return e;
+  if (auto e = need_f32(op.dst, "dst"); !e.empty()) return e;
+  if (!same_shape(*op.src[0], *op.dst)) return "dst shape differs from src0";
+  for (int i = 0; i < 4; ++i) {
+    const int64_t a = op.src[0]->ne[i], b = op.src[1]->ne[i];
+    if (broadcast ? (a % b != 0) : (a != b)) return "src1 shape does not broadcast to src0";
+  }
+  return "";
+}
+
+std::string check_copy(const clport_op& op) {
+  if (op.n_src != 1) return "copy takes 1 source";
+  for (const clport_tensor* t : {op.src[0], op.dst}) {
+    if (t == nullptr) return "copy operand missing";
+    if (t->dtype != CLPORT_DTYPE_F32 && t->dtype != CLPORT_DTYPE_F16)
+      return "copy converts only between F32 and F16";
+    if (!dims_ok(*t)) return "copy operand has an empty or too large shape";
+    const int64_t es = dtype_info(t->dtype)->block_bytes;
+    for (int i = 0; i < 4; ++i)
+      if (t->nb[i] <= 0 || t->nb[i] % es != 0) return "copy strides must be positive multiples of the element size";
+  }
+  if (element_count(*op.src[0]) != element_count(*op.dst)) return "copy element counts differ";
+  return "";
+}
+
+}  // namespace
+
+const DTypeInfo* dtype_info(int32_t id) {
+  for (const DTypeInfo& t : kTypes)
+    if (t.id == id) return &t;
+  return nullptr;
+}
+
+bool is_weight_dtype(int32_t id) { return id != CLPORT_DTYPE_I32 && dtype_info(id) != nullptr; }
+
+int64_t element_count(const clport_tensor& t) { return t.ne[0] * t.ne[1] * t.ne[2] * t.ne[3]; }
+
+bool is_contiguous(const clport_tensor& t) {
+  const DTypeInfo* info = dtype_info(t.dtype);
+  if (info == nullptr || info->block_size != 1) return false;
+  int64_t stride = info->block_bytes;
+  for (int i = 0; i < 4; ++i) {
+    if (t.ne[i] > 1 && t.nb[i] != stride) return false;
+    stride *= t.ne[i];
+  }
+  return true;
+}
+
+uint64_t offset_alignment(int32_t dtype) {
+  const DTypeInfo* info = dtype_info(dtype);
+  if (info == nullptr) return 1;
+  return info->block_size == 1 ? static_cast<uint64_t>(info->block_bytes) : 2;  // halves in blocks
+}
+
+std::string check_op(const clport_op& op, const Tuning& t) {
+  if (op.struct_size < sizeof(clport_op)) return "clport_op from an older ABI";
+  if (op.dst == nullptr || op.n_src < 1 || op.n_src > 4) return "bad operand count";
+  for (int i = 0; i < op.n_src; ++i)
+    if (op.src[i] == nullptr) return "source missing";
+  switch (op.kind) {
+    case CLPORT_OP_GET_ROWS: return check_get_rows(op);
+    case CLPORT_OP_RMS_NORM: return check_rms_norm(op);
+    case CLPORT_OP_MUL_MAT: return check_mul_mat(op);
+    case CLPORT_OP_ROPE: return check_rope(op);
+    case CLPORT_OP_ATTENTION: return check_attention(op, t);
+    case CLPORT_OP_SOFTMAX:
+    case CLPORT_OP_SILU:
+    case CLPORT_OP_SCALE: return check_unary(op);
+    case CLPORT_OP_SWIGLU: return check_binary(op, false);
+    case CLPORT_OP_ADD:
+    case CLPORT_OP_MUL: return check_binary(op, true);
+    case CLPORT_OP_COPY: return check_copy(op);
+    default: return "unknown op kind";
+  }
+}
+
+}  // namespace clport::plugin_common

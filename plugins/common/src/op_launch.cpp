@@ -1,0 +1,153 @@
+// Per-op kernel arguments and NDRange choice for the shared kernels (see kernels/*.cl for the
+// matching signatures). Operands were checked by check_op before any of these run.
+#include <string>
+
+#include "clport_common/op_checks.hpp"
+#include "clport_common/op_runner.hpp"
+
+namespace clport::plugin_common {
+namespace {
+
+using sdk::round_up;
+using sdk::set_args;
+
+std::string type_suffix(int32_t dtype) {
+  std::string s = dtype_info(dtype)->name;
+  for (char& c : s) c = static_cast<char>(c == 'K' ? 'k' : c);
+  return s;
+}
+
+cl_int i32(int64_t v) { return static_cast<cl_int>(v); }
+cl_uint u32(int64_t v) { return static_cast<cl_uint>(v); }
+cl_ulong u64(uint64_t v) { return static_cast<cl_ulong>(v); }
+cl_int4 ne4(const clport_tensor& t) { return cl_int4{{i32(t.ne[0]), i32(t.ne[1]), i32(t.ne[2]), i32(t.ne[3])}}; }
+cl_ulong4 nb4(const clport_tensor& t) {
+  return cl_ulong4{{u64(t.nb[0]), u64(t.nb[1]), u64(t.nb[2]), u64(t.nb[3])}};
+}
+
+}  // namespace
+
+void OpRunner::get_rows(const clport_op& op) {
+  const clport_tensor &w = *op.src[0], &idx = *op.src[1], &d = *op.dst;
+  const sdk::Kernel& k = kernel(ProgramId::GetRows, "get_rows_" + type_suffix(w.dtype));
+  set_args(h_.cl(), k, w.buffer, u64(w.offset), u64(w.nb[1]), idx.buffer, u64(idx.offset),
+           d.buffer, u64(d.offset), i32(w.ne[0]), i32(w.ne[1]));
+  const int64_t items = dtype_info(w.dtype)->block_size == 1 ? w.ne[0] : w.ne[0] / 32;
+  const size_t global[2] = {round_up(items, tuning_.elt_wg), static_cast<size_t>(idx.ne[0])};
+  const size_t local[2] = {tuning_.elt_wg, 1};
+  run(k, 2, global, local);
+}
+
+void OpRunner::rms_norm(const clport_op& op) {
+  const clport_tensor &x = *op.src[0], &d = *op.dst;
+  const clport_tensor* g = op.n_src == 2 ? op.src[1] : nullptr;
+  const sdk::Kernel& k = kernel(ProgramId::Norm, "rms_norm_f32");
+  set_args(h_.cl(), k, x.buffer, u64(x.offset), g ? g->buffer : x.buffer, u64(g ? g->offset : 0),
+           cl_int(g ? 1 : 0), d.buffer, u64(d.offset), i32(x.ne[0]), op.fparams[0]);
+  const size_t rows = static_cast<size_t>(element_count(x) / x.ne[0]);
+  const size_t global[2] = {tuning_.norm_wg, rows}, local[2] = {tuning_.norm_wg, 1};
+  run(k, 2, global, local);
+}
+
+void OpRunner::mul_mat(const clport_op& op) {
+  const clport_tensor &w = *op.src[0], &x = *op.src[1], &d = *op.dst;
+  const int64_t K = w.ne[0], N = w.ne[1], M = x.ne[1];
+  const std::string t = type_suffix(w.dtype);
+  if (M <= tuning_.gemv_max_m) {
+    const sdk::Kernel& k = kernel(ProgramId::Gemv, "mul_mat_gemv_" + t);
+    set_args(h_.cl(), k, w.buffer, u64(w.offset), u64(w.nb[1]), x.buffer, u64(x.offset), d.buffer,
+             u64(d.offset), i32(K), i32(N));
+    const size_t groups = static_cast<size_t>((N + tuning_.gemv_rows - 1) / tuning_.gemv_rows);
+    const size_t global[2] = {groups * tuning_.gemv_wg, static_cast<size_t>(M)};
+    const size_t local[2] = {tuning_.gemv_wg, 1};
+    return run(k, 2, global, local);
+  }
+  const sdk::Kernel& k = kernel(ProgramId::Gemm, "mul_mat_gemm_" + t);
+  set_args(h_.cl(), k, w.buffer, u64(w.offset), u64(w.nb[1]), x.buffer, u64(x.offset), d.buffer,
+           u64(d.offset), i32(K), i32(N), i32(M));
+  const size_t wgx = tuning_.gemm_tn / tuning_.gemm_rn, wgy = tuning_.gemm_tm / tuning_.gemm_rm;
+  const size_t global[2] = {static_cast<size_t>((N + tuning_.gemm_tn - 1) / tuning_.gemm_tn) * wgx,
+                            static_cast<size_t>((M + tuning_.gemm_tm - 1) / tuning_.gemm_tm) * wgy};
+  const size_t local[2] = {wgx, wgy};
+  run(k, 2, global, local);
+}
+
+void OpRunner::rope(const clport_op& op) {
+  const clport_tensor &x = *op.src[0], &d = *op.dst;
+  const sdk::Kernel& k = kernel(ProgramId::Rope, "rope_f32");
+  set_args(h_.cl(), k, x.buffer, u64(x.offset), d.buffer, u64(d.offset), i32(x.ne[0]),
+           i32(x.ne[1]), i32(x.ne[2]), cl_int(op.iparams[1]), cl_int(op.iparams[2]),
+           cl_int(op.iparams[0] == 2 ? 1 : 0), op.fparams[0],
+           op.fparams[1]);
+  const size_t global = round_up(static_cast<size_t>(element_count(x) / 2), tuning_.elt_wg);
+  const size_t local = tuning_.elt_wg;
+  run(k, 1, &global, &local);
+}
+
+void OpRunner::attention(const clport_op& op) {
+  const clport_tensor &q = *op.src[0], &kc = *op.src[1], &vc = *op.src[2], &d = *op.dst;
+  const sdk::Kernel& k = kernel(ProgramId::Attention, kc.dtype == CLPORT_DTYPE_F16
+                                                          ? "attention_f16" : "attention_f32");
+  set_args(h_.cl(), k, q.buffer, u64(q.offset), kc.buffer, u64(kc.offset), vc.buffer,
+           u64(vc.offset), u64(kc.nb[1]), u64(kc.nb[2]), d.buffer, u64(d.offset), i32(q.ne[0]),
+           i32(q.ne[1]), i32(kc.ne[1]), cl_int(op.iparams[0]), op.fparams[0]);
+  const size_t global[2] = {static_cast<size_t>(q.ne[1]) * tuning_.att_wg,
+                            static_cast<size_t>(q.ne[2])};
+  const size_t local[2] = {tuning_.att_wg, 1};
+  run(k, 2, global, local);
+}
+
+void OpRunner::softmax(const clport_op& op) {
+  const clport_tensor &x = *op.src[0], &d = *op.dst;
+  const sdk::Kernel& k = kernel(ProgramId::Softmax, "softmax_f32");
+  set_args(h_.cl(), k, x.buffer, u64(x.offset), d.buffer, u64(d.offset), i32(x.ne[0]),
+           op.fparams[0]);
+  const size_t rows = static_cast<size_t>(element_count(x) / x.ne[0]);
+  const size_t global[2] = {tuning_.softmax_wg, rows}, local[2] = {tuning_.softmax_wg, 1};
+  run(k, 2, global, local);
+}
+
+void OpRunner::unary(const clport_op& op) {
+  const clport_tensor &x = *op.src[0], &d = *op.dst;
+  const cl_uint n = u32(element_count(x));
+  const bool scale = op.kind == CLPORT_OP_SCALE;
+  const sdk::Kernel& k = kernel(ProgramId::Elementwise, scale ? "scale_f32" : "silu_f32");
+  if (scale) {
+    set_args(h_.cl(), k, x.buffer, u64(x.offset), d.buffer, u64(d.offset), n, op.fparams[0]);
+  } else {
+    set_args(h_.cl(), k, x.buffer, u64(x.offset), d.buffer, u64(d.offset), n);
+  }
+  const size_t global = round_up(n, tuning_.elt_wg), local = tuning_.elt_wg;
+  run(k, 1, &global, &local);
+}
+
+void OpRunner::binary(const clport_op& op) {
+  const clport_tensor &a = *op.src[0], &b = *op.src[1], &d = *op.dst;
+  const cl_uint n = u32(element_count(a));
+  if (op.kind == CLPORT_OP_SWIGLU) {
+    const sdk::Kernel& k = kernel(ProgramId::Elementwise, "swiglu_f32");
+    set_args(h_.cl(), k, a.buffer, u64(a.offset), b.buffer, u64(b.offset), d.buffer,
+             u64(d.offset), n);
+    const size_t global = round_up(n, tuning_.elt_wg), local = tuning_.elt_wg;
+    return run(k, 1, &global, &local);
+  }
+  const sdk::Kernel& k =
+      kernel(ProgramId::Elementwise, op.kind == CLPORT_OP_ADD ? "add_f32" : "mul_f32");
+  set_args(h_.cl(), k, a.buffer, u64(a.offset), b.buffer, u64(b.offset), d.buffer, u64(d.offset),
+           n, ne4(a), ne4(b));
+  const size_t global = round_up(n, tuning_.elt_wg), local = tuning_.elt_wg;
+  run(k, 1, &global, &local);
+}
+
+void OpRunner::copy(const clport_op& op) {
+  const clport_tensor &s = *op.src[0], &d = *op.dst;
+  const cl_uint n = u32(element_count(s));
+  const std::string name = "copy_" + type_suffix(s.dtype) + "_" + type_suffix(d.dtype);
+  const sdk::Kernel& k = kernel(ProgramId::Copy, name);
+  set_args(h_.cl(), k, s.buffer, u64(s.offset), ne4(s), nb4(s), d.buffer, u64(d.offset), ne4(d),
+           nb4(d), n);
+  const size_t global = round_up(n, tuning_.elt_wg), local = tuning_.elt_wg;
+  run(k, 1, &global, &local);
+}
+
+}  // namespace clport::plugin_common

@@ -1,0 +1,97 @@
+// Program management and dispatch for the shared kernels; the per-op launches are in
+// op_launch.cpp.
+#include "clport_common/op_runner.hpp"
+
+#include <sstream>
+
+#include "clport_common/op_checks.hpp"
+
+namespace clport::plugin_common {
+
+OpRunner::OpRunner(const clport_host& host, const clport_device_desc& device, Tuning tuning)
+    : host_(host), h_(host), tuning_(std::move(tuning)) {
+  if (std::string e = tuning_.validate(device.max_work_group_size); !e.empty())
+    throw sdk::Failure("invalid kernel tuning for " + std::string(device.name ? device.name : "device") +
+                       ": " + e);
+}
+
+std::vector<const char*> OpRunner::program_files(ProgramId id) {
+  switch (id) {
+    case ProgramId::GetRows: return {"common.cl", "blocks.cl", "get_rows.cl"};
+    case ProgramId::Gemv: return {"common.cl", "blocks.cl", "mul_mat_gemv.cl"};
+    case ProgramId::Gemm: return {"common.cl", "blocks.cl", "mul_mat_gemm.cl"};
+    case ProgramId::Norm: return {"common.cl", "reduce.cl", "norm.cl"};
+    case ProgramId::Softmax: return {"common.cl", "reduce.cl", "softmax.cl"};
+    case ProgramId::Attention: return {"common.cl", "reduce.cl", "attention.cl"};
+    case ProgramId::Rope: return {"common.cl", "rope.cl"};
+    case ProgramId::Elementwise: return {"common.cl", "elementwise.cl"};
+    case ProgramId::Copy: return {"common.cl", "copy.cl"};
+    case ProgramId::Count_: break;
+  }
+  return {};
+}
+
+std::string OpRunner::program_options(ProgramId id) const {
+  const Tuning& t = tuning_;
+  std::ostringstream o;
+  o << "-cl-std=CL1.2";
+  switch (id) {
+    case ProgramId::Gemv: o << " -DGEMV_WG=" << t.gemv_wg << " -DGEMV_ROWS=" << t.gemv_rows; break;
+    case ProgramId::Gemm:
+      o << " -DGEMM_TN=" << t.gemm_tn << " -DGEMM_TM=" << t.gemm_tm << " -DGEMM_RN=" << t.gemm_rn
+        << " -DGEMM_RM=" << t.gemm_rm;
+      break;
+    case ProgramId::Norm: o << " -DNORM_WG=" << t.norm_wg; break;
+    case ProgramId::Softmax: o << " -DSOFTMAX_WG=" << t.softmax_wg; break;
+    case ProgramId::Attention: o << " -DATT_WG=" << t.att_wg << " -DATT_DPT=" << t.att_dpt; break;
+    default: o << " -DELT_WG=" << t.elt_wg; break;
+  }
+  if (!t.extra_options.empty()) o << " " << t.extra_options;
+  return o.str();
+}
+
+const sdk::Kernel& OpRunner::kernel(ProgramId id, const std::string& name) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (auto it = kernels_.find(name); it != kernels_.end()) return it->second;
+  sdk::Program& program = programs_[static_cast<size_t>(id)];
+  if (program.get() == nullptr) {
+    std::string source;
+    for (const char* file : program_files(id)) source += h_.shared_source(file) + "\n";
+    program = sdk::Program(&h_.cl(), h_.build_program(source, program_options(id)));
+  }
+  return kernels_.emplace(name, sdk::Kernel(h_.cl(), program, name.c_str())).first->second;
+}
+
+bool OpRunner::supports(const clport_op& op) const { return check_op(op, tuning_).empty(); }
+
+void OpRunner::enqueue(const clport_op& op) {
+  if (std::string why = check_op(op, tuning_); !why.empty()) throw sdk::unsupported(why);
+  // Buffers are only looked at here: every operand needs one, at an offset the kernels can use.
+  for (int i = 0; i <= op.n_src; ++i) {
+    const clport_tensor* t = i < op.n_src ? op.src[i] : op.dst;
+    if (t->buffer == nullptr) throw sdk::Failure("operand without a buffer");
+    if (t->offset % offset_alignment(t->dtype) != 0)
+      throw sdk::Failure("operand offset " + std::to_string(t->offset) + " is misaligned");
+  }
+  switch (op.kind) {
+    case CLPORT_OP_GET_ROWS: return get_rows(op);
+    case CLPORT_OP_RMS_NORM: return rms_norm(op);
+    case CLPORT_OP_MUL_MAT: return mul_mat(op);
+    case CLPORT_OP_ROPE: return rope(op);
+    case CLPORT_OP_ATTENTION: return attention(op);
+    case CLPORT_OP_SOFTMAX: return softmax(op);
+    case CLPORT_OP_SILU:
+    case CLPORT_OP_SCALE: return unary(op);
+    case CLPORT_OP_SWIGLU:
+    case CLPORT_OP_ADD:
+    case CLPORT_OP_MUL: return binary(op);
+    case CLPORT_OP_COPY: return copy(op);
+    default: throw sdk::unsupported("unknown op kind");
+  }
+}
+
+void OpRunner::run(const sdk::Kernel& k, cl_uint dims, const size_t* global, const size_t* local) {
+  sdk::enqueue(host_, k, dims, global, local);
+}
+
+}  // namespace clport::plugin_common

@@ -1,0 +1,98 @@
+#include "clport_common/tuning.hpp"
+
+#include <cctype>
+#include <cstdlib>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+namespace clport::plugin_common {
+namespace {
+
+bool is_pow2(uint32_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+std::string trim(const std::string& s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+}  // namespace
+
+std::string Tuning::validate(uint32_t max_wg) const {
+  std::ostringstream err;
+  auto wg_ok = [&](const char* name, uint32_t v, bool pow2) {
+    if (v == 0 || v > max_wg) err << name << "=" << v << " not in 1.." << max_wg << "; ";
+    if (pow2 && !is_pow2(v)) err << name << "=" << v << " is not a power of two; ";
+  };
+  wg_ok("elt_wg", elt_wg, false);
+  wg_ok("gemv_wg", gemv_wg, true);
+  wg_ok("norm_wg", norm_wg, true);
+  wg_ok("softmax_wg", softmax_wg, true);
+  wg_ok("att_wg", att_wg, true);
+  if (gemv_rows == 0 || gemv_rows > gemv_wg || gemv_wg < 4)
+    err << "gemv_rows must be in 1..gemv_wg and gemv_wg >= 4; ";
+  if (gemm_rn == 0 || gemm_rm == 0 || gemm_tn % gemm_rn != 0 || gemm_tm % gemm_rm != 0)
+    err << "gemm tiles must be multiples of the micro-tiles; ";
+  else if ((gemm_tn / gemm_rn) * (gemm_tm / gemm_rm) > max_wg)
+    err << "gemm work-group " << (gemm_tn / gemm_rn) * (gemm_tm / gemm_rm) << " > " << max_wg
+        << "; ";
+  if (att_dpt == 0 || att_dpt > 16) err << "att_dpt must be in 1..16; ";
+  if (gemv_max_m < 1) err << "gemv_max_m must be >= 1; ";
+  return err.str();
+}
+
+std::string Tuning::apply_overrides(const std::string& yaml_text) {
+  std::vector<std::pair<const char*, uint32_t*>> u32 = {
+      {"elt_wg", &elt_wg},   {"gemv_wg", &gemv_wg},       {"gemv_rows", &gemv_rows},
+      {"gemm_tn", &gemm_tn}, {"gemm_tm", &gemm_tm},       {"gemm_rn", &gemm_rn},
+      {"gemm_rm", &gemm_rm}, {"norm_wg", &norm_wg},       {"softmax_wg", &softmax_wg},
+      {"att_wg", &att_wg},   {"att_dpt", &att_dpt}};
+  std::istringstream in(yaml_text);
+  std::string line, problems;
+  while (std::getline(in, line)) {
+    line = trim(line.substr(0, line.find('#')));
+    const size_t colon = line.find(':');
+    if (line.empty() || colon == std::string::npos) continue;
+    const std::string key = trim(line.substr(0, colon)), value = trim(line.substr(colon + 1));
+    if (value.empty()) continue;  // a nested section header: not ours
+    char* end = nullptr;
+    const long long v = std::strtoll(value.c_str(), &end, 10);
+    const bool numeric = end != nullptr && *end == '\0' && v >= 0 && v < (1LL << 31);
+    bool known = false;
+    for (auto& [name, field] : u32) {
+      if (key != name) continue;
+      known = true;
+      if (numeric) *field = static_cast<uint32_t>(v);
+    }
+    if (key == "gemv_max_m") {
+      known = true;
+      if (numeric) gemv_max_m = v;
+    }
+    if (known && !numeric) problems += key + ": '" + value + "' is not a number; ";
+  }
+  return problems;
+}
+
+Tuning default_tuning(uint32_t max_wg) {
+  Tuning t;
+  auto fit = [&](uint32_t& v) {
+    while (v > 1 && v > max_wg) v /= 2;
+  };
+  fit(t.elt_wg);
+  fit(t.gemv_wg);
+  fit(t.norm_wg);
+  fit(t.softmax_wg);
+  fit(t.att_wg);
+  if (t.gemv_wg < t.gemv_rows) t.gemv_rows = t.gemv_wg;
+  // Keep head_dim 256 servable when the attention work-group shrinks.
+  while (t.att_wg * t.att_dpt < 256 && t.att_dpt < 16) t.att_dpt *= 2;
+  while ((t.gemm_tn / t.gemm_rn) * (t.gemm_tm / t.gemm_rm) > max_wg && t.gemm_tn > t.gemm_rn) {
+    t.gemm_tn /= 2;
+    t.gemm_tm /= 2;
+  }
+  return t;
+}
+
+}  // namespace clport::plugin_common

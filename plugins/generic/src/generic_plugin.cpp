@@ -1,0 +1,77 @@
+// The generic plugin: every op on any conformant OpenCL 1.2 device, through the shared kernels
+// and the launch code in plugins/common with default tuning (overridable from the plugin's
+// policy section, e.g. "gemv_wg: 128"). Low probe score, so any vendor plugin that serves a
+// device wins and this one remains the per-op fallback.
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "clport/plugin_sdk.hpp"
+#include "clport_common/op_runner.hpp"
+
+namespace {
+
+using clport::plugin_common::OpRunner;
+using clport::plugin_common::Tuning;
+
+bool version_at_least_1_2(const char* version, const char* prefix) {
+  // "OpenCL 1.2 ...", "OpenCL C 3.0 ..."
+  if (version == nullptr) return false;
+  const std::string v(version), p(prefix);
+  if (v.compare(0, p.size(), p) != 0) return false;
+  int major = 0, minor = 0;
+  if (std::sscanf(v.c_str() + p.size(), "%d.%d", &major, &minor) != 2) return false;
+  return major > 1 || (major == 1 && minor >= 2);
+}
+
+class GenericInstance final : public clport_plugin_instance {
+ public:
+  GenericInstance(const clport_host& host, const clport_device_desc& device, Tuning tuning)
+      : runner_(host, device, std::move(tuning)) {}
+  bool supports(const clport_op& op) override { return runner_.supports(op); }
+  void enqueue(const clport_op& op) override { runner_.enqueue(op); }
+
+ private:
+  OpRunner runner_;
+};
+
+struct GenericPlugin {
+  static constexpr const char* kName = "generic";
+  static constexpr const char* kVersion = "0.1.0";
+  static constexpr bool kHasPrepareWeight = false;
+
+  static int32_t probe(const clport_device_desc& d, const char** reason) {
+    if (!version_at_least_1_2(d.device_version, "OpenCL ")) {
+      *reason = "device is older than OpenCL 1.2";
+      return 0;
+    }
+    if (d.opencl_c_version != nullptr && !version_at_least_1_2(d.opencl_c_version, "OpenCL C ")) {
+      *reason = "device compiler is older than OpenCL C 1.2";
+      return 0;
+    }
+    if (d.max_work_group_size < 16) {
+      *reason = "max work-group size below 16";
+      return 0;
+    }
+    *reason = "portable OpenCL 1.2 kernels (fallback for every conformant device)";
+    return 10;
+  }
+
+  static std::unique_ptr<clport_plugin_instance> create(const clport_host& host,
+                                                        const clport_device_desc& device) {
+    clport::sdk::Host h(host);
+    Tuning tuning = clport::plugin_common::default_tuning(device.max_work_group_size);
+    if (std::string bad = tuning.apply_overrides(h.config_yaml()); !bad.empty())
+      h.log(CLPORT_LOG_WARN, "generic: ignoring policy tuning values: " + bad);
+    // The kernels keep half as storage only (vload_half/vstore_half): correct everywhere, and
+    // the precision the CPU reference checks. fp16 compute is not implemented here.
+    if (host.precision == 2)
+      h.log(CLPORT_LOG_INFO, "generic: fp16 requested; generic kernels compute in fp32 "
+                             "(half is storage only)");
+    return std::make_unique<GenericInstance>(host, device, std::move(tuning));
+  }
+};
+
+}  // namespace
+
+CLPORT_DEFINE_PLUGIN(GenericPlugin)

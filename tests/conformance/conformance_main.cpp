@@ -1,0 +1,47 @@
+// clport_conformance: runs the conformance suite for one plugin file on one device and exits
+// non-zero when any supported case fails (or, with --require-all, when any case is unsupported).
+//   clport_conformance --plugin <file or name> [--device N] [--small] [--require-all]
+//                      [--filter TEXT] [--seed N]
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+
+#include "clport/conformance.h"
+
+int main(int argc, char** argv) {
+  clport::conformance::Options options;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&](const char* what) -> const char* {
+      if (i + 1 >= argc) {
+        std::cerr << a << " needs " << what << "\n";
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--plugin") options.plugin = value("a plugin file or name");
+    else if (a == "--device") options.device_index = std::atoi(value("a device index"));
+    else if (a == "--small") options.small = true;
+    else if (a == "--require-all") options.require_all = true;
+    else if (a == "--filter") options.filter = value("a text");
+    else if (a == "--seed") options.seed = std::strtoull(value("a number"), nullptr, 10);
+    else {
+      std::cerr << "unknown argument " << a << "\n";
+      return 2;
+    }
+  }
+  if (options.plugin.empty()) {
+    std::cerr << "--plugin is required\n";
+    return 2;
+  }
+  auto report = clport::conformance::run(options);
+  if (!report.ok()) {
+    std::cerr << "conformance could not run: " << report.status().to_string() << "\n";
+    return 1;
+  }
+  std::cout << clport::conformance::format_table(report.value());
+  if (options.require_all && report->unsupported > 0)
+    std::cout << "FAIL: --require-all and " << report->unsupported << " case(s) unsupported\n";
+  return report->ok(options.require_all) ? 0 : 1;
+}

@@ -1,0 +1,29 @@
+# Runs one command with a given environment and checks its exit code and output; a crash
+# (signal) never counts as the expected failure.
+#   cmake -DCOMMAND="prog|arg|..." -DENV="NAME=value|..." -DUNSET="NAME|..." -DEXPECT_RC=N
+#         -DEXPECT_REGEX=re -P run_cli_expect.cmake
+string(REPLACE "|" ";" command "${COMMAND}")
+set(env_args "")
+if(DEFINED UNSET AND NOT UNSET STREQUAL "")
+  string(REPLACE "|" ";" unset_list "${UNSET}")
+  foreach(name IN LISTS unset_list)
+    list(APPEND env_args "--unset=${name}")
+  endforeach()
+endif()
+if(DEFINED ENV_VARS AND NOT ENV_VARS STREQUAL "")
+  string(REPLACE "|" ";" env_list "${ENV_VARS}")
+  list(APPEND env_args ${env_list})
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -E env ${env_args} ${command}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(all "${out}${err}")
+if(NOT rc MATCHES "^[0-9]+$")
+  message(FATAL_ERROR "crashed (${rc}) instead of exiting ${EXPECT_RC}:\n${all}")
+endif()
+if(NOT rc EQUAL EXPECT_RC)
+  message(FATAL_ERROR "exit code ${rc}, expected ${EXPECT_RC}:\n${all}")
+endif()
+if(DEFINED EXPECT_REGEX AND NOT all MATCHES "${EXPECT_REGEX}")
+  message(FATAL_ERROR "output does not match '${EXPECT_REGEX}':\n${all}")
+endif()
+message(STATUS "exit ${rc} as expected:\n${all}")

@@ -1,0 +1,116 @@
+// A configurable test plugin written against the raw C ABI (no SDK), compiled several times with
+// different FAKE_* definitions: good plugins for ranking tests and deliberately broken ones for
+// the refusal tests. It never touches OpenCL: create() ignores the host.
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "clport/plugin_abi.h"
+
+#ifndef FAKE_NAME
+#define FAKE_NAME "fake"
+#endif
+#ifndef FAKE_SCORE
+#define FAKE_SCORE 50
+#endif
+#ifndef FAKE_FAMILY
+#define FAKE_FAMILY "*"  // family the probe accepts; "*" = any
+#endif
+#ifndef FAKE_OPS
+#define FAKE_OPS 0xFFFF  // bit (1 << kind) set = op supported
+#endif
+#ifndef FAKE_ABI_MAJOR
+#define FAKE_ABI_MAJOR CLPORT_PLUGIN_ABI_MAJOR
+#endif
+
+struct clport_plugin_error {
+  int32_t code;
+  std::string message;
+};
+struct clport_plugin_instance {
+  int layouts = 0;
+};
+
+namespace {
+
+int32_t probe(const clport_device_desc* d, const char** reason) {
+#ifdef FAKE_THROW_IN_PROBE
+  (void)d;
+  (void)reason;
+  throw std::runtime_error("fake probe exploded");
+#else
+  const bool any = std::strcmp(FAKE_FAMILY, "*") == 0;
+  if (!any && (d->family == nullptr || std::strcmp(d->family, FAKE_FAMILY) != 0)) {
+    *reason = "fake: wrong family";
+    return 0;
+  }
+  *reason = "fake: family accepted";
+  return FAKE_SCORE;
+#endif
+}
+
+int32_t create(const clport_host*, const clport_device_desc*, clport_plugin_instance** out,
+               clport_plugin_error** error) {
+#if defined(FAKE_THROW_IN_CREATE)
+  (void)out;
+  (void)error;
+  throw std::runtime_error("fake create exploded");
+#elif defined(FAKE_FAIL_CREATE)
+  *out = nullptr;
+  *error = new clport_plugin_error{CLPORT_PLUGIN_ERROR, "fake create declined the device"};
+  return CLPORT_PLUGIN_ERROR;
+#else
+  *error = nullptr;
+  *out = new clport_plugin_instance;
+  return CLPORT_PLUGIN_OK;
+#endif
+}
+
+void destroy(clport_plugin_instance* instance) { delete instance; }
+
+int32_t supports_op(clport_plugin_instance*, const clport_op* op) {
+  if (op->kind == CLPORT_OP_MUL_MAT && op->src[0] != nullptr && op->src[0]->dtype == CLPORT_DTYPE_Q6_K) {
+    return 0;  // every fake refuses one weight type, so tests can see a per-dtype fallback
+  }
+  return ((FAKE_OPS >> op->kind) & 1) != 0 ? 1 : 0;
+}
+
+int32_t prepare_weight(clport_plugin_instance* instance, const clport_tensor*, void** layout,
+                       clport_plugin_error**) {
+  ++instance->layouts;
+  *layout = new int(42);
+  return CLPORT_PLUGIN_OK;
+}
+void release_layout(clport_plugin_instance* instance, void* layout) {
+  --instance->layouts;
+  delete static_cast<int*>(layout);
+}
+
+int32_t enqueue_op(clport_plugin_instance*, const clport_op* op, clport_plugin_error** error) {
+  if (op->iparams[7] == 1) {  // tests ask for a failure this way
+    *error = new clport_plugin_error{7, std::string(FAKE_NAME) + " failed on request"};
+    return CLPORT_PLUGIN_ERROR;
+  }
+  return CLPORT_PLUGIN_OK;
+}
+
+int32_t error_code(const clport_plugin_error* e) { return e->code; }
+const char* error_message(const clport_plugin_error* e) { return e->message.c_str(); }
+void release_error(clport_plugin_error* e) { delete e; }
+
+const clport_plugin kTable = {
+#ifdef FAKE_SMALL_TABLE
+    offsetof(clport_plugin, create),
+#else
+    sizeof(clport_plugin),
+#endif
+    FAKE_ABI_MAJOR, 7, FAKE_NAME, "test", &probe, &create, &destroy, &supports_op, &prepare_weight,
+    &release_layout, &enqueue_op, &error_code, &error_message, &release_error};
+
+}  // namespace
+
+#ifndef FAKE_NO_ENTRY
+extern "C" CLPORT_PLUGIN_EXPORT const clport_plugin* clport_plugin_entry(void) { return &kTable; }
+#else
+extern "C" CLPORT_PLUGIN_EXPORT int clport_not_the_entry(void) { return 0; }
+#endif

@@ -1,0 +1,38 @@
+# Installs the already-built tree into a fresh prefix, builds tests/plugins/out_of_tree_plugin
+# against that prefix only (find_package(clport)), drops the result into the install's plugin
+# directory and checks that the installed `clport devices` loads, binds and uses it. Nothing of
+# clport is rebuilt.
+#   cmake -DBUILD_DIR=... -DSOURCE_DIR=... -DWORK_DIR=... -DGENERATOR=... -P out_of_tree_test.cmake
+file(REMOVE_RECURSE ${WORK_DIR})
+file(MAKE_DIRECTORY ${WORK_DIR})
+set(prefix ${WORK_DIR}/prefix)
+
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
+  endif()
+  set(out "${out}" PARENT_SCOPE)
+  set(err "${err}" PARENT_SCOPE)
+endfunction()
+
+run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+if(NOT EXISTS ${prefix}/lib/cmake/clport/clportConfig.cmake)
+  message(FATAL_ERROR "install has no lib/cmake/clport/clportConfig.cmake")
+endif()
+run(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/oot-build -G ${GENERATOR}
+    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/oot-build)
+file(COPY ${WORK_DIR}/oot-build/libclport_oot.so DESTINATION ${prefix}/lib/clport/plugins)
+
+# Only the installed copy may be found: no search path from the environment.
+set(ENV{CLPORT_PLUGIN_PATH} "")
+set(ENV{CLPORT_CONFIG} "")
+run(${prefix}/bin/clport devices)
+message(STATUS "clport devices:\n${out}")
+if(NOT out MATCHES "oot +score 500 +bound")
+  message(FATAL_ERROR "the installed clport did not bind the out-of-tree plugin:\n${out}\n${err}")
+endif()
+if(NOT out MATCHES "SCALE +oot")
+  message(FATAL_ERROR "SCALE is not served by the out-of-tree plugin:\n${out}")
+endif()

@@ -1,0 +1,107 @@
+// `clport bench e2e -m MODEL`: prompt and generation tokens/s, load time and peak device memory
+// on the chosen backend, and the same measured on the CPU path in the same run as the reference
+// (speed-ups are ratios against it). --json FILE writes the table.
+#include <cstdio>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "clport/engine.h"
+#include "command_registry.h"
+#include "engine_flags.h"
+
+namespace clport::cli {
+namespace {
+
+struct E2eFlags {
+  EngineFlags engine;
+  int prompt_tokens = 128;
+  int gen_tokens = 64;
+  bool no_reference = false;
+  std::string json_file;
+};
+
+struct E2eResult {
+  std::string backend;
+  GenerationStats stats;
+  BackendMemoryStats memory;
+};
+
+Result<E2eResult> measure(EngineOptions options, const E2eFlags& f) {
+  auto engine = Engine::open(options);
+  if (!engine.ok()) return engine.status();
+  Engine& e = *engine.value();
+  // A fixed, deterministic prompt of exactly prompt_tokens tokens (repeated text, truncated).
+  std::string text;
+  std::vector<int32_t> prompt;
+  while (static_cast<int>(prompt.size()) < f.prompt_tokens) {
+    text += "The history of computing is a story of machines that became smaller, faster and "
+            "cheaper, until they fit in every pocket. ";
+    auto ids = e.tokenizer().encode(text, e.tokenizer().add_bos_default(), false);
+    if (!ids.ok()) return ids.status();
+    prompt = ids.value();
+  }
+  prompt.resize(f.prompt_tokens);
+  // Greedy, and never stop early at an end token: the generation count must be exact.
+  Sampler sampler(SamplerOptions{});
+  GenerationStats stats;
+  int produced = 0;
+  CLPORT_RETURN_IF_ERROR(e.generate(prompt, f.gen_tokens, sampler,
+                                    [&](int32_t) { return ++produced < f.gen_tokens; }, &stats));
+  return E2eResult{e.backend().description(), stats, e.backend().memory_stats()};
+}
+
+nlohmann::json to_json(const E2eResult& r) {
+  return {{"backend", r.backend},
+          {"load_seconds", r.stats.load_seconds},
+          {"prompt_tokens", r.stats.prompt_tokens},
+          {"prompt_tokens_per_second", r.stats.prompt_tokens_per_second()},
+          {"generated_tokens", r.stats.generated_tokens},
+          {"generation_tokens_per_second", r.stats.generation_tokens_per_second()},
+          {"peak_memory_bytes", r.memory.peak_bytes},
+          {"weights_bytes", r.memory.weights_bytes}};
+}
+
+void print(const char* label, const E2eResult& r) {
+  std::printf("%-9s %-60.60s load %6.2f s | prompt %8.2f tok/s | gen %8.2f tok/s | peak %7.1f MiB\n",
+              label, r.backend.c_str(), r.stats.load_seconds, r.stats.prompt_tokens_per_second(),
+              r.stats.generation_tokens_per_second(), r.memory.peak_bytes / 1048576.0);
+}
+
+int run(const E2eFlags& f) {
+  auto options = f.engine.resolved();
+  auto main = measure(options, f);
+  if (!main.ok()) return report_failure("bench e2e", main.status());
+  print("measured", main.value());
+  nlohmann::json out{{"model", options.model_path}, {"result", to_json(main.value())}};
+  if (!f.no_reference && options.device != "cpu") {
+    auto cpu_options = options;
+    cpu_options.device = "cpu";
+    auto ref = measure(cpu_options, f);
+    if (!ref.ok()) return report_failure("bench e2e (cpu reference)", ref.status());
+    print("reference", ref.value());
+    const auto& a = main.value().stats;
+    const auto& b = ref.value().stats;
+    const double prompt_ratio = a.prompt_tokens_per_second() / b.prompt_tokens_per_second();
+    const double gen_ratio = a.generation_tokens_per_second() / b.generation_tokens_per_second();
+    std::printf("ratio vs cpu reference: prompt %.2fx, generation %.2fx\n", prompt_ratio, gen_ratio);
+    out["cpu_reference"] = to_json(ref.value());
+    out["ratio_vs_cpu"] = {{"prompt", prompt_ratio}, {"generation", gen_ratio}};
+  }
+  if (!f.json_file.empty()) std::ofstream(f.json_file) << out.dump(2) << "\n";
+  return 0;
+}
+
+const RegisterBenchCommand kRegister{
+    {"e2e", "Text generation speed and memory vs the CPU path", [](CLI::App& app) {
+       auto flags = std::make_shared<E2eFlags>();
+       flags->engine.add_to(app);
+       app.add_option("--prompt-tokens", flags->prompt_tokens, "prompt length");
+       app.add_option("--gen-tokens", flags->gen_tokens, "tokens to generate");
+       app.add_flag("--no-reference", flags->no_reference, "skip the CPU reference run");
+       app.add_option("--json", flags->json_file, "write results as JSON to this file");
+       return [flags]() { return run(*flags); };
+     }}};
+
+}  // namespace
+}  // namespace clport::cli

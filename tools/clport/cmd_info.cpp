@@ -1,0 +1,178 @@
+// `clport info MODEL`: what a GGUF file holds — architecture and sizes, tensor types, every
+// metadata key, where the file came from — and which plugin would serve each op.
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "clport/gguf.h"
+#include "command_registry.h"
+
+namespace clport::cli {
+namespace {
+
+struct InfoFlags {
+  std::string model;
+  bool list_tensors = false;
+  bool all_metadata = false;
+  // Device selection for the op-binding section (same meaning as for `clport run`).
+  std::string device = "auto";
+  std::string plugin;
+  std::string config_path;
+};
+
+// ==== LEAD HOOK: op bindings =================================================================
+// Prints, for the ops this model needs, which plugin serves each one on the chosen device (or
+// the CPU backend). To be filled in by the lead with the plugin manager's binding; it is the
+// only place in this file that needs the runtime. Return a non-zero exit code to fail `info`.
+int print_op_bindings(const GgufFile& model, const InfoFlags& flags, std::ostream& out) {
+  (void)model;
+  (void)flags;
+  out << "op bindings:  (not yet reported by this build)\n";
+  return 0;
+}
+// ==== END LEAD HOOK ===========================================================================
+
+std::string human_bytes(uint64_t bytes) {
+  char buf[32];
+  if (bytes >= (1ull << 30)) {
+    std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / (1ull << 30));
+  } else if (bytes >= (1ull << 20)) {
+    std::snprintf(buf, sizeof buf, "%.2f MiB", static_cast<double>(bytes) / (1ull << 20));
+  } else {
+    std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
+  }
+  return buf;
+}
+
+std::string human_count(uint64_t n) {
+  char buf[32];
+  if (n >= 1000000000ull) std::snprintf(buf, sizeof buf, "%.2fB", static_cast<double>(n) / 1e9);
+  else if (n >= 1000000ull) std::snprintf(buf, sizeof buf, "%.2fM", static_cast<double>(n) / 1e6);
+  else std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(n));
+  return buf;
+}
+
+// A size from `<arch>.<suffix>`: the value, "?" when absent, or the getter's complaint.
+std::string arch_value(const GgufFile& f, const std::string& arch, const std::string& suffix) {
+  const std::string key = arch + "." + suffix;
+  const GgufValue* v = f.find(key);
+  if (v == nullptr) return "?";
+  return v->to_display_string(4);
+}
+
+std::string vocab_size(const GgufFile& f, const std::string& arch) {
+  if (const GgufValue* t = f.find("tokenizer.ggml.tokens"); t && t->type == GgufType::Array) {
+    return std::to_string(t->count);
+  }
+  return arch_value(f, arch, "vocab_size");
+}
+
+// GGUF has no standard "written by" field, so report the provenance keys that converters and
+// quantizers do write, and say plainly what they imply.
+void print_provenance(const GgufFile& f, std::ostream& out) {
+  static const char* kKeys[] = {"general.name", "general.organization", "general.basename",
+                                "general.finetune", "general.size_label", "general.version",
+                                "general.author", "general.quantized_by", "general.url",
+                                "general.repo_url", "general.source.url",
+                                "general.source.huggingface.repository", "general.license"};
+  for (const char* key : kKeys) {
+    if (const GgufValue* v = f.find(key)) {
+      out << "  " << key << " = " << v->to_display_string() << "\n";
+    }
+  }
+  std::string tool;
+  if (f.has("tokenizer.ggml.pre") || f.has("general.size_label") || f.has("general.base_model.count")) {
+    tool = "converted by llama.cpp's convert_hf_to_gguf.py or a compatible converter "
+           "(it writes tokenizer.ggml.pre / general.size_label)";
+  } else if (f.has("general.architecture")) {
+    tool = "a GGUF writer (no converter-specific keys found)";
+  }
+  if (const GgufValue* q = f.find("general.quantization_version")) {
+    tool += (tool.empty() ? "" : "; ") + std::string("quantized with ggml quantization version ") +
+            q->to_display_string();
+  }
+  if (!tool.empty()) out << "  written by:  " << tool << "\n";
+}
+
+void print_sizes(const GgufFile& f, const std::string& arch, std::ostream& out) {
+  out << "sizes:\n"
+      << "  n_layer     " << arch_value(f, arch, "block_count") << "\n"
+      << "  n_embd      " << arch_value(f, arch, "embedding_length") << "\n"
+      << "  n_ff        " << arch_value(f, arch, "feed_forward_length") << "\n"
+      << "  n_head      " << arch_value(f, arch, "attention.head_count") << "\n"
+      << "  n_head_kv   " << arch_value(f, arch, "attention.head_count_kv") << "\n"
+      << "  vocab       " << vocab_size(f, arch) << "\n"
+      << "  context     " << arch_value(f, arch, "context_length") << "\n"
+      << "  rope base   " << arch_value(f, arch, "rope.freq_base") << "\n";
+}
+
+void print_tensors(const GgufFile& f, bool list_each, std::ostream& out) {
+  std::map<std::string, std::pair<int, uint64_t>> by_type;  // name -> (count, bytes)
+  uint64_t params = 0;
+  uint64_t bytes = 0;
+  for (const auto& t : f.tensors()) {
+    auto& slot = by_type[std::string(dtype_name(t.dtype))];
+    slot.first++;
+    slot.second += t.bytes;
+    params += static_cast<uint64_t>(t.n_elements());
+    bytes += t.bytes;
+  }
+  out << "tensors:      " << f.tensors().size() << " tensors, " << human_count(params)
+      << " parameters, " << human_bytes(bytes) << "\n";
+  for (const auto& [name, cb] : by_type) {
+    out << "  " << name << std::string(name.size() < 6 ? 6 - name.size() : 0, ' ') << " x "
+        << cb.first << "  (" << human_bytes(cb.second) << ")\n";
+  }
+  if (!list_each) return;
+  for (const auto& t : f.tensors()) {
+    out << "  " << t.name << "  " << dtype_name(t.dtype) << " [";
+    for (int d = 0; d < t.n_dims; ++d) out << (d ? ", " : "") << t.ne[d];
+    out << "]  " << human_bytes(t.bytes) << "\n";
+  }
+}
+
+void print_metadata(const GgufFile& f, bool all, std::ostream& out) {
+  out << "metadata:     " << f.metadata().size() << " keys\n";
+  for (const auto& kv : f.metadata()) {
+    const size_t items = all ? 64 : 8;
+    out << "  " << kv.key << " = " << kv.value.to_display_string(items) << "\n";
+  }
+}
+
+int info(const InfoFlags& flags) {
+  auto opened = GgufFile::open(flags.model);
+  if (!opened.ok()) {
+    std::cerr << "clport info: " << opened.status().to_string() << "\n";
+    return 1;
+  }
+  const GgufFile& f = *opened.value();
+  std::ostream& out = std::cout;
+  out << "file:         " << flags.model << " (" << human_bytes(f.file_size()) << ", GGUF v"
+      << f.version() << ", alignment " << f.alignment() << ")\n";
+  auto arch = f.get_string("general.architecture");
+  out << "architecture: " << (arch.ok() ? arch.value() : "unknown (" + arch.status().message() + ")")
+      << "\n";
+  out << "provenance:\n";
+  print_provenance(f, out);
+  if (arch.ok()) print_sizes(f, arch.value(), out);
+  print_tensors(f, flags.list_tensors, out);
+  print_metadata(f, flags.all_metadata, out);
+  return print_op_bindings(f, flags, out);
+}
+
+const RegisterCommand kRegister{
+    {"info", "Describe a GGUF model: architecture, sizes, tensor types, metadata", [](CLI::App& app) {
+       auto flags = std::make_shared<InfoFlags>();
+       app.add_option("model", flags->model, "GGUF model file")->required();
+       app.add_flag("--tensors", flags->list_tensors, "list every tensor");
+       app.add_flag("--all", flags->all_metadata, "show more array elements");
+       app.add_option("--device", flags->device, "device for the op-binding report");
+       app.add_option("--plugin", flags->plugin, "force this plugin in the op-binding report");
+       app.add_option("--config", flags->config_path, "policy YAML for the op-binding report");
+       return [flags]() { return info(*flags); };
+     }}};
+
+}  // namespace
+}  // namespace clport::cli

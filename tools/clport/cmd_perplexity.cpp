@@ -1,0 +1,62 @@
+// `clport perplexity -m MODEL -f TEXT [-c CTX]`: the standard chunked perplexity.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "clport/engine.h"
+#include "clport/model_checks.h"
+#include "command_registry.h"
+#include "engine_flags.h"
+
+namespace clport::cli {
+namespace {
+
+struct PerplexityFlags {
+  EngineFlags engine;
+  std::string text_file;
+  int max_chunks = 0;
+};
+
+int run(PerplexityFlags f) {
+  std::ifstream in(f.text_file, std::ios::binary);
+  if (!in) return report_failure("perplexity", Status(Stage::Io, "cannot read " + f.text_file));
+  std::stringstream text;
+  text << in.rdbuf();
+  auto options = f.engine.resolved();
+  const uint32_t chunk = options.llama.n_ctx;  // -c: the perplexity context is the chunk size
+  auto engine = Engine::open(options, terminal_progress_bar());
+  if (!engine.ok()) return report_failure("perplexity", engine.status());
+  Engine& e = *engine.value();
+  auto tokens = e.tokenizer().encode(text.str(), false, false);
+  if (!tokens.ok()) return report_failure("perplexity", tokens.status());
+  auto ids = tokens.value();
+  if (f.max_chunks > 0 && ids.size() > size_t(f.max_chunks) * chunk) {
+    ids.resize(size_t(f.max_chunks) * chunk);
+  }
+  std::fprintf(stderr, "backend: %s\n%zu tokens, %zu chunks of %u\n",
+               e.backend().description().c_str(), ids.size(), ids.size() / chunk, chunk);
+  const int32_t bos = e.tokenizer().add_bos_default() ? e.tokenizer().bos() : -1;
+  auto result = perplexity(e.model(), ids, chunk, bos, [](const PerplexityChunk& c) {
+    std::printf("[%d]%.4f,", c.index, c.ppl_so_far);
+    std::fflush(stdout);
+  });
+  std::printf("\n");
+  if (!result.ok()) return report_failure("perplexity", result.status());
+  std::printf("Final estimate: PPL = %.4f +/- %.5f (%d chunks, %d scored tokens)\n",
+              result->ppl, result->ppl_error, result->chunks, result->scored_tokens);
+  return 0;
+}
+
+const RegisterCommand kRegister{
+    {"perplexity", "Chunked perplexity of a model on a text file", [](CLI::App& app) {
+       auto flags = std::make_shared<PerplexityFlags>();
+       flags->engine.options.llama.n_ctx = 512;  // llama.cpp's default perplexity context
+       flags->engine.add_to(app);
+       app.add_option("-f,--file", flags->text_file, "text file")->required();
+       app.add_option("--chunks", flags->max_chunks, "score at most this many chunks (0 = all)");
+       return [flags]() { return run(*flags); };
+     }}};
+
+}  // namespace
+}  // namespace clport::cli

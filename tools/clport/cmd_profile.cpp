@@ -1,0 +1,95 @@
+// `clport profile`: runs a prompt + a few generated tokens with OpenCL profiling events and
+// prints a per-kernel table (count, total, mean, share); --trace FILE writes a Chrome/Perfetto
+// trace (open it in ui.perfetto.dev or chrome://tracing).
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "clport/engine.h"
+#include "command_registry.h"
+#include "engine_flags.h"
+
+namespace clport::cli {
+namespace {
+
+struct ProfileFlags {
+  EngineFlags engine;
+  std::string prompt = "The quick brown fox jumps over the lazy dog. Once upon a time";
+  int n_predict = 16;
+  std::string trace_file;
+};
+
+void write_trace(const std::string& path, const std::vector<OpTiming>& timings) {
+  nlohmann::json events = nlohmann::json::array();
+  const uint64_t t0 = timings.empty() ? 0 : timings.front().start_ns;
+  for (const auto& t : timings) {
+    events.push_back({{"name", t.name}, {"ph", "X"}, {"pid", 1}, {"tid", 1},
+                      {"ts", double(t.start_ns - std::min(t0, t.start_ns)) / 1000.0},
+                      {"dur", double(t.duration_ns) / 1000.0}});
+  }
+  std::ofstream(path) << nlohmann::json{{"traceEvents", events}, {"displayTimeUnit", "ms"}}.dump();
+}
+
+int run(const ProfileFlags& f) {
+  auto options = f.engine.resolved();
+  options.profiling = true;
+  auto engine = Engine::open(options, terminal_progress_bar());
+  if (!engine.ok()) return report_failure("profile", engine.status());
+  Engine& e = *engine.value();
+  auto prompt = e.tokenizer().encode(f.prompt, e.tokenizer().add_bos_default(), false);
+  if (!prompt.ok()) return report_failure("profile", prompt.status());
+  (void)e.backend().take_timings();  // drop weight-upload events
+  Sampler sampler(SamplerOptions{});
+  GenerationStats stats;
+  Status st = e.generate(prompt.value(), f.n_predict, sampler, {}, &stats);
+  if (!st.ok()) return report_failure("profile", st);
+  const auto timings = e.backend().take_timings();
+  if (timings.empty()) {
+    std::fprintf(stderr, "no timings: profiling needs an OpenCL device (backend: %s)\n",
+                 e.backend().description().c_str());
+    return 1;
+  }
+  struct Row {
+    int count = 0;
+    uint64_t total = 0;
+  };
+  std::map<std::string, Row> rows;
+  uint64_t all = 0;
+  for (const auto& t : timings) {
+    rows[t.name].count++;
+    rows[t.name].total += t.duration_ns;
+    all += t.duration_ns;
+  }
+  std::vector<std::pair<std::string, Row>> sorted(rows.begin(), rows.end());
+  std::sort(sorted.begin(), sorted.end(),
+            [](const auto& a, const auto& b) { return a.second.total > b.second.total; });
+  std::printf("backend: %s\nprompt %d tokens, generated %d tokens\n\n",
+              e.backend().description().c_str(), stats.prompt_tokens, stats.generated_tokens);
+  std::printf("%-36s %8s %12s %12s %7s\n", "kernel", "count", "total ms", "mean us", "share");
+  for (const auto& [name, r] : sorted) {
+    std::printf("%-36s %8d %12.3f %12.2f %6.1f%%\n", name.c_str(), r.count, r.total / 1e6,
+                r.total / 1e3 / r.count, all ? 100.0 * r.total / all : 0.0);
+  }
+  std::printf("%-36s %8zu %12.3f\n", "total", timings.size(), all / 1e6);
+  if (!f.trace_file.empty()) {
+    write_trace(f.trace_file, timings);
+    std::printf("trace written to %s\n", f.trace_file.c_str());
+  }
+  return 0;
+}
+
+const RegisterCommand kRegister{
+    {"profile", "Per-kernel time table (OpenCL profiling) for a prompt", [](CLI::App& app) {
+       auto flags = std::make_shared<ProfileFlags>();
+       flags->engine.add_to(app);
+       app.add_option("-p,--prompt", flags->prompt, "prompt text");
+       app.add_option("-n,--n-predict", flags->n_predict, "tokens to generate");
+       app.add_option("--trace", flags->trace_file, "write a Chrome/Perfetto trace JSON file");
+       return [flags]() { return run(*flags); };
+     }}};
+
+}  // namespace
+}  // namespace clport::cli

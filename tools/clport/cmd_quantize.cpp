@@ -1,0 +1,67 @@
+// `clport quantize IN OUT TYPE`: re-quantizes a GGUF model's weight matrices to one type.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "clport/dtype.h"
+#include "clport/gguf.h"
+#include "command_registry.h"
+
+namespace clport::cli {
+namespace {
+
+struct QuantizeFlags {
+  std::string input;
+  std::string output;
+  std::string type;
+};
+
+std::string weight_type_list() {
+  std::string out;
+  for (DType d : kWeightDTypes) {
+    if (!out.empty()) out += ", ";
+    out += std::string(dtype_name(d));
+  }
+  return out;
+}
+
+int quantize(const QuantizeFlags& f) {
+  const auto target = dtype_from_name(f.type);
+  bool is_weight_type = false;
+  for (DType d : kWeightDTypes) is_weight_type = is_weight_type || (target && d == *target);
+  if (!is_weight_type) {
+    std::cerr << "clport quantize: unknown type '" << f.type << "' (choose one of "
+              << weight_type_list() << ")\n";
+    return 2;
+  }
+  if (f.input == f.output) {
+    std::cerr << "clport quantize: output must differ from input (the input is read while the "
+                 "output is written)\n";
+    return 2;
+  }
+  auto report = requantize_gguf(f.input, f.output, *target);
+  if (!report.ok()) {
+    std::cerr << "clport quantize: " << report.status().to_string() << "\n";
+    return 1;
+  }
+  const RequantizeReport& r = report.value();
+  for (const auto& note : r.notes) std::cerr << "note: " << note << "\n";
+  std::printf("%s -> %s (%s): %d tensors converted, %d copied, %.2f MiB -> %.2f MiB\n",
+              f.input.c_str(), f.output.c_str(), std::string(dtype_name(*target)).c_str(),
+              r.converted, r.copied, static_cast<double>(r.input_bytes) / (1 << 20),
+              static_cast<double>(r.output_bytes) / (1 << 20));
+  return 0;
+}
+
+const RegisterCommand kRegister{
+    {"quantize", "Re-quantize a GGUF model's weights to one type", [](CLI::App& app) {
+       auto flags = std::make_shared<QuantizeFlags>();
+       app.add_option("input", flags->input, "input GGUF model")->required();
+       app.add_option("output", flags->output, "output GGUF file (written atomically)")->required();
+       app.add_option("type", flags->type, "target type: " + weight_type_list())->required();
+       return [flags]() { return quantize(*flags); };
+     }}};
+
+}  // namespace
+}  // namespace clport::cli

@@ -1,0 +1,144 @@
+// describe_plugins (device_report.h): for one device, every plugin's probe score and reason,
+// every policy rule that fired, plugin files that were refused, and the final per-op binding —
+// the same decision the runtime makes (same policy, same search, same DeviceBinding).
+#include <iomanip>
+#include <map>
+
+#include "clport/binding.h"
+#include "clport/device_context.h"
+#include "clport/plugin_manager.h"
+#include "clport/policy.h"
+#include "device_report.h"
+
+namespace clport::cli {
+namespace {
+
+using nlohmann::json;
+
+// One discovery per process: every device is judged against the same set of plugin files.
+std::shared_ptr<PluginManager> shared_manager(const Policy& policy) {
+  static std::shared_ptr<PluginManager> manager = [&] {
+    PluginSearchOptions search;
+    search.plugin_dir = policy.globals().plugin_dir;
+    search.allow_insecure_dirs = policy.globals().allow_insecure_plugin_dirs;
+    return PluginManager::discover(search);
+  }();
+  return manager;
+}
+
+// "MUL_MAT gemv" -> plugin -> dtypes, so the binding reads as a few lines per op.
+using Grouped = std::vector<std::pair<std::string, std::map<std::string, std::vector<std::string>>>>;
+Grouped group_rows(const std::vector<OpBindingRow>& rows) {
+  Grouped out;
+  for (const auto& row : rows) {
+    const std::string key = row.op + (row.variant.empty() ? "" : " " + row.variant);
+    if (out.empty() || out.back().first != key) out.push_back({key, {}});
+    out.back().second[row.plugin].push_back(row.dtype);
+  }
+  return out;
+}
+
+void write_text(std::ostream& o, const Policy& policy, const PluginManager& manager, const DeviceBinding& b,
+                const std::string& context_problem) {
+  o << "  policy layers:    ";
+  for (size_t i = 0; i < policy.layers().size(); ++i) o << (i ? ", " : "") << policy.layers()[i];
+  o << "\n  rules fired:      " << (b.policy().fired.empty() ? "(none)" : "") << "\n";
+  for (const auto& line : b.policy().fired) o << "    " << line << "\n";
+  for (const auto& line : b.policy().notes) o << "    note: " << line << "\n";
+  o << "  precision:        " << precision_name(b.policy().precision) << "\n";
+  if (!context_problem.empty()) o << "  context:          " << context_problem << "\n";
+  o << "  plugins:          " << (b.candidates().empty() ? "(none installed)" : "") << "\n";
+  for (const auto& c : b.candidates()) {
+    o << "    " << std::left << std::setw(10) << c.plugin << " score " << std::setw(4) << c.probe_score;
+    if (c.bonus != 0) o << " (" << (c.bonus > 0 ? "+" : "") << c.bonus << ")";
+    o << "  " << c.outcome << "  -- " << c.probe_reason << "\n";
+  }
+  if (!manager.refusals().empty()) {
+    o << "  refused plugin files:\n";
+    for (const auto& r : manager.refusals()) {
+      o << "    " << r.path << (r.plugin.empty() ? "" : " (" + r.plugin + ")") << ": " << r.reason << "\n";
+    }
+  }
+  o << "  binding:          " << (b.has_device() ? "" : "no plugin: every op on the CPU") << "\n";
+  if (!b.has_device()) return;
+  for (const auto& [op, by_plugin] : group_rows(b.summary())) {
+    o << "    " << std::left << std::setw(16) << op;
+    bool first = true;
+    for (const auto& [plugin, dtypes] : by_plugin) {
+      o << (first ? "" : "; ") << plugin;
+      if (by_plugin.size() > 1 || dtypes.size() > 1) {
+        o << " (";
+        for (size_t i = 0; i < dtypes.size(); ++i) o << (i ? ", " : "") << dtypes[i];
+        o << ")";
+      }
+      first = false;
+    }
+    o << "\n";
+  }
+}
+
+json to_json(const Policy& policy, const PluginManager& manager, const DeviceBinding& b,
+             const std::string& context_problem) {
+  json plugins = json::array();
+  for (const auto& c : b.candidates()) {
+    plugins.push_back({{"name", c.plugin}, {"path", c.path}, {"score", c.probe_score},
+                       {"reason", c.probe_reason}, {"bonus", c.bonus}, {"forced", c.forced},
+                       {"bound", c.bound}, {"outcome", c.outcome}});
+  }
+  json refusals = json::array();
+  for (const auto& r : manager.refusals()) refusals.push_back({{"path", r.path}, {"plugin", r.plugin}, {"reason", r.reason}});
+  json binding = json::array();
+  for (const auto& row : b.summary()) {
+    binding.push_back({{"op", row.op}, {"dtype", row.dtype}, {"variant", row.variant}, {"plugin", row.plugin}});
+  }
+  json searched = json::array();
+  for (const auto& s : manager.searched()) searched.push_back(s);
+  return json{{"policy", {{"layers", policy.layers()}, {"rules_fired", b.policy().fired},
+                          {"notes", b.policy().notes}, {"precision", precision_name(b.policy().precision)},
+                          {"device_denied", b.policy().device_denied}}},
+              {"context_error", context_problem},
+              {"plugins", plugins},
+              {"plugin_search", searched},
+              {"plugin_refusals", refusals},
+              {"has_device", b.has_device()},
+              {"binding", binding},
+              {"decision_log", b.decision_log()}};
+}
+
+}  // namespace
+
+void describe_plugins(const std::shared_ptr<OpenClLibrary>& library, const DeviceInfo& device,
+                      std::ostream* text, nlohmann::json* out) {
+  try {
+    auto policy = Policy::load();
+    if (!policy.ok()) {
+      if (text) *text << "  plugins:          policy error: " << policy.status().to_string() << "\n";
+      if (out) (*out)["plugins_error"] = policy.status().to_string();
+      return;
+    }
+    auto manager = shared_manager(policy.value());
+    std::unique_ptr<DeviceBinding> binding;
+    std::string context_problem;
+    const DevicePolicy device_policy = policy->evaluate(device);
+    auto context = device_policy.device_denied ? Result<std::shared_ptr<DeviceContext>>(Status(Stage::DeviceUnusable, "denied by policy"))
+                                               : DeviceContext::create(library, device);
+    if (context.ok()) {
+      binding = DeviceBinding::create(*manager, policy.value(), context.value());
+    } else {
+      // Without a context nothing can be created; still show what each plugin's probe says.
+      if (!device_policy.device_denied) context_problem = context.status().to_string();
+      HostFactory none = [](const std::string&, const std::string&, int32_t) -> const clport_host* { return nullptr; };
+      binding = DeviceBinding::create(*manager, device, device_policy, none);
+    }
+    if (text) write_text(*text, policy.value(), *manager, *binding, context_problem);
+    if (out) {
+      json section = to_json(policy.value(), *manager, *binding, context_problem);
+      for (auto& [key, value] : section.items()) (*out)[key] = value;
+    }
+  } catch (const std::exception& e) {
+    if (text) *text << "  plugins:          internal error: " << e.what() << "\n";
+    if (out) (*out)["plugins_error"] = e.what();
+  }
+}
+
+}  // namespace clport::cli

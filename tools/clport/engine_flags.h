@@ -1,0 +1,47 @@
+// Command-line flags shared by the commands that load a model (run, bench e2e, profile,
+// perplexity): model, device/plugin/config selection, context and batch sizes.
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "clport/engine.h"
+
+namespace clport::cli {
+
+struct EngineFlags {
+  EngineOptions options;
+  std::string kv_type = "f16";
+  std::string log_level;
+
+  void add_to(CLI::App& app) {
+    app.add_option("-m,--model", options.model_path, "GGUF model file")->required();
+    app.add_option("--device", options.device,
+                   "auto (best OpenCL device, else CPU), cpu, or a device index from `clport devices`");
+    app.add_option("--plugin", options.plugin, "use this plugin for every op it supports");
+    app.add_option("--config", options.config_path, "policy YAML layered on the defaults");
+    app.add_option("-c,--ctx", options.llama.n_ctx, "KV cache length in tokens");
+    app.add_option("-b,--batch", options.llama.n_batch, "prompt tokens per forward step");
+    app.add_option("-t,--threads", options.n_threads, "CPU threads (0 = all cores)");
+    app.add_option("--kv-type", kv_type, "KV cache type: f16 or f32")
+        ->check(CLI::IsMember({"f16", "f32"}));
+  }
+  // Call after parsing.
+  EngineOptions resolved() const {
+    EngineOptions o = options;
+    o.llama.kv_dtype = kv_type == "f32" ? DType::F32 : DType::F16;
+    if (o.config_path.empty()) {
+      if (const char* env = std::getenv("CLPORT_CONFIG")) o.config_path = env;
+    }
+    return o;
+  }
+};
+
+// Prints a one-line progress bar on stderr while weights load, only when stderr is a terminal.
+Engine::Progress terminal_progress_bar();
+
+// Reports a failed Status on stderr and returns the exit code for it.
+int report_failure(const char* what, const Status& status);
+
+}  // namespace clport::cli
