@@ -81,7 +81,9 @@ TEST_F(MemoryPoolTest, SizeClassesAreAlignedMonotoneAndTight) {
     EXPECT_GE(cls, bytes);
     EXPECT_EQ(cls % align, 0u) << bytes;
     EXPECT_GE(cls, previous) << bytes;
-    if (bytes > 4 * align) EXPECT_LE(cls, bytes + bytes / 4) << "more than 25% waste at " << bytes;
+    if (bytes > 4 * align) {
+      EXPECT_LE(cls, bytes + bytes / 4) << "more than 25% waste at " << bytes;
+    }
     previous = cls;
   }
 }

@@ -71,7 +71,7 @@ int run(const RunFlags& f) {
                            return true;
                          },
                          &stats);
-  std::cout << decoder.flush() << "\n";
+  std::cout << decoder.flush() << std::endl;
   if (!st.ok()) return report_failure("run", st);
   std::fprintf(stderr,
                "load: %.2f s | prompt: %d tokens, %.2f tokens/s | generation: %d tokens, %.2f "
