@@ -40,7 +40,9 @@ Spoofed bind_under(const char* preset, const std::string& user_policy = "") {
   s.manager = PluginManager::discover(search);
   auto policy = Policy::defaults();
   EXPECT_TRUE(policy.ok());
-  if (!user_policy.empty()) EXPECT_TRUE(policy->add_layer(user_policy, "test.yaml").ok());
+  if (!user_policy.empty()) {
+    EXPECT_TRUE(policy->add_layer(user_policy, "test.yaml").ok());
+  }
   s.binding = DeviceBinding::create(*s.manager, policy.value(), s.context);
   return s;
 }

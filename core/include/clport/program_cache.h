@@ -80,6 +80,7 @@ class CLPORT_API ProgramCache {
 
  private:
   using Digest = std::array<unsigned char, 32>;
+  Result<cl_program> build_or_load(const std::string& source, const std::string& options);
   Digest key_digest(const std::string& source, const std::string& options) const;
   Result<cl_program> load_entry(const Digest& key, const std::string& options);
   void save_entry(const Digest& key, cl_program program);

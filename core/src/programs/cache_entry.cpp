@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -79,13 +80,19 @@ Result<std::vector<unsigned char>> decode_entry(const std::vector<unsigned char>
 }
 
 ReadOutcome read_whole_file(const std::string& path, std::vector<unsigned char>& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    std::error_code ec;
-    return std::filesystem::exists(path, ec) ? ReadOutcome::Error : ReadOutcome::Missing;
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status)) return ReadOutcome::Missing;
+  // Only regular files: reading a directory (or a FIFO someone planted) must not throw or hang.
+  if (!std::filesystem::is_regular_file(status)) return ReadOutcome::Error;
+  try {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return ReadOutcome::Error;
+    out.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    return in.bad() ? ReadOutcome::Error : ReadOutcome::Read;
+  } catch (const std::exception&) {
+    return ReadOutcome::Error;
   }
-  out.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  return in.bad() ? ReadOutcome::Error : ReadOutcome::Read;
 }
 
 Status write_file_atomically(const std::string& path, const std::vector<unsigned char>& bytes) {

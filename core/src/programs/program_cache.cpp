@@ -170,6 +170,17 @@ void ProgramCache::save_entry(const Digest& key, cl_program program) {
 }
 
 Result<cl_program> ProgramCache::build(const std::string& source, const std::string& options) {
+  // File system and allocation errors surface as exceptions from the standard library; none
+  // may escape (plugins reach this through a C function pointer).
+  try {
+    return build_or_load(source, options);
+  } catch (const std::exception& e) {
+    return Status(Stage::Internal, std::string("program cache: ") + e.what());
+  }
+}
+
+Result<cl_program> ProgramCache::build_or_load(const std::string& source,
+                                               const std::string& options) {
   const Digest key = key_digest(source, options);
   const std::string key_hex = programs::to_hex(key);
   if (options_.memoize) {

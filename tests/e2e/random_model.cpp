@@ -1,0 +1,114 @@
+#include "random_model.h"
+
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include "clport/gguf.h"
+#include "clport/quant.h"
+
+namespace clport::test {
+namespace {
+
+constexpr uint32_t kVocab = 300;
+
+// Weights drawn with std 1/sqrt(fan_in), like a trained model's scale, so activations stay in
+// a realistic range through the layers.
+std::vector<uint8_t> random_weight(std::mt19937_64& rng, DType dtype, int64_t cols, int64_t rows) {
+  std::normal_distribution<float> dist(0.0f, 1.0f / std::sqrt(static_cast<float>(cols)));
+  std::vector<float> values(static_cast<size_t>(cols * rows));
+  for (auto& v : values) v = dist(rng);
+  std::vector<uint8_t> out(static_cast<size_t>(row_bytes(dtype, cols).value() * rows));
+  const int64_t rb = row_bytes(dtype, cols).value();
+  for (int64_t r = 0; r < rows; ++r) {
+    (void)quantize_row(dtype, values.data() + r * cols, out.data() + r * rb, cols);
+  }
+  return out;
+}
+
+std::vector<uint8_t> norm_weight(std::mt19937_64& rng, int64_t n) {
+  std::uniform_real_distribution<float> dist(0.8f, 1.2f);
+  std::vector<uint8_t> out(n * sizeof(float));
+  auto* f = reinterpret_cast<float*>(out.data());
+  for (int64_t i = 0; i < n; ++i) f[i] = dist(rng);
+  return out;
+}
+
+void add_vocab(GgufWriter& w) {
+  std::vector<std::string> tokens{"<unk>", "<s>", "</s>"};
+  std::vector<float> scores{0, 0, 0};
+  std::vector<int32_t> types{2, 3, 3};
+  for (int b = 0; b < 256; ++b) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "<0x%02X>", b);
+    tokens.push_back(buf);
+    scores.push_back(0);
+    types.push_back(6);
+  }
+  const std::string space = "\xE2\x96\x81";  // U+2581, SentencePiece's word boundary
+  const char* words[] = {"the", "a", "of", "and", "to", "in", "is", "it"};
+  for (uint32_t i = 0; tokens.size() < kVocab; ++i) {
+    tokens.push_back(space + (i < 8 ? std::string(words[i]) : "w" + std::to_string(i)));
+    scores.push_back(-static_cast<float>(i));
+    types.push_back(1);
+  }
+  w.set_string("tokenizer.ggml.model", "llama");
+  w.set_string_array("tokenizer.ggml.tokens", tokens);
+  w.set_f32_array("tokenizer.ggml.scores", scores);
+  w.set_i32_array("tokenizer.ggml.token_type", types);
+  w.set_u32("tokenizer.ggml.bos_token_id", 1);
+  w.set_u32("tokenizer.ggml.eos_token_id", 2);
+  w.set_u32("tokenizer.ggml.unknown_token_id", 0);
+  w.set_bool("tokenizer.ggml.add_bos_token", true);
+}
+
+}  // namespace
+
+Status write_random_llama(const std::string& path, const RandomModelSpec& s) {
+  std::mt19937_64 rng(s.seed);
+  GgufWriter w;
+  w.set_string("general.architecture", "llama");
+  w.set_string("general.name", "clport-random-test-model");
+  w.set_u32("llama.context_length", s.n_ctx);
+  w.set_u32("llama.embedding_length", s.n_embd);
+  w.set_u32("llama.block_count", s.n_layer);
+  w.set_u32("llama.feed_forward_length", s.n_ff);
+  w.set_u32("llama.attention.head_count", s.n_head);
+  w.set_u32("llama.attention.head_count_kv", s.n_head_kv);
+  w.set_f32("llama.rope.freq_base", 10000.0f);
+  w.set_f32("llama.attention.layer_norm_rms_epsilon", 1e-5f);
+  add_vocab(w);
+
+  const int64_t E = s.n_embd, F = s.n_ff;
+  const int64_t KV = static_cast<int64_t>(s.n_embd / s.n_head) * s.n_head_kv;
+  // The embedding table is scaled up (std ~1) like real embeddings.
+  std::vector<float> embd(static_cast<size_t>(E * kVocab));
+  std::normal_distribution<float> unit(0.0f, 1.0f);
+  for (auto& v : embd) v = unit(rng);
+  const int64_t erb = row_bytes(s.weight_dtype, E).value();
+  std::vector<uint8_t> embd_q(static_cast<size_t>(erb * kVocab));
+  for (uint32_t r = 0; r < kVocab; ++r) {
+    CLPORT_RETURN_IF_ERROR(quantize_row(s.weight_dtype, embd.data() + r * E, embd_q.data() + r * erb, E));
+  }
+  CLPORT_RETURN_IF_ERROR(w.add_tensor("token_embd.weight", s.weight_dtype, {E, kVocab}, embd_q));
+  for (uint32_t l = 0; l < s.n_layer; ++l) {
+    const std::string b = "blk." + std::to_string(l) + ".";
+    CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_norm.weight", DType::F32, {E}, norm_weight(rng, E)));
+    CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_q.weight", s.weight_dtype, {E, E}, random_weight(rng, s.weight_dtype, E, E)));
+    CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_k.weight", s.weight_dtype, {E, KV}, random_weight(rng, s.weight_dtype, E, KV)));
+    CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_v.weight", s.weight_dtype, {E, KV}, random_weight(rng, s.weight_dtype, E, KV)));
+    CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_output.weight", s.weight_dtype, {E, E}, random_weight(rng, s.weight_dtype, E, E)));
+    CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "ffn_norm.weight", DType::F32, {E}, norm_weight(rng, E)));
+    CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "ffn_gate.weight", s.weight_dtype, {E, F}, random_weight(rng, s.weight_dtype, E, F)));
+    CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "ffn_up.weight", s.weight_dtype, {E, F}, random_weight(rng, s.weight_dtype, E, F)));
+    CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "ffn_down.weight", s.weight_dtype, {F, E}, random_weight(rng, s.weight_dtype, F, E)));
+  }
+  CLPORT_RETURN_IF_ERROR(w.add_tensor("output_norm.weight", DType::F32, {E}, norm_weight(rng, E)));
+  if (!s.tied_output) {
+    CLPORT_RETURN_IF_ERROR(w.add_tensor("output.weight", s.weight_dtype, {E, kVocab},
+                                        random_weight(rng, s.weight_dtype, E, kVocab)));
+  }
+  return w.write(path);
+}
+
+}  // namespace clport::test

@@ -1,0 +1,30 @@
+// Small LLaMA-family models with random weights, written as GGUF by the test suite itself (no
+// model files are committed): any weight dtype, tied or untied output, grouped-query attention,
+// and a tiny SentencePiece-style vocabulary (byte tokens) so the tokenizer loads too.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "clport/dtype.h"
+#include "clport/status.h"
+
+namespace clport::test {
+
+struct RandomModelSpec {
+  DType weight_dtype = DType::Q8_0;
+  bool tied_output = true;
+  uint32_t n_embd = 256;  // multiple of 256 so that K-quants apply
+  uint32_t n_ff = 512;
+  uint32_t n_layer = 2;
+  uint32_t n_head = 4;
+  uint32_t n_head_kv = 2;  // < n_head: grouped-query attention
+  uint32_t n_ctx = 128;
+  uint64_t seed = 1;
+};
+
+// Writes the model to `path`. The vocabulary has 3 control tokens + 256 byte tokens + a few
+// words, so n_vocab = 300.
+Status write_random_llama(const std::string& path, const RandomModelSpec& spec);
+
+}  // namespace clport::test
