@@ -14,3 +14,5 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/clportConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/clportConfig.cmake ${PROJECT_BINARY_DIR}/clportConfigVersion.cmake
         DESTINATION ${CLPORT_CMAKE_INSTALL_DIR} COMPONENT core)
+# Imported as clport::plugin_sdk (the in-tree alias has the same name).
+set_target_properties(clport_plugin_sdk PROPERTIES EXPORT_NAME plugin_sdk)

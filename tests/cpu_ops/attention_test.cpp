@@ -30,7 +30,8 @@ std::vector<float> naive_attention(const std::vector<float>& q, const std::vecto
       double mx = -1e300;
       for (int64_t j = 0; j < n_keys; ++j) {
         double d = 0;
-        for (int64_t i = 0; i < hd; ++i) d += double(q[(t * H + h) * hd + i]) * k[(j * Hkv + kv) * hd + i];
+        for (int64_t i = 0; i < hd; ++i)
+          d += double(q[(t * H + h) * hd + i]) * k[(j * Hkv + kv) * hd + i];
         s[j] = d * scale;
         mx = std::max(mx, s[j]);
       }
@@ -48,7 +49,8 @@ std::vector<float> naive_attention(const std::vector<float>& q, const std::vecto
 
 OwnedTensor cache_tensor(DType dtype, std::array<int64_t, 4> ne, const std::vector<float>& values) {
   OwnedTensor t(dtype, ne);
-  EXPECT_TRUE(quantize_row(dtype, values.data(), t.bytes.data(), static_cast<int64_t>(values.size())).ok());
+  EXPECT_TRUE(
+      quantize_row(dtype, values.data(), t.bytes.data(), static_cast<int64_t>(values.size())).ok());
   return t;
 }
 
@@ -58,7 +60,8 @@ TEST(Attention, FirstQueryReturnsFirstValue) {
   auto k = test::f32_tensor({2, 1, 3, 1}, {1, 2, 3, 4, 5, 6});
   auto v = test::f32_tensor({2, 1, 3, 1}, {7, 8, 9, 10, 11, 12});
   OwnedTensor d(DType::F32, {2, 1, 1, 1});
-  ASSERT_TRUE(test::run(CLPORT_OP_ATTENTION, {q.view, k.view, v.view}, d.view, attn_params(0, 1.0f)).ok());
+  ASSERT_TRUE(
+      test::run(CLPORT_OP_ATTENTION, {q.view, k.view, v.view}, d.view, attn_params(0, 1.0f)).ok());
   EXPECT_EQ(d.values(), (std::vector<float>{7, 8}));
 }
 
@@ -69,7 +72,8 @@ TEST(Attention, TwoKeysHandComputed) {
   auto k = test::f32_tensor({2, 1, 2, 1}, {0, 5, l3, 7});
   auto v = test::f32_tensor({2, 1, 2, 1}, {4, 0, 0, 8});
   OwnedTensor d(DType::F32, {2, 1, 1, 1});
-  ASSERT_TRUE(test::run(CLPORT_OP_ATTENTION, {q.view, k.view, v.view}, d.view, attn_params(1, 1.0f)).ok());
+  ASSERT_TRUE(
+      test::run(CLPORT_OP_ATTENTION, {q.view, k.view, v.view}, d.view, attn_params(1, 1.0f)).ok());
   EXPECT_NEAR(d.values()[0], 1.0f, 1e-6);
   EXPECT_NEAR(d.values()[1], 6.0f, 1e-6);
 }
@@ -92,12 +96,15 @@ TEST_P(AttentionVsNaive, Matches) {
   OwnedTensor v = cache_tensor(c.cache, {c.hd, c.Hkv, c.C, 1}, vv_vals);
   OwnedTensor d(DType::F32, {c.hd, c.H, c.T, 1});
   const float scale = 1.0f / std::sqrt(static_cast<float>(c.hd));
-  const Status s = test::run(CLPORT_OP_ATTENTION, {q.view, k.view, v.view}, d.view, attn_params(c.n_past, scale), 3);
+  const Status s = test::run(CLPORT_OP_ATTENTION, {q.view, k.view, v.view}, d.view,
+                             attn_params(c.n_past, scale), 3);
   ASSERT_TRUE(s.ok()) << s.to_string();
   // The reference reads the values the cache really holds (F16-rounded for an F16 cache).
   std::vector<float> kr(kv_vals.size()), vr(vv_vals.size());
-  ASSERT_TRUE(dequantize_row(c.cache, k.bytes.data(), kr.data(), static_cast<int64_t>(kr.size())).ok());
-  ASSERT_TRUE(dequantize_row(c.cache, v.bytes.data(), vr.data(), static_cast<int64_t>(vr.size())).ok());
+  ASSERT_TRUE(
+      dequantize_row(c.cache, k.bytes.data(), kr.data(), static_cast<int64_t>(kr.size())).ok());
+  ASSERT_TRUE(
+      dequantize_row(c.cache, v.bytes.data(), vr.data(), static_cast<int64_t>(vr.size())).ok());
   const auto ref = naive_attention(qv, kr, vr, c.hd, c.H, c.T, c.Hkv, c.C, c.n_past, scale);
   const auto got = d.values();
   EXPECT_LT(nmse(ref.data(), got.data(), ref.size()), 1e-11);
@@ -121,13 +128,17 @@ TEST(Attention, FutureKeysAreIgnored) {
   auto k = test::f32_tensor({hd, 1, C, 1}, kv);
   auto v = test::f32_tensor({hd, 1, C, 1}, vv);
   OwnedTensor d1(DType::F32, {hd, 1, 2, 1}), d2(DType::F32, {hd, 1, 2, 1});
-  ASSERT_TRUE(test::run(CLPORT_OP_ATTENTION, {q.view, k.view, v.view}, d1.view, attn_params(n_past, 0.5f)).ok());
+  ASSERT_TRUE(
+      test::run(CLPORT_OP_ATTENTION, {q.view, k.view, v.view}, d1.view, attn_params(n_past, 0.5f))
+          .ok());
   for (int64_t j = n_past + 2; j < C; ++j)
     for (int64_t i = 0; i < hd; ++i) {
       k.f32()[j * hd + i] = 100.0f;
       v.f32()[j * hd + i] = -100.0f;
     }
-  ASSERT_TRUE(test::run(CLPORT_OP_ATTENTION, {q.view, k.view, v.view}, d2.view, attn_params(n_past, 0.5f)).ok());
+  ASSERT_TRUE(
+      test::run(CLPORT_OP_ATTENTION, {q.view, k.view, v.view}, d2.view, attn_params(n_past, 0.5f))
+          .ok());
   EXPECT_EQ(d1.values(), d2.values());
 }
 
@@ -138,7 +149,9 @@ TEST(Attention, LargeScoresStayFinite) {
   auto k = test::f32_tensor({hd, 1, C, 1}, kv);
   auto v = test::f32_tensor({hd, 1, C, 1}, test::random_values(hd * C, 42));
   OwnedTensor d(DType::F32, {hd, 1, 1, 1});
-  ASSERT_TRUE(test::run(CLPORT_OP_ATTENTION, {q.view, k.view, v.view}, d.view, attn_params(C - 1, 1.0f)).ok());
+  ASSERT_TRUE(
+      test::run(CLPORT_OP_ATTENTION, {q.view, k.view, v.view}, d.view, attn_params(C - 1, 1.0f))
+          .ok());
   for (float x : d.values()) EXPECT_TRUE(std::isfinite(x));
 }
 
@@ -152,14 +165,16 @@ TEST(Attention, BadShapesAreRejected) {
   OwnedTensor v16(DType::F16, {8, 2, 6, 1});
   OwnedTensor kq(DType::Q8_0, {32, 2, 6, 1});
   auto run = [&](const OwnedTensor& kk, const OwnedTensor& vv, int n_past) {
-    return test::run(CLPORT_OP_ATTENTION, {q.view, kk.view, vv.view}, d.view, attn_params(n_past, 1.0f)).stage();
+    return test::run(CLPORT_OP_ATTENTION, {q.view, kk.view, vv.view}, d.view,
+                     attn_params(n_past, 1.0f))
+        .stage();
   };
   EXPECT_EQ(run(k, v, 4), Stage::Ok);
-  EXPECT_EQ(run(k, v, 5), Stage::InvalidArgument);   // 5 + 2 tokens > 6 cache slots
+  EXPECT_EQ(run(k, v, 5), Stage::InvalidArgument);  // 5 + 2 tokens > 6 cache slots
   EXPECT_EQ(run(k, v, -1), Stage::InvalidArgument);
-  EXPECT_EQ(run(k3, v3, 0), Stage::InvalidArgument); // 4 heads over 3 kv heads
+  EXPECT_EQ(run(k3, v3, 0), Stage::InvalidArgument);  // 4 heads over 3 kv heads
   EXPECT_EQ(run(k_hd, v_hd, 0), Stage::InvalidArgument);
-  EXPECT_EQ(run(k, v16, 0), Stage::Unsupported);     // mixed K/V dtypes
+  EXPECT_EQ(run(k, v16, 0), Stage::Unsupported);  // mixed K/V dtypes
   EXPECT_EQ(run(kq, kq, 0), Stage::Unsupported);
 }
 

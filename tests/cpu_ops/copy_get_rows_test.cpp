@@ -24,7 +24,8 @@ TEST(Copy, IntoAStridedCacheSlot) {
   // A KV cache [hd=4, kv_heads=2, ctx=5] in F16; write 2 tokens at positions 1..2.
   const int64_t hd = 4, kvh = 2, ctx = 5;
   std::vector<uint16_t> cache(static_cast<size_t>(hd * kvh * ctx), 0xffff);  // NaN pattern guard
-  cpu::HostTensor slot = cpu::HostTensor::contiguous(DType::F16, {hd, kvh, 2, 1}, cache.data() + 1 * hd * kvh);
+  cpu::HostTensor slot =
+      cpu::HostTensor::contiguous(DType::F16, {hd, kvh, 2, 1}, cache.data() + 1 * hd * kvh);
   slot.nb[2] = hd * kvh * 2;  // token stride of the full cache (same here, but set explicitly)
   const auto vals = test::random_values(static_cast<size_t>(hd * kvh * 2), 5);
   auto src = test::f32_tensor({hd, kvh, 2, 1}, vals);
@@ -72,7 +73,8 @@ class GetRowsAllDtypes : public ::testing::TestWithParam<DType> {};
 TEST_P(GetRowsAllDtypes, RowsEqualTheirDequantization) {
   const DType dtype = GetParam();
   const int64_t D = traits(dtype).block_size * 2, R = 5;
-  OwnedTensor table = test::quantized_tensor(dtype, D, R, test::random_values(static_cast<size_t>(D * R), 8));
+  OwnedTensor table =
+      test::quantized_tensor(dtype, D, R, test::random_values(static_cast<size_t>(D * R), 8));
   const auto all = test::dequantized(table);
   OwnedTensor ids(DType::I32, {3, 1, 1, 1});
   const int32_t id_values[3] = {4, 0, 4};
@@ -81,7 +83,8 @@ TEST_P(GetRowsAllDtypes, RowsEqualTheirDequantization) {
   ASSERT_TRUE(test::run(CLPORT_OP_GET_ROWS, {table.view, ids.view}, d.view).ok());
   const auto y = d.values();
   for (int i = 0; i < 3; ++i)
-    for (int64_t j = 0; j < D; ++j) ASSERT_EQ(y[i * D + j], all[id_values[i] * D + j]) << dtype_name(dtype);
+    for (int64_t j = 0; j < D; ++j)
+      ASSERT_EQ(y[i * D + j], all[id_values[i] * D + j]) << dtype_name(dtype);
 }
 
 INSTANTIATE_TEST_SUITE_P(Tables, GetRowsAllDtypes, ::testing::ValuesIn(kWeightDTypes),
@@ -110,9 +113,11 @@ TEST(GetRows, OutOfRangeIdRejectedAndDstUntouched) {
     EXPECT_EQ(d.values(), (std::vector<float>{-1, -1, -1, -1}));
   }
   OwnedTensor f_ids(DType::F32, {2, 1, 1, 1});
-  EXPECT_EQ(test::run(CLPORT_OP_GET_ROWS, {table.view, f_ids.view}, d.view).stage(), Stage::Unsupported);
+  EXPECT_EQ(test::run(CLPORT_OP_GET_ROWS, {table.view, f_ids.view}, d.view).stage(),
+            Stage::Unsupported);
   OwnedTensor d_bad(DType::F32, {3, 2, 1, 1});
-  EXPECT_EQ(test::run(CLPORT_OP_GET_ROWS, {table.view, ids.view}, d_bad.view).stage(), Stage::InvalidArgument);
+  EXPECT_EQ(test::run(CLPORT_OP_GET_ROWS, {table.view, ids.view}, d_bad.view).stage(),
+            Stage::InvalidArgument);
 }
 
 }  // namespace

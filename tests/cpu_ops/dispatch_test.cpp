@@ -17,7 +17,8 @@ TEST(Dispatch, WrongSourceCountIsInvalid) {
   OwnedTensor x(DType::F32, {4, 1, 1, 1});
   EXPECT_EQ(test::run(CLPORT_OP_SILU, {}, x.view).stage(), Stage::InvalidArgument);
   EXPECT_EQ(test::run(CLPORT_OP_ADD, {x.view}, x.view).stage(), Stage::InvalidArgument);
-  EXPECT_EQ(test::run(CLPORT_OP_ATTENTION, {x.view, x.view}, x.view).stage(), Stage::InvalidArgument);
+  EXPECT_EQ(test::run(CLPORT_OP_ATTENTION, {x.view, x.view}, x.view).stage(),
+            Stage::InvalidArgument);
 }
 
 TEST(Dispatch, MissingDataAndEmptyShapesAreInvalid) {

@@ -29,12 +29,14 @@ TEST(Swiglu, IsSiluOfGateTimesUp) {
     EXPECT_NEAR(y[i], gv[i] / (1.0 + std::exp(-double(gv[i]))) * uv[i], 1e-6) << i;
   }
   OwnedTensor u_bad(DType::F32, {3, 1, 1, 1});
-  EXPECT_EQ(test::run(CLPORT_OP_SWIGLU, {g.view, u_bad.view}, d.view).stage(), Stage::InvalidArgument);
+  EXPECT_EQ(test::run(CLPORT_OP_SWIGLU, {g.view, u_bad.view}, d.view).stage(),
+            Stage::InvalidArgument);
 }
 
 TEST(Scale, MultipliesEveryElement) {
   auto x = test::f32_tensor({2, 2, 1, 1}, {1, -2, 3, 0.5f});
-  ASSERT_TRUE(test::run(CLPORT_OP_SCALE, {x.view}, x.view, test::params_f(-2.0f)).ok());  // in place
+  ASSERT_TRUE(
+      test::run(CLPORT_OP_SCALE, {x.view}, x.view, test::params_f(-2.0f)).ok());  // in place
   EXPECT_EQ(x.values(), (std::vector<float>{-2, 4, -6, -1}));
 }
 
@@ -48,8 +50,10 @@ TEST(AddMul, SameShape) {
   EXPECT_EQ(d.values(), (std::vector<float>{10, 40, 90, 160}));
 }
 
-// Reference broadcast: element (i0, i1, i2) of a [4, 3, 2] pairs with b at each index modulo b's ne.
-std::vector<float> naive_add(const std::vector<float>& a, const std::vector<float>& b, std::array<int64_t, 3> nb_) {
+// Reference broadcast: element (i0, i1, i2) of a [4, 3, 2] pairs with b at each index modulo b's
+// ne.
+std::vector<float> naive_add(const std::vector<float>& a, const std::vector<float>& b,
+                             std::array<int64_t, 3> nb_) {
   std::vector<float> out(a.size());
   for (int64_t i2 = 0; i2 < 2; ++i2)
     for (int64_t i1 = 0; i1 < 3; ++i1)
@@ -63,7 +67,8 @@ std::vector<float> naive_add(const std::vector<float>& a, const std::vector<floa
 TEST(AddMul, BroadcastShapes) {
   const auto av = test::random_values(24, 1);
   auto a = test::f32_tensor({4, 3, 2, 1}, av);
-  for (std::array<int64_t, 3> bs : {std::array<int64_t, 3>{4, 1, 1}, {1, 3, 1}, {2, 3, 2}, {1, 1, 1}, {4, 3, 1}}) {
+  for (std::array<int64_t, 3> bs :
+       {std::array<int64_t, 3>{4, 1, 1}, {1, 3, 1}, {2, 3, 2}, {1, 1, 1}, {4, 3, 1}}) {
     const auto bv = test::random_values(static_cast<size_t>(bs[0] * bs[1] * bs[2]), 2);
     auto b = test::f32_tensor({bs[0], bs[1], bs[2], 1}, bv);
     OwnedTensor d(DType::F32, {4, 3, 2, 1});

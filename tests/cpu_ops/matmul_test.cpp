@@ -11,8 +11,8 @@ namespace {
 using test::OwnedTensor;
 
 // dst[m][n] = sum_k act[m][k] * w[n][k]
-std::vector<float> naive_matmul(const std::vector<float>& w, const std::vector<float>& act, int64_t K,
-                                int64_t N, int64_t M) {
+std::vector<float> naive_matmul(const std::vector<float>& w, const std::vector<float>& act,
+                                int64_t K, int64_t N, int64_t M) {
   std::vector<float> out(static_cast<size_t>(N * M));
   for (int64_t m = 0; m < M; ++m)
     for (int64_t n = 0; n < N; ++n) {
@@ -97,7 +97,8 @@ TEST(MulMat, StridedActivationAndOutputRows) {
   auto w = test::f32_tensor({K, N, 1, 1}, wf);
   std::vector<float> padded(static_cast<size_t>(2 * K * M), 1e30f);
   const auto af = test::random_values(K * M, 10);
-  for (int64_t m = 0; m < M; ++m) std::copy(af.begin() + m * K, af.begin() + (m + 1) * K, padded.begin() + m * 2 * K);
+  for (int64_t m = 0; m < M; ++m)
+    std::copy(af.begin() + m * K, af.begin() + (m + 1) * K, padded.begin() + m * 2 * K);
   cpu::HostTensor a = cpu::HostTensor::contiguous(DType::F32, {K, M, 1, 1}, padded.data());
   a.nb[1] = 2 * K * 4;
   a.nb[2] = a.nb[3] = a.nb[1] * M;
@@ -120,8 +121,10 @@ TEST(MulMat, BadShapesAndTypesAreRejected) {
   OwnedTensor a_bad_k(DType::F32, {32, 2, 1, 1});
   OwnedTensor d_bad(DType::F32, {2, 4, 1, 1});
   OwnedTensor i32_w(DType::I32, {64, 4, 1, 1});
-  EXPECT_EQ(test::run(CLPORT_OP_MUL_MAT, {w.view, a_bad_k.view}, d.view).stage(), Stage::InvalidArgument);
-  EXPECT_EQ(test::run(CLPORT_OP_MUL_MAT, {w.view, a.view}, d_bad.view).stage(), Stage::InvalidArgument);
+  EXPECT_EQ(test::run(CLPORT_OP_MUL_MAT, {w.view, a_bad_k.view}, d.view).stage(),
+            Stage::InvalidArgument);
+  EXPECT_EQ(test::run(CLPORT_OP_MUL_MAT, {w.view, a.view}, d_bad.view).stage(),
+            Stage::InvalidArgument);
   EXPECT_EQ(test::run(CLPORT_OP_MUL_MAT, {i32_w.view, a.view}, d.view).stage(), Stage::Unsupported);
   EXPECT_EQ(test::run(CLPORT_OP_MUL_MAT, {w.view}, d.view).stage(), Stage::InvalidArgument);
   // A Q8_0 weight whose rows are not a whole number of blocks.

@@ -1,11 +1,11 @@
 // The shared nmse() helper: value, NaN/inf handling, zero reference.
+#include "clport/nmse.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 #include <vector>
-
-#include "clport/nmse.h"
 
 namespace clport {
 namespace {

@@ -51,7 +51,8 @@ TEST(RmsNorm, BadOperandsAreRejected) {
   OwnedTensor w_bad(DType::F32, {4, 1, 1, 1});
   OwnedTensor d_bad(DType::F32, {8, 3, 1, 1});
   OwnedTensor x_f16(DType::F16, {8, 2, 1, 1});
-  EXPECT_EQ(test::run(CLPORT_OP_RMS_NORM, {x.view, w_bad.view}, d.view).stage(), Stage::InvalidArgument);
+  EXPECT_EQ(test::run(CLPORT_OP_RMS_NORM, {x.view, w_bad.view}, d.view).stage(),
+            Stage::InvalidArgument);
   EXPECT_EQ(test::run(CLPORT_OP_RMS_NORM, {x.view}, d_bad.view).stage(), Stage::InvalidArgument);
   EXPECT_EQ(test::run(CLPORT_OP_RMS_NORM, {x_f16.view}, d.view).stage(), Stage::Unsupported);
   EXPECT_EQ(test::run(CLPORT_OP_RMS_NORM, {x.view}, d.view, test::params_f(-1.0f)).stage(),
@@ -103,7 +104,8 @@ TEST(Softmax, RowsSumToOne) {
 TEST(Softmax, ShapeMismatchRejected) {
   OwnedTensor x(DType::F32, {8, 2, 1, 1});
   OwnedTensor d(DType::F32, {4, 4, 1, 1});
-  EXPECT_EQ(test::run(CLPORT_OP_SOFTMAX, {x.view}, d.view, test::params_f(1.0f)).stage(), Stage::InvalidArgument);
+  EXPECT_EQ(test::run(CLPORT_OP_SOFTMAX, {x.view}, d.view, test::params_f(1.0f)).stage(),
+            Stage::InvalidArgument);
 }
 
 }  // namespace

@@ -47,7 +47,8 @@ inline std::vector<float> random_values(size_t n, unsigned seed, float stddev = 
 }
 
 // Quantizes row-major [rows][k] floats into a weight tensor [k, rows] of `dtype`.
-inline OwnedTensor quantized_tensor(DType dtype, int64_t k, int64_t rows, const std::vector<float>& values) {
+inline OwnedTensor quantized_tensor(DType dtype, int64_t k, int64_t rows,
+                                    const std::vector<float>& values) {
   OwnedTensor t(dtype, {k, rows, 1, 1});
   const int64_t rb = *row_bytes(dtype, k);
   for (int64_t r = 0; r < rows; ++r) {

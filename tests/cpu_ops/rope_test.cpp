@@ -9,7 +9,8 @@ namespace {
 
 using test::OwnedTensor;
 
-cpu::OpParams rope_params(int mode, int pos0, int n_rot, float base = 10000.0f, float freq_scale = 1.0f) {
+cpu::OpParams rope_params(int mode, int pos0, int n_rot, float base = 10000.0f,
+                          float freq_scale = 1.0f) {
   cpu::OpParams p;
   p.i[0] = mode;
   p.i[1] = pos0;
@@ -20,8 +21,9 @@ cpu::OpParams rope_params(int mode, int pos0, int n_rot, float base = 10000.0f, 
 }
 
 // Naive reference written from the definition, one (head, token) row at a time.
-std::vector<float> naive_rope(const std::vector<float>& x, int64_t hd, int64_t heads, int64_t tokens, int mode,
-                              int pos0, int n_rot, double base, double fs) {
+std::vector<float> naive_rope(const std::vector<float>& x, int64_t hd, int64_t heads,
+                              int64_t tokens, int mode, int pos0, int n_rot, double base,
+                              double fs) {
   std::vector<float> y = x;
   for (int64_t t = 0; t < tokens; ++t)
     for (int64_t h = 0; h < heads; ++h) {
@@ -79,10 +81,12 @@ TEST(Rope, OffsetsPartialRotationAndScaleMatchNaive) {
   for (int mode : {0, 2}) {
     auto x = test::f32_tensor({hd, heads, tokens, 1}, xv);
     OwnedTensor d(DType::F32, {hd, heads, tokens, 1});
-    ASSERT_TRUE(test::run(CLPORT_OP_ROPE, {x.view}, d.view, rope_params(mode, 17, 8, 500.0f, 0.25f)).ok());
+    ASSERT_TRUE(
+        test::run(CLPORT_OP_ROPE, {x.view}, d.view, rope_params(mode, 17, 8, 500.0f, 0.25f)).ok());
     const auto ref = naive_rope(xv, hd, heads, tokens, mode, 17, 8, 500.0, 0.25);
     const auto y = d.values();
-    for (size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y[i], ref[i], 2e-6) << "mode " << mode << " i " << i;
+    for (size_t i = 0; i < y.size(); ++i)
+      EXPECT_NEAR(y[i], ref[i], 2e-6) << "mode " << mode << " i " << i;
     // Dimensions 8..11 are not rotated.
     for (int64_t r = 0; r < heads * tokens; ++r)
       for (int64_t i = 8; i < hd; ++i) EXPECT_EQ(y[r * hd + i], xv[r * hd + i]);
@@ -93,8 +97,10 @@ TEST(Rope, FreqScaleHalvesThePosition) {
   const auto xv = test::random_values(8, 3);
   auto x = test::f32_tensor({8, 1, 1, 1}, xv);
   OwnedTensor a(DType::F32, {8, 1, 1, 1}), b(DType::F32, {8, 1, 1, 1});
-  ASSERT_TRUE(test::run(CLPORT_OP_ROPE, {x.view}, a.view, rope_params(0, 10, 8, 10000.0f, 0.5f)).ok());
-  ASSERT_TRUE(test::run(CLPORT_OP_ROPE, {x.view}, b.view, rope_params(0, 5, 8, 10000.0f, 1.0f)).ok());
+  ASSERT_TRUE(
+      test::run(CLPORT_OP_ROPE, {x.view}, a.view, rope_params(0, 10, 8, 10000.0f, 0.5f)).ok());
+  ASSERT_TRUE(
+      test::run(CLPORT_OP_ROPE, {x.view}, b.view, rope_params(0, 5, 8, 10000.0f, 1.0f)).ok());
   for (int i = 0; i < 8; ++i) EXPECT_NEAR(a.values()[i], b.values()[i], 1e-6);
 }
 
@@ -110,11 +116,16 @@ TEST(Rope, InPlaceMatchesOutOfPlace) {
 TEST(Rope, BadParametersAreRejected) {
   OwnedTensor x(DType::F32, {8, 1, 1, 1});
   OwnedTensor d(DType::F32, {8, 1, 1, 1});
-  EXPECT_EQ(test::run(CLPORT_OP_ROPE, {x.view}, d.view, rope_params(1, 0, 8)).stage(), Stage::Unsupported);
-  EXPECT_EQ(test::run(CLPORT_OP_ROPE, {x.view}, d.view, rope_params(0, 0, 7)).stage(), Stage::InvalidArgument);
-  EXPECT_EQ(test::run(CLPORT_OP_ROPE, {x.view}, d.view, rope_params(0, 0, 10)).stage(), Stage::InvalidArgument);
-  EXPECT_EQ(test::run(CLPORT_OP_ROPE, {x.view}, d.view, rope_params(0, 0, 0)).stage(), Stage::InvalidArgument);
-  EXPECT_EQ(test::run(CLPORT_OP_ROPE, {x.view}, d.view, rope_params(0, 0, 8, 0.0f)).stage(), Stage::InvalidArgument);
+  EXPECT_EQ(test::run(CLPORT_OP_ROPE, {x.view}, d.view, rope_params(1, 0, 8)).stage(),
+            Stage::Unsupported);
+  EXPECT_EQ(test::run(CLPORT_OP_ROPE, {x.view}, d.view, rope_params(0, 0, 7)).stage(),
+            Stage::InvalidArgument);
+  EXPECT_EQ(test::run(CLPORT_OP_ROPE, {x.view}, d.view, rope_params(0, 0, 10)).stage(),
+            Stage::InvalidArgument);
+  EXPECT_EQ(test::run(CLPORT_OP_ROPE, {x.view}, d.view, rope_params(0, 0, 0)).stage(),
+            Stage::InvalidArgument);
+  EXPECT_EQ(test::run(CLPORT_OP_ROPE, {x.view}, d.view, rope_params(0, 0, 8, 0.0f)).stage(),
+            Stage::InvalidArgument);
   EXPECT_EQ(test::run(CLPORT_OP_ROPE, {x.view}, d.view, rope_params(0, 0, 8, 1e4f, 0.0f)).stage(),
             Stage::InvalidArgument);
 }

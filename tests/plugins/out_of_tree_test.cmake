@@ -2,7 +2,7 @@
 # against that prefix only (find_package(clport)), drops the result into the install's plugin
 # directory and checks that the installed `clport devices` loads, binds and uses it. Nothing of
 # clport is rebuilt.
-#   cmake -DBUILD_DIR=... -DSOURCE_DIR=... -DWORK_DIR=... -DGENERATOR=... -P out_of_tree_test.cmake
+#   cmake -DBUILD_DIR=... -DSOURCE_DIR=... -DWORK_DIR=... -DGENERATOR=... -DBAD_PLUGIN=... -P out_of_tree_test.cmake
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
@@ -24,6 +24,8 @@ run(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/oot-build -G ${GENERATOR}
     -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/oot-build)
 file(COPY ${WORK_DIR}/oot-build/libclport_oot.so DESTINATION ${prefix}/lib/clport/plugins)
+# A broken neighbour (wrong ABI major) must be refused with its reason, not break the others.
+file(COPY ${BAD_PLUGIN} DESTINATION ${prefix}/lib/clport/plugins)
 
 # Only the installed copy may be found: no search path from the environment.
 set(ENV{CLPORT_PLUGIN_PATH} "")
@@ -33,6 +35,15 @@ message(STATUS "clport devices:\n${out}")
 if(NOT out MATCHES "oot +score 500 +bound")
   message(FATAL_ERROR "the installed clport did not bind the out-of-tree plugin:\n${out}\n${err}")
 endif()
+if(NOT out MATCHES "refused plugin files:[^\n]*\n[^\n]*libbad_abi.so: plugin ABI 99.7, this clport speaks ABI")
+  message(FATAL_ERROR "the wrong-ABI plugin was not reported as refused:\n${out}")
+endif()
 if(NOT out MATCHES "SCALE +oot")
   message(FATAL_ERROR "SCALE is not served by the out-of-tree plugin:\n${out}")
 endif()
+# And it is used: its SCALE kernel runs and matches the CPU reference.
+run(${prefix}/bin/clport conformance --plugin oot --filter scale --seed 1)
+if(NOT out MATCHES "scale +f32 [^\n]* pass" OR NOT out MATCHES "([1-9][0-9]*) passed, 0 failed")
+  message(FATAL_ERROR "the out-of-tree plugin's SCALE did not pass conformance:\n${out}\n${err}")
+endif()
+message(STATUS "out-of-tree plugin installed, bound and used")

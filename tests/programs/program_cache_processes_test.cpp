@@ -37,7 +37,7 @@ TEST(ProgramCacheProcesses, ColdStartRaceLeavesOnlyValidEntries) {
   fs::remove_all(dir);
   constexpr int kProcesses = 6;
   constexpr int kPrograms = 3;
-  constexpr int kRounds = 3;
+  constexpr int kRounds = 2;
   std::vector<pid_t> pids;
   std::vector<fs::path> outputs;
   for (int p = 0; p < kProcesses; ++p) {

@@ -30,10 +30,10 @@ class BlockBuilder {
 };
 
 // Half bit patterns used by the tests.
-inline constexpr uint16_t kHalfOne = 0x3c00;        // 1.0
-inline constexpr uint16_t kHalfHalf = 0x3800;       // 0.5
-inline constexpr uint16_t kHalfQuarter = 0x3400;    // 0.25
-inline constexpr uint16_t kHalfTwo = 0x4000;        // 2.0
-inline constexpr uint16_t kHalfMinusOne = 0xbc00;   // -1.0
+inline constexpr uint16_t kHalfOne = 0x3c00;       // 1.0
+inline constexpr uint16_t kHalfHalf = 0x3800;      // 0.5
+inline constexpr uint16_t kHalfQuarter = 0x3400;   // 0.25
+inline constexpr uint16_t kHalfTwo = 0x4000;       // 2.0
+inline constexpr uint16_t kHalfMinusOne = 0xbc00;  // -1.0
 
 }  // namespace clport::test

@@ -20,8 +20,8 @@ TEST(Half, KnownValuesDecode) {
   EXPECT_EQ(half_to_float(0x3800), 0.5f);
   EXPECT_EQ(half_to_float(0x4248), 3.140625f);
   EXPECT_EQ(half_to_float(0x7bff), 65504.0f);
-  EXPECT_EQ(half_to_float(0x0400), std::ldexp(1.0f, -14));     // smallest normal
-  EXPECT_EQ(half_to_float(0x0001), std::ldexp(1.0f, -24));     // smallest subnormal
+  EXPECT_EQ(half_to_float(0x0400), std::ldexp(1.0f, -14));  // smallest normal
+  EXPECT_EQ(half_to_float(0x0001), std::ldexp(1.0f, -24));  // smallest subnormal
   EXPECT_EQ(half_to_float(0x83ff), -1023.0f * std::ldexp(1.0f, -24));
   EXPECT_EQ(half_to_float(0x7c00), std::numeric_limits<float>::infinity());
   EXPECT_EQ(half_to_float(0xfc00), -std::numeric_limits<float>::infinity());
@@ -41,7 +41,7 @@ TEST(Half, KnownValuesEncode) {
 }
 
 TEST(Half, RoundsToNearestEven) {
-  const float ulp = std::ldexp(1.0f, -10);  // half spacing in [1, 2)
+  const float ulp = std::ldexp(1.0f, -10);                   // half spacing in [1, 2)
   EXPECT_EQ(float_to_half(1.0f + ulp / 2), 0x3c00);          // tie, even stays
   EXPECT_EQ(float_to_half(1.0f + 3 * ulp / 2), 0x3c02);      // tie, odd rounds up
   EXPECT_EQ(float_to_half(1.0f + ulp / 2 + 1e-6f), 0x3c01);  // just above a tie
@@ -56,8 +56,8 @@ TEST(Half, SubnormalRounding) {
   EXPECT_EQ(float_to_half(unit / 2), 0x0000);           // tie between 0 and 1 unit -> 0
   EXPECT_EQ(float_to_half(unit / 2 * 1.001f), 0x0001);  // above the tie
   EXPECT_EQ(float_to_half(unit / 4), 0x0000);
-  EXPECT_EQ(float_to_half(3 * unit / 2), 0x0002);       // tie between 1 and 2 -> even
-  EXPECT_EQ(float_to_half(5 * unit / 2), 0x0002);       // tie between 2 and 3 -> even
+  EXPECT_EQ(float_to_half(3 * unit / 2), 0x0002);  // tie between 1 and 2 -> even
+  EXPECT_EQ(float_to_half(5 * unit / 2), 0x0002);  // tie between 2 and 3 -> even
   EXPECT_EQ(float_to_half(-3 * unit / 2), 0x8002);
   EXPECT_EQ(float_to_half(std::ldexp(1.0f, -30)), 0x0000);
   EXPECT_EQ(float_to_half(-std::ldexp(1.0f, -30)), 0x8000);

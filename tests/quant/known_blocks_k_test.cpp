@@ -66,8 +66,8 @@ TEST(KnownBlocks, Q5_K) {
     const int q = nibble_k(e) | (((qh_q5k(l) >> s) & 1) << 4);
     EXPECT_EQ(y[e], static_cast<float>(kSc[s] * q) - 0.5f * kM[s]) << e;
   }
-  EXPECT_EQ(y[0], 19.0f);       // qh[0] = 0x0B, bit 0 set: q = 3 + 16
-  EXPECT_EQ(y[255], 1448.5f);   // qh[31] = 0x86, bit 7 set: q = 7 + 16 -> 63 * 23 - 0.5
+  EXPECT_EQ(y[0], 19.0f);      // qh[0] = 0x0B, bit 0 set: q = 3 + 16
+  EXPECT_EQ(y[255], 1448.5f);  // qh[31] = 0x86, bit 7 set: q = 7 + 16 -> 63 * 23 - 0.5
 }
 
 TEST(KnownBlocks, Q6_K) {
@@ -88,10 +88,10 @@ TEST(KnownBlocks, Q6_K) {
     const int high = (qh(32 * half + l) >> (2 * k)) & 3;
     EXPECT_EQ(y[e], 0.25f * static_cast<float>(scale(e / 16) * ((low | (high << 4)) - 32))) << e;
   }
-  EXPECT_EQ(y[0], -297.5f);    // q = 1 | 3<<4 = 49 -> 17; scale -70
-  EXPECT_EQ(y[100], 20.0f);    // q = 11 | 1<<4 = 27 -> -5; scale -16
-  EXPECT_EQ(y[130], -2.5f);    // q = 11 | 1<<4 = 27 -> -5; scale 2
-  EXPECT_EQ(y[255], -406.25f); // q = 7 -> -25; scale 65
+  EXPECT_EQ(y[0], -297.5f);     // q = 1 | 3<<4 = 49 -> 17; scale -70
+  EXPECT_EQ(y[100], 20.0f);     // q = 11 | 1<<4 = 27 -> -5; scale -16
+  EXPECT_EQ(y[130], -2.5f);     // q = 11 | 1<<4 = 27 -> -5; scale 2
+  EXPECT_EQ(y[255], -406.25f);  // q = 7 -> -25; scale 65
 }
 
 }  // namespace

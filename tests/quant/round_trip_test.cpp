@@ -21,9 +21,9 @@ struct Bound {
 // Bounds sit a little above what round-to-nearest (legacy) and the scale search (K-quants)
 // reach on unit Gaussian data; a layout or packing bug lands orders of magnitude higher.
 constexpr Bound kBounds[] = {
-    {DType::F16, 1e-6},    {DType::Q4_0, 1.0e-2}, {DType::Q4_1, 8e-3},  {DType::Q5_0, 2.5e-3},
-    {DType::Q5_1, 2e-3},   {DType::Q8_0, 5e-5},   {DType::Q4_K, 7e-3},  {DType::Q5_K, 1.8e-3},
-    {DType::Q6_K, 4.5e-4},
+    {DType::F16, 1e-6},    {DType::Q4_0, 1.0e-2}, {DType::Q4_1, 8e-3},
+    {DType::Q5_0, 2.5e-3}, {DType::Q5_1, 2e-3},   {DType::Q8_0, 5e-5},
+    {DType::Q4_K, 7e-3},   {DType::Q5_K, 1.8e-3}, {DType::Q6_K, 4.5e-4},
 };
 
 std::vector<float> gaussian(size_t n, unsigned seed, float mean = 0.0f, float stddev = 1.0f) {
@@ -75,8 +75,9 @@ TEST_P(RoundTrip, ZerosStayZero) {
   for (float v : y) ASSERT_EQ(v, 0.0f) << dtype_name(b.dtype);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllFormats, RoundTrip, ::testing::ValuesIn(kBounds),
-                         [](const auto& info) { return std::string(dtype_name(info.param.dtype)); });
+INSTANTIATE_TEST_SUITE_P(AllFormats, RoundTrip, ::testing::ValuesIn(kBounds), [](const auto& info) {
+  return std::string(dtype_name(info.param.dtype));
+});
 
 TEST(RoundTripExact, Q8_0IntegersAreExact) {
   // amax 127 makes d exactly 1, so integer inputs come back bit for bit.

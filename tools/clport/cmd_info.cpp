@@ -40,6 +40,8 @@ std::string human_bytes(uint64_t bytes) {
     std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / (1ull << 30));
   } else if (bytes >= (1ull << 20)) {
     std::snprintf(buf, sizeof buf, "%.2f MiB", static_cast<double>(bytes) / (1ull << 20));
+  } else if (bytes >= (1ull << 10)) {
+    std::snprintf(buf, sizeof buf, "%.2f KiB", static_cast<double>(bytes) / (1ull << 10));
   } else {
     std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
   }
@@ -94,6 +96,29 @@ void print_provenance(const GgufFile& f, std::ostream& out) {
             q->to_display_string();
   }
   if (!tool.empty()) out << "  written by:  " << tool << "\n";
+}
+
+// general.file_type uses llama.cpp's llama_ftype numbering.
+const char* file_type_name(uint64_t t) {
+  switch (t) {
+    case 0: return "all f32";
+    case 1: return "mostly f16";
+    case 2: return "mostly q4_0";
+    case 3: return "mostly q4_1";
+    case 7: return "mostly q8_0";
+    case 8: return "mostly q5_0";
+    case 9: return "mostly q5_1";
+    case 10: return "mostly q2_K";
+    case 11: return "mostly q3_K (small)";
+    case 12: return "mostly q3_K (medium)";
+    case 13: return "mostly q3_K (large)";
+    case 14: return "mostly q4_K (small)";
+    case 15: return "mostly q4_K (medium)";
+    case 16: return "mostly q5_K (small)";
+    case 17: return "mostly q5_K (medium)";
+    case 18: return "mostly q6_K";
+    default: return "other";
+  }
 }
 
 void print_sizes(const GgufFile& f, const std::string& arch, std::ostream& out) {
@@ -156,6 +181,9 @@ int info(const InfoFlags& flags) {
       << "\n";
   out << "provenance:\n";
   print_provenance(f, out);
+  if (auto ft = f.get_u32("general.file_type"); ft.ok()) {
+    out << "file type:    " << ft.value() << " (" << file_type_name(ft.value()) << ")\n";
+  }
   if (arch.ok()) print_sizes(f, arch.value(), out);
   print_tensors(f, flags.list_tensors, out);
   print_metadata(f, flags.all_metadata, out);

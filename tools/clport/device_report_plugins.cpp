@@ -53,6 +53,9 @@ void write_text(std::ostream& o, const Policy& policy, const PluginManager& mana
     if (c.bonus != 0) o << " (" << (c.bonus > 0 ? "+" : "") << c.bonus << ")";
     o << "  " << c.outcome << "  -- " << c.probe_reason << "\n";
   }
+  o << "  plugin search:   ";
+  for (const auto& dir : manager.searched()) o << " " << dir << ";";
+  o << "\n";
   if (!manager.refusals().empty()) {
     o << "  refused plugin files:\n";
     for (const auto& r : manager.refusals()) {

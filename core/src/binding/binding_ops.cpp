@@ -1,5 +1,6 @@
 // Op routing: layout owner first, then the best-ranked instance that supports the op, else CPU.
 #include <array>
+#include <string>
 
 #include "clport/binding.h"
 #include "clport/dtype.h"
@@ -146,18 +147,23 @@ std::vector<OpBindingRow> DeviceBinding::summary() const {
   };
   const int64_t d = 4096, n = 8;
   const clport_tensor act = shape(CLPORT_DTYPE_F32, {d, n, 1, 1}, 2);
+  // Op by op (then dtype), so that rows of one op stay together.
+  for (const char* variant : {"gemv", "gemm"}) {
+    for (DType wt : kWeightDTypes) {
+      const auto dt = static_cast<clport_dtype>(wt);
+      const int64_t m = std::string(variant) == "gemv" ? 1 : n;
+      add(CLPORT_OP_MUL_MAT, std::string(dtype_name(wt)), variant,
+          {shape(dt, {d, d, 1, 1}, 2), shape(CLPORT_DTYPE_F32, {d, m, 1, 1}, 2)}, shape(CLPORT_DTYPE_F32, {d, m, 1, 1}, 2));
+    }
+  }
   for (DType wt : kWeightDTypes) {
-    const auto dt = static_cast<clport_dtype>(wt);
-    const std::string name(dtype_name(wt));
-    add(CLPORT_OP_MUL_MAT, name, "gemv", {shape(dt, {d, d, 1, 1}, 2), shape(CLPORT_DTYPE_F32, {d, 1, 1, 1}, 2)},
-        shape(CLPORT_DTYPE_F32, {d, 1, 1, 1}, 2));
-    add(CLPORT_OP_MUL_MAT, name, "gemm", {shape(dt, {d, d, 1, 1}, 2), act}, act);
-    add(CLPORT_OP_GET_ROWS, name, "", {shape(dt, {d, 32000, 1, 1}, 2), shape(CLPORT_DTYPE_I32, {n, 1, 1, 1}, 1)}, act);
+    add(CLPORT_OP_GET_ROWS, std::string(dtype_name(wt)), "",
+        {shape(static_cast<clport_dtype>(wt), {d, 32000, 1, 1}, 2), shape(CLPORT_DTYPE_I32, {n, 1, 1, 1}, 1)}, act);
   }
   add(CLPORT_OP_RMS_NORM, "f32", "", {act, shape(CLPORT_DTYPE_F32, {d, 1, 1, 1}, 1)}, act);
   const clport_tensor heads = shape(CLPORT_DTYPE_F32, {128, 32, n, 1}, 3);
-  add(CLPORT_OP_ROPE, "f32", "normal", {heads, shape(CLPORT_DTYPE_I32, {n, 1, 1, 1}, 1)}, heads, {0, 0, 128});
-  add(CLPORT_OP_ROPE, "f32", "neox", {heads, shape(CLPORT_DTYPE_I32, {n, 1, 1, 1}, 1)}, heads, {2, 0, 128});
+  add(CLPORT_OP_ROPE, "f32", "normal", {heads}, heads, {0, 0, 128});
+  add(CLPORT_OP_ROPE, "f32", "neox", {heads}, heads, {2, 0, 128});
   for (clport_dtype kv : {CLPORT_DTYPE_F16, CLPORT_DTYPE_F32}) {
     const clport_tensor cache = shape(kv, {128, 8, 512, 1}, 3);
     add(CLPORT_OP_ATTENTION, kv == CLPORT_DTYPE_F16 ? "f16 kv" : "f32 kv", "", {heads, cache, cache}, heads);

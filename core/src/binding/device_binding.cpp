@@ -153,6 +153,12 @@ std::unique_ptr<DeviceBinding> DeviceBinding::create(PluginManager& manager, con
     b->instances_.push_back(std::make_shared<BoundInstance>(plugin, instance, c.rank_score, b->keepalive_));
     b->candidates_.push_back(c);
   }
+  // Report order: bound plugins best first, then the others by name.
+  std::stable_sort(b->candidates_.begin(), b->candidates_.end(), [](const PluginCandidate& x, const PluginCandidate& y) {
+    if (x.bound != y.bound) return x.bound;
+    if (x.bound) return x.rank_score > y.rank_score;
+    return x.plugin < y.plugin;
+  });
   if (b->instances_.empty()) note("no plugin can serve this device: every op uses the CPU path");
   return b;
 }

@@ -8,7 +8,8 @@
 namespace clport::conformance::detail {
 namespace {
 
-uint8_t sentinel(size_t i) { return static_cast<uint8_t>(0xA5u ^ (i * 29u)); }
+// Differs per operand (salt), so bytes copied from one operand's guard into another's are seen.
+uint8_t sentinel(size_t i, uint8_t salt) { return static_cast<uint8_t>(0xA5u ^ salt ^ (i * 29u)); }
 
 std::array<int64_t, 4> dense_strides(DType d, const std::array<int64_t, 4>& ne) {
   const auto& tr = traits(d);
@@ -69,7 +70,8 @@ Operand make_operand(const OperandSpec& spec, bool is_output, std::mt19937_64& r
                                                : spec.view_offset + extent(spec.dtype, spec.ne, op.nb);
   op.tensor_offset = kGuardBytes + spec.view_offset;
   op.initial.resize(static_cast<size_t>(region + 2 * kGuardBytes));
-  for (size_t i = 0; i < op.initial.size(); ++i) op.initial[i] = sentinel(i);
+  const auto salt = static_cast<uint8_t>(rng() | 1u);
+  for (size_t i = 0; i < op.initial.size(); ++i) op.initial[i] = sentinel(i, salt);
   if (!is_output) fill_source(op, op.initial.data() + op.tensor_offset, rng);
   return op;
 }

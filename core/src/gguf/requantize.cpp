@@ -1,5 +1,7 @@
 // Re-quantization of a whole GGUF model to one weight type (`clport quantize IN OUT TYPE`).
+#include <map>
 #include <string>
+#include <utility>
 
 #include "clport/gguf.h"
 #include "clport/quant.h"
@@ -89,6 +91,8 @@ Result<RequantizeReport> requantize_gguf(const std::string& input, const std::st
   if (traits(target).quantized) writer.set_u32("general.quantization_version", 2);
 
   RequantizeReport report;
+  // (row length, type used) -> (tensor count, first tensor name): one note per group.
+  std::map<std::pair<int64_t, DType>, std::pair<int, std::string>> fallbacks;
   for (const auto& t : in.tensors()) {
     report.input_bytes += t.bytes;
     const std::vector<int64_t> ne(t.ne.begin(), t.ne.begin() + t.n_dims);
@@ -102,15 +106,21 @@ Result<RequantizeReport> requantize_gguf(const std::string& input, const std::st
       continue;
     }
     if (to != target) {
-      report.notes.push_back("tensor '" + t.name + "': row length " + std::to_string(t.ne[0]) +
-                             " is not a multiple of the " + std::string(dtype_name(target)) +
-                             " block; using " + std::string(dtype_name(to)));
+      auto& group = fallbacks[{t.ne[0], to}];
+      if (group.first++ == 0) group.second = t.name;
     }
     auto data = convert(t, to);
     if (!data.ok()) return data.status();
     report.output_bytes += data.value().size();
     CLPORT_RETURN_IF_ERROR(writer.add_tensor(t.name, to, ne, std::move(data).value()));
     report.converted++;
+  }
+  for (const auto& [key, group] : fallbacks) {
+    report.notes.push_back(std::to_string(group.first) + " tensor(s) (e.g. '" + group.second +
+                           "') have rows of " + std::to_string(key.first) +
+                           ", not a multiple of the " + std::string(dtype_name(target)) +
+                           " block (" + std::to_string(traits(target).block_size) +
+                           "): stored as " + std::string(dtype_name(key.second)));
   }
   CLPORT_RETURN_IF_ERROR(writer.write(output));
   return report;

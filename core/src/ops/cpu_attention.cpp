@@ -64,8 +64,9 @@ Status check_operands(const Srcs& src, const HostTensor& dst, const OpParams& p)
   const int64_t n_past = p.i[0];
   if (n_past < 0) return invalid(kOp, "n_past (iparams[0]) must be >= 0");
   if (n_past + q.ne[2] > k.ne[2]) {
-    return invalid(kOp, "n_past " + std::to_string(n_past) + " + n_tokens " + std::to_string(q.ne[2]) +
-                            " exceeds the cache length " + std::to_string(k.ne[2]));
+    return invalid(kOp, "n_past " + std::to_string(n_past) + " + n_tokens " +
+                            std::to_string(q.ne[2]) + " exceeds the cache length " +
+                            std::to_string(k.ne[2]));
   }
   if (!std::isfinite(p.f[0])) return invalid(kOp, "scale (fparams[0]) must be finite");
   return Status::ok_status();

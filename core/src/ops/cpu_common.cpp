@@ -42,7 +42,9 @@ HostTensor with_strides(const HostTensor& t) {
 Status check_tensor(const char* op, const char* name, const HostTensor& t,
                     std::initializer_list<DType> allowed, bool any_element_stride) {
   const auto tr = dtype_traits(static_cast<int32_t>(t.dtype));
-  if (!tr) return invalid(op, std::string(name) + " has an unknown dtype id " + std::to_string(static_cast<int32_t>(t.dtype)));
+  if (!tr)
+    return invalid(op, std::string(name) + " has an unknown dtype id " +
+                           std::to_string(static_cast<int32_t>(t.dtype)));
   bool ok = false;
   std::string names;
   for (DType d : allowed) {
@@ -62,7 +64,8 @@ Status check_tensor(const char* op, const char* name, const HostTensor& t,
   if (t.data == nullptr) return invalid(op, std::string(name) + " has no data");
   if (!any_element_stride && t.nb[0] != tr->block_bytes) {
     return unsupported(op, std::string(name) + " rows must be contiguous (nb[0] = " +
-                               std::to_string(tr->block_bytes) + ", got " + std::to_string(t.nb[0]) + ")");
+                               std::to_string(tr->block_bytes) + ", got " +
+                               std::to_string(t.nb[0]) + ")");
   }
   return Status::ok_status();
 }
@@ -75,19 +78,21 @@ Status check_weight_tensor(const char* op, const char* name, const HostTensor& t
 
 Status check_src_count(const char* op, const std::vector<HostTensor>& src, size_t lo, size_t hi) {
   if (src.size() < lo || src.size() > hi) {
-    const std::string expected = lo == hi ? std::to_string(lo) : std::to_string(lo) + " or " + std::to_string(hi);
-    return invalid(op, "expects " + expected + " source tensors, got " + std::to_string(src.size()));
+    const std::string expected =
+        lo == hi ? std::to_string(lo) : std::to_string(lo) + " or " + std::to_string(hi);
+    return invalid(op,
+                   "expects " + expected + " source tensors, got " + std::to_string(src.size()));
   }
   return Status::ok_status();
 }
 
 bool same_shape(const HostTensor& a, const HostTensor& b) { return a.ne == b.ne; }
 
-Status check_same_shape(const char* op, const char* a_name, const HostTensor& a,
-                        const char* b_name, const HostTensor& b) {
+Status check_same_shape(const char* op, const char* a_name, const HostTensor& a, const char* b_name,
+                        const HostTensor& b) {
   if (same_shape(a, b)) return Status::ok_status();
-  return invalid(op, std::string(a_name) + " " + describe(a) + " and " + b_name + " " + describe(b) +
-                         " must have the same shape");
+  return invalid(op, std::string(a_name) + " " + describe(a) + " and " + b_name + " " +
+                         describe(b) + " must have the same shape");
 }
 
 }  // namespace detail

@@ -33,8 +33,8 @@ Status check_weight_tensor(const char* op, const char* name, const HostTensor& t
 Status check_src_count(const char* op, const std::vector<HostTensor>& src, size_t lo, size_t hi);
 
 bool same_shape(const HostTensor& a, const HostTensor& b);
-Status check_same_shape(const char* op, const char* a_name, const HostTensor& a,
-                        const char* b_name, const HostTensor& b);
+Status check_same_shape(const char* op, const char* a_name, const HostTensor& a, const char* b_name,
+                        const HostTensor& b);
 
 inline uint8_t* row_ptr(const HostTensor& t, int64_t i1, int64_t i2 = 0, int64_t i3 = 0) {
   return static_cast<uint8_t*>(t.data) + i1 * t.nb[1] + i2 * t.nb[2] + i3 * t.nb[3];

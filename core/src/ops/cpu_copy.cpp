@@ -50,7 +50,8 @@ Status copy(const Srcs& src, const HostTensor& dst, const OpParams&, int) {
   CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "src0", s, {DType::F32, DType::F16}, true));
   CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "dst", dst, {DType::F32, DType::F16}, true));
   if (s.elements() != dst.elements()) {
-    return invalid(kOp, "src0 " + describe(s) + " and dst " + describe(dst) + " differ in element count");
+    return invalid(
+        kOp, "src0 " + describe(s) + " and dst " + describe(dst) + " differ in element count");
   }
   const auto* in = static_cast<const uint8_t*>(s.data);
   auto* out = static_cast<uint8_t*>(dst.data);
@@ -60,11 +61,13 @@ Status copy(const Srcs& src, const HostTensor& dst, const OpParams&, int) {
         for (int64_t i1 = 0; i1 < s.ne[1]; ++i1) {
           const uint8_t* sr = in + i1 * s.nb[1] + i2 * s.nb[2] + i3 * s.nb[3];
           uint8_t* dr = out + i1 * dst.nb[1] + i2 * dst.nb[2] + i3 * dst.nb[3];
-          for (int64_t i0 = 0; i0 < s.ne[0]; ++i0) store(dst, dr + i0 * dst.nb[0], load(s, sr + i0 * s.nb[0]));
+          for (int64_t i0 = 0; i0 < s.ne[0]; ++i0)
+            store(dst, dr + i0 * dst.nb[0], load(s, sr + i0 * s.nb[0]));
         }
     return Status::ok_status();
   }
-  for (int64_t k = 0; k < s.elements(); ++k) store(dst, out + offset_of(dst, k), load(s, in + offset_of(s, k)));
+  for (int64_t k = 0; k < s.elements(); ++k)
+    store(dst, out + offset_of(dst, k), load(s, in + offset_of(s, k)));
   return Status::ok_status();
 }
 

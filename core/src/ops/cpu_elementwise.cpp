@@ -32,7 +32,8 @@ Status unary(const char* op, const Srcs& src, const HostTensor& dst, int n_threa
 
 // Shared body of ADD / MUL.
 template <typename Fn>
-Status binary_broadcast(const char* op, const Srcs& src, const HostTensor& dst, int n_threads, Fn f) {
+Status binary_broadcast(const char* op, const Srcs& src, const HostTensor& dst, int n_threads,
+                        Fn f) {
   CLPORT_RETURN_IF_ERROR(check_src_count(op, src, 2, 2));
   const HostTensor& a = src[0];
   const HostTensor& b = src[1];

@@ -31,11 +31,13 @@ Status mul_mat(const Srcs& src, const HostTensor& dst, const OpParams&, int n_th
     return invalid(kOp, "inner dimensions differ: src0 " + describe(w) + ", src1 " + describe(a));
   }
   if (a.ne[2] % w.ne[2] != 0 || a.ne[3] % w.ne[3] != 0) {
-    return invalid(kOp, "src0 batch dims of " + describe(w) + " must divide those of src1 " + describe(a));
+    return invalid(
+        kOp, "src0 batch dims of " + describe(w) + " must divide those of src1 " + describe(a));
   }
   if (dst.ne[0] != N || dst.ne[1] != M || dst.ne[2] != a.ne[2] || dst.ne[3] != a.ne[3]) {
     return invalid(kOp, "dst must be [" + std::to_string(N) + ", " + std::to_string(M) + ", " +
-                            std::to_string(a.ne[2]) + ", " + std::to_string(a.ne[3]) + "], got " + describe(dst));
+                            std::to_string(a.ne[2]) + ", " + std::to_string(a.ne[3]) + "], got " +
+                            describe(dst));
   }
 
   const int64_t tiles = (N + kTile - 1) / kTile;

@@ -27,7 +27,8 @@ Status rms_norm(const Srcs& src, const HostTensor& dst, const OpParams& p, int n
     weight = static_cast<const float*>(w.data);
   }
   const float eps = p.f[0];
-  if (!(eps >= 0.0f) || !std::isfinite(eps)) return invalid(kOp, "eps (fparams[0]) must be finite and >= 0");
+  if (!(eps >= 0.0f) || !std::isfinite(eps))
+    return invalid(kOp, "eps (fparams[0]) must be finite and >= 0");
 
   const int64_t n = x.ne[0];
   const int threads = plan_threads(rows(x), 3.0 * static_cast<double>(n), n_threads);

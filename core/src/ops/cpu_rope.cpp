@@ -29,13 +29,15 @@ Status rope(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_thr
   const double base = p.f[0];
   const double freq_scale = p.f[1];
   if (mode != kModeNormal && mode != kModeNeox) {
-    return unsupported(kOp, "mode (iparams[0]) " + std::to_string(mode) + " is not 0 (normal) or 2 (NeoX)");
+    return unsupported(
+        kOp, "mode (iparams[0]) " + std::to_string(mode) + " is not 0 (normal) or 2 (NeoX)");
   }
   if (n_rot <= 0 || n_rot % 2 != 0 || n_rot > x.ne[0]) {
-    return invalid(kOp, "n_rot (iparams[2]) = " + std::to_string(n_rot) + " must be even and in (0, head_dim = " +
-                            std::to_string(x.ne[0]) + "]");
+    return invalid(kOp, "n_rot (iparams[2]) = " + std::to_string(n_rot) +
+                            " must be even and in (0, head_dim = " + std::to_string(x.ne[0]) + "]");
   }
-  if (!(base > 0.0) || !std::isfinite(base)) return invalid(kOp, "freq_base (fparams[0]) must be > 0");
+  if (!(base > 0.0) || !std::isfinite(base))
+    return invalid(kOp, "freq_base (fparams[0]) must be > 0");
   if (!(freq_scale > 0.0) || !std::isfinite(freq_scale)) {
     return invalid(kOp, "freq_scale (fparams[1]) must be > 0 (1 = no scaling)");
   }
@@ -48,7 +50,8 @@ Status rope(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_thr
   for (int64_t t = 0; t < n_tokens; ++t) {
     const double pos = static_cast<double>(pos0 + t) * freq_scale;
     for (int64_t i = 0; i < half; ++i) {
-      const double theta = pos * std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(n_rot));
+      const double theta =
+          pos * std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(n_rot));
       cos_t[static_cast<size_t>(t * half + i)] = static_cast<float>(std::cos(theta));
       sin_t[static_cast<size_t>(t * half + i)] = static_cast<float>(std::sin(theta));
     }

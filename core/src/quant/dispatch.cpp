@@ -36,16 +36,18 @@ Status check_row(DType dtype, const void* a, const void* b, int64_t n, const cha
                  int64_t* nblocks) {
   const auto t = dtype_traits(static_cast<int32_t>(dtype));
   if (!t) {
-    return Status(Stage::InvalidArgument,
-                  std::string(what) + ": unknown dtype id " + std::to_string(static_cast<int32_t>(dtype)));
+    return Status(Stage::InvalidArgument, std::string(what) + ": unknown dtype id " +
+                                              std::to_string(static_cast<int32_t>(dtype)));
   }
   if (dtype == DType::I32) {
-    return Status(Stage::InvalidArgument, std::string(what) + ": i32 is not a floating-point or quantized type");
+    return Status(Stage::InvalidArgument,
+                  std::string(what) + ": i32 is not a floating-point or quantized type");
   }
   if (n < 0 || n % t->block_size != 0) {
-    return Status(Stage::InvalidArgument,
-                  std::string(what) + ": " + std::to_string(n) + " elements is not a multiple of the " +
-                      std::string(t->name) + " block size " + std::to_string(t->block_size));
+    return Status(Stage::InvalidArgument, std::string(what) + ": " + std::to_string(n) +
+                                              " elements is not a multiple of the " +
+                                              std::string(t->name) + " block size " +
+                                              std::to_string(t->block_size));
   }
   if (n > 0 && (a == nullptr || b == nullptr)) {
     return Status(Stage::InvalidArgument, std::string(what) + ": null buffer");

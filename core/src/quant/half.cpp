@@ -99,7 +99,8 @@ void half_row_to_float(const uint8_t* __restrict src, float* __restrict dst, int
   }
 #endif
   for (; i < n; ++i) {
-    dst[i] = half_bits_to_float_branchless(static_cast<uint32_t>(src[2 * i]) | (static_cast<uint32_t>(src[2 * i + 1]) << 8));
+    dst[i] = half_bits_to_float_branchless(static_cast<uint32_t>(src[2 * i]) |
+                                           (static_cast<uint32_t>(src[2 * i + 1]) << 8));
   }
 }
 

@@ -12,9 +12,7 @@ namespace clport::quant {
 inline constexpr int kQK = 32;    // elements per legacy block (Q4_0 .. Q8_0)
 inline constexpr int kQKK = 256;  // elements per K-quant super-block
 
-inline uint16_t load_u16(const uint8_t* p) {
-  return static_cast<uint16_t>(p[0] | (p[1] << 8));
-}
+inline uint16_t load_u16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
 inline uint32_t load_u32(const uint8_t* p) {
   return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) |
          (static_cast<uint32_t>(p[2]) << 16) | (static_cast<uint32_t>(p[3]) << 24);

@@ -22,7 +22,7 @@ namespace {
 constexpr int kQ4KBytes = 144;
 constexpr int kQ5KBytes = 176;
 constexpr int kQ6KBytes = 210;
-constexpr int kSub = 8;       // Q4_K / Q5_K sub-blocks
+constexpr int kSub = 8;  // Q4_K / Q5_K sub-blocks
 constexpr int kSubLen = 32;
 constexpr int kScaleBytes = 12;
 
@@ -119,9 +119,8 @@ void dequant_q5_k(const uint8_t* __restrict src, float* __restrict dst, int64_t 
   for (int64_t b = 0; b < nblocks; ++b, src += kQ5KBytes, dst += kQKK) {
     const uint8_t* qh = src + 4 + kScaleBytes;
     const uint8_t* qs = qh + kSubLen;
-    dequant_scale_min(src, dst, [qs, qh](int s, int l) {
-      return nibble(qs, s, l) | (((qh[l] >> s) & 1) << 4);
-    });
+    dequant_scale_min(
+        src, dst, [qs, qh](int s, int l) { return nibble(qs, s, l) | (((qh[l] >> s) & 1) << 4); });
   }
 }
 
@@ -166,7 +165,8 @@ void quant_q5_k(const float* src, uint8_t* dst, int64_t nblocks) {
     uint8_t* qh = dst + 4 + kScaleBytes;
     for (int l = 0; l < kSubLen; ++l) {
       uint8_t bits = 0;
-      for (int s = 0; s < kSub; ++s) bits = static_cast<uint8_t>(bits | (((q[s * kSubLen + l] >> 4) & 1) << s));
+      for (int s = 0; s < kSub; ++s)
+        bits = static_cast<uint8_t>(bits | (((q[s * kSubLen + l] >> 4) & 1) << s));
       qh[l] = bits;
     }
     pack_low_nibbles(q, qh + kSubLen);

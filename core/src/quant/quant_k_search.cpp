@@ -10,8 +10,8 @@
 namespace clport::quant {
 namespace {
 
-constexpr int kMaxSub = 32;        // largest K-quant sub-block
-constexpr int kCandidates = 12;    // candidate step sizes tried on each side of the baseline
+constexpr int kMaxSub = 32;      // largest K-quant sub-block
+constexpr int kCandidates = 12;  // candidate step sizes tried on each side of the baseline
 constexpr float kCandidateStep = 0.1f;
 
 int quantize_code(float v, int lo, int hi) {

@@ -48,7 +48,8 @@ void unpack_fifth_bits(uint32_t qh, int out[kQK]) {
 }
 
 void pack_nibbles(const int* q, uint8_t* qs) {
-  for (int j = 0; j < kHalf; ++j) qs[j] = static_cast<uint8_t>((q[j] & 0xf) | ((q[j + kHalf] & 0xf) << 4));
+  for (int j = 0; j < kHalf; ++j)
+    qs[j] = static_cast<uint8_t>((q[j] & 0xf) | ((q[j + kHalf] & 0xf) << 4));
 }
 
 uint32_t pack_fifth_bits(const int* q) {
