@@ -34,8 +34,9 @@ std::vector<std::pair<std::string, std::vector<uint8_t>>> valid_files() {
     w.set_u32("general.alignment", 64);
     for (clport::DType d : clport::kWeightDTypes) {
       const auto& t = clport::traits(d);
-      const auto bytes = static_cast<size_t>(*clport::row_bytes(d, t.block_size));
-      (void)w.add_tensor("w." + std::string(t.name), d, {t.block_size, 1}, std::vector<uint8_t>(bytes, 0x11));
+      // One 256-element row (a multiple of every block size), so it converts to any type.
+      const auto bytes = static_cast<size_t>(*clport::row_bytes(d, 256));
+      (void)w.add_tensor("w." + std::string(t.name), d, {256, 1}, std::vector<uint8_t>(bytes, 0x11));
     }
     files.emplace_back("valid_every_dtype", w.to_bytes().value());
   }

@@ -192,3 +192,23 @@ TEST(BindingRefusals, ThrowingAndFailingPluginsAreReportedNotFatal) {
 
 }  // namespace
 }  // namespace clport
+
+namespace clport {
+namespace {
+
+// The manager (and its list of libraries) may go away; live instances keep their library
+// mapped, so calling into them still works (an unloaded library would crash here).
+TEST(BindingLifetime, InstancesKeepTheirLibraryLoaded) {
+  auto manager = PluginManager::discover(only({FAKE_PLUGIN_fake_vendor}));
+  DeviceInfo d = test::fake_device("adreno", "QUALCOMM Adreno(TM) 740");
+  auto b = DeviceBinding::create(*manager, d, Policy().evaluate(d), test::null_hosts());
+  std::weak_ptr<PluginManager> weak = manager;
+  manager.reset();
+  ASSERT_TRUE(weak.expired());
+  test::MulMat q4(CLPORT_DTYPE_Q4_0);
+  EXPECT_EQ(served_by(*b, q4.op), "fakevendor");
+  EXPECT_TRUE(b->enqueue(q4.op).ok());
+}
+
+}  // namespace
+}  // namespace clport

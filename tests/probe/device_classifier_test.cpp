@@ -74,6 +74,9 @@ const Case kCases[] = {
     {"Mali-G78 (translated by Foo)", "Foo Corp", "OpenCL 1.2 ", "1.0", GPU, "unknown", "", 0},
 };
 
+// Readable test names in ctest / gtest output instead of byte dumps.
+void PrintTo(const Case& c, std::ostream* os) { *os << '"' << c.name << "\" -> " << c.family; }
+
 class ShippedTable : public ::testing::TestWithParam<Case> {};
 
 TEST_P(ShippedTable, ClassifiesRealDeviceStrings) {

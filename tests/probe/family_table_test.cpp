@@ -79,6 +79,8 @@ const Bad kBad[] = {
     {"wrong scalar type", "rules:\n  - {id: a, source: s, family: f, all: {vendor: [1, 2], name: n}}", ""},
 };
 
+void PrintTo(const Bad& b, std::ostream* os) { *os << b.what; }
+
 class MalformedTable : public ::testing::TestWithParam<Bad> {};
 
 TEST_P(MalformedTable, IsAConfigErrorNamingTheProblem) {

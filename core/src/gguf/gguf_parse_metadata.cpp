@@ -76,14 +76,18 @@ Status GgufParser::parse_header(uint64_t& n_tensors, uint64_t& n_kv) {
   return Status::ok_status();
 }
 
-Status GgufParser::parse_string(std::string_view& out, const char* what) {
+Status GgufParser::parse_string(std::string_view& out, const std::string& what, uint64_t max_len) {
   const uint64_t start = cur_.pos();
   uint64_t len = 0;
-  if (!cur_.read(len)) return fail(std::string(what) + " length runs past the end of the file", start);
+  if (!cur_.read(len)) return fail(what + " length runs past the end of the file", start);
+  if (len > max_len) {
+    return fail(what + " is " + std::to_string(len) + " bytes long (limit " +
+                    std::to_string(max_len) + ")",
+                start);
+  }
   if (!cur_.read_bytes(len, out)) {
-    return fail(std::string(what) + " length " + std::to_string(len) +
-                    " runs past the end of the file (" + std::to_string(cur_.remaining()) +
-                    " bytes left)",
+    return fail(what + " length " + std::to_string(len) + " runs past the end of the file (" +
+                    std::to_string(cur_.remaining()) + " bytes left)",
                 start);
   }
   return Status::ok_status();
@@ -95,13 +99,9 @@ Status GgufParser::parse_metadata(uint64_t n_kv) {
   for (uint64_t i = 0; i < n_kv; ++i) {
     const uint64_t key_offset = cur_.pos();
     std::string_view key;
-    CLPORT_RETURN_IF_ERROR(parse_string(key, "metadata key"));
-    if (key.empty()) return fail("metadata key #" + std::to_string(i) + " is empty", key_offset);
-    if (key.size() > kGgufMaxKeyLength) {
-      return fail("metadata key #" + std::to_string(i) + " is " + std::to_string(key.size()) +
-                      " bytes long (limit " + std::to_string(kGgufMaxKeyLength) + ")",
-                  key_offset);
-    }
+    const std::string which = "metadata key #" + std::to_string(i);
+    CLPORT_RETURN_IF_ERROR(parse_string(key, which, kGgufMaxKeyLength));
+    if (key.empty()) return fail(which + " is empty", key_offset);
     const std::string key_str(key);
     if (file_.kv_index_.count(key) != 0) {
       return fail("duplicate metadata key '" + key_str + "'", key_offset);
@@ -157,7 +157,7 @@ Status GgufParser::parse_value(GgufType type, GgufValue& out, const std::string&
       break;
     }
     case GgufType::String:
-      return parse_string(out.str, ("metadata '" + key + "': string").c_str());
+      return parse_string(out.str, "metadata '" + key + "': string");
     case GgufType::Array:
       return parse_array(out, key);
   }
@@ -204,7 +204,7 @@ Status GgufParser::parse_array(GgufValue& out, const std::string& key) {
   out.strings.reserve(static_cast<size_t>(count));
   for (uint64_t i = 0; i < count; ++i) {
     std::string_view s;
-    CLPORT_RETURN_IF_ERROR(parse_string(s, ("metadata '" + key + "': string #" + std::to_string(i)).c_str()));
+    CLPORT_RETURN_IF_ERROR(parse_string(s, "metadata '" + key + "': string #" + std::to_string(i)));
     out.strings.push_back(s);
   }
   return Status::ok_status();

@@ -35,13 +35,8 @@ Status GgufParser::parse_one_tensor_info(GgufTensorInfo& info, uint64_t index) {
   const uint64_t name_offset = cur_.pos();
   const std::string which = "tensor #" + std::to_string(index);
   std::string_view name;
-  CLPORT_RETURN_IF_ERROR(parse_string(name, (which + " name").c_str()));
+  CLPORT_RETURN_IF_ERROR(parse_string(name, which + " name", kGgufMaxTensorNameLength));
   if (name.empty()) return fail(which + " has an empty name", name_offset);
-  if (name.size() > kGgufMaxTensorNameLength) {
-    return fail(which + " name is " + std::to_string(name.size()) + " bytes long (limit " +
-                    std::to_string(kGgufMaxTensorNameLength) + ")",
-                name_offset);
-  }
   info.name = std::string(name);
   // Keyed by the view into the mapping, which (unlike info.name) never moves.
   if (!file_.tensor_index_.emplace(name, static_cast<size_t>(index)).second) {

@@ -3,6 +3,7 @@
 // and the byte offset where it was found.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "byte_cursor.h"
@@ -22,7 +23,9 @@ class GgufParser {
   Status parse_metadata(uint64_t n_kv);
   Status parse_value(GgufType type, GgufValue& out, const std::string& key);
   Status parse_array(GgufValue& out, const std::string& key);
-  Status parse_string(std::string_view& out, const char* what);
+  // A length-prefixed string; lengths above `max_len` are refused before the bytes are read.
+  Status parse_string(std::string_view& out, const std::string& what,
+                      uint64_t max_len = UINT64_MAX);
   Status apply_alignment();
   Status parse_tensor_infos(uint64_t n_tensors);
   Status parse_one_tensor_info(GgufTensorInfo& info, uint64_t index);
