@@ -146,7 +146,8 @@ TEST(GgufRoundTrip, SettingAKeyTwiceReplacesIt) {
   w.set_string("k", "now a string");
   EXPECT_TRUE(w.remove("other"));
   EXPECT_FALSE(w.remove("other"));
-  auto f = open_bytes(w.to_bytes().value());
+  const auto bytes = w.to_bytes().value();  // must outlive the file that views it
+  auto f = open_bytes(bytes);
   ASSERT_TRUE(f);
   ASSERT_EQ(f->metadata().size(), 1u);
   EXPECT_EQ(f->get_string("k").value(), "now a string");

@@ -120,7 +120,7 @@ int run_devices(bool as_json, bool all_libraries) {
       for (const DeviceInfo& d : *devices) {
         json dev = device_json(d);
         print_device(d, text);
-        // TODO(plugins): describe_plugins() reports plugin scores and the per-op binding.
+        // Plugin scores, policy rules and the per-op binding (device_report_plugins.cpp).
         describe_plugins(library, d, &text, &dev);
         lib["devices"].push_back(std::move(dev));
         ++device_count;

@@ -1,0 +1,16 @@
+# Script for one kernel_strict_cl12 test: concatenate the helpers + the kernel as a plugin builds
+# it, then `clang -x cl -cl-std=CL1.2 -pedantic -Werror -fsyntax-only`.
+get_filename_component(stem ${KERNEL} NAME_WE)
+set(combined ${WORK_DIR}/${stem}.strict.cl)
+file(READ ${KERNEL_DIR}/common.cl common)
+file(READ ${KERNEL_DIR}/blocks.cl blocks)
+file(READ ${KERNEL_DIR}/reduce.cl reduce)
+file(READ ${KERNEL} body)
+file(WRITE ${combined} "${common}\n${blocks}\n${reduce}\n${body}")
+execute_process(
+  COMMAND ${CLANG} -x cl -cl-std=CL1.2 -pedantic -Werror -fsyntax-only
+          -Wno-unused-function -Xclang -finclude-default-header ${combined}
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${KERNEL} is not strict OpenCL C 1.2:\n${out}${err}")
+endif()
