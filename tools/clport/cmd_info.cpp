@@ -6,7 +6,10 @@
 #include <memory>
 #include <string>
 
+#include "clport/backend.h"
+#include "clport/engine.h"
 #include "clport/gguf.h"
+#include "clport/llama_model.h"
 #include "command_registry.h"
 
 namespace clport::cli {
@@ -26,10 +29,87 @@ struct InfoFlags {
 // Prints, for the ops this model needs, which plugin serves each one on the chosen device (or
 // the CPU backend). To be filled in by the lead with the plugin manager's binding; it is the
 // only place in this file that needs the runtime. Return a non-zero exit code to fail `info`.
+// One op as the LLaMA graph issues it (shapes of one decode step / one 8-token batch).
+clport_tensor abi_tensor(DType dtype, std::array<int64_t, 4> ne) {
+  clport_tensor t{};
+  t.dtype = static_cast<int32_t>(dtype);
+  t.n_dims = 4;
+  const auto nb = contiguous_strides(dtype, ne);
+  for (int i = 0; i < 4; ++i) {
+    t.ne[i] = ne[i];
+    t.nb[i] = nb[i];
+  }
+  return t;
+}
+
 int print_op_bindings(const GgufFile& model, const InfoFlags& flags, std::ostream& out) {
-  (void)model;
-  (void)flags;
-  out << "op bindings:  (not yet reported by this build)\n";
+  auto hp = read_llama_hparams(model);
+  if (!hp.ok()) {
+    out << "op bindings:  not available (" << hp.status().message() << ")\n";
+    return 0;
+  }
+  EngineOptions options;
+  options.device = flags.device;
+  options.plugin = flags.plugin;
+  options.config_path = flags.config_path;
+  auto backend = create_backend(options);
+  if (!backend.ok()) {
+    out << "op bindings:  " << backend.status().to_string() << "\n";
+    return 10 + static_cast<int>(backend.status().stage());
+  }
+  const Backend& be = *backend.value();
+  out << "op bindings:  on " << be.description() << "\n";
+  const int64_t E = hp->n_embd, HD = hp->head_dim;
+  // Every weight dtype in the file, on the GEMV (decode) and GEMM (prompt) paths.
+  std::map<DType, int64_t> weight_types;
+  for (const auto& t : model.tensors()) {
+    if (t.n_dims == 2) weight_types[t.dtype] = t.ne[0];
+  }
+  auto show = [&](const std::string& label, clport_op_kind kind, std::vector<clport_tensor> src,
+                  clport_tensor dst, int32_t i0 = 0) {
+    clport_op op{};
+    op.struct_size = sizeof(op);
+    op.kind = kind;
+    op.n_src = static_cast<int32_t>(src.size());
+    for (size_t i = 0; i < src.size(); ++i) op.src[i] = &src[i];
+    op.dst = &dst;
+    op.iparams[0] = i0;
+    op.iparams[2] = static_cast<int32_t>(hp->n_rot);
+    op.fparams[0] = 10000.0f;
+    op.fparams[1] = 1.0f;
+    out << "  " << label << std::string(label.size() < 28 ? 28 - label.size() : 1, ' ')
+        << be.plugin_for(op) << "\n";
+  };
+  for (const auto& [dtype, k] : weight_types) {
+    const std::string name(dtype_name(dtype));
+    for (int64_t m : {int64_t{1}, int64_t{8}}) {
+      show("MUL_MAT " + name + (m == 1 ? " gemv" : " gemm"), CLPORT_OP_MUL_MAT,
+           {abi_tensor(dtype, {k, 64, 1, 1}), abi_tensor(DType::F32, {k, m, 1, 1})},
+           abi_tensor(DType::F32, {64, m, 1, 1}));
+    }
+  }
+  if (const auto* embd = model.find_tensor("token_embd.weight")) {
+    show("GET_ROWS " + std::string(dtype_name(embd->dtype)), CLPORT_OP_GET_ROWS,
+         {abi_tensor(embd->dtype, {E, 16, 1, 1}), abi_tensor(DType::I32, {8, 1, 1, 1})},
+         abi_tensor(DType::F32, {E, 8, 1, 1}));
+  }
+  show("RMS_NORM", CLPORT_OP_RMS_NORM,
+       {abi_tensor(DType::F32, {E, 8, 1, 1}), abi_tensor(DType::F32, {E, 1, 1, 1})},
+       abi_tensor(DType::F32, {E, 8, 1, 1}));
+  show(hp->rope_mode == 2 ? "ROPE neox" : "ROPE normal", CLPORT_OP_ROPE,
+       {abi_tensor(DType::F32, {HD, hp->n_head, 8, 1})}, abi_tensor(DType::F32, {HD, hp->n_head, 8, 1}),
+       hp->rope_mode);
+  show("COPY f32->f16 (KV store)", CLPORT_OP_COPY, {abi_tensor(DType::F32, {HD, hp->n_head_kv, 8, 1})},
+       abi_tensor(DType::F16, {HD, hp->n_head_kv, 8, 1}));
+  show("ATTENTION f16 KV", CLPORT_OP_ATTENTION,
+       {abi_tensor(DType::F32, {HD, hp->n_head, 8, 1}), abi_tensor(DType::F16, {HD, hp->n_head_kv, 64, 1}),
+        abi_tensor(DType::F16, {HD, hp->n_head_kv, 64, 1})},
+       abi_tensor(DType::F32, {HD, hp->n_head, 8, 1}));
+  show("SWIGLU", CLPORT_OP_SWIGLU,
+       {abi_tensor(DType::F32, {hp->n_ff, 8, 1, 1}), abi_tensor(DType::F32, {hp->n_ff, 8, 1, 1})},
+       abi_tensor(DType::F32, {hp->n_ff, 8, 1, 1}));
+  show("ADD", CLPORT_OP_ADD, {abi_tensor(DType::F32, {E, 8, 1, 1}), abi_tensor(DType::F32, {E, 8, 1, 1})},
+       abi_tensor(DType::F32, {E, 8, 1, 1}));
   return 0;
 }
 // ==== END LEAD HOOK ===========================================================================

@@ -82,6 +82,12 @@ class CLPORT_API Backend {
   virtual BackendMemoryStats memory_stats() const = 0;
   // Per-op timings recorded since the last call (empty unless profiling was asked for).
   virtual std::vector<OpTiming> take_timings() { return {}; }
+  // Which plugin would run `op` (buffers may be NULL: only kinds, dtypes and shapes count);
+  // "cpu" on the CPU backend or when no bound plugin serves it.
+  virtual std::string plugin_for(const clport_op& op) const {
+    (void)op;
+    return "cpu";
+  }
 };
 
 // The CPU backend: host memory, cpu::run_op. n_threads 0 = all cores.

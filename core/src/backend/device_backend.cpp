@@ -123,6 +123,11 @@ class DeviceBackend final : public Backend {
 
   BackendMemoryStats memory_stats() const override { return {weights_, live_, peak_}; }
 
+  std::string plugin_for(const clport_op& op) const override {
+    const BoundInstance* instance = binding_->select(op);
+    return instance ? instance->name() : "cpu";
+  }
+
   std::vector<OpTiming> take_timings() override {
     std::vector<OpTiming> out;
     for (const auto& t : context_->take_timings()) out.push_back({t.name, t.start_ns, t.duration_ns()});
