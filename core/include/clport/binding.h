@@ -117,6 +117,20 @@ class CLPORT_API DeviceBinding {
   std::vector<OpBindingRow> summary() const;
   const std::vector<std::shared_ptr<BoundInstance>>& instances() const { return instances_; }
 
+  // Appended for the driver self-test (issue 6): takes (plugin, op kind, dtype) out of service,
+  // so select() passes over that plugin for such ops (next plugin, else the CPU path).
+  // dtype -1 = any; otherwise compared with op_exclusion_dtype(op). Call before weights are
+  // prepared: a weight already repacked by a plugin still goes to that plugin.
+  struct Exclusion {
+    std::string plugin;
+    int32_t op_kind = 0;
+    int32_t dtype = -1;
+    std::string reason;
+  };
+  void exclude(const std::string& plugin, int32_t op_kind, int32_t dtype, std::string reason);
+  std::vector<Exclusion> exclusions() const;
+  bool excluded(const std::string& plugin, const clport_op& op) const;
+
  private:
   DeviceBinding() = default;
   const BoundInstance* owner_of_layout(const clport_op& op) const;
@@ -128,9 +142,16 @@ class CLPORT_API DeviceBinding {
   std::vector<std::shared_ptr<BoundInstance>> instances_;  // best first
   mutable std::mutex layouts_mutex_;
   mutable std::vector<std::pair<void*, std::weak_ptr<BoundInstance>>> layouts_;
+  mutable std::mutex exclusions_mutex_;
+  std::vector<Exclusion> exclusions_;
 };
 
 // Human-readable op name ("MUL_MAT"), "?" when unknown.
 CLPORT_API const char* op_kind_name(int32_t kind);
+
+// The dtype that tells variants of an op apart for exclusions: the KV cache's for ATTENTION, the
+// destination's for COPY, else the first source's (the weight for MUL_MAT / GET_ROWS); -1 when
+// the op has no such operand.
+CLPORT_API int32_t op_exclusion_dtype(const clport_op& op);
 
 }  // namespace clport

@@ -10,7 +10,12 @@
 #include <vector>
 
 #include "clport/export.h"
+#include "clport/plugin_abi.h"
 #include "clport/status.h"
+
+namespace clport {
+class DeviceContext;
+}
 
 namespace clport::conformance {
 
@@ -35,6 +40,8 @@ struct CaseResult {
   double threshold = 0.0;
   double millis = 0.0;  // wall time of the device op (enqueue + finish)
   std::string message;  // why it failed (or "not supported by the plugin")
+  int32_t kind = -1;       // clport_op_kind (appended for the self-test)
+  int32_t key_dtype = -1;  // op_exclusion_dtype() of the case's op (appended for the self-test)
 };
 
 struct Report {
@@ -51,5 +58,12 @@ CLPORT_API Result<Report> run(const Options& options);
 
 // A fixed-width table, one line per case, plus a summary line.
 CLPORT_API std::string format_table(const Report& report, bool show_unsupported = true);
+
+// Appended for the driver self-test (issue 6): runs the catalogue (options.small, filter, seed)
+// on an instance that already exists, e.g. one bound by DeviceBinding on `context`. The plugin,
+// device_index and precision fields of `options` are not used. Never throws; a plugin that
+// throws through the C ABI anyway fails that case.
+CLPORT_API Report run_on_instance(DeviceContext& context, const clport_plugin& table,
+                                  clport_plugin_instance* instance, const Options& options);
 
 }  // namespace clport::conformance

@@ -45,7 +45,8 @@ inline constexpr DType kWeightDTypes[] = {DType::F32,  DType::F16,  DType::Q4_0,
                                           DType::Q5_0, DType::Q5_1, DType::Q8_0, DType::Q4_K,
                                           DType::Q5_K, DType::Q6_K};
 
-// Bytes for a row of n elements; std::nullopt when n is not a multiple of the block size.
+// Bytes for a row of n elements; std::nullopt when n is negative, not a multiple of the block
+// size, or the byte count overflows.
 CLPORT_API std::optional<int64_t> row_bytes(DType dtype, int64_t n);
 
 }  // namespace clport

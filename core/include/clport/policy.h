@@ -68,6 +68,13 @@ struct PolicyRule {
   std::map<std::string, std::string> settings;  // plugin -> YAML map text
 };
 
+// Driver self-test (issue 6): auto = run once per device/driver/clport version and cache the
+// verdict; off = never; force = run at every start (and refresh the cached verdict).
+enum class SelfTestMode : int32_t { Auto = 0, Off = 1, Force = 2 };
+// Stored tuner results (issue 6): none = ignore them (built-in defaults); any other level uses
+// them and is the level `clport tune` runs at when --level is not given.
+enum class TuningLevel : int32_t { None = 0, Fast = 1, Normal = 2, Exhaustive = 3 };
+
 struct PolicyGlobals {
   std::string plugin_dir;
   bool allow_insecure_plugin_dirs = false;
@@ -75,6 +82,8 @@ struct PolicyGlobals {
   std::string opencl_library;  // "" = search
   std::string cache_dir;       // "" = default
   Precision precision = Precision::Auto;
+  SelfTestMode self_test = SelfTestMode::Auto;   // `self_test:` (appended, issue 6)
+  TuningLevel tuning = TuningLevel::Normal;       // `tuning:` (appended, issue 6)
 };
 
 // What the policy says about one device (a pure function of the rules and the device).

@@ -18,8 +18,9 @@ CLPORT_API uint16_t float_to_half(float f);  // round to nearest even, handles i
 // `dst`. F32/F16 are accepted as well. InvalidArgument on a bad n or an unknown dtype.
 CLPORT_API Status dequantize_row(DType dtype, const void* src, float* dst, int64_t n);
 
-// Quantize n floats into blocks of `dtype` (reference quantizers: round-to-nearest with the
-// format's scale search as the GGUF reference implementations define it).
+// Quantize n floats into blocks of `dtype`: round-to-nearest for the 32-element formats and a
+// per-sub-block scale search for the K-quants. Any GGUF reader decodes the result; the bytes are
+// not guaranteed identical to other quantizers' output (their scale searches differ).
 CLPORT_API Status quantize_row(DType dtype, const float* src, void* dst, int64_t n);
 
 }  // namespace clport

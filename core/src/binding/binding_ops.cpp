@@ -64,7 +64,7 @@ const BoundInstance* DeviceBinding::select(const clport_op& op) const {
   // A repacked weight can only be read by the plugin that packed it.
   if (const BoundInstance* owner = owner_of_layout(op)) return owner->supports(op) ? owner : nullptr;
   for (const auto& inst : instances_) {
-    if (inst->supports(op)) return inst.get();
+    if (inst->supports(op) && !excluded(inst->name(), op)) return inst.get();
   }
   return nullptr;
 }

@@ -4,6 +4,7 @@
 #include "clport/binding.h"
 #include "clport/device_context.h"
 #include "clport/log.h"
+#include "clport/tuner.h"
 
 namespace clport {
 namespace {
@@ -59,9 +60,11 @@ DeviceBinding::~DeviceBinding() = default;
 
 std::unique_ptr<DeviceBinding> DeviceBinding::create(PluginManager& manager, const Policy& policy,
                                                      const std::shared_ptr<DeviceContext>& context) {
-  HostFactory hosts = [ctx = context.get()](const std::string& plugin, const std::string& yaml,
-                                            int32_t precision) {
-    return ctx->make_host(plugin, yaml, precision);
+  HostFactory hosts = [ctx = context.get(), tuning = policy.globals().tuning](
+                          const std::string& plugin, const std::string& yaml, int32_t precision) {
+    // Stored tuner winners (issue 6, core/src/tuner) go under the policy's settings: the policy
+    // wins; `tuning: none` ignores them.
+    return ctx->make_host(plugin, tuner::settings_with_stored(*ctx, plugin, yaml, tuning), precision);
   };
   return create(manager, context->info(), policy.evaluate(context->info()), hosts, context);
 }

@@ -50,7 +50,10 @@ std::optional<DType> dtype_from_name(std::string_view name) {
 std::optional<int64_t> row_bytes(DType dtype, int64_t n) {
   const auto& t = traits(dtype);
   if (n < 0 || n % t.block_size != 0) return std::nullopt;
-  return n / t.block_size * t.block_bytes;
+  int64_t bytes = 0;
+  // Sizes come from files: an overflow is a malformed input, not undefined behaviour.
+  if (__builtin_mul_overflow(n / t.block_size, t.block_bytes, &bytes)) return std::nullopt;
+  return bytes;
 }
 
 }  // namespace clport

@@ -4,6 +4,7 @@
 #include <memory>
 #include <sstream>
 
+#include "clport/binding.h"
 #include "clport/conformance.h"
 #include "clport/cpu_ops.h"
 #include "clport/device_context.h"
@@ -79,6 +80,8 @@ class CaseRunner {
     // Ask first, with no buffers: only kinds, dtypes, shapes and params count.
     std::vector<clport_tensor> views;
     clport_op op = make_op(spec, src, dst, false, views);
+    r.kind = op.kind;
+    r.key_dtype = op_exclusion_dtype(op);
     if (!table_.supports_op(inst_, &op)) {
       r.message = "not supported by the plugin";
       return r;
@@ -248,6 +251,40 @@ Result<Report> run(const Options& options) {
   } catch (const std::exception& e) {
     return Status(Stage::Internal, std::string("conformance run failed: ") + e.what());
   }
+}
+
+// Appended for the driver self-test: the same case loop as run_impl over a caller's instance.
+Report run_on_instance(DeviceContext& context, const clport_plugin& table, clport_plugin_instance* instance,
+                       const Options& options) {
+  Report report;
+  report.device = context.info().name;
+  report.seed = options.seed != 0 ? options.seed
+                                  : static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  CaseRunner runner(context, table, instance, report.seed);
+  for (const CaseSpec& spec : detail::catalogue(options.small)) {
+    if (!options.filter.empty() && spec.name().find(options.filter) == std::string::npos) continue;
+    CaseResult r;
+    try {
+      r = runner.run(spec);
+    } catch (const std::exception& e) {
+      r.name = spec.name();
+      r.op = spec.op;
+      r.dtype = spec.dtype;
+      r.shape = spec.shape;
+      r.kind = spec.kind;
+      r.supported = true;
+      r.message = std::string("case threw: ") + e.what();
+    }
+    if (!r.supported) {
+      ++report.unsupported;
+    } else if (r.passed) {
+      ++report.passed;
+    } else {
+      ++report.failed;
+    }
+    report.cases.push_back(std::move(r));
+  }
+  return report;
 }
 
 }  // namespace clport::conformance

@@ -9,6 +9,7 @@
 #include "clport/log.h"
 #include "clport/plugin_manager.h"
 #include "clport/policy.h"
+#include "clport/self_test.h"
 
 namespace clport {
 namespace {
@@ -47,6 +48,14 @@ Result<std::unique_ptr<Backend>> create_device_backend(const EngineOptions& opti
   search.allow_insecure_dirs = policy.globals().allow_insecure_plugin_dirs;
   auto manager = PluginManager::discover(search);
   auto binding = DeviceBinding::create(*manager, policy, context.value());
+  // Driver self-test (issue 6, core/src/selftest): the first start on this device / driver /
+  // clport version checks every bound op against the CPU reference and re-binds failing ones
+  // before any weight is prepared. It never fails backend creation.
+  if (binding->has_device()) {
+    selftest::Options self_test;
+    self_test.mode = policy.globals().self_test;
+    selftest::run(*context.value(), *binding, self_test);
+  }
   if (!binding->has_device()) {
     std::string why = "no plugin can serve " + chosen.info.name;
     for (const auto& c : binding->candidates()) why += "; " + c.plugin + ": " + c.outcome;

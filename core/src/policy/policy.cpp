@@ -63,6 +63,8 @@ Status Policy::add_layer(const std::string& text, const std::string& file_name) 
   if (layer.opencl_library) globals_.opencl_library = *layer.opencl_library;
   if (layer.cache_dir) globals_.cache_dir = *layer.cache_dir;
   if (layer.precision) globals_.precision = *layer.precision;
+  if (layer.self_test) globals_.self_test = *layer.self_test;
+  if (layer.tuning) globals_.tuning = *layer.tuning;
   for (auto& [plugin, yaml] : layer.plugin_settings) {
     // Global plugin settings become an always-matching rule so that later rules merge over them.
     PolicyRule rule;

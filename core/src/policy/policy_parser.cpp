@@ -234,7 +234,7 @@ void read_layer(const YAML::Node& root, const std::string& file, PolicyLayer* ou
   require_map(root, "the policy file");
   static const std::set<std::string> keys = {"version", "plugin_dir", "allow_insecure_plugin_dirs",
                                              "log_level", "opencl_library", "cache_dir", "precision",
-                                             "plugins", "rules", "disable_rules"};
+                                             "plugins", "rules", "disable_rules", "self_test", "tuning"};
   std::set<std::string> ids;
   for_each_key(root, keys, "the policy file", [&](const std::string& key, const YAML::Node& value) {
     if (key == "version") {
@@ -254,6 +254,19 @@ void read_layer(const YAML::Node& root, const std::string& file, PolicyLayer* ou
       out->cache_dir = read_string(value, key);
     } else if (key == "precision") {
       out->precision = read_precision(value);
+    } else if (key == "self_test") {
+      const std::string v = read_string(value, key);
+      if (v == "auto") out->self_test = SelfTestMode::Auto;
+      else if (v == "off") out->self_test = SelfTestMode::Off;
+      else if (v == "force") out->self_test = SelfTestMode::Force;
+      else fail(value, "'self_test' must be auto, off or force, not '" + v + "'");
+    } else if (key == "tuning") {
+      const std::string v = read_string(value, key);
+      if (v == "none") out->tuning = TuningLevel::None;
+      else if (v == "fast") out->tuning = TuningLevel::Fast;
+      else if (v == "normal") out->tuning = TuningLevel::Normal;
+      else if (v == "exhaustive") out->tuning = TuningLevel::Exhaustive;
+      else fail(value, "'tuning' must be none, fast, normal or exhaustive, not '" + v + "'");
     } else if (key == "plugins") {
       out->plugin_settings = read_plugin_settings(value, key);
     } else if (key == "disable_rules") {

@@ -15,6 +15,8 @@ struct PolicyLayer {
   std::optional<std::string> plugin_dir, log_level, opencl_library, cache_dir;
   std::optional<bool> allow_insecure_plugin_dirs;
   std::optional<Precision> precision;
+  std::optional<SelfTestMode> self_test;
+  std::optional<TuningLevel> tuning;
   std::map<std::string, std::string> plugin_settings;  // top-level `plugins:` section
   std::vector<PolicyRule> rules;
   std::vector<std::string> disable_rules;

@@ -1,0 +1,179 @@
+// Mat-mul measurements: one weight on the device, the plugin's GEMV / GEMM timed by profiling
+// events, and CLBlast's SGEMM on the same inputs for F32.
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "bench_matmul.h"
+#include "clport/quant.h"
+
+namespace clport::bench::detail {
+namespace {
+
+constexpr int64_t kDistinctRows = 64;  // random rows uploaded, repeated to fill N
+
+std::vector<float> random_floats(size_t n, float scale, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> dist(-scale, scale);
+  std::vector<float> v(n);
+  for (auto& f : v) f = dist(rng);
+  return v;
+}
+
+clport_tensor tensor(DType dtype, int64_t ne0, int64_t ne1, int64_t row_bytes, cl_mem buffer) {
+  clport_tensor t{};
+  t.dtype = static_cast<int32_t>(dtype);
+  t.n_dims = 2;
+  const DTypeTraits& tr = traits(dtype);
+  t.ne[0] = ne0;
+  t.ne[1] = ne1;
+  t.ne[2] = t.ne[3] = 1;
+  t.nb[0] = tr.block_bytes;
+  t.nb[1] = row_bytes;
+  t.nb[2] = t.nb[3] = row_bytes * ne1;
+  t.buffer = buffer;
+  return t;
+}
+
+std::string take_error(const clport_plugin& t, clport_plugin_error* e) {
+  if (e == nullptr) return "plugin gave no error object";
+  std::string m = t.error_message ? t.error_message(e) : "";
+  if (t.release_error) t.release_error(e);
+  return m;
+}
+
+}  // namespace
+
+Status WeightBench::load(DType dtype, int64_t K, int64_t N) {
+  auto rb = row_bytes(dtype, K);
+  if (!rb) return Status(Stage::Unsupported, "K is not a whole number of blocks");
+  dtype_ = dtype;
+  K_ = K;
+  N_ = N;
+  row_bytes_ = *rb;
+  weight_ = DeviceBuffer();
+  auto buffer = create_buffer(*s_.context, static_cast<size_t>(row_bytes_ * N));
+  if (!buffer.ok()) return buffer.status();
+  weight_ = std::move(buffer.value());
+  // Content does not change the speed; a block of distinct rows repeated keeps set-up fast.
+  const int64_t rows = std::min(N, kDistinctRows);
+  const std::vector<float> values = random_floats(static_cast<size_t>(rows * K), 0.1f, 1234);
+  std::vector<uint8_t> chunk(static_cast<size_t>(rows * row_bytes_));
+  for (int64_t r = 0; r < rows; ++r)
+    CLPORT_RETURN_IF_ERROR(quantize_row(dtype, values.data() + r * K, chunk.data() + r * row_bytes_, K));
+  for (int64_t n = 0; n < N; n += rows) {
+    const int64_t count = std::min(rows, N - n);
+    CLPORT_RETURN_IF_ERROR(s_.context->write(weight_.get(), static_cast<size_t>(n * row_bytes_),
+                                             chunk.data(), static_cast<size_t>(count * row_bytes_)));
+  }
+  return Status();
+}
+
+Result<double> WeightBench::time_plugin(const BoundInstance& inst, const clport_op& op) {
+  DeviceContext& ctx = *s_.context;
+  ctx.take_timings();
+  std::vector<double> samples;
+  for (int i = 0; i < reps_.warmup + reps_.reps; ++i) {
+    clport_plugin_error* error = nullptr;
+    if (inst.table().enqueue_op(inst.handle(), &op, &error) != CLPORT_PLUGIN_OK)
+      return Status(Stage::Plugin, inst.name() + ": " + take_error(inst.table(), error));
+    const double ms = span_ms(ctx.take_timings());
+    if (ms <= 0) return Status(Stage::Device, "the device gave no profiling times");
+    if (i >= reps_.warmup) samples.push_back(ms);
+  }
+  return summarize(samples).median_ms;
+}
+
+MatMulResult WeightBench::run(int64_t M) {
+  MatMulResult r;
+  r.path = M == 1 ? "gemv" : "gemm";
+  r.dtype = std::string(dtype_name(dtype_));
+  r.K = K_;
+  r.N = N_;
+  r.M = M;
+  DeviceContext& ctx = *s_.context;
+  auto x = create_buffer(ctx, static_cast<size_t>(K_ * M * 4));
+  auto dst = create_buffer(ctx, static_cast<size_t>(N_ * M * 4));
+  if (!x.ok() || !dst.ok()) {
+    r.error = (!x.ok() ? x.status() : dst.status()).message();
+    return r;
+  }
+  const std::vector<float> xv = random_floats(static_cast<size_t>(K_ * M), 1.0f, 99);
+  if (Status st = ctx.write(x->get(), 0, xv.data(), xv.size() * 4); !st.ok()) {
+    r.error = st.message();
+    return r;
+  }
+  const clport_tensor w = tensor(dtype_, K_, N_, row_bytes_, weight_.get());
+  const clport_tensor xt = tensor(DType::F32, K_, M, K_ * 4, x->get());
+  const clport_tensor dt = tensor(DType::F32, N_, M, N_ * 4, dst->get());
+  clport_op op{};
+  op.struct_size = sizeof(op);
+  op.kind = CLPORT_OP_MUL_MAT;
+  op.n_src = 2;
+  op.src[0] = &w;
+  op.src[1] = &xt;
+  op.dst = &dt;
+  const BoundInstance* inst = s_.instance_for(op);
+  if (inst == nullptr) {
+    r.error = s_.forced_plugin.empty() ? "no bound plugin supports it"
+                                       : "plugin " + s_.forced_plugin + " does not support it";
+    return r;
+  }
+  r.plugin = inst->name();
+  auto ms = time_plugin(*inst, op);
+  if (!ms.ok()) {
+    r.error = ms.status().message();
+    return r;
+  }
+  r.ok = true;
+  r.median_ms = ms.value();
+  r.bytes = static_cast<uint64_t>(row_bytes_ * N_ + K_ * M * 4);
+  r.gb_per_s = static_cast<double>(r.bytes) / (r.median_ms * 1e6);
+  r.copy_fraction = copy_gbps_ > 0 ? r.gb_per_s / copy_gbps_ : 0;
+  r.gflops = 2.0 * static_cast<double>(M * N_ * K_) / (r.median_ms * 1e6);
+  if (M > 1 && dtype_ == DType::F32 && clblast_ != nullptr) compare_with_clblast(r, x->get(), dst->get());
+  return r;
+}
+
+void WeightBench::compare_with_clblast(MatMulResult& r, cl_mem x, cl_mem ours) {
+  DeviceContext& ctx = *s_.context;
+  const size_t M = static_cast<size_t>(r.M), N = static_cast<size_t>(N_), K = static_cast<size_t>(K_);
+  auto dst = create_buffer(ctx, M * N * 4);
+  if (!dst.ok()) return;
+  ctx.take_timings();
+  std::vector<double> samples;
+  for (int i = 0; i < reps_.warmup + reps_.reps; ++i) {
+    // A marker in front: CLBlast returns the event of its last kernel only, and may run
+    // helper kernels (padding, transposition) before it; the span covers them all.
+    cl_event marker = nullptr, ev = nullptr;
+    if (ctx.cl().clEnqueueMarkerWithWaitList(ctx.queue(), 0, nullptr, &marker) != CL_SUCCESS) return;
+    ctx.record_event("marker", marker);
+    ctx.cl().clReleaseEvent(marker);
+    if (!clblast_->enqueue(weight_.get(), x, dst->get(), M, N, K, &ev).ok() || ev == nullptr) return;
+    ctx.record_event("clblast", ev);
+    ctx.cl().clReleaseEvent(ev);
+    const auto t = ctx.take_timings();
+    if (t.size() != 2) return;
+    const uint64_t from = t[0].end_ns != 0 ? t[0].end_ns : t[1].start_ns;
+    const double ms = t[1].end_ns > from ? static_cast<double>(t[1].end_ns - from) * 1e-6 : 0;
+    if (ms <= 0) return;
+    if (i >= reps_.warmup) samples.push_back(ms);
+  }
+  r.clblast_ran = true;
+  r.clblast_median_ms = summarize(samples).median_ms;
+  r.clblast_gflops = 2.0 * static_cast<double>(M * N * K) / (r.clblast_median_ms * 1e6);
+  r.ratio_vs_clblast = r.gflops / r.clblast_gflops;
+  // Same inputs, so the outputs must agree: a cheap check that both computed the same product.
+  std::vector<float> a(M * N), b(M * N);
+  if (!ctx.read(ours, 0, a.data(), a.size() * 4).ok() || !ctx.read(dst->get(), 0, b.data(), b.size() * 4).ok())
+    return;
+  float max_ref = 0, max_diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    max_ref = std::max(max_ref, std::fabs(b[i]));
+    max_diff = std::max(max_diff, std::fabs(a[i] - b[i]));
+  }
+  r.clblast_max_rel_diff = max_ref > 0 ? max_diff / max_ref : max_diff;
+}
+
+}  // namespace clport::bench::detail

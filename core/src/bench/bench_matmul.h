@@ -1,0 +1,44 @@
+// Internal to `clport bench ops`: the device copy bandwidth and the mat-mul measurements.
+#pragma once
+
+#include <cstdint>
+
+#include "bench_session.h"
+#include "clblast_sgemm.h"
+#include "clport/dtype.h"
+
+namespace clport::bench::detail {
+
+struct Repetitions {
+  int warmup = 2, reps = 10;
+};
+
+// clEnqueueCopyBuffer of a large initialised buffer (size scaled to the device's limits).
+Result<CopyResult> measure_copy(DeviceContext& ctx, bool quick, const Repetitions& reps);
+
+// One weight of `dtype` and shape K x N on the device, measured for GEMV (M = 1) and GEMM
+// (M = gemm_m) as asked. `clblast` may be null.
+class WeightBench {
+ public:
+  WeightBench(Session& session, Repetitions reps, double copy_gb_per_s, ClblastSgemm* clblast)
+      : s_(session), reps_(reps), copy_gbps_(copy_gb_per_s), clblast_(clblast) {}
+
+  // Uploads a K x N weight (a few distinct random rows, repeated). Status when K is not a whole
+  // number of blocks or the device cannot hold it.
+  Status load(DType dtype, int64_t K, int64_t N);
+  MatMulResult run(int64_t M);  // M = 1: GEMV figures, otherwise GEMM figures
+
+ private:
+  Result<double> time_plugin(const BoundInstance& inst, const clport_op& op);
+  void compare_with_clblast(MatMulResult& r, cl_mem x, cl_mem ours);
+
+  Session& s_;
+  Repetitions reps_;
+  double copy_gbps_;
+  ClblastSgemm* clblast_;
+  DType dtype_ = DType::F32;
+  int64_t K_ = 0, N_ = 0, row_bytes_ = 0;
+  DeviceBuffer weight_;
+};
+
+}  // namespace clport::bench::detail

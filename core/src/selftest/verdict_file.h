@@ -1,0 +1,23 @@
+// Internal: the cached self-test verdict as a small JSON file (written to a temp file and renamed,
+// so a reader sees no file or a whole one).
+#pragma once
+
+#include <string>
+
+#include "clport/self_test.h"
+#include "clport/status.h"
+
+namespace clport::selftest::detail {
+
+// Identity fields stored with the verdict, for people reading the file.
+struct VerdictIdentity {
+  std::string device, driver, platform, clport_version;
+  std::vector<std::string> plugins;  // "name version"
+};
+
+Status save_verdict(const std::string& path, const VerdictIdentity& id, const Verdict& verdict);
+// Fills verdict.cases / seed; Status when the file is missing (NotFound-like: Stage::Config
+// with "missing") or unreadable / malformed / for another key.
+Result<Verdict> load_verdict(const std::string& path, const std::string& key);
+
+}  // namespace clport::selftest::detail

@@ -1,0 +1,25 @@
+// Known Adreno driver/compiler problems, each with where the knowledge comes from, and what the
+// plugin does about it. Evaluated once per instance; the policy's adreno settings
+// (use_subgroups, one_kernel_per_program, use_images) override the outcome either way.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "clport/plugin_abi.h"
+
+namespace adreno {
+
+struct Workarounds {
+  bool no_subgroups = false;           // build with -DCLPORT_NO_SUBGROUPS (no sub-group features)
+  bool one_kernel_per_program = false; // one GEMV/GEMM kernel per program (-DADRENO_ONLY=id)
+  bool no_images = false;              // plain buffers instead of image1d_buffer views
+  std::vector<std::string> applied;    // ids of the quirks that matched, for the log
+};
+
+Workarounds quirks_for(const clport_device_desc& device);
+
+// Applies the policy's flat "key: value" settings on top of the quirks.
+void apply_settings(Workarounds& w, const std::string& settings_yaml);
+
+}  // namespace adreno
