@@ -17,7 +17,8 @@ endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -E env ${env_args} ${command}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 set(all "${out}${err}")
-if(NOT rc MATCHES "^[0-9]+$")
+# `cmake -E env` turns a child's signal into exit code 1 plus the signal's name on stderr.
+if(NOT rc MATCHES "^[0-9]+$" OR all MATCHES "Segmentation fault|Aborted|Bus error|AddressSanitizer|runtime error:")
   message(FATAL_ERROR "crashed (${rc}) instead of exiting ${EXPECT_RC}:\n${all}")
 endif()
 if(NOT rc EQUAL EXPECT_RC)

@@ -8,6 +8,7 @@
 #include "clport/device_context.h"
 #include "clport/plugin_manager.h"
 #include "clport/policy.h"
+#include "clport/self_test.h"
 #include "device_report.h"
 
 namespace clport::cli {
@@ -108,6 +109,26 @@ json to_json(const Policy& policy, const PluginManager& manager, const DeviceBin
               {"decision_log", b.decision_log()}};
 }
 
+// The driver self-test's cached verdict (core/src/selftest): failures and where the op went.
+void write_self_test(std::ostream& o, const selftest::Verdict& v) {
+  o << "  self-test:        ";
+  if (v.source == selftest::Verdict::Source::Skipped) {
+    o << v.note << "\n";
+    return;
+  }
+  o << v.passed() << " passed, " << v.failed() << " failed (" << selftest::source_name(v.source)
+    << (v.file.empty() ? "" : ", " + v.file) << ")\n";
+  for (const auto& line : v.rebound) o << "    " << line << "\n";
+}
+
+json self_test_json(const selftest::Verdict& v) {
+  json failures = json::array();
+  for (const auto& c : v.cases)
+    if (!c.passed) failures.push_back({{"plugin", c.plugin}, {"op", op_kind_name(c.op_kind)}, {"case", c.name}, {"message", c.message}});
+  return json{{"source", selftest::source_name(v.source)}, {"file", v.file}, {"note", v.note},
+              {"passed", v.passed()}, {"failed", v.failed()}, {"failures", failures}, {"rebound", v.rebound}};
+}
+
 }  // namespace
 
 void describe_plugins(const std::shared_ptr<OpenClLibrary>& library, const DeviceInfo& device,
@@ -125,8 +146,13 @@ void describe_plugins(const std::shared_ptr<OpenClLibrary>& library, const Devic
     const DevicePolicy device_policy = policy->evaluate(device);
     auto context = device_policy.device_denied ? Result<std::shared_ptr<DeviceContext>>(Status(Stage::DeviceUnusable, "denied by policy"))
                                                : DeviceContext::create(library, device);
+    selftest::Verdict verdict;  // driver self-test section (issue 6): the cached verdict only
     if (context.ok()) {
       binding = DeviceBinding::create(*manager, policy.value(), context.value());
+      selftest::Options st;
+      st.mode = policy->globals().self_test == SelfTestMode::Off ? SelfTestMode::Off : SelfTestMode::Auto;
+      st.run_if_missing = false;  // `clport devices` reports; the first model start tests
+      verdict = selftest::run(*context.value(), *binding, st);
     } else {
       // Without a context nothing can be created; still show what each plugin's probe says.
       if (!device_policy.device_denied) context_problem = context.status().to_string();
@@ -134,9 +160,11 @@ void describe_plugins(const std::shared_ptr<OpenClLibrary>& library, const Devic
       binding = DeviceBinding::create(*manager, device, device_policy, none);
     }
     if (text) write_text(*text, policy.value(), *manager, *binding, context_problem);
+    if (text && context.ok()) write_self_test(*text, verdict);
     if (out) {
       json section = to_json(policy.value(), *manager, *binding, context_problem);
       for (auto& [key, value] : section.items()) (*out)[key] = value;
+      if (context.ok()) (*out)["self_test"] = self_test_json(verdict);
     }
   } catch (const std::exception& e) {
     if (text) *text << "  plugins:          internal error: " << e.what() << "\n";

@@ -42,8 +42,12 @@ struct Verdict {
   uint64_t seed = 0;
   std::vector<CaseVerdict> cases;  // what ran (or what the cache recorded)
   std::vector<std::string> rebound;  // "RMS_NORM f32: plugin 'x' failed (...); now on cpu"
-  int passed() const;
-  int failed() const;
+  int passed() const {
+    int n = 0;
+    for (const auto& c : cases) n += c.passed ? 1 : 0;
+    return n;
+  }
+  int failed() const { return static_cast<int>(cases.size()) - passed(); }
 };
 
 struct Options {

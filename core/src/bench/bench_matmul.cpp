@@ -70,7 +70,7 @@ Status WeightBench::load(DType dtype, int64_t K, int64_t N) {
   return Status();
 }
 
-Result<double> WeightBench::time_plugin(const BoundInstance& inst, const clport_op& op) {
+Result<Stats> WeightBench::time_plugin(const BoundInstance& inst, const clport_op& op) {
   DeviceContext& ctx = *s_.context;
   ctx.take_timings();
   std::vector<double> samples;
@@ -82,7 +82,7 @@ Result<double> WeightBench::time_plugin(const BoundInstance& inst, const clport_
     if (ms <= 0) return Status(Stage::Device, "the device gave no profiling times");
     if (i >= reps_.warmup) samples.push_back(ms);
   }
-  return summarize(samples).median_ms;
+  return summarize(samples);
 }
 
 MatMulResult WeightBench::run(int64_t M) {
@@ -127,7 +127,8 @@ MatMulResult WeightBench::run(int64_t M) {
     return r;
   }
   r.ok = true;
-  r.median_ms = ms.value();
+  r.median_ms = ms->median_ms;
+  r.min_ms = ms->min_ms;
   r.bytes = static_cast<uint64_t>(row_bytes_ * N_ + K_ * M * 4);
   r.gb_per_s = static_cast<double>(r.bytes) / (r.median_ms * 1e6);
   r.copy_fraction = copy_gbps_ > 0 ? r.gb_per_s / copy_gbps_ : 0;
@@ -171,7 +172,12 @@ void WeightBench::compare_with_clblast(MatMulResult& r, cl_mem x, cl_mem ours) {
   float max_ref = 0, max_diff = 0;
   for (size_t i = 0; i < a.size(); ++i) {
     max_ref = std::max(max_ref, std::fabs(b[i]));
-    max_diff = std::max(max_diff, std::fabs(a[i] - b[i]));
+    const float d = std::fabs(a[i] - b[i]);
+    if (std::isnan(d)) {
+      max_diff = INFINITY;
+      break;
+    }
+    max_diff = std::max(max_diff, d);
   }
   r.clblast_max_rel_diff = max_ref > 0 ? max_diff / max_ref : max_diff;
 }

@@ -29,7 +29,7 @@ class WeightBench {
   MatMulResult run(int64_t M);  // M = 1: GEMV figures, otherwise GEMM figures
 
  private:
-  Result<double> time_plugin(const BoundInstance& inst, const clport_op& op);
+  Result<Stats> time_plugin(const BoundInstance& inst, const clport_op& op);
   void compare_with_clblast(MatMulResult& r, cl_mem x, cl_mem ours);
 
   Session& s_;

@@ -116,14 +116,6 @@ void apply(DeviceBinding& binding, Verdict& verdict) {
 
 }  // namespace
 
-int Verdict::passed() const {
-  int n = 0;
-  for (const auto& c : cases) n += c.passed ? 1 : 0;
-  return n;
-}
-
-int Verdict::failed() const { return static_cast<int>(cases.size()) - passed(); }
-
 const char* source_name(Verdict::Source source) {
   switch (source) {
     case Verdict::Source::Ran: return "ran";
@@ -152,7 +144,7 @@ Verdict run(DeviceContext& context, DeviceBinding& binding, const Options& optio
     const ProgramCache& cache = context.programs();
     if (cache.enabled() && !cache.directory().empty()) verdict.file = cache.directory() + "/selftest-" + verdict.key + ".json";
 
-    if (mode == SelfTestMode::Auto && !verdict.file.empty()) {
+    if ((mode == SelfTestMode::Auto || !options.run_if_missing) && !verdict.file.empty()) {
       auto cached = detail::load_verdict(verdict.file, verdict.key);
       if (cached.ok()) {
         verdict = std::move(cached.value());

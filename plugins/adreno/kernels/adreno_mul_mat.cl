@@ -4,7 +4,9 @@
 // Build options (set by the plugin from its generation table and quirks):
 //   GEMV_WN, GEMV_KS   GEMV work-group: WN weight rows x KS slices of K (reduced in local memory)
 //   GEMM_TN, GEMM_TMI, GEMM_RM   GEMM work-group TN rows x TMI items, each item RM tokens
-//   ADRENO_IMAGES      quant words are read through image1d_buffer views (texture cache path)
+//   ADRENO_IMAGES      quant words are read through image1d_buffer views (texture cache path);
+//                      the views are CL_R / CL_UNSIGNED_INT32 for every dtype (F16: two halves
+//                      per texel, little-endian)
 //   ADRENO_ONLY        non-zero: compile only the kernel with this id (one kernel per program,
 //                      the A6x large-program quirk); ids are dtype * 4 + (0 GEMV, 1 GEMM)
 //   CLPORT_NO_SUBGROUPS  no sub-group features (old compilers, or the policy says so)
@@ -27,12 +29,18 @@
 #ifdef ADRENO_IMAGES
 #define QARG read_only image1d_buffer_t
 #define QWORD(q, i) read_imageui((q), (int)(i)).x
-#define QHALF(q, i) read_imagef((q), (int)(i)).x
+#define QHALF(q, i) adreno_half_bits(read_imageui((q), (int)((i) / 2)).x >> (16 * ((i) & 1)))
 #else
 #define QARG const global uint*
 #define QWORD(q, i) (q)[(i)]
 #define QHALF(q, i) vload_half((size_t)(i), (const global half*)(q))
 #endif
+
+// The low 16 bits of `bits` as an IEEE half, converted to float (no cl_khr_fp16 needed).
+inline float adreno_half_bits(uint bits) {
+  const ushort h = (ushort)(bits & 0xFFFFu);
+  return vload_half(0, (const half*)&h);
+}
 
 #define ADRENO_T_F16 1
 #define ADRENO_T_Q4_0 2

@@ -1,46 +1,114 @@
 // Qualcomm Adreno plugin. Probe: the classifier's family/generation plus what the driver says
-// (OpenCL C level, fp16). Serves the decode hot path (vendor_ops.hpp) with Adreno tuning of the
-// shared kernels; workarounds arrive as settings from configs/quirks.yaml.
+// (OpenCL C level, fp16). Serves MUL_MAT with F16/Q4_0/Q4_1/Q8_0/Q6_K weights through its own
+// split weight layout (split_layout.hpp) and GEMV/GEMM kernels (kernels/adreno_mul_mat.cl);
+// every other op binds to the generic plugin.
 #include <memory>
+#include <mutex>
+#include <set>
 #include <string>
 
+#include "adreno_quirks.hpp"
 #include "clport/plugin_sdk.hpp"
-#include "clport_common/op_runner.hpp"
+#include "generation_shapes.hpp"
+#include "split_layout.hpp"
+#include "split_mat_mul.hpp"
 #include "vendor_ops.hpp"
 
 namespace {
 
-using clport::plugin_common::OpRunner;
-using clport::plugin_common::Tuning;
-
-// Adreno runs waves of 64/128 fibers; wider GEMV groups with more rows per group keep the ALUs
-// fed on the memory-bound decode path.
-Tuning adreno_tuning(const clport_device_desc& d) {
-  Tuning t = clport::plugin_common::default_tuning(d.max_work_group_size);
-  Tuning wide = t;
-  wide.gemv_wg = 128;
-  wide.gemv_rows = 8;
-  wide.norm_wg = 128;
-  return wide.validate(d.max_work_group_size).empty() ? wide : t;
-}
+using adreno::SplitWeight;
 
 class AdrenoInstance final : public clport_plugin_instance {
  public:
-  AdrenoInstance(const clport_host& host, const clport_device_desc& d, Tuning t) : runner_(host, d, std::move(t)) {}
-  bool supports(const clport_op& op) override { return vendor::in_served_subset(op) && runner_.supports(op); }
+  AdrenoInstance(const clport_host& host, const clport_device_desc& d, const adreno::KernelShapes& shapes,
+                 const adreno::Workarounds& quirks)
+      : packer_(host, d, !quirks.no_images), mat_mul_(host, shapes, quirks) {}
+
+  ~AdrenoInstance() override {
+    packer_.release(scratch_);
+    for (SplitWeight* w : live_) {  // layouts the host never released
+      packer_.release(*w);
+      delete w;
+    }
+  }
+
+  bool images_enabled() const { return packer_.images_enabled(); }
+
+  bool supports(const clport_op& op) override {
+    if (!adreno::check_mul_mat(op).empty()) return false;
+    const clport_tensor& w = *op.src[0];
+    return w.layout == nullptr || find(w) != nullptr;
+  }
+
+  void* prepare_weight(const clport_tensor& weight) override {
+    if (!adreno::check_weight(weight).empty() || weight.layout != nullptr) return nullptr;  // plain layout
+    if (weight.buffer == nullptr) throw clport::sdk::Failure("adreno: prepare_weight without a buffer");
+    auto w = std::make_unique<SplitWeight>();
+    try {
+      packer_.pack(weight, *w);
+    } catch (...) {
+      packer_.release(*w);
+      throw;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    live_.insert(w.get());
+    return w.release();
+  }
+
+  void release_layout(void* layout) override {
+    auto* w = static_cast<SplitWeight*>(layout);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (live_.erase(w) == 0) return;  // not ours: never touch it
+    }
+    packer_.release(*w);
+    delete w;
+  }
+
   void enqueue(const clport_op& op) override {
-    if (!vendor::in_served_subset(op)) throw clport::sdk::unsupported("adreno: op not served by this plugin");
-    runner_.enqueue(op);
+    if (std::string why = adreno::check_mul_mat(op); !why.empty()) throw clport::sdk::unsupported("adreno: " + why);
+    const clport_tensor &w = *op.src[0], &x = *op.src[1], &d = *op.dst;
+    if (w.buffer == nullptr || x.buffer == nullptr || d.buffer == nullptr)
+      throw clport::sdk::Failure("adreno: mul_mat operand without a buffer");
+    if (w.layout != nullptr) {
+      const SplitWeight* split = find(w);
+      if (split == nullptr) throw clport::sdk::unsupported("adreno: weight layout is not an Adreno split layout");
+      return mat_mul_.enqueue(*split, x, d);
+    }
+    // A weight that was not prepared at load (plain GGUF bytes): split it into scratch arrays on
+    // the device first. The in-order queue orders this repack after the previous op's reads.
+    std::lock_guard<std::mutex> lock(scratch_mutex_);
+    const adreno::SplitSizes need = adreno::split_sizes(w.dtype, w.ne[0], w.ne[1]);
+    if (scratch_.q != nullptr && (scratch_.dtype != w.dtype || scratch_.sizes.q_bytes != need.q_bytes ||
+                                  scratch_.sizes.s_bytes != need.s_bytes || scratch_.sizes.sc_bytes != need.sc_bytes ||
+                                  scratch_.sizes.q_texels != need.q_texels))
+      packer_.release(scratch_);
+    packer_.pack(w, scratch_);
+    mat_mul_.enqueue(scratch_, x, d);
   }
 
  private:
-  OpRunner runner_;
+  // The live split weight behind w.layout when it matches w's dtype and shape, else NULL.
+  const SplitWeight* find(const clport_tensor& w) {
+    auto* split = static_cast<SplitWeight*>(w.layout);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (live_.count(split) == 0) return nullptr;
+    if (split->dtype != w.dtype || split->K != w.ne[0] || split->N != w.ne[1]) return nullptr;
+    return split;
+  }
+
+  adreno::SplitPacker packer_;
+  adreno::SplitMatMul mat_mul_;
+  std::mutex mutex_;  // live_
+  std::set<SplitWeight*> live_;
+  std::mutex scratch_mutex_;
+  SplitWeight scratch_;
 };
 
 struct AdrenoPlugin {
   static constexpr const char* kName = "adreno";
-  static constexpr const char* kVersion = "0.1.0";
-  static constexpr bool kHasPrepareWeight = false;
+  static constexpr const char* kVersion = "0.2.0";
+  static constexpr bool kHasPrepareWeight = true;
 
   static int32_t probe(const clport_device_desc& d, const char** reason) {
     const std::string family = d.family != nullptr ? d.family : "";
@@ -52,37 +120,36 @@ struct AdrenoPlugin {
       *reason = "Adreno 5xx and older are not served (generic kernels instead)";
       return 0;
     }
-    // The tuned paths assume OpenCL C 2.0 (llama.cpp's Adreno backend requires it too).
+    // Same admission rule as llama.cpp's Adreno backend: OpenCL C 2.0 marks a driver whose
+    // compiler handles these kernels (older A6x phone compilers do not).
     if (vendor::opencl_c_level(d.opencl_c_version) < 20) {
       *reason = "driver offers OpenCL C below 2.0: old Adreno compiler";
       return 0;
     }
-    if (!d.has_fp16) {
-      *reason = "Adreno without cl_khr_fp16: tuned half paths unavailable";
-      return 20;
-    }
     if (d.generation_number >= 700 || d.generation_number == 0) {
-      *reason = d.generation_number == 0 ? "Adreno (generation unknown), OpenCL C 2.0+, fp16"
-                                         : "Adreno 7xx/8xx, OpenCL C 2.0+, fp16";
+      *reason = d.generation_number == 0 ? "Adreno (generation unknown), OpenCL C 2.0+: split-layout mat-mul"
+                                         : "Adreno 7xx/8xx, OpenCL C 2.0+: split-layout mat-mul";
       return 100;
     }
-    *reason = "Adreno 6xx, OpenCL C 2.0+, fp16";
+    *reason = "Adreno 6xx, OpenCL C 2.0+: split-layout mat-mul, one kernel per program";
     return 80;
   }
 
   static std::unique_ptr<clport_plugin_instance> create(const clport_host& host, const clport_device_desc& d) {
     clport::sdk::Host h(host);
-    Tuning t = adreno_tuning(d);
-    const std::string settings = h.config_yaml();
-    if (std::string bad = t.apply_overrides(settings); !bad.empty()) h.log(CLPORT_LOG_WARN, "adreno: ignoring " + bad);
-    // Workarounds from the policy (configs/quirks.yaml) become -D options the Adreno kernels
-    // (issue 6) test; the shared kernels use neither feature today.
-    if (!vendor::setting_bool(settings, "private_vector_arrays", true)) t.extra_options += " -DCLPORT_NO_PRIVATE_VECTOR_ARRAYS=1";
-    if (!vendor::setting_bool(settings, "use_subgroups", d.has_subgroups != 0)) t.extra_options += " -DCLPORT_NO_SUBGROUPS=1";
-    if (std::string bad = t.validate(d.max_work_group_size); !bad.empty()) {
-      throw clport::sdk::Failure("adreno: invalid tuning from the policy: " + bad);
+    const adreno::KernelShapes shapes = adreno::shapes_for(d);
+    adreno::Workarounds quirks = adreno::quirks_for(d);
+    for (const std::string& q : quirks.applied) h.log(CLPORT_LOG_INFO, "adreno: quirk " + q);
+    if (const std::string settings = h.config_yaml(); !settings.empty()) {
+      h.log(CLPORT_LOG_INFO, "adreno: policy settings " + settings);
+      adreno::apply_settings(quirks, settings);
     }
-    return std::make_unique<AdrenoInstance>(host, d, std::move(t));
+    auto inst = std::make_unique<AdrenoInstance>(host, d, shapes, quirks);
+    h.log(CLPORT_LOG_INFO, std::string("adreno: ") + shapes.why + "; weights " +
+                               (inst->images_enabled() ? "through image1d_buffer views" : "in plain buffers") +
+                               (quirks.no_subgroups ? "; no sub-group features" : "") +
+                               (quirks.one_kernel_per_program ? "; one kernel per program" : ""));
+    return inst;
   }
 };
 

@@ -46,7 +46,7 @@ Workarounds quirks_for(const clport_device_desc& device) {
   for (const Quirk& q : kQuirks) {
     if (!q.matches(device)) continue;
     q.apply(w);
-    w.applied.push_back(q.id);
+    w.applied.push_back(std::string(q.id) + ": " + q.problem + " [source: " + q.source + "]");
   }
   return w;
 }

@@ -14,7 +14,7 @@ struct Workarounds {
   bool no_subgroups = false;           // build with -DCLPORT_NO_SUBGROUPS (no sub-group features)
   bool one_kernel_per_program = false; // one GEMV/GEMM kernel per program (-DADRENO_ONLY=id)
   bool no_images = false;              // plain buffers instead of image1d_buffer views
-  std::vector<std::string> applied;    // ids of the quirks that matched, for the log
+  std::vector<std::string> applied;    // "id: problem [source]" of each quirk that matched (logged)
 };
 
 Workarounds quirks_for(const clport_device_desc& device);

@@ -1,6 +1,5 @@
-// What this vendor plugin serves so far, and the flat settings it reads from its policy section.
-// Kept per plugin (not in plugins/common) because each vendor's subset and knobs will diverge
-// once it gets its own kernels.
+// Small parsing helpers of the Adreno plugin: the flat settings of its policy section and the
+// driver's version strings.
 #pragma once
 
 #include <cstdint>
@@ -11,18 +10,16 @@
 
 namespace vendor {
 
-// MUL_MAT with an F16 / Q4_0 / Q8_0 weight and F32 activations, and RMS_NORM: the hot ops of
-// decoding. Everything else goes to the generic plugin.
-inline bool in_served_subset(const clport_op& op) {
-  if (op.kind == CLPORT_OP_RMS_NORM) return true;
-  if (op.kind != CLPORT_OP_MUL_MAT || op.n_src < 2 || op.src[0] == nullptr) return false;
-  const int32_t w = op.src[0]->dtype;
-  return w == CLPORT_DTYPE_F16 || w == CLPORT_DTYPE_Q4_0 || w == CLPORT_DTYPE_Q8_0;
-}
-
-// A boolean "key: value" from the plugin's flat settings map; `fallback` when absent or unreadable.
+// A boolean "key: value" from the plugin's flat settings map, in block ("a: true" lines) or flow
+// ("{a: true, b: false}") style, as the policy hands it over; `fallback` when absent or
+// unreadable.
 inline bool setting_bool(const std::string& yaml, const std::string& key, bool fallback) {
-  std::istringstream in(yaml);
+  std::string flat = yaml;
+  for (char& c : flat) {
+    if (c == '{' || c == '}') c = ' ';
+    if (c == ',') c = '\n';
+  }
+  std::istringstream in(flat);
   std::string line;
   while (std::getline(in, line)) {
     const auto colon = line.find(':');

@@ -59,7 +59,18 @@ const sdk::Kernel& OpRunner::kernel(ProgramId id, const std::string& name) {
     for (const char* file : program_files(id)) source += h_.shared_source(file) + "\n";
     program = sdk::Program(&h_.cl(), h_.build_program(source, program_options(id)));
   }
-  return kernels_.emplace(name, sdk::Kernel(h_.cl(), program, name.c_str())).first->second;
+  const sdk::Kernel& k = kernels_.emplace(name, sdk::Kernel(h_.cl(), program, name.c_str())).first->second;
+  // What this device can launch for this kernel (registers and local memory included), so that
+  // a tuning too large for a GPU is a clear error instead of a failing enqueue.
+  cl_device_id device = nullptr;
+  size_t limit = 0;
+  // The host context holds exactly the one device this instance is bound to.
+  if (h_.cl().clGetContextInfo(host_.context, CL_CONTEXT_DEVICES, sizeof(device), &device, nullptr) != CL_SUCCESS ||
+      h_.cl().clGetKernelWorkGroupInfo(k.get(), device, CL_KERNEL_WORK_GROUP_SIZE, sizeof(limit), &limit,
+                                       nullptr) != CL_SUCCESS)
+    limit = 0;
+  wg_limits_[k.get()] = limit;
+  return k;
 }
 
 bool OpRunner::supports(const clport_op& op) const { return check_op(op, tuning_).empty(); }
@@ -91,6 +102,19 @@ void OpRunner::enqueue(const clport_op& op) {
 }
 
 void OpRunner::run(const sdk::Kernel& k, cl_uint dims, const size_t* global, const size_t* local) {
+  if (local != nullptr) {
+    size_t wg = 1;
+    for (cl_uint i = 0; i < dims; ++i) wg *= local[i];
+    size_t limit = 0;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (auto it = wg_limits_.find(k.get()); it != wg_limits_.end()) limit = it->second;
+    }
+    if (limit != 0 && wg > limit)
+      throw sdk::Failure(k.name() + ": work-group of " + std::to_string(wg) +
+                         " exceeds what this device runs for the kernel (" + std::to_string(limit) +
+                         "); lower the plugin's tuning in the policy (e.g. gemm_tn / gemm_tm)");
+  }
   sdk::enqueue(host_, k, dims, global, local);
 }
 

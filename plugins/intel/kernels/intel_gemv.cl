@@ -11,7 +11,10 @@
 // Sub-group features are compile-time guarded on the compiler's extension macros, so the same
 // file builds everywhere:
 //   cl_intel_subgroups + cl_intel_required_subgroup_size  real sub-groups of exactly SG_SIZE
-//                                                          lanes, sub_group_reduce_add;
+//                                                          lanes, sub_group_reduce_add (the
+//                                                          host adds -DCLPORT_INTEL_REQD_SG=1
+//                                                          when the device lists the second:
+//                                                          not every compiler defines its macro);
 //   + cl_intel_subgroups_short + cl_khr_fp16               F16 rows through block reads
 //                                                          (when the host says rows are aligned);
 //   none of them (or -DCLPORT_NO_SUBGROUPS)                the same lane/row mapping with a
@@ -27,8 +30,8 @@
 #endif
 #define SG_WG (SG_SIZE * SG_ROWS)
 
-#if defined(cl_intel_subgroups) && defined(cl_intel_required_subgroup_size) && \
-    !defined(CLPORT_NO_SUBGROUPS)
+#if defined(cl_intel_subgroups) && !defined(CLPORT_NO_SUBGROUPS) && \
+    (defined(cl_intel_required_subgroup_size) || defined(CLPORT_INTEL_REQD_SG))
 #define INTEL_SG 1
 #define INTEL_SG_ATTR __attribute__((intel_reqd_sub_group_size(SG_SIZE)))
 #else

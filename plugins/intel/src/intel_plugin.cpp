@@ -1,11 +1,17 @@
-// Intel GPU plugin. Probe: Gen9 and newer GPUs from the classifier, with cl_intel_subgroups
-// (the sub-group kernels of issue 6 need it; PoCL implements it, so they run here too). Serves
-// the decode hot path (vendor_ops.hpp) with Intel tuning of the shared kernels.
+// Intel GPU plugin. Probe: Gen9 and newer GPUs from the classifier, with cl_intel_subgroups.
+// Serves the decode hot path (vendor_ops.hpp): MUL_MAT GEMV with its own sub-group kernels
+// (intel_gemv.hpp), GEMM and RMS_NORM with Intel tuning of the shared kernels.
+//
+// Settings (policy section `intel:`): use_subgroups (default true; false builds the kernels'
+// local-memory fallback), sg_size (default: 16 or what the device lists), sg_rows (rows per
+// work-group, default 4), plus every shared-kernel tuning key (gemv_max_m, gemm_*, norm_wg ...).
 #include <memory>
 #include <string>
 
 #include "clport/plugin_sdk.hpp"
+#include "clport_common/op_checks.hpp"
 #include "clport_common/op_runner.hpp"
+#include "intel_gemv.hpp"
 #include "vendor_ops.hpp"
 
 namespace {
@@ -25,16 +31,45 @@ Tuning intel_tuning(const clport_device_desc& d) {
 
 class IntelInstance final : public clport_plugin_instance {
  public:
-  IntelInstance(const clport_host& host, const clport_device_desc& d, Tuning t) : runner_(host, d, std::move(t)) {}
+  IntelInstance(const clport_host& host, const clport_device_desc& d, Tuning t, intel::SubgroupConfig sg)
+      : runner_(host, d, std::move(t)), gemv_(host, std::move(sg)) {}
+  // The sub-group GEMV takes exactly the operands the shared mul_mat takes (plain layout, whole
+  // blocks per row), so check_op answers for both paths.
   bool supports(const clport_op& op) override { return vendor::in_served_subset(op) && runner_.supports(op); }
   void enqueue(const clport_op& op) override {
     if (!vendor::in_served_subset(op)) throw clport::sdk::unsupported("intel: op not served by this plugin");
-    runner_.enqueue(op);
+    if (!takes_sub_group_gemv(op)) return runner_.enqueue(op);
+    if (std::string why = clport::plugin_common::check_op(op, runner_.tuning()); !why.empty())
+      throw clport::sdk::unsupported(why);
+    for (const clport_tensor* t : {op.src[0], op.src[1], op.dst}) {
+      if (t->buffer == nullptr) throw clport::sdk::Failure("intel: operand without a buffer");
+      if (t->offset % clport::plugin_common::offset_alignment(t->dtype) != 0)
+        throw clport::sdk::Failure("intel: operand offset " + std::to_string(t->offset) + " is misaligned");
+    }
+    gemv_.enqueue(op);
   }
 
  private:
+  bool takes_sub_group_gemv(const clport_op& op) const {
+    return op.kind == CLPORT_OP_MUL_MAT && op.src[1] != nullptr && op.src[1]->ne[1] <= runner_.tuning().gemv_max_m &&
+           intel::IntelGemv::has_kernel(op.src[0]->dtype);
+  }
+
   OpRunner runner_;
+  intel::IntelGemv gemv_;
 };
+
+intel::SubgroupConfig subgroup_config(const clport::sdk::Host& h, const clport_device_desc& d) {
+  const std::string settings = h.config_yaml();
+  intel::SubgroupConfig sg;
+  sg.reqd_size = vendor::has_extension(d.extensions, "cl_intel_required_subgroup_size");
+  std::string bad;
+  sg.sg_size = vendor::setting_uint(settings, "sg_size", intel::choose_sub_group_size(h.cl(), d.device), &bad);
+  sg.sg_rows = vendor::setting_uint(settings, "sg_rows", sg.sg_rows, &bad);
+  if (!bad.empty()) h.log(CLPORT_LOG_WARN, "intel: ignoring unreadable " + bad);
+  if (!vendor::setting_bool(settings, "use_subgroups", true)) sg.extra_options = "-DCLPORT_NO_SUBGROUPS=1";
+  return sg;
+}
 
 struct IntelPlugin {
   static constexpr const char* kName = "intel";
@@ -71,7 +106,11 @@ struct IntelPlugin {
     if (std::string bad = t.validate(d.max_work_group_size); !bad.empty()) {
       throw clport::sdk::Failure("intel: invalid tuning from the policy: " + bad);
     }
-    return std::make_unique<IntelInstance>(host, d, std::move(t));
+    intel::SubgroupConfig sg = subgroup_config(h, d);
+    if (std::string bad = sg.validate(d.max_work_group_size); !bad.empty()) {
+      throw clport::sdk::Failure("intel: invalid sub-group settings: " + bad);
+    }
+    return std::make_unique<IntelInstance>(host, d, std::move(t), std::move(sg));
   }
 };
 

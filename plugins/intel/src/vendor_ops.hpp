@@ -11,13 +11,45 @@
 
 namespace vendor {
 
-// MUL_MAT with an F16 / Q4_0 / Q8_0 weight and F32 activations, and RMS_NORM: the hot ops of
-// decoding. Everything else goes to the generic plugin.
+// MUL_MAT with an F16 / Q4_0 / Q4_1 / Q8_0 / Q4_K / Q6_K weight and F32 activations (the
+// weight types with a sub-group GEMV in intel_gemv.cl), and RMS_NORM: the hot ops of decoding.
+// Everything else goes to the generic plugin.
 inline bool in_served_subset(const clport_op& op) {
   if (op.kind == CLPORT_OP_RMS_NORM) return true;
   if (op.kind != CLPORT_OP_MUL_MAT || op.n_src < 2 || op.src[0] == nullptr) return false;
   const int32_t w = op.src[0]->dtype;
-  return w == CLPORT_DTYPE_F16 || w == CLPORT_DTYPE_Q4_0 || w == CLPORT_DTYPE_Q8_0;
+  return w == CLPORT_DTYPE_F16 || w == CLPORT_DTYPE_Q4_0 || w == CLPORT_DTYPE_Q4_1 ||
+         w == CLPORT_DTYPE_Q8_0 || w == CLPORT_DTYPE_Q4_K || w == CLPORT_DTYPE_Q6_K;
+}
+
+// The raw value of "key: value" in the plugin's flat settings map; false when absent.
+inline bool setting_text(const std::string& yaml, const std::string& key, std::string* value) {
+  std::istringstream in(yaml);
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string k = line.substr(0, colon), v = line.substr(colon + 1);
+    k.erase(0, k.find_first_not_of(" \t"));
+    k.erase(k.find_last_not_of(" \t") + 1);
+    if (k != key) continue;
+    v.erase(0, v.find_first_not_of(" \t"));
+    v.erase(v.find_last_not_of(" \t\r") + 1);
+    *value = v;
+    return true;
+  }
+  return false;
+}
+
+// An unsigned "key: value"; `fallback` when absent; *bad set when present but unreadable.
+inline uint32_t setting_uint(const std::string& yaml, const std::string& key, uint32_t fallback, std::string* bad) {
+  std::string v;
+  if (!setting_text(yaml, key, &v)) return fallback;
+  if (v.empty() || v.size() > 9 || v.find_first_not_of("0123456789") != std::string::npos) {
+    *bad += (bad->empty() ? "" : ", ") + key + ": '" + v + "'";
+    return fallback;
+  }
+  return static_cast<uint32_t>(std::stoul(v));
 }
 
 // A boolean "key: value" from the plugin's flat settings map; `fallback` when absent or unreadable.

@@ -1,11 +1,17 @@
 // Arm Mali plugin. Probe: Bifrost, Valhall and 5th-gen Mali (Midgard is left to generic), from
-// the classifier's family/generation. Serves the decode hot path (vendor_ops.hpp) with Mali
-// tuning of the shared kernels; workarounds arrive as settings from configs/quirks.yaml.
+// the classifier's family/generation. Serves the decode hot path (vendor_ops.hpp): MUL_MAT GEMV
+// with its own vectorised kernels (mali_gemv.hpp), GEMM and RMS_NORM with per-architecture
+// tuning (mali_config.hpp) of the shared kernels. Workarounds arrive as settings from
+// configs/quirks.yaml: private_vector_arrays (false -> -DCLPORT_NO_PRIVATE_VECTOR_ARRAYS=1),
+// int8_dot (default true: arm_dot for Q8_0 when the policy asks for fp16 precision).
 #include <memory>
 #include <string>
 
 #include "clport/plugin_sdk.hpp"
+#include "clport_common/op_checks.hpp"
 #include "clport_common/op_runner.hpp"
+#include "mali_config.hpp"
+#include "mali_gemv.hpp"
 #include "vendor_ops.hpp"
 
 namespace {
@@ -13,30 +19,63 @@ namespace {
 using clport::plugin_common::OpRunner;
 using clport::plugin_common::Tuning;
 
-// Mali shader cores prefer modest work-groups (register file is split between resident
-// threads); keep GEMV/norm groups at 64 with fewer rows per group.
+// The architecture's configuration (mali_config.hpp) over the defaults; the defaults when it
+// does not fit this device's work-group limit.
 Tuning mali_tuning(const clport_device_desc& d) {
   Tuning t = clport::plugin_common::default_tuning(d.max_work_group_size);
-  Tuning small = t;
-  small.gemv_wg = 64;
-  small.gemv_rows = 2;
-  small.norm_wg = 64;
-  small.elt_wg = 64;
-  return small.validate(d.max_work_group_size).empty() ? small : t;
+  const mali::ArchConfig& a = mali::arch_config(d.generation != nullptr ? d.generation : "");
+  Tuning arch = t;
+  arch.gemv_wg = a.gemv_wg;
+  arch.gemv_rows = a.gemv_rows;
+  arch.gemm_tn = a.gemm_tn;
+  arch.gemm_tm = a.gemm_tm;
+  arch.gemm_rn = a.gemm_rn;
+  arch.gemm_rm = a.gemm_rm;
+  arch.norm_wg = a.norm_wg;
+  arch.elt_wg = 64;
+  return arch.validate(d.max_work_group_size).empty() ? arch : t;
 }
 
 class MaliInstance final : public clport_plugin_instance {
  public:
-  MaliInstance(const clport_host& host, const clport_device_desc& d, Tuning t) : runner_(host, d, std::move(t)) {}
+  MaliInstance(const clport_host& host, const clport_device_desc& d, Tuning t, mali::GemvConfig g)
+      : runner_(host, d, std::move(t)), gemv_(host, d.device, std::move(g)) {}
+  // The GEMV kernels take exactly the operands the shared mul_mat takes (plain layout, whole
+  // blocks per row), so check_op answers for both paths.
   bool supports(const clport_op& op) override { return vendor::in_served_subset(op) && runner_.supports(op); }
   void enqueue(const clport_op& op) override {
     if (!vendor::in_served_subset(op)) throw clport::sdk::unsupported("mali: op not served by this plugin");
-    runner_.enqueue(op);
+    if (!takes_mali_gemv(op)) return runner_.enqueue(op);
+    if (std::string why = clport::plugin_common::check_op(op, runner_.tuning()); !why.empty())
+      throw clport::sdk::unsupported(why);
+    for (const clport_tensor* t : {op.src[0], op.src[1], op.dst}) {
+      if (t->buffer == nullptr) throw clport::sdk::Failure("mali: operand without a buffer");
+      if (t->offset % clport::plugin_common::offset_alignment(t->dtype) != 0)
+        throw clport::sdk::Failure("mali: operand offset " + std::to_string(t->offset) + " is misaligned");
+    }
+    gemv_.enqueue(op);
   }
 
  private:
+  bool takes_mali_gemv(const clport_op& op) const {
+    return op.kind == CLPORT_OP_MUL_MAT && op.src[1] != nullptr && op.src[1]->ne[1] <= runner_.tuning().gemv_max_m &&
+           mali::MaliGemv::has_kernel(op.src[0]->dtype);
+  }
+
   OpRunner runner_;
+  mali::MaliGemv gemv_;
 };
+
+mali::GemvConfig gemv_config(const clport::sdk::Host& h, const clport_device_desc& d, const Tuning& t) {
+  const std::string settings = h.config_yaml();
+  mali::GemvConfig g;
+  g.wg = t.gemv_wg;
+  g.rows = t.gemv_rows < 1 ? 1 : (t.gemv_rows > 4 ? 4 : t.gemv_rows);
+  g.int8_dot = h.precision() == 2 && vendor::has_extension(d.extensions, "cl_arm_integer_dot_product_int8") &&
+               vendor::setting_bool(settings, "int8_dot", true);
+  if (!vendor::setting_bool(settings, "private_vector_arrays", true)) g.extra_options = "-DCLPORT_NO_PRIVATE_VECTOR_ARRAYS=1";
+  return g;
+}
 
 struct MaliPlugin {
   static constexpr const char* kName = "mali";
@@ -77,7 +116,13 @@ struct MaliPlugin {
     if (std::string bad = t.validate(d.max_work_group_size); !bad.empty()) {
       throw clport::sdk::Failure("mali: invalid tuning from the policy: " + bad);
     }
-    return std::make_unique<MaliInstance>(host, d, std::move(t));
+    if (!vendor::setting_bool(h.config_yaml(), "private_vector_arrays", true))
+      t.extra_options += " -DCLPORT_NO_PRIVATE_VECTOR_ARRAYS=1";
+    mali::GemvConfig g = gemv_config(h, d, t);
+    if (std::string bad = g.validate(d.max_work_group_size); !bad.empty()) {
+      throw clport::sdk::Failure("mali: invalid GEMV settings: " + bad);
+    }
+    return std::make_unique<MaliInstance>(host, d, std::move(t), std::move(g));
   }
 };
 

@@ -50,6 +50,7 @@ class OpRunner {
   std::mutex mutex_;  // lazy program builds
   std::array<sdk::Program, static_cast<size_t>(ProgramId::Count_)> programs_;
   std::map<std::string, sdk::Kernel> kernels_;
+  std::map<cl_kernel, size_t> wg_limits_;  // CL_KERNEL_WORK_GROUP_SIZE per kernel (0: unknown)
 };
 
 }  // namespace clport::plugin_common

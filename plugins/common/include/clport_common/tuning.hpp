@@ -10,12 +10,15 @@ namespace clport::plugin_common {
 struct Tuning {
   uint32_t elt_wg = 64;      // element-wise ops, get_rows, rope, copy (ELT_WG)
   uint32_t gemv_wg = 64;     // GEMV work-group (power of two, >= gemv_rows)
-  uint32_t gemv_rows = 4;    // output rows per GEMV work-group
+  uint32_t gemv_rows = 8;    // output rows per GEMV work-group (x runs are shared by them)
   int64_t gemv_max_m = 4;    // mul_mat with M <= this takes the GEMV path
-  uint32_t gemm_tn = 32;     // GEMM tile along N (weight rows)
-  uint32_t gemm_tm = 32;     // GEMM tile along M (activation rows)
-  uint32_t gemm_rn = 4;      // per-work-item micro-tile along N
-  uint32_t gemm_rm = 4;      // per-work-item micro-tile along M
+  // GEMM: 64 x 64 tiles of 8 x 8 per work-item (64 accumulators in registers, 17 KiB of local
+  // memory) measured fastest on PoCL; devices with many compute units and small M may prefer
+  // 32 x 32 / 4 x 4 through the policy (more work-groups).
+  uint32_t gemm_tn = 64;     // GEMM tile along N (weight rows)
+  uint32_t gemm_tm = 64;     // GEMM tile along M (activation rows)
+  uint32_t gemm_rn = 8;      // per-work-item micro-tile along N
+  uint32_t gemm_rm = 8;      // per-work-item micro-tile along M
   uint32_t norm_wg = 64;     // RMSNorm work-group (power of two)
   uint32_t softmax_wg = 64;  // softmax work-group (power of two)
   uint32_t att_wg = 64;      // attention work-group (power of two)

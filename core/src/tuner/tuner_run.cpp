@@ -1,0 +1,238 @@
+// tuner::tune: for each group, one plugin instance per candidate setting (so the kernels are
+// rebuilt with that candidate's -D options), a checked warm-up run against the CPU reference,
+// then the median of a few profiled runs; the winners go to the tuning file.
+#include <algorithm>
+#include <chrono>
+#include <random>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "clport/binding.h"
+#include "clport/cpu_ops.h"
+#include "clport/device_context.h"
+#include "clport/log.h"
+#include "clport/nmse.h"
+#include "clport/plugin_manager.h"
+#include "clport/tuner.h"
+#include "conformance/conformance_operands.h"
+#include "tuner/tuner_candidates.h"
+#include "tuner/tuning_store.h"
+
+namespace clport::tuner {
+namespace {
+
+using conformance::detail::Operand;
+
+std::map<std::string, std::string> parse_flat(const std::string& text) {
+  std::map<std::string, std::string> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string value = line.substr(colon + 1);
+    value.erase(0, value.find_first_not_of(' '));
+    out[line.substr(0, colon)] = value;
+  }
+  return out;
+}
+
+std::string plugin_error(const clport_plugin& t, clport_plugin_error* e) {
+  if (e == nullptr) return "no error object";
+  std::string m = t.error_message != nullptr && t.error_message(e) != nullptr ? t.error_message(e) : "?";
+  if (t.release_error != nullptr) t.release_error(e);
+  return m;
+}
+
+// Operands of one group on the device, plus the CPU reference output.
+struct Bench {
+  std::vector<Operand> src;
+  Operand dst;
+  std::vector<float> want;
+  std::vector<clport_tensor> views;
+  clport_op op{};
+};
+
+Status prepare(DeviceContext& ctx, const conformance::detail::CaseSpec& spec, std::mt19937_64& rng, Bench* b) {
+  for (const auto& s : spec.src) b->src.push_back(conformance::detail::make_operand(s, false, rng));
+  b->dst = conformance::detail::make_operand(spec.dst, true, rng);
+  std::vector<Operand*> all;
+  for (auto& s : b->src) all.push_back(&s);
+  all.push_back(&b->dst);
+  for (Operand* o : all) {
+    cl_int err = CL_SUCCESS;
+    o->buffer = ctx.cl().clCreateBuffer(ctx.context(), CL_MEM_READ_WRITE, o->initial.size(), nullptr, &err);
+    if (o->buffer == nullptr) return Status(Stage::OutOfMemory, std::string("clCreateBuffer: ") + cl_error_name(err));
+    CLPORT_RETURN_IF_ERROR(ctx.write(o->buffer, 0, o->initial.data(), o->initial.size()));
+  }
+  std::vector<std::vector<uint8_t>> host_src;
+  for (auto& s : b->src) host_src.push_back(s.initial);
+  std::vector<uint8_t> host_dst = b->dst.initial;
+  std::vector<cpu::HostTensor> ref_src;
+  for (size_t i = 0; i < b->src.size(); ++i) ref_src.push_back(b->src[i].host_view(host_src[i]));
+  cpu::OpParams params;
+  params.i = spec.i;
+  params.f = spec.f;
+  CLPORT_RETURN_IF_ERROR(cpu::run_op(spec.kind, ref_src, b->dst.host_view(host_dst), params));
+  b->want = conformance::detail::gather_values(b->dst, host_dst);
+  for (const auto& s : b->src) b->views.push_back(s.device_view(true));
+  b->views.push_back(b->dst.device_view(true));
+  b->op.struct_size = sizeof(clport_op);
+  b->op.kind = spec.kind;
+  b->op.n_src = static_cast<int32_t>(b->src.size());
+  for (size_t i = 0; i < b->src.size(); ++i) b->op.src[i] = &b->views[i];
+  b->op.dst = &b->views.back();
+  for (int i = 0; i < 8; ++i) {
+    b->op.iparams[i] = spec.i[static_cast<size_t>(i)];
+    b->op.fparams[i] = spec.f[static_cast<size_t>(i)];
+  }
+  return Status();
+}
+
+void release(DeviceContext& ctx, Bench& b) {
+  for (auto& s : b.src)
+    if (s.buffer != nullptr) ctx.cl().clReleaseMemObject(s.buffer);
+  if (b.dst.buffer != nullptr) ctx.cl().clReleaseMemObject(b.dst.buffer);
+}
+
+// One enqueue + finish; kernel time from the profiling recorder, else wall time.
+Result<double> timed_run(DeviceContext& ctx, const clport_plugin& t, clport_plugin_instance* inst, const clport_op& op,
+                         bool* profiled) {
+  ctx.take_timings();  // drop anything earlier
+  const auto t0 = std::chrono::steady_clock::now();
+  clport_plugin_error* error = nullptr;
+  const int32_t rc = t.enqueue_op(inst, &op, &error);
+  if (rc != CLPORT_PLUGIN_OK) return Status(Stage::Plugin, "enqueue_op: " + plugin_error(t, error));
+  CLPORT_RETURN_IF_ERROR(ctx.finish());
+  const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  uint64_t ns = 0;
+  for (const auto& k : ctx.take_timings()) ns += k.duration_ns();
+  *profiled = ns > 0;
+  return ns > 0 ? static_cast<double>(ns) / 1e6 : wall;
+}
+
+Trial run_trial(DeviceContext& ctx, const LoadedPlugin& plugin, const Options& options, const std::string& candidate,
+                Bench& b, const conformance::detail::CaseSpec& spec, int repeats, bool* profiled) {
+  Trial trial;
+  trial.settings = candidate;
+  const std::string settings =
+      candidate.empty() ? options.policy_settings : merge_settings(parse_flat(candidate), options.policy_settings);
+  const clport_plugin& t = plugin.table();
+  const clport_host* host = ctx.make_host(plugin.name(), settings, options.precision);
+  const clport_device_desc desc = ctx.info().to_desc();
+  clport_plugin_instance* inst = nullptr;
+  clport_plugin_error* error = nullptr;
+  if (host == nullptr || t.create(host, &desc, &inst, &error) != CLPORT_PLUGIN_OK || inst == nullptr) {
+    trial.error = "create failed: " + plugin_error(t, error);
+    return trial;
+  }
+  auto body = [&]() -> Status {
+    if (!t.supports_op(inst, &b.op)) return Status(Stage::Unsupported, "the plugin does not run this op with these settings");
+    auto warm = timed_run(ctx, t, inst, b.op, profiled);  // builds the program
+    if (!warm.ok()) return warm.status();
+    std::vector<uint8_t> got(b.dst.initial.size());
+    CLPORT_RETURN_IF_ERROR(ctx.read(b.dst.buffer, 0, got.data(), got.size()));
+    const std::vector<float> have = conformance::detail::gather_values(b.dst, got);
+    const double err = nmse(b.want.data(), have.data(), b.want.size());
+    if (!(err <= spec.threshold)) return Status(Stage::Device, "wrong results (NMSE " + std::to_string(err) + ")");
+    std::vector<double> times;
+    for (int i = 0; i < repeats; ++i) {
+      auto ms = timed_run(ctx, t, inst, b.op, profiled);
+      if (!ms.ok()) return ms.status();
+      times.push_back(ms.value());
+    }
+    std::sort(times.begin(), times.end());
+    trial.ms = times[times.size() / 2];
+    return Status();
+  };
+  Status st;
+  try {
+    st = body();
+  } catch (const std::exception& e) {
+    st = Status(Stage::Internal, e.what());
+  }
+  t.destroy(inst);
+  trial.ok = st.ok();
+  if (!st.ok()) trial.error = st.message();
+  return trial;
+}
+
+int repeats_for(const Options& o) {
+  if (o.repeats > 0) return o.repeats;
+  switch (o.level) {
+    case TuningLevel::Exhaustive: return 9;
+    case TuningLevel::Normal: return 5;
+    default: return 3;
+  }
+}
+
+}  // namespace
+
+Result<Report> tune(DeviceContext& ctx, const std::shared_ptr<LoadedPlugin>& plugin, const Options& options) {
+  if (plugin == nullptr) return Status(Stage::InvalidArgument, "no plugin to tune");
+  Report report;
+  report.plugin = plugin->name();
+  report.device = ctx.info().name;
+  report.file = tuning_file(ctx);
+  if (report.file.empty())
+    return Status(Stage::Config, "the program cache directory is off (CLPORT_CACHE_DIR=off or not writable): "
+                                 "there is nowhere to store tuning results");
+  auto log = logger("tuner");
+  if (!ctx.profiling()) log->warn("the queue has no profiling: timing with the wall clock");
+  std::mt19937_64 rng(0x7475'6e65ULL);  // fixed data: every candidate sees the same inputs
+  const int repeats = repeats_for(options);
+  nlohmann::json measurements = nlohmann::json::array();
+  for (auto& group : detail::groups(options.level, options.tiny, static_cast<uint32_t>(ctx.info().max_work_group_size))) {
+    GroupResult gr;
+    gr.group = group.name;
+    gr.shape = std::string(op_kind_name(group.spec.kind)) + " " + group.spec.dtype + " " + group.spec.shape;
+    Bench bench;
+    Status st = prepare(ctx, group.spec, rng, &bench);
+    if (!st.ok()) {
+      release(ctx, bench);
+      return st;
+    }
+    std::vector<std::string> all = {""};
+    all.insert(all.end(), group.candidates.begin(), group.candidates.end());
+    for (const auto& candidate : all) {
+      bool profiled = false;
+      gr.trials.push_back(run_trial(ctx, *plugin, options, candidate, bench, group.spec, repeats, &profiled));
+      report.profiled = report.profiled || profiled;
+      const Trial& tr = gr.trials.back();
+      std::string label = candidate.empty() ? std::string("defaults") : candidate;
+      std::replace(label.begin(), label.end(), '\n', ' ');
+      log->info("{} [{}]: {} {}", gr.group, label, tr.ok ? std::to_string(tr.ms) + " ms" : "failed:", tr.error);
+    }
+    release(ctx, bench);
+    // The fastest explicit candidate is stored when the defaults failed, or when it is within
+    // accept_within of the defaults' time (default -2%: a real gain, not timing noise).
+    int alt = -1;
+    for (size_t i = 1; i < gr.trials.size(); ++i)
+      if (gr.trials[i].ok && (alt < 0 || gr.trials[i].ms < gr.trials[static_cast<size_t>(alt)].ms)) alt = static_cast<int>(i);
+    const Trial& defaults = gr.trials[0];
+    if (alt > 0 && (!defaults.ok || gr.trials[static_cast<size_t>(alt)].ms <= defaults.ms * (1.0 + options.accept_within))) {
+      gr.best = alt;
+      gr.stored = true;
+    } else {
+      gr.best = defaults.ok ? 0 : -1;
+    }
+    if (gr.stored)
+      for (const auto& [k, v] : parse_flat(gr.trials[static_cast<size_t>(gr.best)].settings)) report.stored[k] = v;
+    nlohmann::json trials = nlohmann::json::array();
+    for (const auto& tr : gr.trials)
+      trials.push_back({{"settings", tr.settings}, {"ok", tr.ok}, {"ms", tr.ms}, {"error", tr.error}});
+    measurements.push_back({{"group", gr.group}, {"shape", gr.shape}, {"best", gr.best}, {"stored", gr.stored},
+                            {"trials", trials}});
+    report.groups.push_back(std::move(gr));
+  }
+  detail::PluginEntry entry;
+  entry.level = level_name(options.level);
+  entry.settings = report.stored;
+  entry.measurements_json = measurements.dump();
+  CLPORT_RETURN_IF_ERROR(detail::save_entry(ctx, report.file, plugin->name(), entry));
+  log->info("tuning for plugin '{}' on {} written to {}", report.plugin, report.device, report.file);
+  return report;
+}
+
+}  // namespace clport::tuner

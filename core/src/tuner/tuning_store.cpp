@@ -1,0 +1,190 @@
+// The tuning file: {"format", "key", "device", "driver", "platform", "kernel_hash",
+// "plugins": {name: {"level", "settings": {key: value}, "measurements": [...]}}}. Written to a
+// temp file and renamed; anything malformed is ignored with a warning (defaults stay in force).
+#include "tuner/tuning_store.h"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include "clport/device_context.h"
+#include "clport/embedded_kernel.h"
+#include "clport/log.h"
+#include "clport/program_cache.h"
+#include "clport/tuner.h"
+#include "programs/cache_key.h"
+
+// Generated from kernels/*.cl by cmake/EmbedKernels.cmake.
+extern const clport::EmbeddedKernel clport_shared_kernels[];
+
+namespace clport::tuner {
+namespace {
+
+constexpr int kTuningFormat = 1;
+using nlohmann::json;
+
+Result<json> read_json(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status(Stage::Config, "missing");
+  std::ostringstream text;
+  text << in.rdbuf();
+  json doc = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object()) return Status(Stage::Config, path + ": not a JSON object");
+  return doc;
+}
+
+}  // namespace
+
+namespace detail {
+
+std::string tuning_key(const DeviceContext& context) {
+  const DeviceInfo& d = context.info();
+  return programs::to_hex(programs::sha256_fields(
+      {"clport-tuning-v1", d.name, d.driver_version, d.platform_version, kernel_source_hash()}));
+}
+
+Status save_entry(const DeviceContext& context, const std::string& path, const std::string& plugin,
+                  const PluginEntry& entry) {
+  const std::string key = tuning_key(context);
+  json doc;
+  if (auto old = read_json(path); old.ok() && old.value().value("key", std::string()) == key &&
+                                  old.value().value("format", 0) == kTuningFormat) {
+    doc = old.value();
+  }
+  doc["format"] = kTuningFormat;
+  doc["key"] = key;
+  doc["device"] = context.info().name;
+  doc["driver"] = context.info().driver_version;
+  doc["platform"] = context.info().platform_version;
+  doc["kernel_hash"] = kernel_source_hash();
+  if (!doc.contains("plugins") || !doc["plugins"].is_object()) doc["plugins"] = json::object();
+  json section = {{"level", entry.level}, {"settings", entry.settings}};
+  section["measurements"] = json::parse(entry.measurements_json, nullptr, false);
+  doc["plugins"][plugin] = section;
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << doc.dump(1) << "\n";
+    out.flush();
+    if (!out) {
+      std::remove(tmp.c_str());
+      return Status(Stage::Internal, "cannot write " + tmp);
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return Status(Stage::Internal, "cannot rename " + tmp + " to " + path);
+  }
+  return Status();
+}
+
+Result<std::map<std::string, std::string>> read_entry(const std::string& path, const std::string& key,
+                                                      const std::string& plugin) {
+  auto doc = read_json(path);
+  if (!doc.ok()) return doc.status();
+  const json& d = doc.value();
+  auto bad = [&](const std::string& why) { return Status(Stage::Config, path + ": " + why); };
+  try {
+    if (d.value("format", 0) != kTuningFormat) return bad("unknown format");
+    if (d.value("key", std::string()) != key) return bad("written for another device, driver or kernel version");
+    std::map<std::string, std::string> out;
+    const auto plugins = d.find("plugins");
+    if (plugins == d.end() || !plugins->is_object()) return bad("no 'plugins' object");
+    const auto entry = plugins->find(plugin);
+    if (entry == plugins->end()) return out;
+    const auto settings = entry->find("settings");
+    if (settings == entry->end() || !settings->is_object()) return bad("plugin '" + plugin + "' has no 'settings' object");
+    for (const auto& [k, v] : settings->items()) {
+      if (!v.is_string() || k.empty() || k.find_first_of(":#\n{}[],") != std::string::npos)
+        return bad("setting '" + k + "' is not a plain string value");
+      const std::string value = v.get<std::string>();
+      if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos)
+        return bad("setting '" + k + "' = '" + value + "' is not a number");
+      out[k] = value;
+    }
+    return out;
+  } catch (const std::exception& e) {
+    return bad(e.what());
+  }
+}
+
+}  // namespace detail
+
+std::string kernel_source_hash() {
+  std::vector<std::string> fields = {"clport-shared-kernels"};
+  for (const EmbeddedKernel* k = clport_shared_kernels; k != nullptr && k->name != nullptr; ++k) {
+    fields.emplace_back(k->name);
+    fields.emplace_back(k->source, k->size);
+  }
+  return programs::to_hex(programs::sha256_fields(fields));
+}
+
+std::string tuning_file(const DeviceContext& context) {
+  // DeviceContext::programs() is not const; the directory is fixed once the context exists.
+  auto& cache = const_cast<DeviceContext&>(context).programs();
+  if (!cache.enabled() || cache.directory().empty()) return "";
+  return cache.directory() + "/tuning-" + detail::tuning_key(context) + ".json";
+}
+
+Result<std::map<std::string, std::string>> load_stored(const DeviceContext& context, const std::string& plugin) {
+  const std::string path = tuning_file(context);
+  if (path.empty()) return std::map<std::string, std::string>{};
+  auto entry = detail::read_entry(path, detail::tuning_key(context), plugin);
+  if (!entry.ok() && entry.status().message() == "missing") return std::map<std::string, std::string>{};
+  return entry;
+}
+
+std::string merge_settings(const std::map<std::string, std::string>& base, const std::string& over) {
+  if (base.empty()) return over;
+  YAML::Node merged(YAML::NodeType::Map);
+  for (const auto& [k, v] : base) merged[k] = v;
+  const YAML::Node top = YAML::Load(over);
+  if (top.IsMap()) {
+    for (const auto& kv : top) merged[kv.first.Scalar()] = kv.second;
+  } else if (!top.IsNull()) {
+    return over;  // not a map: leave the policy's text alone
+  }
+  YAML::Emitter out;
+  out << merged;
+  return out.c_str();
+}
+
+std::string settings_with_stored(const DeviceContext& context, const std::string& plugin,
+                                 const std::string& policy_yaml, TuningLevel level) {
+  if (level == TuningLevel::None) return policy_yaml;
+  auto log = logger("tuner");
+  try {
+    auto stored = load_stored(context, plugin);
+    if (!stored.ok()) {
+      log->warn("ignoring the tuning file: {} (built-in defaults stay in force; re-run `clport tune`)",
+                stored.status().message());
+      return policy_yaml;
+    }
+    if (stored.value().empty()) return policy_yaml;
+    std::string merged = merge_settings(stored.value(), policy_yaml);
+    std::string flat = merged;
+    for (auto& c : flat)
+      if (c == '\n') c = ' ';
+    log->info("plugin '{}' gets stored tuning from {}: {}", plugin, tuning_file(context), flat);
+    return merged;
+  } catch (const std::exception& e) {
+    log->warn("ignoring stored tuning for plugin '{}': {}", plugin, e.what());
+    return policy_yaml;
+  }
+}
+
+const char* level_name(TuningLevel level) {
+  switch (level) {
+    case TuningLevel::None: return "none";
+    case TuningLevel::Fast: return "fast";
+    case TuningLevel::Normal: return "normal";
+    case TuningLevel::Exhaustive: return "exhaustive";
+  }
+  return "?";
+}
+
+}  // namespace clport::tuner

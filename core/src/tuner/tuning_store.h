@@ -1,0 +1,30 @@
+// Internal: reading and writing the per-device tuning file.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "clport/status.h"
+
+namespace clport {
+class DeviceContext;
+}
+
+namespace clport::tuner::detail {
+
+struct PluginEntry {
+  std::string level;                            // level it was tuned at
+  std::map<std::string, std::string> settings;  // key -> value
+  std::string measurements_json;                // the groups' timings (for people), JSON text
+};
+
+// The key of the tuning file for this context's device (64 hex digits).
+std::string tuning_key(const DeviceContext& context);
+// Replaces `plugin`'s entry in the file (other plugins' entries are kept when the file is valid).
+Status save_entry(const DeviceContext& context, const std::string& path, const std::string& plugin,
+                  const PluginEntry& entry);
+// Stage::Config "missing" when there is no file.
+Result<std::map<std::string, std::string>> read_entry(const std::string& path, const std::string& key,
+                                                      const std::string& plugin);
+
+}  // namespace clport::tuner::detail

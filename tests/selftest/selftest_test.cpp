@@ -1,0 +1,273 @@
+// The driver self-test against a deliberately broken kernel: the test OpenCL library
+// (tests/fakecl) forwards to PoCL and, with FAKECL_CORRUPT_KERNEL=rms_norm_f32, damages the
+// buffers of every run of that kernel. The self-test must catch it, take RMS_NORM away from the
+// generic plugin (CPU path), cache the verdict (a second start reads it instead of testing), and
+// a whole model must still match the CPU reference. Controls: a healthy driver gets a clean
+// verdict, and with the self-test off the same corruption really does break the model.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "clport/binding.h"
+#include "clport/device_context.h"
+#include "clport/engine.h"
+#include "clport/gguf.h"
+#include "clport/nmse.h"
+#include "clport/opencl_loader.h"
+#include "clport/self_test.h"
+#include "random_model.h"
+#include "scoped_env.h"
+
+namespace clport {
+namespace {
+
+namespace fs = std::filesystem;
+using testing_env::ScopedEnv;
+
+constexpr const char* kBrokenKernel = "rms_norm_f32";
+
+// One cache directory in the build tree: compiled programs are shared by the tests and later runs
+// (PoCL builds are slow; ctest runs each test in its own process and the tests hold the
+// RESOURCE_LOCK selftest_cache); each test removes the verdict files it needs gone.
+const std::string& cache_dir() {
+  static const std::string dir = [] {
+    fs::path p = fs::path(CLPORT_BINARY_DIR) / "tests" / "selftest" / "cache";
+    fs::create_directories(p);
+    return p.string();
+  }();
+  return dir;
+}
+
+void remove_verdicts() {
+  for (const auto& e : fs::directory_iterator(cache_dir()))
+    if (e.path().filename().string().rfind("selftest-", 0) == 0) fs::remove(e.path());
+}
+
+int verdict_files() {
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(cache_dir()))
+    n += e.path().filename().string().rfind("selftest-", 0) == 0 && e.path().extension() == ".json";
+  return n;
+}
+
+struct Started {
+  std::shared_ptr<DeviceContext> context;
+  std::shared_ptr<PluginManager> manager;
+  std::unique_ptr<DeviceBinding> binding;
+};
+
+// What engine start-up does up to the binding, through the fake library.
+Started start() {
+  Started s;
+  LoadAttempt attempt;
+  auto library = open_opencl_library(CLPORT_FAKECL_FORWARD, &attempt);
+  EXPECT_TRUE(library.ok()) << library.status().to_string();
+  if (!library.ok()) return s;
+  auto devices = probe_all_devices(library.value()->api());
+  EXPECT_TRUE(devices.ok() && !devices->empty());
+  if (!devices.ok() || devices->empty()) return s;
+  auto context = DeviceContext::create(library.value(), devices->front());
+  EXPECT_TRUE(context.ok()) << context.status().to_string();
+  if (!context.ok()) return s;
+  s.context = context.value();
+  PluginSearchOptions search;
+  search.paths = {CLPORT_PLUGIN_BUILD_DIR};
+  search.use_environment = false;
+  search.use_default_dirs = false;
+  s.manager = PluginManager::discover(search);
+  auto policy = Policy::defaults();
+  EXPECT_TRUE(policy.ok());
+  s.binding = DeviceBinding::create(*s.manager, policy.value(), s.context);
+  return s;
+}
+
+// Shapes only (select() never looks at buffers).
+struct Ops {
+  clport_tensor x{}, w{}, y{}, q{}, a{}, o{};
+  clport_op rms{}, mm{};
+  Ops() {
+    auto set = [](clport_tensor& t, clport_dtype d, int64_t ne0, int64_t ne1, int64_t block, int64_t bytes) {
+      t.dtype = d;
+      t.n_dims = 2;
+      t.ne[0] = ne0;
+      t.ne[1] = ne1;
+      t.ne[2] = t.ne[3] = 1;
+      t.nb[0] = bytes;
+      t.nb[1] = ne0 / block * bytes;
+      t.nb[2] = t.nb[3] = t.nb[1] * ne1;
+    };
+    set(x, CLPORT_DTYPE_F32, 256, 4, 1, 4);
+    set(w, CLPORT_DTYPE_F32, 256, 1, 1, 4);
+    set(y, CLPORT_DTYPE_F32, 256, 4, 1, 4);
+    rms.struct_size = sizeof(clport_op);
+    rms.kind = CLPORT_OP_RMS_NORM;
+    rms.n_src = 2;
+    rms.src[0] = &x;
+    rms.src[1] = &w;
+    rms.dst = &y;
+    rms.fparams[0] = 1e-5f;
+    set(q, CLPORT_DTYPE_Q8_0, 256, 64, 32, 34);
+    set(a, CLPORT_DTYPE_F32, 256, 1, 1, 4);
+    set(o, CLPORT_DTYPE_F32, 64, 1, 1, 4);
+    mm.struct_size = sizeof(clport_op);
+    mm.kind = CLPORT_OP_MUL_MAT;
+    mm.n_src = 2;
+    mm.src[0] = &q;
+    mm.src[1] = &a;
+    mm.dst = &o;
+  }
+};
+
+std::string served_by(const DeviceBinding& b, const clport_op& op) {
+  const BoundInstance* inst = b.select(op);
+  return inst ? inst->name() : "cpu";
+}
+
+class SelfTest : public ::testing::Test {
+ protected:
+  ScopedEnv env{{"CLPORT_CACHE_DIR", cache_dir().c_str()}, {"CLPORT_SELF_TEST", nullptr},
+                {"FAKECL_CORRUPT_KERNEL", nullptr}, {"FAKECL_PRESET", nullptr}};
+};
+
+TEST_F(SelfTest, HealthyDriverGetsACleanVerdict) {
+  remove_verdicts();
+  Started s = start();
+  ASSERT_TRUE(s.binding && s.binding->has_device());
+  const selftest::Verdict v = selftest::run(*s.context, *s.binding);
+  EXPECT_EQ(v.source, selftest::Verdict::Source::Ran) << v.note;
+  EXPECT_GT(v.passed(), 20);  // every op of the generic plugin, several dtypes
+  EXPECT_EQ(v.failed(), 0);
+  for (const auto& c : v.cases) {
+    if (!c.passed) ADD_FAILURE() << c.plugin << " " << c.name << ": " << c.message;
+  }
+  EXPECT_TRUE(s.binding->exclusions().empty());
+  Ops ops;
+  EXPECT_EQ(served_by(*s.binding, ops.rms), "generic");
+}
+
+TEST_F(SelfTest, CorruptedKernelIsCaughtReboundAndCached) {
+  remove_verdicts();
+  env.set("FAKECL_CORRUPT_KERNEL", kBrokenKernel);
+  Ops ops;
+  {
+    Started s = start();
+    ASSERT_TRUE(s.binding && s.binding->has_device());
+    ASSERT_EQ(served_by(*s.binding, ops.rms), "generic");  // before the test: the broken plugin
+    const uint64_t runs = selftest::runs_in_process();
+    const selftest::Verdict v = selftest::run(*s.context, *s.binding);
+    EXPECT_EQ(v.source, selftest::Verdict::Source::Ran) << v.note;
+    EXPECT_EQ(selftest::runs_in_process(), runs + 1);
+    EXPECT_GT(v.failed(), 0);
+    for (const auto& c : v.cases) {
+      if (!c.passed) {
+        EXPECT_EQ(c.op_kind, CLPORT_OP_RMS_NORM) << c.name << ": " << c.message;
+      }
+      if (c.op_kind == CLPORT_OP_RMS_NORM) {
+        EXPECT_FALSE(c.passed) << c.name;
+      }
+    }
+    ASSERT_EQ(v.rebound.size(), 1u);
+    EXPECT_NE(v.rebound[0].find("RMS_NORM"), std::string::npos) << v.rebound[0];
+    EXPECT_NE(v.rebound[0].find("'generic'"), std::string::npos) << v.rebound[0];
+    EXPECT_NE(v.rebound[0].find("re-bound to the CPU path"), std::string::npos) << v.rebound[0];
+    EXPECT_EQ(served_by(*s.binding, ops.rms), "cpu");
+    EXPECT_EQ(served_by(*s.binding, ops.mm), "generic");  // other ops stay on the device
+    EXPECT_FALSE(v.file.empty());
+    EXPECT_TRUE(fs::exists(v.file));
+    EXPECT_EQ(verdict_files(), 1);
+  }
+  {
+    // Second start: the cached verdict is applied; nothing is tested again.
+    Started s = start();
+    ASSERT_TRUE(s.binding && s.binding->has_device());
+    const uint64_t runs = selftest::runs_in_process();
+    const selftest::Verdict v = selftest::run(*s.context, *s.binding);
+    EXPECT_EQ(v.source, selftest::Verdict::Source::Cache) << v.note;
+    EXPECT_EQ(selftest::runs_in_process(), runs);
+    EXPECT_GT(v.failed(), 0);
+    EXPECT_EQ(served_by(*s.binding, ops.rms), "cpu");
+    EXPECT_EQ(served_by(*s.binding, ops.mm), "generic");
+  }
+  {
+    // CLPORT_SELF_TEST=force tests again even with a cached verdict.
+    ScopedEnv force{{"CLPORT_SELF_TEST", "force"}};
+    Started s = start();
+    const uint64_t runs = selftest::runs_in_process();
+    const selftest::Verdict v = selftest::run(*s.context, *s.binding);
+    EXPECT_EQ(v.source, selftest::Verdict::Source::Ran);
+    EXPECT_EQ(selftest::runs_in_process(), runs + 1);
+    EXPECT_EQ(served_by(*s.binding, ops.rms), "cpu");
+  }
+  {
+    // CLPORT_SELF_TEST=off: no test, no exclusion (the broken kernel stays in service).
+    ScopedEnv off{{"CLPORT_SELF_TEST", "off"}};
+    Started s = start();
+    const selftest::Verdict v = selftest::run(*s.context, *s.binding);
+    EXPECT_EQ(v.source, selftest::Verdict::Source::Skipped);
+    EXPECT_EQ(served_by(*s.binding, ops.rms), "generic");
+  }
+}
+
+TEST_F(SelfTest, CorruptCachedVerdictIsIgnoredAndTestedAgain) {
+  remove_verdicts();
+  Started first = start();
+  ASSERT_TRUE(first.binding && first.binding->has_device());
+  const selftest::Verdict v = selftest::run(*first.context, *first.binding);
+  ASSERT_FALSE(v.file.empty());
+  std::ofstream(v.file, std::ios::trunc) << "{\"format\": 1, \"key\": \"" << v.key << "\", \"cases\": [{\"plugin\": 7}]}";
+  Started s = start();
+  const uint64_t runs = selftest::runs_in_process();
+  const selftest::Verdict again = selftest::run(*s.context, *s.binding);
+  EXPECT_EQ(again.source, selftest::Verdict::Source::Ran);
+  EXPECT_EQ(selftest::runs_in_process(), runs + 1);
+}
+
+// A whole model through the engine (create_backend runs the self-test) with the broken kernel.
+std::vector<float> prompt_logits(Backend& backend, const std::shared_ptr<GgufFile>& file) {
+  LlamaOptions lo;
+  lo.n_ctx = 32;
+  lo.n_batch = 8;
+  auto model = LlamaModel::load(file, backend, lo);
+  EXPECT_TRUE(model.ok()) << model.status().to_string();
+  std::vector<float> logits;
+  if (!model.ok()) return logits;
+  EXPECT_TRUE(model.value()->forward({1, 260, 70, 261, 100}, 0, false, logits).ok());
+  return logits;
+}
+
+TEST_F(SelfTest, ModelForwardMatchesCpuDespiteTheBrokenKernel) {
+  remove_verdicts();
+  env.set("CLPORT_OPENCL_LIBRARY", CLPORT_FAKECL_FORWARD);
+  env.set("CLPORT_PLUGIN_PATH", CLPORT_PLUGIN_BUILD_DIR);
+  env.set("FAKECL_CORRUPT_KERNEL", kBrokenKernel);
+  const fs::path path = fs::path(cache_dir()) / "model.gguf";
+  test::RandomModelSpec spec;
+  spec.weight_dtype = DType::Q8_0;
+  ASSERT_TRUE(test::write_random_llama(path.string(), spec).ok());
+  auto file = GgufFile::open(path.string());
+  ASSERT_TRUE(file.ok()) << file.status().to_string();
+  auto cpu = make_cpu_backend();
+  const std::vector<float> want = prompt_logits(*cpu, file.value());
+  ASSERT_FALSE(want.empty());
+
+  auto device = create_backend(EngineOptions{});
+  ASSERT_TRUE(device.ok()) << device.status().to_string();
+  ASSERT_EQ(device.value()->name().rfind("opencl:", 0), 0u) << device.value()->description();
+  const std::vector<float> got = prompt_logits(*device.value(), file.value());
+  ASSERT_EQ(got.size(), want.size());
+  EXPECT_LT(nmse(want.data(), got.data(), want.size()), 1e-6);
+  EXPECT_EQ(verdict_files(), 1);
+
+  // Control: the same corruption with the self-test off really breaks the model.
+  ScopedEnv off{{"CLPORT_SELF_TEST", "off"}};
+  auto unchecked = create_backend(EngineOptions{});
+  ASSERT_TRUE(unchecked.ok());
+  const std::vector<float> broken = prompt_logits(*unchecked.value(), file.value());
+  ASSERT_EQ(broken.size(), want.size());
+  const double err = nmse(want.data(), broken.data(), want.size());
+  EXPECT_FALSE(err < 1e-6) << "the injected corruption did not change the logits (NMSE " << err << ")";
+}
+
+}  // namespace
+}  // namespace clport

@@ -1,0 +1,192 @@
+// Whole models under the spoofed Adreno 740 identity (tests/fakecl forwarding to PoCL): the
+// Adreno plugin must really serve MUL_MAT (its own kernels show up in the profiling timings and
+// the binding names it) and greedy tokens must equal the CPU path. Random models cover the F16,
+// Q4_0, Q8_0 and Q6_K weight kernels; the real SmolLM2 file covers Q4_1 and, re-quantized in the
+// test, Q4_0 at real shapes. The environment (CLPORT_OPENCL_LIBRARY, FAKECL_PRESET,
+// CLPORT_PLUGIN_PATH, CLPORT_TEST_MODEL) comes from tests/vendor_adreno/CMakeLists.txt.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <unistd.h>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "clport/engine.h"
+#include "clport/gguf.h"
+#include "random_model.h"
+
+namespace clport {
+namespace {
+
+std::vector<int32_t> greedy(LlamaModel& model, std::vector<int32_t> tokens, int n) {
+  std::vector<float> logits;
+  std::vector<int32_t> out;
+  uint32_t n_past = 0;
+  for (int i = 0; i < n; ++i) {
+    if (!model.forward(tokens, n_past, false, logits).ok()) return out;
+    n_past += static_cast<uint32_t>(tokens.size());
+    const int32_t next = static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+    out.push_back(next);
+    tokens = {next};
+  }
+  return out;
+}
+
+// The op the decode path issues for a weight of this dtype and shape (buffers are not needed).
+std::string plugin_for_mul_mat(const Backend& backend, int32_t dtype, int64_t K, int64_t N) {
+  clport_tensor w{}, x{}, d{};
+  w.dtype = dtype;
+  w.n_dims = 2;
+  w.ne[0] = K;
+  w.ne[1] = N;
+  w.ne[2] = w.ne[3] = 1;
+  w.nb[0] = dtype == CLPORT_DTYPE_F16 ? 2 : 1;
+  w.nb[1] = row_bytes(static_cast<DType>(dtype), K).value_or(0);
+  w.nb[2] = w.nb[3] = w.nb[1] * N;
+  x.dtype = d.dtype = CLPORT_DTYPE_F32;
+  x.n_dims = d.n_dims = 2;
+  x.ne[0] = K;
+  d.ne[0] = N;
+  x.ne[1] = x.ne[2] = x.ne[3] = d.ne[1] = d.ne[2] = d.ne[3] = 1;
+  x.nb[0] = d.nb[0] = 4;
+  x.nb[1] = x.nb[2] = x.nb[3] = 4 * K;
+  d.nb[1] = d.nb[2] = d.nb[3] = 4 * N;
+  clport_op op{};
+  op.struct_size = sizeof(op);
+  op.kind = CLPORT_OP_MUL_MAT;
+  op.n_src = 2;
+  op.src[0] = &w;
+  op.src[1] = &x;
+  op.dst = &d;
+  return backend.plugin_for(op);
+}
+
+std::set<std::string> kernel_names(Backend& backend) {
+  std::set<std::string> names;
+  for (const auto& t : backend.take_timings()) names.insert(t.name);
+  return names;
+}
+
+std::string joined(const std::set<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += n + " ";
+  return s;
+}
+
+struct Loaded {
+  std::unique_ptr<Backend> device, cpu;
+  std::unique_ptr<LlamaModel> dev_model, cpu_model;
+};
+
+// Loads `path` on the spoofed device (profiling on) and on the CPU.
+void load_both(const std::string& path, Loaded& out) {
+  auto file = GgufFile::open(path);
+  ASSERT_TRUE(file.ok()) << file.status().to_string();
+  EngineOptions eo;
+  eo.profiling = true;
+  auto device = create_backend(eo);
+  ASSERT_TRUE(device.ok()) << device.status().to_string();
+  ASSERT_EQ(device.value()->name().rfind("opencl:", 0), 0u) << device.value()->description();
+  out.device = std::move(device.value());
+  out.cpu = make_cpu_backend();
+  LlamaOptions lo;
+  lo.n_ctx = 128;
+  auto dev_model = LlamaModel::load(file.value(), *out.device, lo);
+  ASSERT_TRUE(dev_model.ok()) << dev_model.status().to_string();
+  auto cpu_model = LlamaModel::load(file.value(), *out.cpu, lo);
+  ASSERT_TRUE(cpu_model.ok()) << cpu_model.status().to_string();
+  out.dev_model = std::move(dev_model.value());
+  out.cpu_model = std::move(cpu_model.value());
+}
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("clport_adreno_" + std::to_string(::getpid()) + "_" + name)).string();
+}
+
+struct DTypeCase {
+  DType dtype;
+  int32_t abi;
+  const char* suffix;
+};
+
+class AdrenoRandomModel : public ::testing::TestWithParam<DTypeCase> {};
+
+TEST_P(AdrenoRandomModel, AdrenoKernelsServeMulMatAndGreedyMatchesCpu) {
+  const DTypeCase c = GetParam();
+  test::RandomModelSpec spec;
+  spec.weight_dtype = c.dtype;
+  spec.seed = 7;
+  const std::string path = temp_path(std::string(c.suffix) + ".gguf");
+  ASSERT_TRUE(test::write_random_llama(path, spec).ok());
+  Loaded m;
+  load_both(path, m);
+  std::filesystem::remove(path);
+  if (HasFatalFailure()) return;
+
+  EXPECT_EQ(plugin_for_mul_mat(*m.device, c.abi, spec.n_embd, spec.n_ff), "adreno");
+  kernel_names(*m.device);  // drop load-time timings (the repack kernels)
+  // Six prompt tokens take the GEMM path (more than 4 activation rows), the rest the GEMV.
+  const std::vector<int32_t> prompt = {1, 40, 41, 42, 43, 44};
+  const auto want = greedy(*m.cpu_model, prompt, 8);
+  const auto got = greedy(*m.dev_model, prompt, 8);
+  ASSERT_EQ(want.size(), 8u);
+  EXPECT_EQ(got, want);
+  const auto names = kernel_names(*m.device);
+  EXPECT_TRUE(names.count(std::string("adreno_gemm_") + c.suffix)) << joined(names);
+  EXPECT_TRUE(names.count(std::string("adreno_gemv_") + c.suffix)) << joined(names);
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, AdrenoRandomModel,
+                         ::testing::Values(DTypeCase{DType::F16, CLPORT_DTYPE_F16, "f16"},
+                                           DTypeCase{DType::Q4_0, CLPORT_DTYPE_Q4_0, "q4_0"},
+                                           DTypeCase{DType::Q8_0, CLPORT_DTYPE_Q8_0, "q8_0"},
+                                           DTypeCase{DType::Q6_K, CLPORT_DTYPE_Q6_K, "q6_k"}),
+                         [](const ::testing::TestParamInfo<DTypeCase>& i) { return std::string(i.param.suffix); });
+
+// The real SmolLM2 file, as shipped (Q4_1) and re-quantized to Q4_0 by the test.
+void real_model_greedy(const std::string& path, const char* suffix) {
+  auto file = GgufFile::open(path);
+  ASSERT_TRUE(file.ok()) << file.status().to_string();
+  auto tokenizer = Tokenizer::from_gguf(*file.value());
+  ASSERT_TRUE(tokenizer.ok()) << tokenizer.status().to_string();
+  Loaded m;
+  load_both(path, m);
+  if (::testing::Test::HasFatalFailure()) return;
+  kernel_names(*m.device);
+  auto ids = tokenizer.value()->encode("The capital of France is", tokenizer.value()->add_bos_default(), true);
+  ASSERT_TRUE(ids.ok());
+  const auto want = greedy(*m.cpu_model, ids.value(), 12);
+  const auto got = greedy(*m.dev_model, ids.value(), 12);
+  ASSERT_EQ(want.size(), 12u);
+  EXPECT_EQ(got, want) << "cpu:    " << tokenizer.value()->decode(want) << "\ndevice: " << tokenizer.value()->decode(got);
+  const auto names = kernel_names(*m.device);
+  EXPECT_TRUE(names.count(std::string("adreno_gemv_") + suffix)) << joined(names);
+  EXPECT_TRUE(names.count(std::string("adreno_gemm_") + suffix)) << joined(names);
+}
+
+std::string real_model_path() {
+  const char* env = std::getenv("CLPORT_TEST_MODEL");
+  return env != nullptr ? env : "";
+}
+
+TEST(AdrenoRealModel, SmolLM2Q4_1GreedyMatchesCpu) {
+  const std::string path = real_model_path();
+  ASSERT_FALSE(path.empty()) << "CLPORT_TEST_MODEL is not set";
+  real_model_greedy(path, "q4_1");
+}
+
+TEST(AdrenoRealModel, SmolLM2RequantizedToQ4_0GreedyMatchesCpu) {
+  const std::string path = real_model_path();
+  ASSERT_FALSE(path.empty()) << "CLPORT_TEST_MODEL is not set";
+  const std::string q4_0 = temp_path("smollm2_q4_0.gguf");
+  auto report = requantize_gguf(path, q4_0, DType::Q4_0);
+  ASSERT_TRUE(report.ok()) << report.status().to_string();
+  real_model_greedy(q4_0, "q4_0");
+  std::filesystem::remove(q4_0);
+}
+
+}  // namespace
+}  // namespace clport

@@ -1,0 +1,15 @@
+# Runs COMMAND (a ;-list) and fails on a non-zero exit, when the regex REQUIRE does not match its
+# output (stderr then stdout, newlines flattened to spaces), or when the regex FORBID does.
+execute_process(COMMAND ${COMMAND} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(all "${err}${out}")
+message("${all}")
+string(REPLACE "\n" " " flat "${all}")
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "command exited with ${rc}")
+endif()
+if(REQUIRE AND NOT flat MATCHES "${REQUIRE}")
+  message(FATAL_ERROR "output lacks /${REQUIRE}/")
+endif()
+if(FORBID AND flat MATCHES "${FORBID}")
+  message(FATAL_ERROR "output contains /${FORBID}/")
+endif()
