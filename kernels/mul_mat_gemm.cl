@@ -51,7 +51,9 @@ inline void gemm_load_x(local float* xt, const global float* xg, int m0, int k0,
       for (int c = 0; c < GEMM_RM; ++c) acc[r][c] = fma(a[r], b[c], acc[r][c]);              \
   }
 
-#define CLPORT_GEMM_BODY(...)                                                       \
+// LOAD_W(A, B) stages the weight tile; passed by name because OpenCL C 1.2 has no variadic
+// macros (NVIDIA's compiler rejects them).
+#define CLPORT_GEMM_BODY(LOAD_W, A, B)                                                        \
   local float wt[GEMM_TN * GEMM_LD];                                                          \
   local float xt[GEMM_TM * GEMM_LD];                                                          \
   const int tx = get_local_id(0), ty = get_local_id(1), tid = ty * GEMM_WGX + tx;             \
@@ -61,7 +63,7 @@ inline void gemm_load_x(local float* xt, const global float* xg, int m0, int k0,
   for (int r = 0; r < GEMM_RN; ++r)                                                           \
     for (int c = 0; c < GEMM_RM; ++c) acc[r][c] = 0.0f;                                       \
   for (int k0 = 0; k0 < K; k0 += GEMM_TK) {                                                   \
-    __VA_ARGS__                                                                               \
+    LOAD_W(A, B)                                                                              \
     gemm_load_x(xt, xg, m0, k0, K, M, tid);                                                   \
     barrier(CLK_LOCAL_MEM_FENCE);                                                             \
     CLPORT_GEMM_MAC()                                                                         \
@@ -77,30 +79,32 @@ inline void gemm_load_x(local float* xt, const global float* xg, int m0, int k0,
   }
 
 // Quantized: one 32-element run per weight row of the tile (rows past N are zero).
+#define CLPORT_GEMM_LOAD_Q(T, UNUSED)                                                         \
+  for (int i = tid; i < GEMM_TN; i += GEMM_NT) {                                              \
+    float16 lo = (float16)(0.0f), hi = (float16)(0.0f);                                       \
+    if (n0 + i < N) dq32_##T(w + w_off + (size_t)(n0 + i) * w_row_bytes, k0 / 32, &lo, &hi);  \
+    vstore16(lo, 0, wt + i * GEMM_LD);                                                        \
+    vstore16(hi, 0, wt + i * GEMM_LD + 16);                                                   \
+  }
 #define CLPORT_GEMM_Q(T)                                                                      \
   kernel __attribute__((reqd_work_group_size(GEMM_WGX, GEMM_WGY, 1))) void mul_mat_gemm_##T( \
       CLPORT_GEMM_ARGS) {                                                                     \
-    CLPORT_GEMM_BODY(                                                                         \
-      for (int i = tid; i < GEMM_TN; i += GEMM_NT) {                                          \
-        float16 lo = (float16)(0.0f), hi = (float16)(0.0f);                                   \
-        if (n0 + i < N) dq32_##T(w + w_off + (size_t)(n0 + i) * w_row_bytes, k0 / 32, &lo, &hi); \
-        vstore16(lo, 0, wt + i * GEMM_LD);                                                    \
-        vstore16(hi, 0, wt + i * GEMM_LD + 16);                                               \
-      })                                                                                      \
+    CLPORT_GEMM_BODY(CLPORT_GEMM_LOAD_Q, T, 0)                                                \
   }
 CLPORT_FOR_EACH_QUANT(CLPORT_GEMM_Q)
 
 // Plain weights: element by element, zero outside N x K.
+#define CLPORT_GEMM_LOAD_PLAIN(WT, LOAD1)                                                     \
+  for (uint i = tid; i < GEMM_TN * GEMM_TK; i += GEMM_NT) {                                   \
+    const int nn = i / GEMM_TK, kk = i % GEMM_TK;                                             \
+    const int n = n0 + nn, k = k0 + kk;                                                       \
+    wt[nn * GEMM_LD + kk] = (n < N && k < K)                                                  \
+        ? LOAD1(k, CLPORT_AT(const global WT*, w, w_off + (size_t)n * w_row_bytes)) : 0.0f;   \
+  }
 #define CLPORT_GEMM_PLAIN(NAME, WT, LOAD1)                                                    \
   kernel __attribute__((reqd_work_group_size(GEMM_WGX, GEMM_WGY, 1))) void NAME(            \
       CLPORT_GEMM_ARGS) {                                                                     \
-    CLPORT_GEMM_BODY(                                                                         \
-      for (uint i = tid; i < GEMM_TN * GEMM_TK; i += GEMM_NT) {                               \
-        const int nn = i / GEMM_TK, kk = i % GEMM_TK;                                         \
-        const int n = n0 + nn, k = k0 + kk;                                                   \
-        wt[nn * GEMM_LD + kk] = (n < N && k < K)                                              \
-            ? LOAD1(k, CLPORT_AT(const global WT*, w, w_off + (size_t)n * w_row_bytes)) : 0.0f; \
-      })                                                                                      \
+    CLPORT_GEMM_BODY(CLPORT_GEMM_LOAD_PLAIN, WT, LOAD1)                                       \
   }
 
 #define CLPORT_GEMM_LOAD_F32(i, p) ((p)[i])

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <ostream>
 #include <unistd.h>
 #include <set>
 #include <string>
@@ -111,6 +112,8 @@ struct DTypeCase {
   int32_t abi;
   const char* suffix;
 };
+
+void PrintTo(const DTypeCase& c, std::ostream* os) { *os << c.suffix; }
 
 class AdrenoRandomModel : public ::testing::TestWithParam<DTypeCase> {};
 
