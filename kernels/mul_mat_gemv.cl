@@ -1,9 +1,15 @@
 // Matrix-vector product (decode path): dst[N, M] = x[K, M] . W[K, N]^T for small M.
 // Needs blocks.cl in front. One work-group of GEMV_WG work-items computes GEMV_ROWS consecutive
-// output rows for one column m (global size: (ceil(N / GEMV_ROWS) * GEMV_WG, M)). Work-items
-// stride over the row (32-element runs for quantized weights, float4 chunks otherwise) so reads
-// of W are coalesced and each x chunk is reused for all GEMV_ROWS rows; partial sums meet in a
-// local-memory tree reduction. GEMV_WG must be a power of two.
+// output rows for one column m (global size: (ceil(N / GEMV_ROWS) * GEMV_WG, M)); partial sums
+// meet in a local-memory tree reduction. GEMV_WG must be a power of two.
+//
+// Quantized weights are walked in "quarters": quarter t of a row covers elements 4q..4q+3 and
+// 16+4q..16+4q+3 of the 32-element run s = t / 4 (q = t % 4). In every GGUF layout those eight
+// elements sit in 4 consecutive bytes (plus 4 more for Q8_0 and the Q6_K high bits), so
+// consecutive work-items read consecutive 4-byte words of the same block: loads coalesce on
+// GPUs, each work-item does little serial work, and a row offers K / 8 parallel items instead of
+// K / 32. Plain weights stride over float4 chunks the same way. The x values are loaded once per
+// quarter and shared by all GEMV_ROWS rows.
 
 #ifndef GEMV_WG
 #define GEMV_WG 64
@@ -34,54 +40,65 @@ inline void gemv_store(local const float* red, global float* y, int n0, int N) {
   const global uchar *w, ulong w_off, ulong w_row_bytes, const global uchar *x, ulong x_off,  \
       global uchar *dst, ulong dst_off, int K, int N
 
-// Per-type dot product of one 32-element run s of a weight row with the matching x run, which
-// the caller loaded once (xl = x[0..15], xh = x[16..31], sl / sh their sums) and shares between
-// all GEMV_ROWS rows. Offsets and mins are factored out of the element loop (e.g. Q4_0:
-// d * (q . x - 8 * sum x)), so each element costs one nibble extraction, one convert and one
-// multiply-add; byte math stays in uchar16 vectors and nothing branches per element.
-inline float gv_dot(float16 a, float16 xl, float16 b, float16 xh) { return hsum16(a * xl + b * xh); }
+// 4 bytes at an even offset, read as two 16-bit words: rows start at even offsets and every
+// block size is even (see blocks.cl), so 2-byte alignment is all that can be relied on.
+inline uchar4 gq_bytes(const global uchar* p) {
+  const global ushort* h = (const global ushort*)p;
+  return as_uchar4((uint)h[0] | ((uint)h[1] << 16));
+}
 
-inline float gv_q4_0(const global uchar* row, uint s, float16 xl, float16 xh, float sl, float sh) {
+inline float4 gq_lo(uchar4 b) { return convert_float4(b & (uchar)15); }
+inline float4 gq_hi(uchar4 b) { return convert_float4(b >> (uchar)4); }
+
+// Bit 4 of elements first..first+3 of a Q5 block from its 32 high bits, as 0 or 16.
+inline float4 gq_q5_bits(uint qh, uint first) {
+  return convert_float4(((uint4)(qh >> first) >> (uint4)(0, 1, 2, 3)) & 1u) * 16.0f;
+}
+
+// Per-type partial dot product of quarter q of run s with xa = x[32s+4q ..], xb = x[32s+16+4q ..]
+// (sa, sb their sums, loaded once by the caller). Offsets and mins are factored out of the element
+// math, e.g. Q4_0: d * (q . x - 8 * sum x).
+inline float gq_q4_0(const global uchar* row, uint s, uint q, float4 xa, float4 xb, float sa, float sb) {
   const global uchar* b = row + (size_t)s * 18;
-  const uchar16 q = vload16(0, b + 2);
-  const float dot = gv_dot(convert_float16(q & (uchar)15), xl, convert_float16(q >> (uchar)4), xh);
-  return ld_f16(b) * (dot - 8.0f * (sl + sh));
+  const uchar4 v = gq_bytes(b + 2 + 4 * q);
+  return ld_f16(b) * (dot(gq_lo(v), xa) + dot(gq_hi(v), xb) - 8.0f * (sa + sb));
 }
 
-inline float gv_q4_1(const global uchar* row, uint s, float16 xl, float16 xh, float sl, float sh) {
+inline float gq_q4_1(const global uchar* row, uint s, uint q, float4 xa, float4 xb, float sa, float sb) {
   const global uchar* b = row + (size_t)s * 20;
-  const uchar16 q = vload16(0, b + 4);
-  const float dot = gv_dot(convert_float16(q & (uchar)15), xl, convert_float16(q >> (uchar)4), xh);
-  return ld_f16(b) * dot + ld_f16(b + 2) * (sl + sh);
+  const uchar4 v = gq_bytes(b + 4 + 4 * q);
+  return ld_f16(b) * (dot(gq_lo(v), xa) + dot(gq_hi(v), xb)) + ld_f16(b + 2) * (sa + sb);
 }
 
-inline float gv_q5_0(const global uchar* row, uint s, float16 xl, float16 xh, float sl, float sh) {
+inline float gq_q5_0(const global uchar* row, uint s, uint q, float4 xa, float4 xb, float sa, float sb) {
   const global uchar* b = row + (size_t)s * 22;
-  const uint qh = ld_u32(b + 2);
-  const uchar16 q = vload16(0, b + 6);
-  const float16 lo = convert_float16(q & (uchar)15) + convert_float16(q5_high_bits(qh, 0));
-  const float16 hi = convert_float16(q >> (uchar)4) + convert_float16(q5_high_bits(qh, 16));
-  return ld_f16(b) * (gv_dot(lo, xl, hi, xh) - 16.0f * (sl + sh));
+  const uchar4 h = gq_bytes(b + 2);
+  const uint qh = as_uint(h);
+  const uchar4 v = gq_bytes(b + 6 + 4 * q);
+  const float4 lo = gq_lo(v) + gq_q5_bits(qh, 4 * q), hi = gq_hi(v) + gq_q5_bits(qh, 16 + 4 * q);
+  return ld_f16(b) * (dot(lo, xa) + dot(hi, xb) - 16.0f * (sa + sb));
 }
 
-inline float gv_q5_1(const global uchar* row, uint s, float16 xl, float16 xh, float sl, float sh) {
+inline float gq_q5_1(const global uchar* row, uint s, uint q, float4 xa, float4 xb, float sa, float sb) {
   const global uchar* b = row + (size_t)s * 24;
-  const uint qh = ld_u32(b + 4);
-  const uchar16 q = vload16(0, b + 8);
-  const float16 lo = convert_float16(q & (uchar)15) + convert_float16(q5_high_bits(qh, 0));
-  const float16 hi = convert_float16(q >> (uchar)4) + convert_float16(q5_high_bits(qh, 16));
-  return ld_f16(b) * gv_dot(lo, xl, hi, xh) + ld_f16(b + 2) * (sl + sh);
+  const uint qh = as_uint(gq_bytes(b + 4));
+  const uchar4 v = gq_bytes(b + 8 + 4 * q);
+  const float4 lo = gq_lo(v) + gq_q5_bits(qh, 4 * q), hi = gq_hi(v) + gq_q5_bits(qh, 16 + 4 * q);
+  return ld_f16(b) * (dot(lo, xa) + dot(hi, xb)) + ld_f16(b + 2) * (sa + sb);
 }
 
-inline float gv_q8_0(const global uchar* row, uint s, float16 xl, float16 xh, float sl, float sh) {
+inline float gq_q8_0(const global uchar* row, uint s, uint q, float4 xa, float4 xb, float sa, float sb) {
   const global uchar* b = row + (size_t)s * 34;
-  const global char* qs = (const global char*)(b + 2);
-  return ld_f16(b) * gv_dot(convert_float16(vload16(0, qs)), xl, convert_float16(vload16(1, qs)), xh);
+  const float4 a = convert_float4(as_char4(gq_bytes(b + 2 + 4 * q)));
+  const float4 c = convert_float4(as_char4(gq_bytes(b + 18 + 4 * q)));
+  (void)sa;
+  (void)sb;
+  return ld_f16(b) * (dot(a, xa) + dot(c, xb));
 }
 
 // 6-bit scale and min j (0..7) of a Q4_K / Q5_K block without a branch on j (same packing as
 // k_scale_min in blocks.cl).
-inline float2 gv_scale_min(const global uchar* sc, uint j) {
+inline float2 gq_scale_min(const global uchar* sc, uint j) {
   const uint jl = j & 3;
   const uint s0 = sc[jl], s4 = sc[jl + 4], s8 = sc[jl + 8];
   const uint a = j < 4 ? (s0 & 63) : ((s8 & 15) | ((s0 >> 6) << 4));
@@ -89,44 +106,42 @@ inline float2 gv_scale_min(const global uchar* sc, uint j) {
   return (float2)((float)a, (float)m);
 }
 
-inline float gv_q4_k(const global uchar* row, uint s, float16 xl, float16 xh, float sl, float sh) {
+inline float gq_q4_k(const global uchar* row, uint s, uint q, float4 xa, float4 xb, float sa, float sb) {
   const global uchar* b = row + (size_t)(s / 8) * 144;
   const uint j = s % 8;
-  const float2 sm = gv_scale_min(b + 4, j);
-  const global uchar* qs = b + 16 + 32 * (j / 2);
+  const float2 sm = gq_scale_min(b + 4, j);
+  const global uchar* qs = b + 16 + 32 * (j / 2) + 4 * q;
   const uchar shift = (uchar)((j & 1) * 4);
-  const uchar16 q0 = (vload16(0, qs) >> shift) & (uchar)15;
-  const uchar16 q1 = (vload16(1, qs) >> shift) & (uchar)15;
-  return ld_f16(b) * sm.x * gv_dot(convert_float16(q0), xl, convert_float16(q1), xh) -
-         ld_f16(b + 2) * sm.y * (sl + sh);
+  const float4 a = convert_float4((gq_bytes(qs) >> shift) & (uchar)15);
+  const float4 c = convert_float4((gq_bytes(qs + 16) >> shift) & (uchar)15);
+  return ld_f16(b) * sm.x * (dot(a, xa) + dot(c, xb)) - ld_f16(b + 2) * sm.y * (sa + sb);
 }
 
-inline float gv_q5_k(const global uchar* row, uint s, float16 xl, float16 xh, float sl, float sh) {
+inline float gq_q5_k(const global uchar* row, uint s, uint q, float4 xa, float4 xb, float sa, float sb) {
   const global uchar* b = row + (size_t)(s / 8) * 176;
   const uint j = s % 8;
-  const float2 sm = gv_scale_min(b + 4, j);
-  const global uchar* qh = b + 16;
-  const global uchar* qs = b + 48 + 32 * (j / 2);
+  const float2 sm = gq_scale_min(b + 4, j);
+  const global uchar* qh = b + 16 + 4 * q;
+  const global uchar* qs = b + 48 + 32 * (j / 2) + 4 * q;
   const uchar shift = (uchar)((j & 1) * 4), bit = (uchar)j;
-  const uchar16 q0 = ((vload16(0, qs) >> shift) & (uchar)15) | (((vload16(0, qh) >> bit) & (uchar)1) << (uchar)4);
-  const uchar16 q1 = ((vload16(1, qs) >> shift) & (uchar)15) | (((vload16(1, qh) >> bit) & (uchar)1) << (uchar)4);
-  return ld_f16(b) * sm.x * gv_dot(convert_float16(q0), xl, convert_float16(q1), xh) -
-         ld_f16(b + 2) * sm.y * (sl + sh);
+  const uchar4 a = ((gq_bytes(qs) >> shift) & (uchar)15) | (((gq_bytes(qh) >> bit) & (uchar)1) << (uchar)4);
+  const uchar4 c = ((gq_bytes(qs + 16) >> shift) & (uchar)15) | (((gq_bytes(qh + 16) >> bit) & (uchar)1) << (uchar)4);
+  return ld_f16(b) * sm.x * (dot(convert_float4(a), xa) + dot(convert_float4(c), xb)) -
+         ld_f16(b + 2) * sm.y * (sa + sb);
 }
 
-inline float gv_q6_k(const global uchar* row, uint s, float16 xl, float16 xh, float sl, float sh) {
+inline float gq_q6_k(const global uchar* row, uint s, uint q, float4 xa, float4 xb, float sa, float sb) {
   const global uchar* b = row + (size_t)(s / 8) * 210;
   const uint j = s % 8, n = j / 4, g = j % 4;
-  const float d = ld_f16(b + 208);
   const global char* sc = (const global char*)(b + 192) + 8 * n + 2 * g;
-  const global uchar* ql = b + 64 * n + 32 * (g & 1);
-  const global uchar* qh = b + 128 + 32 * n;
+  const global uchar* ql = b + 64 * n + 32 * (g & 1) + 4 * q;
+  const global uchar* qh = b + 128 + 32 * n + 4 * q;
   const uchar lshift = (uchar)((g >> 1) * 4), hshift = (uchar)(2 * g);
-  const uchar16 q0 = ((vload16(0, ql) >> lshift) & (uchar)15) | (((vload16(0, qh) >> hshift) & (uchar)3) << (uchar)4);
-  const uchar16 q1 = ((vload16(1, ql) >> lshift) & (uchar)15) | (((vload16(1, qh) >> hshift) & (uchar)3) << (uchar)4);
-  const float lo = hsum16(convert_float16(q0) * xl) - 32.0f * sl;
-  const float hi = hsum16(convert_float16(q1) * xh) - 32.0f * sh;
-  return d * ((float)sc[0] * lo + (float)sc[1] * hi);
+  const uchar4 a = ((gq_bytes(ql) >> lshift) & (uchar)15) | (((gq_bytes(qh) >> hshift) & (uchar)3) << (uchar)4);
+  const uchar4 c = ((gq_bytes(ql + 16) >> lshift) & (uchar)15) | (((gq_bytes(qh + 16) >> hshift) & (uchar)3) << (uchar)4);
+  const float lo = dot(convert_float4(a), xa) - 32.0f * sa;
+  const float hi = dot(convert_float4(c), xb) - 32.0f * sb;
+  return ld_f16(b + 208) * ((float)sc[0] * lo + (float)sc[1] * hi);
 }
 
 #define CLPORT_GEMV_Q(T)                                                                      \
@@ -138,13 +153,14 @@ inline float gv_q6_k(const global uchar* row, uint s, float16 xl, float16 xh, fl
     const global uchar* w0 = w + w_off;                                                       \
     float acc[GEMV_ROWS];                                                                     \
     for (int r = 0; r < GEMV_ROWS; ++r) acc[r] = 0.0f;                                        \
-    const uint nrun = K / 32;                                                                 \
-    for (uint s = get_local_id(0); s < nrun; s += GEMV_WG) {                                  \
-      const float16 xl = vload16(0, xr + 32 * s), xh = vload16(1, xr + 32 * s);               \
-      const float sl = hsum16(xl), sh = hsum16(xh);                                           \
+    const uint nquarter = (uint)(K / 32) * 4;                                                 \
+    for (uint t = get_local_id(0); t < nquarter; t += GEMV_WG) {                              \
+      const uint s = t / 4, q = t % 4;                                                        \
+      const float4 xa = vload4(0, xr + 32 * s + 4 * q), xb = vload4(0, xr + 32 * s + 16 + 4 * q); \
+      const float sa = xa.x + xa.y + xa.z + xa.w, sb = xb.x + xb.y + xb.z + xb.w;              \
       for (int r = 0; r < GEMV_ROWS; ++r) {                                                   \
         const int n = min(n0 + r, N - 1); /* clamped rows are computed, never stored */       \
-        acc[r] += gv_##T(w0 + (size_t)n * w_row_bytes, s, xl, xh, sl, sh);                    \
+        acc[r] += gq_##T(w0 + (size_t)n * w_row_bytes, s, q, xa, xb, sa, sb);                 \
       }                                                                                       \
     }                                                                                         \
     gemv_reduce(acc, red);                                                                    \

@@ -17,8 +17,8 @@ namespace {
 constexpr double kExact = 0.0;
 constexpr double kNearExact = 1e-12;  // single multiply per element (dequant, add, mul, scale)
 constexpr double kReduce = 1e-10;     // reductions / exp: rms_norm, softmax, silu, swiglu
-constexpr double kMatMul = 1e-8;      // dot products of up to 14k terms
-constexpr double kAttention = 1e-8;
+constexpr double kMatMul = 1e-6;  // dot products of up to 14k terms; GPU FMA and reduction order
+constexpr double kAttention = 1e-6;
 constexpr double kRope = 1e-6;        // float pow/sin/cos of angles up to ~1e3 rad
 
 using Ne = std::array<int64_t, 4>;

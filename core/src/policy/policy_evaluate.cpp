@@ -1,4 +1,5 @@
 // Applies the rules to one device: which fire, and what they add up to.
+#include "policy/settings_text.h"
 #include <regex>
 
 #include <yaml-cpp/yaml.h>
@@ -59,9 +60,7 @@ std::string merge_settings(const std::string& base, const std::string& over) {
   YAML::Node merged = YAML::Load(base);
   const YAML::Node top = YAML::Load(over);
   for (const auto& kv : top) merged[kv.first.Scalar()] = kv.second;
-  YAML::Emitter out;
-  out << merged;
-  return out.c_str();
+  return policy_detail::settings_text(merged);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Turns one YAML policy file into a PolicyLayer. Every key is known, every value is type- and
 // range-checked, and every error names file:line:column, before anything is applied.
+#include "policy/settings_text.h"
 #include "policy/policy_parser.h"
 
 #include <regex>
@@ -106,9 +107,7 @@ std::vector<std::string> read_string_list(const YAML::Node& node, const std::str
 // A plugin's settings: any YAML map, handed to the plugin as text.
 std::string read_settings_map(const YAML::Node& node, const std::string& plugin) {
   if (!node.IsMap()) fail(node, "settings for plugin '" + plugin + "' must be a map");
-  YAML::Emitter out;
-  out << node;
-  return out.c_str();
+  return policy_detail::settings_text(node);
 }
 
 std::map<std::string, std::string> read_plugin_settings(const YAML::Node& node, const std::string& key) {

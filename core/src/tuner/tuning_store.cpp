@@ -1,6 +1,7 @@
 // The tuning file: {"format", "key", "device", "driver", "platform", "kernel_hash",
 // "plugins": {name: {"level", "settings": {key: value}, "measurements": [...]}}}. Written to a
 // temp file and renamed; anything malformed is ignored with a warning (defaults stay in force).
+#include "policy/settings_text.h"
 #include "tuner/tuning_store.h"
 
 #include <cstdio>
@@ -148,9 +149,7 @@ std::string merge_settings(const std::map<std::string, std::string>& base, const
   } else if (!top.IsNull()) {
     return over;  // not a map: leave the policy's text alone
   }
-  YAML::Emitter out;
-  out << merged;
-  return out.c_str();
+  return policy_detail::settings_text(merged);
 }
 
 std::string settings_with_stored(const DeviceContext& context, const std::string& plugin,
