@@ -1,104 +1,126 @@
 // Matrix-vector product (decode path): dst[N, M] = x[K, M] . W[K, N]^T for small M.
 // Needs blocks.cl in front. One work-group of GEMV_WG work-items computes GEMV_ROWS consecutive
-// output rows for one column m (global size: (ceil(N / GEMV_ROWS) * GEMV_WG, M)); partial sums
-// meet in a local-memory tree reduction. GEMV_WG must be a power of two.
+// output rows for one column m (global size: (ceil(N / GEMV_ROWS) * GEMV_WG, M)); each x chunk
+// is loaded once and reused for all GEMV_ROWS rows, and partial sums meet in a local-memory tree
+// reduction. GEMV_WG must be a power of two.
 //
-// Quantized weights are walked in "quarters": quarter t of a row covers elements 4q..4q+3 and
-// 16+4q..16+4q+3 of the 32-element run s = t / 4 (q = t % 4). In every GGUF layout those eight
-// elements sit in 4 consecutive bytes (plus 4 more for Q8_0 and the Q6_K high bits), so
-// consecutive work-items read consecutive 4-byte words of the same block: loads coalesce on
-// GPUs, each work-item does little serial work, and a row offers K / 8 parallel items instead of
-// K / 32. Plain weights stride over float4 chunks the same way. The x values are loaded once per
-// quarter and shared by all GEMV_ROWS rows.
+// Quantized weights are split between work-items in one of two ways (GEMV_SPLIT):
+//  1  each work-item takes whole 32-element runs: wide per-item vectors and little per-run
+//     overhead, which suits CPUs (PoCL vectorises inside the item);
+//  4  "quarters": quarter t of a row covers elements 4q..4q+3 and 16+4q..16+4q+3 of run s = t / 4
+//     (q = t % 4). In every GGUF layout those eight elements sit in 4 consecutive bytes (plus 4
+//     more for Q8_0 and the high bits of Q5 / Q6_K), so consecutive work-items read consecutive
+//     4-byte words of one block: loads coalesce on GPUs and a row offers K / 8 parallel items.
+// Plain weights always stride over float4 chunks.
 
 #ifndef GEMV_WG
 #define GEMV_WG 64
+#endif
+#ifndef GEMV_SPLIT
+#define GEMV_SPLIT 1
 #endif
 #ifndef GEMV_ROWS
 #define GEMV_ROWS 4
 #endif
 
-// Sums acc[r] over the work-group for every r; the result lands in red[r * GEMV_WG].
-inline void gemv_reduce(float* acc, local float* red) {
+// Sums acc[r] over the work-group for every r (work-item r < GEMV_ROWS gets row r's total). Two
+// passes instead of a log2(GEMV_WG)-step tree: first every work-item folds GEMV_RED_CHUNK
+// partials of one row (all rows at once, consecutive work-items reading consecutive words), then
+// one work-item per row adds that row's GEMV_WG / GEMV_RED_CHUNK sums. Three barriers in all.
+#if GEMV_WG >= 8
+#define GEMV_RED_CHUNK 8
+#else
+#define GEMV_RED_CHUNK GEMV_WG
+#endif
+#define GEMV_RED_PER_ROW (GEMV_WG / GEMV_RED_CHUNK)
+
+#define GEMV_RED_ITEMS (GEMV_ROWS * GEMV_RED_PER_ROW)
+#define GEMV_RED_PASSES ((GEMV_RED_ITEMS + GEMV_WG - 1) / GEMV_WG)
+
+// Returns the sum of acc[lid] over the work-group for work-items lid < GEMV_ROWS.
+inline float gemv_reduce(float* acc, local float* red) {
   const uint lid = get_local_id(0);
   for (int r = 0; r < GEMV_ROWS; ++r) red[r * GEMV_WG + lid] = acc[r];
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint half_n = GEMV_WG / 2; half_n > 0; half_n >>= 1) {
-    if (lid < half_n) {
-      for (int r = 0; r < GEMV_ROWS; ++r) red[r * GEMV_WG + lid] += red[r * GEMV_WG + lid + half_n];
+  float part[GEMV_RED_PASSES];  // constant trip counts keep this in registers
+  for (uint k = 0; k < GEMV_RED_PASSES; ++k) {
+    const uint t = lid + k * GEMV_WG, r = t / GEMV_RED_PER_ROW, c = t % GEMV_RED_PER_ROW;
+    float sum = 0.0f;
+    if (t < GEMV_RED_ITEMS) {
+      for (uint i = 0; i < GEMV_RED_CHUNK; ++i) sum += red[r * GEMV_WG + c + i * GEMV_RED_PER_ROW];
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    part[k] = sum;
   }
+  barrier(CLK_LOCAL_MEM_FENCE);  // every pass-1 read is done before its slots are reused
+  for (uint k = 0; k < GEMV_RED_PASSES; ++k) {
+    const uint t = lid + k * GEMV_WG;
+    if (t < GEMV_RED_ITEMS) red[t] = part[k];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  float total = 0.0f;
+  if (lid < GEMV_ROWS) {
+    for (uint c = 0; c < GEMV_RED_PER_ROW; ++c) total += red[lid * GEMV_RED_PER_ROW + c];
+  }
+  return total;
 }
 
-inline void gemv_store(local const float* red, global float* y, int n0, int N) {
+inline void gemv_store(float total, global float* y, int n0, int N) {
   const uint lid = get_local_id(0);
-  if (lid < GEMV_ROWS && n0 + (int)lid < N) y[n0 + lid] = red[lid * GEMV_WG];
+  if (lid < GEMV_ROWS && n0 + (int)lid < N) y[n0 + lid] = total;
 }
 
 #define CLPORT_GEMV_ARGS                                                                       \
   const global uchar *w, ulong w_off, ulong w_row_bytes, const global uchar *x, ulong x_off,  \
       global uchar *dst, ulong dst_off, int K, int N
 
-// 4 bytes at an even offset, read as two 16-bit words: rows start at even offsets and every
-// block size is even (see blocks.cl), so 2-byte alignment is all that can be relied on.
-inline uchar4 gq_bytes(const global uchar* p) {
-  const global ushort* h = (const global ushort*)p;
-  return as_uchar4((uint)h[0] | ((uint)h[1] << 16));
-}
+// GEMV_SPLIT 1: per-type dot product of one 32-element run s of a weight row with the matching x run, which
+// the caller loaded once (xl = x[0..15], xh = x[16..31], sl / sh their sums) and shares between
+// all GEMV_ROWS rows. Offsets and mins are factored out of the element loop (e.g. Q4_0:
+// d * (q . x - 8 * sum x)), so each element costs one nibble extraction, one convert and one
+// multiply-add; byte math stays in uchar16 vectors and nothing branches per element.
+inline float gv_dot(float16 a, float16 xl, float16 b, float16 xh) { return hsum16(a * xl + b * xh); }
 
-inline float4 gq_lo(uchar4 b) { return convert_float4(b & (uchar)15); }
-inline float4 gq_hi(uchar4 b) { return convert_float4(b >> (uchar)4); }
-
-// Bit 4 of elements first..first+3 of a Q5 block from its 32 high bits, as 0 or 16.
-inline float4 gq_q5_bits(uint qh, uint first) {
-  return convert_float4(((uint4)(qh >> first) >> (uint4)(0, 1, 2, 3)) & 1u) * 16.0f;
-}
-
-// Per-type partial dot product of quarter q of run s with xa = x[32s+4q ..], xb = x[32s+16+4q ..]
-// (sa, sb their sums, loaded once by the caller). Offsets and mins are factored out of the element
-// math, e.g. Q4_0: d * (q . x - 8 * sum x).
-inline float gq_q4_0(const global uchar* row, uint s, uint q, float4 xa, float4 xb, float sa, float sb) {
+inline float gv_q4_0(const global uchar* row, uint s, float16 xl, float16 xh, float sl, float sh) {
   const global uchar* b = row + (size_t)s * 18;
-  const uchar4 v = gq_bytes(b + 2 + 4 * q);
-  return ld_f16(b) * (dot(gq_lo(v), xa) + dot(gq_hi(v), xb) - 8.0f * (sa + sb));
+  const uchar16 q = vload16(0, b + 2);
+  const float dot = gv_dot(convert_float16(q & (uchar)15), xl, convert_float16(q >> (uchar)4), xh);
+  return ld_f16(b) * (dot - 8.0f * (sl + sh));
 }
 
-inline float gq_q4_1(const global uchar* row, uint s, uint q, float4 xa, float4 xb, float sa, float sb) {
+inline float gv_q4_1(const global uchar* row, uint s, float16 xl, float16 xh, float sl, float sh) {
   const global uchar* b = row + (size_t)s * 20;
-  const uchar4 v = gq_bytes(b + 4 + 4 * q);
-  return ld_f16(b) * (dot(gq_lo(v), xa) + dot(gq_hi(v), xb)) + ld_f16(b + 2) * (sa + sb);
+  const uchar16 q = vload16(0, b + 4);
+  const float dot = gv_dot(convert_float16(q & (uchar)15), xl, convert_float16(q >> (uchar)4), xh);
+  return ld_f16(b) * dot + ld_f16(b + 2) * (sl + sh);
 }
 
-inline float gq_q5_0(const global uchar* row, uint s, uint q, float4 xa, float4 xb, float sa, float sb) {
+inline float gv_q5_0(const global uchar* row, uint s, float16 xl, float16 xh, float sl, float sh) {
   const global uchar* b = row + (size_t)s * 22;
-  const uchar4 h = gq_bytes(b + 2);
-  const uint qh = as_uint(h);
-  const uchar4 v = gq_bytes(b + 6 + 4 * q);
-  const float4 lo = gq_lo(v) + gq_q5_bits(qh, 4 * q), hi = gq_hi(v) + gq_q5_bits(qh, 16 + 4 * q);
-  return ld_f16(b) * (dot(lo, xa) + dot(hi, xb) - 16.0f * (sa + sb));
+  const uint qh = ld_u32(b + 2);
+  const uchar16 q = vload16(0, b + 6);
+  const float16 lo = convert_float16(q & (uchar)15) + convert_float16(q5_high_bits(qh, 0));
+  const float16 hi = convert_float16(q >> (uchar)4) + convert_float16(q5_high_bits(qh, 16));
+  return ld_f16(b) * (gv_dot(lo, xl, hi, xh) - 16.0f * (sl + sh));
 }
 
-inline float gq_q5_1(const global uchar* row, uint s, uint q, float4 xa, float4 xb, float sa, float sb) {
+inline float gv_q5_1(const global uchar* row, uint s, float16 xl, float16 xh, float sl, float sh) {
   const global uchar* b = row + (size_t)s * 24;
-  const uint qh = as_uint(gq_bytes(b + 4));
-  const uchar4 v = gq_bytes(b + 8 + 4 * q);
-  const float4 lo = gq_lo(v) + gq_q5_bits(qh, 4 * q), hi = gq_hi(v) + gq_q5_bits(qh, 16 + 4 * q);
-  return ld_f16(b) * (dot(lo, xa) + dot(hi, xb)) + ld_f16(b + 2) * (sa + sb);
+  const uint qh = ld_u32(b + 4);
+  const uchar16 q = vload16(0, b + 8);
+  const float16 lo = convert_float16(q & (uchar)15) + convert_float16(q5_high_bits(qh, 0));
+  const float16 hi = convert_float16(q >> (uchar)4) + convert_float16(q5_high_bits(qh, 16));
+  return ld_f16(b) * gv_dot(lo, xl, hi, xh) + ld_f16(b + 2) * (sl + sh);
 }
 
-inline float gq_q8_0(const global uchar* row, uint s, uint q, float4 xa, float4 xb, float sa, float sb) {
+inline float gv_q8_0(const global uchar* row, uint s, float16 xl, float16 xh, float sl, float sh) {
   const global uchar* b = row + (size_t)s * 34;
-  const float4 a = convert_float4(as_char4(gq_bytes(b + 2 + 4 * q)));
-  const float4 c = convert_float4(as_char4(gq_bytes(b + 18 + 4 * q)));
-  (void)sa;
-  (void)sb;
-  return ld_f16(b) * (dot(a, xa) + dot(c, xb));
+  const global char* qs = (const global char*)(b + 2);
+  return ld_f16(b) * gv_dot(convert_float16(vload16(0, qs)), xl, convert_float16(vload16(1, qs)), xh);
 }
 
 // 6-bit scale and min j (0..7) of a Q4_K / Q5_K block without a branch on j (same packing as
 // k_scale_min in blocks.cl).
-inline float2 gq_scale_min(const global uchar* sc, uint j) {
+inline float2 gv_scale_min(const global uchar* sc, uint j) {
   const uint jl = j & 3;
   const uint s0 = sc[jl], s4 = sc[jl + 4], s8 = sc[jl + 8];
   const uint a = j < 4 ? (s0 & 63) : ((s8 & 15) | ((s0 >> 6) << 4));
@@ -106,28 +128,129 @@ inline float2 gq_scale_min(const global uchar* sc, uint j) {
   return (float2)((float)a, (float)m);
 }
 
+inline float gv_q4_k(const global uchar* row, uint s, float16 xl, float16 xh, float sl, float sh) {
+  const global uchar* b = row + (size_t)(s / 8) * 144;
+  const uint j = s % 8;
+  const float2 sm = gv_scale_min(b + 4, j);
+  const global uchar* qs = b + 16 + 32 * (j / 2);
+  const uchar shift = (uchar)((j & 1) * 4);
+  const uchar16 q0 = (vload16(0, qs) >> shift) & (uchar)15;
+  const uchar16 q1 = (vload16(1, qs) >> shift) & (uchar)15;
+  return ld_f16(b) * sm.x * gv_dot(convert_float16(q0), xl, convert_float16(q1), xh) -
+         ld_f16(b + 2) * sm.y * (sl + sh);
+}
+
+inline float gv_q5_k(const global uchar* row, uint s, float16 xl, float16 xh, float sl, float sh) {
+  const global uchar* b = row + (size_t)(s / 8) * 176;
+  const uint j = s % 8;
+  const float2 sm = gv_scale_min(b + 4, j);
+  const global uchar* qh = b + 16;
+  const global uchar* qs = b + 48 + 32 * (j / 2);
+  const uchar shift = (uchar)((j & 1) * 4), bit = (uchar)j;
+  const uchar16 q0 = ((vload16(0, qs) >> shift) & (uchar)15) | (((vload16(0, qh) >> bit) & (uchar)1) << (uchar)4);
+  const uchar16 q1 = ((vload16(1, qs) >> shift) & (uchar)15) | (((vload16(1, qh) >> bit) & (uchar)1) << (uchar)4);
+  return ld_f16(b) * sm.x * gv_dot(convert_float16(q0), xl, convert_float16(q1), xh) -
+         ld_f16(b + 2) * sm.y * (sl + sh);
+}
+
+inline float gv_q6_k(const global uchar* row, uint s, float16 xl, float16 xh, float sl, float sh) {
+  const global uchar* b = row + (size_t)(s / 8) * 210;
+  const uint j = s % 8, n = j / 4, g = j % 4;
+  const float d = ld_f16(b + 208);
+  const global char* sc = (const global char*)(b + 192) + 8 * n + 2 * g;
+  const global uchar* ql = b + 64 * n + 32 * (g & 1);
+  const global uchar* qh = b + 128 + 32 * n;
+  const uchar lshift = (uchar)((g >> 1) * 4), hshift = (uchar)(2 * g);
+  const uchar16 q0 = ((vload16(0, ql) >> lshift) & (uchar)15) | (((vload16(0, qh) >> hshift) & (uchar)3) << (uchar)4);
+  const uchar16 q1 = ((vload16(1, ql) >> lshift) & (uchar)15) | (((vload16(1, qh) >> hshift) & (uchar)3) << (uchar)4);
+  const float lo = hsum16(convert_float16(q0) * xl) - 32.0f * sl;
+  const float hi = hsum16(convert_float16(q1) * xh) - 32.0f * sh;
+  return d * ((float)sc[0] * lo + (float)sc[1] * hi);
+}
+
+// 4 bytes at an even offset, read as two 16-bit words: rows start at even offsets and every
+// block size is even (see blocks.cl), so 2-byte alignment is all that can be relied on.
+inline uint gq_word(const global uchar* p) {
+  const global ushort* h = (const global ushort*)p;
+  return (uint)h[0] | ((uint)h[1] << 16);
+}
+
+// Bits [shift, shift + width) of each byte of a little-endian word, one byte per lane.
+#define GQ_LANES(v, shift) ((uint4)(v) >> ((uint4)(0, 8, 16, 24) + (uint)(shift)))
+
+// Exact float of integers below 2^23 without an int-to-float convert (those run at a fraction
+// of the FMA rate on some GPUs, which made the convert-per-element version compute-bound): the
+// integer becomes the mantissa of 2^23 + u, and the 2^23 (plus any constant offset) is subtracted.
+inline float4 gq_float(uint4 u, float offset) { return as_float4(u | 0x4B000000u) - (8388608.0f + offset); }
+
+// Bit 4 of elements first..first+3 of a Q5 block from its 32 high bits, as 0 or 16.
+inline uint4 gq_q5_bits(uint qh, uint first) { return (((uint4)(qh >> first) >> (uint4)(0, 1, 2, 3)) & 1u) << 4; }
+
+// GEMV_SPLIT 4: per-type partial dot product of quarter q of run s with xa = x[32s+4q ..],
+// xb = x[32s+16+4q ..] (sa, sb their sums, loaded once by the caller).
+inline float gq_q4_0(const global uchar* row, uint s, uint q, float4 xa, float4 xb, float sa, float sb) {
+  const global uchar* b = row + (size_t)s * 18;
+  const uint v = gq_word(b + 2 + 4 * q);
+  (void)sa;
+  (void)sb;
+  return ld_f16(b) * (dot(gq_float(GQ_LANES(v, 0) & 15u, 8.0f), xa) + dot(gq_float(GQ_LANES(v, 4) & 15u, 8.0f), xb));
+}
+
+inline float gq_q4_1(const global uchar* row, uint s, uint q, float4 xa, float4 xb, float sa, float sb) {
+  const global uchar* b = row + (size_t)s * 20;
+  const uint v = gq_word(b + 4 + 4 * q);
+  return ld_f16(b) * (dot(gq_float(GQ_LANES(v, 0) & 15u, 0.0f), xa) + dot(gq_float(GQ_LANES(v, 4) & 15u, 0.0f), xb)) +
+         ld_f16(b + 2) * (sa + sb);
+}
+
+inline float gq_q5_0(const global uchar* row, uint s, uint q, float4 xa, float4 xb, float sa, float sb) {
+  const global uchar* b = row + (size_t)s * 22;
+  const uint qh = gq_word(b + 2), v = gq_word(b + 6 + 4 * q);
+  const float4 lo = gq_float((GQ_LANES(v, 0) & 15u) | gq_q5_bits(qh, 4 * q), 16.0f);
+  const float4 hi = gq_float((GQ_LANES(v, 4) & 15u) | gq_q5_bits(qh, 16 + 4 * q), 16.0f);
+  (void)sa;
+  (void)sb;
+  return ld_f16(b) * (dot(lo, xa) + dot(hi, xb));
+}
+
+inline float gq_q5_1(const global uchar* row, uint s, uint q, float4 xa, float4 xb, float sa, float sb) {
+  const global uchar* b = row + (size_t)s * 24;
+  const uint qh = gq_word(b + 4), v = gq_word(b + 8 + 4 * q);
+  const float4 lo = gq_float((GQ_LANES(v, 0) & 15u) | gq_q5_bits(qh, 4 * q), 0.0f);
+  const float4 hi = gq_float((GQ_LANES(v, 4) & 15u) | gq_q5_bits(qh, 16 + 4 * q), 0.0f);
+  return ld_f16(b) * (dot(lo, xa) + dot(hi, xb)) + ld_f16(b + 2) * (sa + sb);
+}
+
+// Signed bytes: flipping the sign bit maps -128..127 to 0..255, undone by the 128 offset.
+inline float gq_q8_0(const global uchar* row, uint s, uint q, float4 xa, float4 xb, float sa, float sb) {
+  const global uchar* b = row + (size_t)s * 34;
+  const uint v0 = gq_word(b + 2 + 4 * q) ^ 0x80808080u, v1 = gq_word(b + 18 + 4 * q) ^ 0x80808080u;
+  (void)sa;
+  (void)sb;
+  return ld_f16(b) * (dot(gq_float(GQ_LANES(v0, 0) & 255u, 128.0f), xa) + dot(gq_float(GQ_LANES(v1, 0) & 255u, 128.0f), xb));
+}
+
 inline float gq_q4_k(const global uchar* row, uint s, uint q, float4 xa, float4 xb, float sa, float sb) {
   const global uchar* b = row + (size_t)(s / 8) * 144;
   const uint j = s % 8;
-  const float2 sm = gq_scale_min(b + 4, j);
+  const float2 sm = gv_scale_min(b + 4, j);
   const global uchar* qs = b + 16 + 32 * (j / 2) + 4 * q;
-  const uchar shift = (uchar)((j & 1) * 4);
-  const float4 a = convert_float4((gq_bytes(qs) >> shift) & (uchar)15);
-  const float4 c = convert_float4((gq_bytes(qs + 16) >> shift) & (uchar)15);
+  const uint shift = (j & 1) * 4;
+  const float4 a = gq_float(GQ_LANES(gq_word(qs), shift) & 15u, 0.0f);
+  const float4 c = gq_float(GQ_LANES(gq_word(qs + 16), shift) & 15u, 0.0f);
   return ld_f16(b) * sm.x * (dot(a, xa) + dot(c, xb)) - ld_f16(b + 2) * sm.y * (sa + sb);
 }
 
 inline float gq_q5_k(const global uchar* row, uint s, uint q, float4 xa, float4 xb, float sa, float sb) {
   const global uchar* b = row + (size_t)(s / 8) * 176;
   const uint j = s % 8;
-  const float2 sm = gq_scale_min(b + 4, j);
+  const float2 sm = gv_scale_min(b + 4, j);
   const global uchar* qh = b + 16 + 4 * q;
   const global uchar* qs = b + 48 + 32 * (j / 2) + 4 * q;
-  const uchar shift = (uchar)((j & 1) * 4), bit = (uchar)j;
-  const uchar4 a = ((gq_bytes(qs) >> shift) & (uchar)15) | (((gq_bytes(qh) >> bit) & (uchar)1) << (uchar)4);
-  const uchar4 c = ((gq_bytes(qs + 16) >> shift) & (uchar)15) | (((gq_bytes(qh + 16) >> bit) & (uchar)1) << (uchar)4);
-  return ld_f16(b) * sm.x * (dot(convert_float4(a), xa) + dot(convert_float4(c), xb)) -
-         ld_f16(b + 2) * sm.y * (sa + sb);
+  const uint shift = (j & 1) * 4;
+  const float4 a = gq_float((GQ_LANES(gq_word(qs), shift) & 15u) | ((GQ_LANES(gq_word(qh), j) & 1u) << 4), 0.0f);
+  const float4 c = gq_float((GQ_LANES(gq_word(qs + 16), shift) & 15u) | ((GQ_LANES(gq_word(qh + 16), j) & 1u) << 4), 0.0f);
+  return ld_f16(b) * sm.x * (dot(a, xa) + dot(c, xb)) - ld_f16(b + 2) * sm.y * (sa + sb);
 }
 
 inline float gq_q6_k(const global uchar* row, uint s, uint q, float4 xa, float4 xb, float sa, float sb) {
@@ -136,13 +259,38 @@ inline float gq_q6_k(const global uchar* row, uint s, uint q, float4 xa, float4 
   const global char* sc = (const global char*)(b + 192) + 8 * n + 2 * g;
   const global uchar* ql = b + 64 * n + 32 * (g & 1) + 4 * q;
   const global uchar* qh = b + 128 + 32 * n + 4 * q;
-  const uchar lshift = (uchar)((g >> 1) * 4), hshift = (uchar)(2 * g);
-  const uchar4 a = ((gq_bytes(ql) >> lshift) & (uchar)15) | (((gq_bytes(qh) >> hshift) & (uchar)3) << (uchar)4);
-  const uchar4 c = ((gq_bytes(ql + 16) >> lshift) & (uchar)15) | (((gq_bytes(qh + 16) >> hshift) & (uchar)3) << (uchar)4);
-  const float lo = dot(convert_float4(a), xa) - 32.0f * sa;
-  const float hi = dot(convert_float4(c), xb) - 32.0f * sb;
-  return ld_f16(b + 208) * ((float)sc[0] * lo + (float)sc[1] * hi);
+  const uint lshift = (g >> 1) * 4, hshift = 2 * g;
+  const float4 a = gq_float((GQ_LANES(gq_word(ql), lshift) & 15u) | ((GQ_LANES(gq_word(qh), hshift) & 3u) << 4), 32.0f);
+  const float4 c = gq_float((GQ_LANES(gq_word(ql + 16), lshift) & 15u) | ((GQ_LANES(gq_word(qh + 16), hshift) & 3u) << 4), 32.0f);
+  (void)sa;
+  (void)sb;
+  return ld_f16(b + 208) * ((float)sc[0] * dot(a, xa) + (float)sc[1] * dot(c, xb));
 }
+
+#if GEMV_SPLIT == 4
+#define CLPORT_GEMV_Q_ACCUMULATE(T)                                                           \
+  const uint nquarter = (uint)(K / 32) * 4;                                                   \
+  for (uint t = get_local_id(0); t < nquarter; t += GEMV_WG) {                                \
+    const uint s = t / 4, q = t % 4;                                                          \
+    const float4 xa = vload4(0, xr + 32 * s + 4 * q), xb = vload4(0, xr + 32 * s + 16 + 4 * q); \
+    const float sa = xa.x + xa.y + xa.z + xa.w, sb = xb.x + xb.y + xb.z + xb.w;                \
+    for (int r = 0; r < GEMV_ROWS; ++r) {                                                     \
+      const int n = min(n0 + r, N - 1); /* clamped rows are computed, never stored */         \
+      acc[r] += gq_##T(w0 + (size_t)n * w_row_bytes, s, q, xa, xb, sa, sb);                   \
+    }                                                                                         \
+  }
+#else
+#define CLPORT_GEMV_Q_ACCUMULATE(T)                                                           \
+  const uint nrun = K / 32;                                                                   \
+  for (uint s = get_local_id(0); s < nrun; s += GEMV_WG) {                                    \
+    const float16 xl = vload16(0, xr + 32 * s), xh = vload16(1, xr + 32 * s);                 \
+    const float sl = hsum16(xl), sh = hsum16(xh);                                             \
+    for (int r = 0; r < GEMV_ROWS; ++r) {                                                     \
+      const int n = min(n0 + r, N - 1); /* clamped rows are computed, never stored */         \
+      acc[r] += gv_##T(w0 + (size_t)n * w_row_bytes, s, xl, xh, sl, sh);                      \
+    }                                                                                         \
+  }
+#endif
 
 #define CLPORT_GEMV_Q(T)                                                                      \
   kernel __attribute__((reqd_work_group_size(GEMV_WG, 1, 1))) void mul_mat_gemv_##T(        \
@@ -153,18 +301,9 @@ inline float gq_q6_k(const global uchar* row, uint s, uint q, float4 xa, float4 
     const global uchar* w0 = w + w_off;                                                       \
     float acc[GEMV_ROWS];                                                                     \
     for (int r = 0; r < GEMV_ROWS; ++r) acc[r] = 0.0f;                                        \
-    const uint nquarter = (uint)(K / 32) * 4;                                                 \
-    for (uint t = get_local_id(0); t < nquarter; t += GEMV_WG) {                              \
-      const uint s = t / 4, q = t % 4;                                                        \
-      const float4 xa = vload4(0, xr + 32 * s + 4 * q), xb = vload4(0, xr + 32 * s + 16 + 4 * q); \
-      const float sa = xa.x + xa.y + xa.z + xa.w, sb = xb.x + xb.y + xb.z + xb.w;              \
-      for (int r = 0; r < GEMV_ROWS; ++r) {                                                   \
-        const int n = min(n0 + r, N - 1); /* clamped rows are computed, never stored */       \
-        acc[r] += gq_##T(w0 + (size_t)n * w_row_bytes, s, q, xa, xb, sa, sb);                 \
-      }                                                                                       \
-    }                                                                                         \
-    gemv_reduce(acc, red);                                                                    \
-    gemv_store(red, CLPORT_AT(global float*, dst, dst_off) + (size_t)m * N, n0, N);          \
+    CLPORT_GEMV_Q_ACCUMULATE(T)                                                               \
+    const float total = gemv_reduce(acc, red);                                                \
+    gemv_store(total, CLPORT_AT(global float*, dst, dst_off) + (size_t)m * N, n0, N);        \
   }
 CLPORT_FOR_EACH_QUANT(CLPORT_GEMV_Q)
 
@@ -194,8 +333,8 @@ CLPORT_FOR_EACH_QUANT(CLPORT_GEMV_Q)
         acc[r] += LOAD1(tail, wr) * xr[tail];                                                 \
       }                                                                                       \
     }                                                                                         \
-    gemv_reduce(acc, red);                                                                    \
-    gemv_store(red, CLPORT_AT(global float*, dst, dst_off) + (size_t)m * N, n0, N);          \
+    const float total = gemv_reduce(acc, red);                                                \
+    gemv_store(total, CLPORT_AT(global float*, dst, dst_off) + (size_t)m * N, n0, N);        \
   }
 
 #define CLPORT_LOAD_F32_1(i, p) ((p)[i])

@@ -40,6 +40,7 @@ std::string Tuning::validate(uint32_t max_wg) const {
         << "; ";
   if (att_dpt == 0 || att_dpt > 16) err << "att_dpt must be in 1..16; ";
   if (gemv_max_m < 1) err << "gemv_max_m must be >= 1; ";
+  if (gemv_split != 0 && gemv_split != 1 && gemv_split != 4) err << "gemv_split must be 0, 1 or 4; ";
   return err.str();
 }
 
@@ -48,7 +49,7 @@ std::string Tuning::apply_overrides(const std::string& yaml_text) {
       {"elt_wg", &elt_wg},   {"gemv_wg", &gemv_wg},       {"gemv_rows", &gemv_rows},
       {"gemm_tn", &gemm_tn}, {"gemm_tm", &gemm_tm},       {"gemm_rn", &gemm_rn},
       {"gemm_rm", &gemm_rm}, {"norm_wg", &norm_wg},       {"softmax_wg", &softmax_wg},
-      {"att_wg", &att_wg},   {"att_dpt", &att_dpt}};
+      {"att_wg", &att_wg},   {"att_dpt", &att_dpt},       {"gemv_split", &gemv_split}};
   std::istringstream in(yaml_text);
   std::string line, problems;
   while (std::getline(in, line)) {

@@ -12,6 +12,10 @@ struct Tuning {
   uint32_t gemv_wg = 64;     // GEMV work-group (power of two, >= gemv_rows)
   uint32_t gemv_rows = 8;    // output rows per GEMV work-group (x runs are shared by them)
   int64_t gemv_max_m = 4;    // mul_mat with M <= this takes the GEMV path
+  // Work-items per 32-element run of quantized GEMV weights (GEMV_SPLIT): 1 = whole runs per
+  // item (CPUs), 4 = quarter runs, coalesced 4-byte loads (GPUs); 0 = pick by device type, and
+  // on a GPU also replace the stock gemv_wg / gemv_rows with a GPU shape (see OpRunner).
+  uint32_t gemv_split = 0;
   // GEMM: 64 x 64 tiles of 8 x 8 per work-item (64 accumulators in registers, 17 KiB of local
   // memory) measured fastest on PoCL; devices with many compute units and small M may prefer
   // 32 x 32 / 4 x 4 through the policy (more work-groups).
