@@ -35,25 +35,6 @@ void queue_pair(const VocabIndex& index, std::string_view text,
   queue.push(BpePair{it->second, left, right, l.length + r.length});
 }
 
-// A symbol that is not a token (only possible with incomplete merge tables): one token per
-// byte, each character of the alphabet spelling being one byte.
-Status emit_bytes(const Vocab& vocab, const VocabIndex& index, std::string_view spelled,
-                  std::vector<int32_t>& out) {
-  const std::string raw = gpt2_alphabet_to_bytes(spelled);
-  for (char c : raw) {
-    int32_t id = index.byte_token[static_cast<uint8_t>(c)];
-    if (id < 0) id = vocab.unk_id;
-    if (id < 0) {
-      char hex[8];
-      std::snprintf(hex, sizeof(hex), "0x%02X", static_cast<unsigned>(static_cast<uint8_t>(c)));
-      return Status(Stage::Model, std::string("the vocabulary has no token for byte ") + hex +
-                                      " and no unknown token");
-    }
-    out.push_back(id);
-  }
-  return Status();
-}
-
 }  // namespace
 
 Status bpe_encode_word(const Vocab& vocab, const VocabIndex& index, std::string_view word,
@@ -92,7 +73,7 @@ Status bpe_encode_word(const Vocab& vocab, const VocabIndex& index, std::string_
     if (id >= 0) {
       out.push_back(id);
     } else {
-      CLPORT_RETURN_IF_ERROR(emit_bytes(vocab, index, piece, out));
+      CLPORT_RETURN_IF_ERROR(append_byte_tokens(vocab, index, gpt2_alphabet_to_bytes(piece), out));
     }
   }
   return Status();

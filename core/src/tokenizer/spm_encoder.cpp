@@ -36,22 +36,6 @@ void queue_pair(const Vocab& vocab, const VocabIndex& index, std::string_view te
   queue.push(SpmPair{score, left, right, l.length + r.length});
 }
 
-Status emit_byte_fallback(const Vocab& vocab, const VocabIndex& index, std::string_view piece,
-                          std::vector<int32_t>& out) {
-  for (char c : piece) {
-    int32_t id = index.byte_token[static_cast<uint8_t>(c)];
-    if (id < 0) id = vocab.unk_id;
-    if (id < 0) {
-      char hex[8];
-      std::snprintf(hex, sizeof(hex), "<0x%02X>", static_cast<unsigned>(static_cast<uint8_t>(c)));
-      return Status(Stage::Model, std::string("the vocabulary has no byte token ") + hex +
-                                      " and no unknown token to fall back to");
-    }
-    out.push_back(id);
-  }
-  return Status();
-}
-
 }  // namespace
 
 Status spm_encode(const Vocab& vocab, const VocabIndex& index, std::string_view text,
@@ -81,7 +65,7 @@ Status spm_encode(const Vocab& vocab, const VocabIndex& index, std::string_view 
     if (id >= 0) {
       out.push_back(id);
     } else {
-      CLPORT_RETURN_IF_ERROR(emit_byte_fallback(vocab, index, piece, out));
+      CLPORT_RETURN_IF_ERROR(append_byte_tokens(vocab, index, piece, out));
     }
   }
   return Status();

@@ -1,6 +1,7 @@
 #include "tokenizer/vocab_index.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <limits>
 #include <string>
 
@@ -145,6 +146,22 @@ Result<VocabIndex> build_vocab_index(const Vocab& v) {
   }
   if (v.model == VocabModel::Bpe) CLPORT_RETURN_IF_ERROR(index_merges(v, index));
   return index;
+}
+
+Status append_byte_tokens(const Vocab& vocab, const VocabIndex& index, std::string_view bytes,
+                          std::vector<int32_t>& out) {
+  for (char c : bytes) {
+    int32_t id = index.byte_token[static_cast<uint8_t>(c)];
+    if (id < 0) id = vocab.unk_id;
+    if (id < 0) {
+      char hex[8];
+      std::snprintf(hex, sizeof(hex), "<0x%02X>", static_cast<unsigned>(static_cast<uint8_t>(c)));
+      return Status(Stage::Model, std::string("the vocabulary has no token for byte ") + hex +
+                                      " and no unknown token to fall back to");
+    }
+    out.push_back(id);
+  }
+  return Status();
 }
 
 }  // namespace clport::tok

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -46,6 +47,11 @@ struct VocabIndex {
     return it == token_to_id.end() ? -1 : it->second;
   }
 };
+
+// Appends one token per raw byte (each byte's own token, else the unknown token): the last resort
+// of both encoders for text no merge or piece covers. Stage Model error when neither exists.
+Status append_byte_tokens(const Vocab& vocab, const VocabIndex& index, std::string_view bytes,
+                          std::vector<int32_t>& out);
 
 // Checks the vocabulary (stage Model errors that name the field) and builds its index.
 Result<VocabIndex> build_vocab_index(const Vocab& vocab);
