@@ -68,10 +68,12 @@ class CLPORT_API Backend {
   // A new contiguous tensor (contents undefined).
   virtual Result<TensorRef> alloc(DType dtype, std::array<int64_t, 4> ne) = 0;
   // A weight from a model file (the file mapping must outlive the backend's use of it: pass
-  // `keep_alive`). The CPU backend maps it without copying; a device backend uploads it once and
-  // lets the plugin that runs MUL_MAT repack it.
+  // `keep_alive`). The CPU backend maps it without copying; a device backend uploads it once and,
+  // for weights the graph multiplies with (`matmul_weight`), lets the plugin that runs MUL_MAT
+  // repack it. Norms and an untied token embedding (read only by GET_ROWS) are not repacked, so
+  // they never occupy device memory twice.
   virtual Result<TensorRef> load_weight(const GgufTensorInfo& info,
-                                        std::shared_ptr<void> keep_alive) = 0;
+                                        std::shared_ptr<void> keep_alive, bool matmul_weight) = 0;
   virtual Status upload(const TensorRef& dst, const void* data, uint64_t bytes) = 0;
   virtual Status download(const TensorRef& src, void* data, uint64_t bytes) = 0;
   // Runs (or enqueues) one op; semantics in plugin_abi.h.

@@ -41,7 +41,7 @@ class CpuBackend final : public Backend {
   }
 
   Result<TensorRef> load_weight(const GgufTensorInfo& info,
-                                std::shared_ptr<void> keep_alive) override {
+                                std::shared_ptr<void> keep_alive, bool) override {
     // Zero copy: the weight is read straight from the file mapping.
     TensorRef t;
     t.dtype = info.dtype;

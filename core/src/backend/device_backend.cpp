@@ -75,14 +75,15 @@ class DeviceBackend final : public Backend {
     return t;
   }
 
-  Result<TensorRef> load_weight(const GgufTensorInfo& info, std::shared_ptr<void>) override {
+  Result<TensorRef> load_weight(const GgufTensorInfo& info, std::shared_ptr<void>,
+                                bool matmul_weight) override {
     auto t = alloc(info.dtype, info.ne);
     if (!t.ok()) return t.status();
     TensorRef w = t.value();
     CLPORT_RETURN_IF_ERROR(context_->write(w.buffer, 0, info.data, info.bytes));
     weights_ += info.bytes;
     // Let the plugin that will run MUL_MAT on this weight repack it into its own layout.
-    if (info.n_dims == 2) {
+    if (matmul_weight) {
       auto layout = binding_->prepare_weight(CLPORT_OP_MUL_MAT, to_abi(w));
       if (!layout.ok()) return layout.status();
       w.layout = layout.value().layout();

@@ -65,6 +65,7 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
   struct Planned {
     const GgufTensorInfo* info;
     TensorRef* slot;
+    bool matmul;  // multiplied by MUL_MAT (may be repacked by the plugin)
   };
   std::unique_ptr<LlamaModel> model(new LlamaModel(backend, hp));
   model->file_ = file;
@@ -76,7 +77,9 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
                  TensorRef* slot) -> Status {
     auto t = expect(*file, name, std::move(shape), norm);
     if (!t.ok()) return t.status();
-    plan.push_back({t.value(), slot});
+    // Norms are 1-D; the token embedding is a MUL_MAT weight only when it doubles as the output.
+    const bool matmul = !norm && (slot != &w.tok_embd || hp.tied_output);
+    plan.push_back({t.value(), slot, matmul});
     return Status();
   };
   CLPORT_RETURN_IF_ERROR(add("token_embd.weight", {E, V}, false, &w.tok_embd));
@@ -99,7 +102,7 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
   uint64_t total = 0, done = 0;
   for (const auto& p : plan) total += p.info->bytes;
   for (const auto& p : plan) {
-    auto loaded = backend.load_weight(*p.info, file);
+    auto loaded = backend.load_weight(*p.info, file, p.matmul);
     if (!loaded.ok()) {
       return Status(loaded.status().stage(),
                     "loading '" + p.info->name + "': " + loaded.status().message());
