@@ -2,10 +2,16 @@
 // Needs blocks.cl in front. A work-group computes a GEMM_TN x GEMM_TM tile of dst (GEMM_TN
 // weight rows n, GEMM_TM activation rows m); each work-item a GEMM_RN x GEMM_RM micro-tile,
 // strided by the work-group width so that neighbouring work-items write neighbouring n.
-// K advances 32 at a time: W and x tiles are staged in local memory (quantized weights are
-// dequantized once per tile into local memory, one 32-element run per row), padded by one
-// column against bank conflicts. Work-group size: (GEMM_TN / GEMM_RN, GEMM_TM / GEMM_RM);
-// global size: (ceil(N / GEMM_TN) * wg.x, ceil(M / GEMM_TM) * wg.y). Edges are zero-padded.
+// Work-group size: (GEMM_TN / GEMM_RN, GEMM_TM / GEMM_RM); global size:
+// (ceil(N / GEMM_TN) * wg.x, ceil(M / GEMM_TM) * wg.y). Edges are zero-padded.
+//
+// K advances GEMM_TK = 32 at a time (one quantized run per weight row). Both tiles sit in local
+// memory k-major (tile[k][n], padded to an odd row length) so that the inner loop reads
+// consecutive words across work-items (no bank conflicts) and one value per row for the
+// broadcast operand. The next K step is fetched from global memory into registers while the
+// current one is multiplied (software double buffering): the loads' latency hides behind the
+// FMAs instead of stalling every work-item at the barrier. Activations and F32 weights are
+// fetched as float4 when the rows are 16-byte aligned (checked once per launch).
 
 #ifndef GEMM_TN
 #define GEMM_TN 32
@@ -24,20 +30,59 @@
 #define GEMM_WGY (GEMM_TM / GEMM_RM)
 #define GEMM_NT (GEMM_WGX * GEMM_WGY)
 #define GEMM_TK 32
-#define GEMM_LD (GEMM_TK + 1)
+#define GEMM_LDW (GEMM_TN + 1)
+#define GEMM_LDX (GEMM_TM + 1)
+// float4 fetches per work-item for a TM x TK (x) or TN x TK (plain W) tile.
+#define GEMM_XV ((GEMM_TM * GEMM_TK / 4 + GEMM_NT - 1) / GEMM_NT)
+#define GEMM_WV ((GEMM_TN * GEMM_TK / 4 + GEMM_NT - 1) / GEMM_NT)
+// Quantized W: one 32-element run per weight row, (GEMM_TN + NT - 1) / NT runs per work-item.
+#define GEMM_QV ((GEMM_TN + GEMM_NT - 1) / GEMM_NT)
 
 #define CLPORT_GEMM_ARGS                                                                       \
   const global uchar *w, ulong w_off, ulong w_row_bytes, const global uchar *x, ulong x_off,  \
       global uchar *dst, ulong dst_off, int K, int N, int M
 
-// Stages x[m0 .. m0 + TM, k0 .. k0 + 32] into xt (zeros outside).
-inline void gemm_load_x(local float* xt, const global float* xg, int m0, int k0, int K, int M,
-                        int tid) {
-  // Unsigned index math: a power-of-two TK turns / and % into shift and mask.
-  for (uint i = tid; i < GEMM_TM * GEMM_TK; i += GEMM_NT) {
-    const int mm = i / GEMM_TK, kk = i % GEMM_TK;
-    const int m = m0 + mm, k = k0 + kk;
-    xt[mm * GEMM_LD + kk] = (m < M && k < K) ? xg[(size_t)m * K + k] : 0.0f;
+// Four floats of row `row` (K floats long) from column k, zeros past K. `aligned`: the row
+// start is 16-byte aligned and K % 4 == 0, so one vector load is legal.
+inline float4 gemm_fetch4(const global float* row, int k, int K, bool aligned) {
+  if (aligned && k < K) return *(const global float4*)(row + k);
+  float4 v = (float4)(0.0f);
+  if (k < K) v.x = row[k];
+  if (k + 1 < K) v.y = row[k + 1];
+  if (k + 2 < K) v.z = row[k + 2];
+  if (k + 3 < K) v.w = row[k + 3];
+  return v;
+}
+
+// Four consecutive k of one tile row into a k-major local tile (row length LD).
+inline void gemm_put4(local float* t, int ld, int col, int k, float4 v) {
+  t[(k + 0) * ld + col] = v.x;
+  t[(k + 1) * ld + col] = v.y;
+  t[(k + 2) * ld + col] = v.z;
+  t[(k + 3) * ld + col] = v.w;
+}
+
+inline void gemm_put16(local float* t, int ld, int col, int k, float16 v) {
+  gemm_put4(t, ld, col, k, v.s0123);
+  gemm_put4(t, ld, col, k + 4, v.s4567);
+  gemm_put4(t, ld, col, k + 8, (float4)(v.s8, v.s9, v.sa, v.sb));  // not v.s89ab: see hsum16
+  gemm_put4(t, ld, col, k + 12, v.scdef);
+}
+
+// x rows m0.. (GEMM_TM of them), columns k0..k0+31, as float4 per work-item.
+inline void gemm_fetch_x(float4* r, const global float* xg, int m0, int k0, int K, int M, int tid,
+                         bool aligned) {
+  for (int i = 0; i < GEMM_XV; ++i) {
+    const int e = tid + i * GEMM_NT, mm = e / (GEMM_TK / 4), kq = e % (GEMM_TK / 4);
+    r[i] = (e < GEMM_TM * GEMM_TK / 4 && m0 + mm < M)
+               ? gemm_fetch4(xg + (size_t)(m0 + mm) * K, k0 + 4 * kq, K, aligned) : (float4)(0.0f);
+  }
+}
+
+inline void gemm_store_x(local float* xt, const float4* r, int tid) {
+  for (int i = 0; i < GEMM_XV; ++i) {
+    const int e = tid + i * GEMM_NT;
+    if (e < GEMM_TM * GEMM_TK / 4) gemm_put4(xt, GEMM_LDX, e / (GEMM_TK / 4), 4 * (e % (GEMM_TK / 4)), r[i]);
   }
 }
 
@@ -45,27 +90,36 @@ inline void gemm_load_x(local float* xt, const global float* xg, int m0, int k0,
 #define CLPORT_GEMM_MAC()                                                                     \
   for (int kk = 0; kk < GEMM_TK; ++kk) {                                                      \
     float a[GEMM_RN], b[GEMM_RM];                                                             \
-    for (int r = 0; r < GEMM_RN; ++r) a[r] = wt[(tx + r * GEMM_WGX) * GEMM_LD + kk];          \
-    for (int c = 0; c < GEMM_RM; ++c) b[c] = xt[(ty + c * GEMM_WGY) * GEMM_LD + kk];          \
+    for (int r = 0; r < GEMM_RN; ++r) a[r] = wt[kk * GEMM_LDW + tx + r * GEMM_WGX];           \
+    for (int c = 0; c < GEMM_RM; ++c) b[c] = xt[kk * GEMM_LDX + ty + c * GEMM_WGY];           \
     for (int r = 0; r < GEMM_RN; ++r)                                                         \
       for (int c = 0; c < GEMM_RM; ++c) acc[r][c] = fma(a[r], b[c], acc[r][c]);              \
   }
 
-// LOAD_W(A, B) stages the weight tile; passed by name because OpenCL C 1.2 has no variadic
-// macros (NVIDIA's compiler rejects them).
-#define CLPORT_GEMM_BODY(LOAD_W, A, B)                                                        \
-  local float wt[GEMM_TN * GEMM_LD];                                                          \
-  local float xt[GEMM_TM * GEMM_LD];                                                          \
+// WREGS declares the weight fetch registers, FETCH_W(k0) fills them, STORE_W() writes them
+// into wt; passed by name because OpenCL C 1.2 has no variadic macros (NVIDIA rejects them).
+#define CLPORT_GEMM_BODY(WREGS, FETCH_W, STORE_W)                                             \
+  local float wt[GEMM_TK * GEMM_LDW];                                                         \
+  local float xt[GEMM_TK * GEMM_LDX];                                                         \
   const int tx = get_local_id(0), ty = get_local_id(1), tid = ty * GEMM_WGX + tx;             \
   const int n0 = get_group_id(0) * GEMM_TN, m0 = get_group_id(1) * GEMM_TM;                  \
   const global float* xg = CLPORT_AT(const global float*, x, x_off);                         \
+  const bool x_aligned = (K % 4) == 0 && ((ulong)xg % 16) == 0;                               \
   float acc[GEMM_RN][GEMM_RM];                                                                \
   for (int r = 0; r < GEMM_RN; ++r)                                                           \
     for (int c = 0; c < GEMM_RM; ++c) acc[r][c] = 0.0f;                                       \
+  float4 xr[GEMM_XV];                                                                         \
+  WREGS                                                                                       \
+  FETCH_W(0)                                                                                  \
+  gemm_fetch_x(xr, xg, m0, 0, K, M, tid, x_aligned);                                          \
   for (int k0 = 0; k0 < K; k0 += GEMM_TK) {                                                   \
-    LOAD_W(A, B)                                                                              \
-    gemm_load_x(xt, xg, m0, k0, K, M, tid);                                                   \
+    STORE_W()                                                                                 \
+    gemm_store_x(xt, xr, tid);                                                                \
     barrier(CLK_LOCAL_MEM_FENCE);                                                             \
+    if (k0 + GEMM_TK < K) {                                                                   \
+      FETCH_W(k0 + GEMM_TK)                                                                   \
+      gemm_fetch_x(xr, xg, m0, k0 + GEMM_TK, K, M, tid, x_aligned);                           \
+    }                                                                                         \
     CLPORT_GEMM_MAC()                                                                         \
     barrier(CLK_LOCAL_MEM_FENCE);                                                             \
   }                                                                                           \
@@ -78,35 +132,82 @@ inline void gemm_load_x(local float* xt, const global float* xg, int m0, int k0,
     }                                                                                         \
   }
 
-// Quantized: one 32-element run per weight row of the tile (rows past N are zero).
-#define CLPORT_GEMM_LOAD_Q(T, UNUSED)                                                         \
-  for (int i = tid; i < GEMM_TN; i += GEMM_NT) {                                              \
-    float16 lo = (float16)(0.0f), hi = (float16)(0.0f);                                       \
-    if (n0 + i < N) dq32_##T(w + w_off + (size_t)(n0 + i) * w_row_bytes, k0 / 32, &lo, &hi);  \
-    vstore16(lo, 0, wt + i * GEMM_LD);                                                        \
-    vstore16(hi, 0, wt + i * GEMM_LD + 16);                                                   \
+// Quantized: one 32-element run per weight row of the tile (rows past N are zero), decoded
+// straight into registers.
+#define CLPORT_GEMM_QREGS float16 wlo[GEMM_QV], whi[GEMM_QV];
+#define CLPORT_GEMM_Q_FETCH(T, K0)                                                            \
+  for (int i = 0; i < GEMM_QV; ++i) {                                                         \
+    const int nn = tid + i * GEMM_NT;                                                         \
+    wlo[i] = whi[i] = (float16)(0.0f);                                                        \
+    if (nn < GEMM_TN && n0 + nn < N)                                                          \
+      dq32_##T(w + w_off + (size_t)(n0 + nn) * w_row_bytes, (K0) / 32, &wlo[i], &whi[i]);     \
+  }
+#define CLPORT_GEMM_Q_STORE()                                                                 \
+  for (int i = 0; i < GEMM_QV; ++i) {                                                         \
+    const int nn = tid + i * GEMM_NT;                                                         \
+    if (nn < GEMM_TN) {                                                                       \
+      gemm_put16(wt, GEMM_LDW, nn, 0, wlo[i]);                                                \
+      gemm_put16(wt, GEMM_LDW, nn, 16, whi[i]);                                               \
+    }                                                                                         \
   }
 #define CLPORT_GEMM_Q(T)                                                                      \
   kernel __attribute__((reqd_work_group_size(GEMM_WGX, GEMM_WGY, 1))) void mul_mat_gemm_##T( \
       CLPORT_GEMM_ARGS) {                                                                     \
-    CLPORT_GEMM_BODY(CLPORT_GEMM_LOAD_Q, T, 0)                                                \
+    CLPORT_GEMM_BODY(CLPORT_GEMM_QREGS, CLPORT_GEMM_Q_FETCH_##T, CLPORT_GEMM_Q_STORE)         \
   }
+// One fetch macro per type (the body takes a one-argument macro).
+#define CLPORT_GEMM_Q_FETCH_q4_0(K0) CLPORT_GEMM_Q_FETCH(q4_0, K0)
+#define CLPORT_GEMM_Q_FETCH_q4_1(K0) CLPORT_GEMM_Q_FETCH(q4_1, K0)
+#define CLPORT_GEMM_Q_FETCH_q5_0(K0) CLPORT_GEMM_Q_FETCH(q5_0, K0)
+#define CLPORT_GEMM_Q_FETCH_q5_1(K0) CLPORT_GEMM_Q_FETCH(q5_1, K0)
+#define CLPORT_GEMM_Q_FETCH_q8_0(K0) CLPORT_GEMM_Q_FETCH(q8_0, K0)
+#define CLPORT_GEMM_Q_FETCH_q4_k(K0) CLPORT_GEMM_Q_FETCH(q4_k, K0)
+#define CLPORT_GEMM_Q_FETCH_q5_k(K0) CLPORT_GEMM_Q_FETCH(q5_k, K0)
+#define CLPORT_GEMM_Q_FETCH_q6_k(K0) CLPORT_GEMM_Q_FETCH(q6_k, K0)
 CLPORT_FOR_EACH_QUANT(CLPORT_GEMM_Q)
 
-// Plain weights: element by element, zero outside N x K.
-#define CLPORT_GEMM_LOAD_PLAIN(WT, LOAD1)                                                     \
-  for (uint i = tid; i < GEMM_TN * GEMM_TK; i += GEMM_NT) {                                   \
-    const int nn = i / GEMM_TK, kk = i % GEMM_TK;                                             \
-    const int n = n0 + nn, k = k0 + kk;                                                       \
-    wt[nn * GEMM_LD + kk] = (n < N && k < K)                                                  \
-        ? LOAD1(k, CLPORT_AT(const global WT*, w, w_off + (size_t)n * w_row_bytes)) : 0.0f;   \
+// F32 weights: float4 fetches like x.
+#define CLPORT_GEMM_F32_REGS                                                                  \
+  float4 wr[GEMM_WV];                                                                         \
+  const global float* wg = CLPORT_AT(const global float*, w, w_off);                         \
+  const bool w_aligned = (K % 4) == 0 && (w_row_bytes % 16) == 0 && ((ulong)wg % 16) == 0;
+#define CLPORT_GEMM_F32_FETCH(K0)                                                             \
+  for (int i = 0; i < GEMM_WV; ++i) {                                                         \
+    const int e = tid + i * GEMM_NT, nn = e / (GEMM_TK / 4), kq = e % (GEMM_TK / 4);         \
+    wr[i] = (e < GEMM_TN * GEMM_TK / 4 && n0 + nn < N)                                        \
+        ? gemm_fetch4(CLPORT_AT(const global float*, w, w_off + (size_t)(n0 + nn) * w_row_bytes), \
+                      (K0) + 4 * kq, K, w_aligned)                                            \
+        : (float4)(0.0f);                                                                     \
   }
-#define CLPORT_GEMM_PLAIN(NAME, WT, LOAD1)                                                    \
-  kernel __attribute__((reqd_work_group_size(GEMM_WGX, GEMM_WGY, 1))) void NAME(            \
-      CLPORT_GEMM_ARGS) {                                                                     \
-    CLPORT_GEMM_BODY(CLPORT_GEMM_LOAD_PLAIN, WT, LOAD1)                                       \
+#define CLPORT_GEMM_PLAIN_STORE()                                                             \
+  for (int i = 0; i < GEMM_WV; ++i) {                                                         \
+    const int e = tid + i * GEMM_NT;                                                          \
+    if (e < GEMM_TN * GEMM_TK / 4) gemm_put4(wt, GEMM_LDW, e / (GEMM_TK / 4), 4 * (e % (GEMM_TK / 4)), wr[i]); \
   }
+kernel __attribute__((reqd_work_group_size(GEMM_WGX, GEMM_WGY, 1))) void mul_mat_gemm_f32(
+    CLPORT_GEMM_ARGS) {
+  CLPORT_GEMM_BODY(CLPORT_GEMM_F32_REGS, CLPORT_GEMM_F32_FETCH, CLPORT_GEMM_PLAIN_STORE)
+}
 
-#define CLPORT_GEMM_LOAD_F32(i, p) ((p)[i])
-CLPORT_GEMM_PLAIN(mul_mat_gemm_f32, float, CLPORT_GEMM_LOAD_F32)
-CLPORT_GEMM_PLAIN(mul_mat_gemm_f16, half, vload_half)
+// F16 weights: four halves at a time through vload_half (2-byte alignment is all it needs).
+#define CLPORT_GEMM_F16_REGS float4 wr[GEMM_WV];
+inline float4 gemm_fetch4_f16(const global half* row, int k, int K) {
+  if (k + 3 < K) return vload_half4(0, row + k);
+  float4 v = (float4)(0.0f);
+  if (k < K) v.x = vload_half(k, row);
+  if (k + 1 < K) v.y = vload_half(k + 1, row);
+  if (k + 2 < K) v.z = vload_half(k + 2, row);
+  return v;
+}
+#define CLPORT_GEMM_F16_FETCH(K0)                                                             \
+  for (int i = 0; i < GEMM_WV; ++i) {                                                         \
+    const int e = tid + i * GEMM_NT, nn = e / (GEMM_TK / 4), kq = e % (GEMM_TK / 4);         \
+    wr[i] = (e < GEMM_TN * GEMM_TK / 4 && n0 + nn < N)                                        \
+        ? gemm_fetch4_f16(CLPORT_AT(const global half*, w, w_off + (size_t)(n0 + nn) * w_row_bytes), \
+                          (K0) + 4 * kq, K)                                                   \
+        : (float4)(0.0f);                                                                     \
+  }
+kernel __attribute__((reqd_work_group_size(GEMM_WGX, GEMM_WGY, 1))) void mul_mat_gemm_f16(
+    CLPORT_GEMM_ARGS) {
+  CLPORT_GEMM_BODY(CLPORT_GEMM_F16_REGS, CLPORT_GEMM_F16_FETCH, CLPORT_GEMM_PLAIN_STORE)
+}

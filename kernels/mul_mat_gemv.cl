@@ -183,6 +183,15 @@ inline uint gq_word(const global uchar* p) {
 // integer becomes the mantissa of 2^23 + u, and the 2^23 (plus any constant offset) is subtracted.
 inline float4 gq_float(uint4 u, float offset) { return as_float4(u | 0x4B000000u) - (8388608.0f + offset); }
 
+// The 4-bit fields at bits pos[i] of v as 1 + field / 16: one rotate puts the field at the top
+// of the mantissa (bits 19..22) and one and-or makes the float, so the caller recovers
+// sum(field * x) as 16 * (dot - sum x) without a subtraction per element.
+inline float4 gq_unit4(uint v, uint4 pos) {
+  return as_float4((rotate((uint4)(v), (uint4)(51u) - pos) & 0x00780000u) | 0x3F800000u);
+}
+#define GQ_LO (uint4)(0, 8, 16, 24)
+#define GQ_HI (uint4)(4, 12, 20, 28)
+
 // Bit 4 of elements first..first+3 of a Q5 block from its 32 high bits, as 0 or 16.
 inline uint4 gq_q5_bits(uint qh, uint first) { return (((uint4)(qh >> first) >> (uint4)(0, 1, 2, 3)) & 1u) << 4; }
 
@@ -191,15 +200,13 @@ inline uint4 gq_q5_bits(uint qh, uint first) { return (((uint4)(qh >> first) >> 
 inline float gq_q4_0(const global uchar* row, uint s, uint q, float4 xa, float4 xb, float sa, float sb) {
   const global uchar* b = row + (size_t)s * 18;
   const uint v = gq_word(b + 2 + 4 * q);
-  (void)sa;
-  (void)sb;
-  return ld_f16(b) * (dot(gq_float(GQ_LANES(v, 0) & 15u, 8.0f), xa) + dot(gq_float(GQ_LANES(v, 4) & 15u, 8.0f), xb));
+  return ld_f16(b) * (16.0f * (dot(gq_unit4(v, GQ_LO), xa) + dot(gq_unit4(v, GQ_HI), xb)) - 24.0f * (sa + sb));
 }
 
 inline float gq_q4_1(const global uchar* row, uint s, uint q, float4 xa, float4 xb, float sa, float sb) {
   const global uchar* b = row + (size_t)s * 20;
   const uint v = gq_word(b + 4 + 4 * q);
-  return ld_f16(b) * (dot(gq_float(GQ_LANES(v, 0) & 15u, 0.0f), xa) + dot(gq_float(GQ_LANES(v, 4) & 15u, 0.0f), xb)) +
+  return ld_f16(b) * (16.0f * (dot(gq_unit4(v, GQ_LO), xa) + dot(gq_unit4(v, GQ_HI), xb) - sa - sb)) +
          ld_f16(b + 2) * (sa + sb);
 }
 
@@ -235,10 +242,9 @@ inline float gq_q4_k(const global uchar* row, uint s, uint q, float4 xa, float4 
   const uint j = s % 8;
   const float2 sm = gv_scale_min(b + 4, j);
   const global uchar* qs = b + 16 + 32 * (j / 2) + 4 * q;
-  const uint shift = (j & 1) * 4;
-  const float4 a = gq_float(GQ_LANES(gq_word(qs), shift) & 15u, 0.0f);
-  const float4 c = gq_float(GQ_LANES(gq_word(qs + 16), shift) & 15u, 0.0f);
-  return ld_f16(b) * sm.x * (dot(a, xa) + dot(c, xb)) - ld_f16(b + 2) * sm.y * (sa + sb);
+  const uint4 pos = GQ_LO + (j & 1) * 4;
+  const float dn = dot(gq_unit4(gq_word(qs), pos), xa) + dot(gq_unit4(gq_word(qs + 16), pos), xb) - sa - sb;
+  return ld_f16(b) * sm.x * 16.0f * dn - ld_f16(b + 2) * sm.y * (sa + sb);
 }
 
 inline float gq_q5_k(const global uchar* row, uint s, uint q, float4 xa, float4 xb, float sa, float sb) {
@@ -269,15 +275,20 @@ inline float gq_q6_k(const global uchar* row, uint s, uint q, float4 xa, float4 
 
 #if GEMV_SPLIT == 4
 #define CLPORT_GEMV_Q_ACCUMULATE(T)                                                           \
+  const global uchar* wr[GEMV_ROWS];                                                          \
+  /* rows past N are clamped: computed, never stored */                                        \
+  for (int r = 0; r < GEMV_ROWS; ++r) wr[r] = w0 + (size_t)min(n0 + r, N - 1) * w_row_bytes;  \
   const uint nquarter = (uint)(K / 32) * 4;                                                   \
+  /* vload4 may only assume 4-byte alignment; a 16-byte aligned row (K is a multiple of 32,   \
+     so all rows are when the first is) takes one vector load instead of four scalar ones. */ \
+  const bool x_aligned = ((ulong)xr % 16) == 0;                                               \
   for (uint t = get_local_id(0); t < nquarter; t += GEMV_WG) {                                \
     const uint s = t / 4, q = t % 4;                                                          \
-    const float4 xa = vload4(0, xr + 32 * s + 4 * q), xb = vload4(0, xr + 32 * s + 16 + 4 * q); \
+    const global float* xp = xr + 32 * s + 4 * q;                                             \
+    const float4 xa = x_aligned ? *(const global float4*)xp : vload4(0, xp);                  \
+    const float4 xb = x_aligned ? *(const global float4*)(xp + 16) : vload4(4, xp);           \
     const float sa = xa.x + xa.y + xa.z + xa.w, sb = xb.x + xb.y + xb.z + xb.w;                \
-    for (int r = 0; r < GEMV_ROWS; ++r) {                                                     \
-      const int n = min(n0 + r, N - 1); /* clamped rows are computed, never stored */         \
-      acc[r] += gq_##T(w0 + (size_t)n * w_row_bytes, s, q, xa, xb, sa, sb);                   \
-    }                                                                                         \
+    for (int r = 0; r < GEMV_ROWS; ++r) acc[r] += gq_##T(wr[r], s, q, xa, xb, sa, sb);      \
   }
 #else
 #define CLPORT_GEMV_Q_ACCUMULATE(T)                                                           \

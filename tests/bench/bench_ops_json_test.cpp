@@ -109,6 +109,11 @@ TEST(BenchOpsJson, EveryQuickCasePresentAndConsistent) {
     if (path == "gemv") {
       ASSERT_TRUE(m.contains("copy_fraction"));
       EXPECT_NEAR(m["copy_fraction"].get<double>(), m["gb_per_s"].get<double>() / copy_gbps, 1e-9);
+      // The same-size copy reference: measured, and its fraction is copy time / GEMV time.
+      ASSERT_TRUE(m.contains("same_size_copy"));
+      const json& c = m["same_size_copy"];
+      EXPECT_TRUE(positive_number(c, "median_ms"));
+      EXPECT_NEAR(c["fraction"].get<double>(), c["median_ms"].get<double>() / ms, 1e-9);
     }
     const bool clblast_expected = doc["clblast"]["usable"].get<bool>() && path == "gemm" && dtype == "f32";
     ASSERT_EQ(m.contains("clblast"), clblast_expected);

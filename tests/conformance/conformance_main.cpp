@@ -1,10 +1,12 @@
 // clport_conformance: runs the conformance suite for one plugin file on one device and exits
 // non-zero when any supported case fails (or, with --require-all, when any case is unsupported).
 //   clport_conformance --plugin <file or name> [--device N] [--small] [--require-all]
-//                      [--filter TEXT] [--seed N]
+//                      [--filter TEXT] [--seed N] [--settings FILE]
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 
 #include "clport/conformance.h"
@@ -26,6 +28,17 @@ int main(int argc, char** argv) {
     else if (a == "--require-all") options.require_all = true;
     else if (a == "--filter") options.filter = value("a text");
     else if (a == "--seed") options.seed = std::strtoull(value("a number"), nullptr, 10);
+    else if (a == "--settings") {
+      const char* path = value("a YAML file of plugin settings");
+      std::ifstream in(path);
+      std::ostringstream text;
+      text << in.rdbuf();
+      if (!in) {
+        std::cerr << "cannot read " << path << "\n";
+        return 2;
+      }
+      options.settings_yaml = text.str();
+    }
     else {
       std::cerr << "unknown argument " << a << "\n";
       return 2;

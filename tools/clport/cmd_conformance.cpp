@@ -1,8 +1,10 @@
 // `clport conformance --plugin NAME [--device N]`: runs the conformance suite for one plugin on
 // one device and prints the table. Exit code 0 when every supported case passed, 1 when a case
 // failed, 10 + stage when the run could not start.
+#include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "clport/conformance.h"
 #include "command_registry.h"
@@ -13,6 +15,7 @@ namespace {
 struct ConformanceArgs {
   conformance::Options options;
   bool hide_unsupported = false;
+  std::string settings_file;
 };
 
 const RegisterCommand kRegister{
@@ -29,7 +32,20 @@ const RegisterCommand kRegister{
        sub.add_option("--precision", args->options.precision, "0 auto, 1 fp32, 2 fp16")
            ->check(CLI::Range(0, 2));
        sub.add_flag("--hide-unsupported", args->hide_unsupported, "omit unsupported cases");
+       sub.add_option("--settings", args->settings_file,
+                      "YAML file of plugin settings (e.g. gemv_wg: 128), as a policy would pass them")
+           ->check(CLI::ExistingFile);
        return [args]() {
+         if (!args->settings_file.empty()) {
+           std::ifstream in(args->settings_file);
+           std::ostringstream text;
+           text << in.rdbuf();
+           if (!in && !in.eof()) {
+             std::cerr << "clport conformance: cannot read " << args->settings_file << "\n";
+             return 2;
+           }
+           args->options.settings_yaml = text.str();
+         }
          auto report = conformance::run(args->options);
          if (!report.ok()) {
            std::cerr << "clport conformance: " << report.status().to_string() << "\n";

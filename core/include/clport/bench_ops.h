@@ -51,6 +51,12 @@ struct MatMulResult {
   uint64_t bytes = 0;          // weight bytes + activation bytes
   double gb_per_s = 0;         // bytes / median time
   double copy_fraction = 0;    // gb_per_s / copy bandwidth (GEMV)
+  // GEMV: clEnqueueCopyBuffer moving the same number of bytes (bytes / 2 read + written), timed
+  // the same way. A small copy pays the same fixed launch cost as the kernel, which the large
+  // copy behind copy_fraction hides; same_size_copy_fraction = copy time / GEMV time shows how
+  // close the kernel is to the device's own best at this size (0 when not measured).
+  double same_size_copy_ms = 0;
+  double same_size_copy_fraction = 0;
   double gflops = 0;           // 2 M N K / median time
   // F32 GEMM only: CLBlast SGEMM measured on the same queue (clblast_ran false when it did not).
   bool clblast_ran = false;

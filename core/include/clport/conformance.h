@@ -27,6 +27,9 @@ struct Options {
   std::string filter;         // run only cases whose name contains this text
   uint64_t seed = 0;          // 0: derived from the clock (printed, so a failure can be re-run)
   int32_t precision = 0;      // handed to the plugin (0 auto, 1 fp32, 2 fp16)
+  // The plugin's settings (its config_yaml, as a policy's `settings: {plugin: ...}` would hand
+  // it), so that a tuning or kernel variant is checked exactly as it will run. Empty: defaults.
+  std::string settings_yaml;
 };
 
 struct CaseResult {

@@ -7,6 +7,23 @@
 
 namespace clport::bench::detail {
 
+Result<Stats> time_copy(DeviceContext& ctx, cl_mem src, cl_mem dst, uint64_t bytes, const Repetitions& reps) {
+  ctx.take_timings();
+  std::vector<double> samples;
+  for (int i = 0; i < reps.warmup + reps.reps; ++i) {
+    cl_event ev = nullptr;
+    const cl_int err = ctx.cl().clEnqueueCopyBuffer(ctx.queue(), src, dst, 0, 0, bytes, 0, nullptr, &ev);
+    if (err != CL_SUCCESS)
+      return Status(Stage::Device, std::string("clEnqueueCopyBuffer failed: ") + cl_error_name(err));
+    ctx.record_event("copy", ev);
+    ctx.cl().clReleaseEvent(ev);
+    const double ms = span_ms(ctx.take_timings());
+    if (ms <= 0) return Status(Stage::Device, "the device gave no profiling times for the copy");
+    if (i >= reps.warmup) samples.push_back(ms);
+  }
+  return summarize(samples);
+}
+
 Result<CopyResult> measure_copy(DeviceContext& ctx, bool quick, const Repetitions& reps) {
   const DeviceInfo& info = ctx.info();
   // Large enough to defeat caches (CPU last-level caches reach hundreds of MiB nowhere yet),
@@ -30,21 +47,9 @@ Result<CopyResult> measure_copy(DeviceContext& ctx, bool quick, const Repetition
     CLPORT_RETURN_IF_ERROR(ctx.write(src->get(), off, pattern.data(),
                                      static_cast<size_t>(std::min<uint64_t>(chunk, bytes - off))));
 
-  ctx.take_timings();
-  std::vector<double> samples;
-  for (int i = 0; i < reps.warmup + reps.reps; ++i) {
-    cl_event ev = nullptr;
-    const cl_int err = ctx.cl().clEnqueueCopyBuffer(ctx.queue(), src->get(), dst->get(), 0, 0,
-                                                    bytes, 0, nullptr, &ev);
-    if (err != CL_SUCCESS)
-      return Status(Stage::Device, std::string("clEnqueueCopyBuffer failed: ") + cl_error_name(err));
-    ctx.record_event("copy", ev);
-    ctx.cl().clReleaseEvent(ev);
-    const double ms = span_ms(ctx.take_timings());
-    if (ms <= 0) return Status(Stage::Device, "the device gave no profiling times for the copy");
-    if (i >= reps.warmup) samples.push_back(ms);
-  }
-  const Stats st = summarize(samples);
+  auto timed = time_copy(ctx, src->get(), dst->get(), bytes, reps);
+  if (!timed.ok()) return timed.status();
+  const Stats& st = timed.value();
   CopyResult r;
   r.buffer_bytes = bytes;
   r.median_ms = st.median_ms;

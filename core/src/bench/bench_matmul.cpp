@@ -134,7 +134,21 @@ MatMulResult WeightBench::run(int64_t M) {
   r.copy_fraction = copy_gbps_ > 0 ? r.gb_per_s / copy_gbps_ : 0;
   r.gflops = 2.0 * static_cast<double>(M * N_ * K_) / (r.median_ms * 1e6);
   if (M > 1 && dtype_ == DType::F32 && clblast_ != nullptr) compare_with_clblast(r, x->get(), dst->get());
+  if (M == 1) measure_same_size_copy(r);
   return r;
+}
+
+void WeightBench::measure_same_size_copy(MatMulResult& r) {
+  // Half the GEMV's bytes read from the weight buffer and written elsewhere: the same traffic.
+  const uint64_t weight_bytes = static_cast<uint64_t>(row_bytes_ * N_);
+  const uint64_t bytes = std::min<uint64_t>(r.bytes / 2, weight_bytes) & ~uint64_t{3};
+  if (bytes == 0) return;
+  auto dst = create_buffer(*s_.context, static_cast<size_t>(bytes));
+  if (!dst.ok()) return;
+  auto t = time_copy(*s_.context, weight_.get(), dst->get(), bytes, reps_);
+  if (!t.ok()) return;
+  r.same_size_copy_ms = t->median_ms;
+  r.same_size_copy_fraction = t->median_ms / r.median_ms;
 }
 
 void WeightBench::compare_with_clblast(MatMulResult& r, cl_mem x, cl_mem ours) {

@@ -15,6 +15,8 @@ struct Repetitions {
 
 // clEnqueueCopyBuffer of a large initialised buffer (size scaled to the device's limits).
 Result<CopyResult> measure_copy(DeviceContext& ctx, bool quick, const Repetitions& reps);
+// Median and minimum profiled time of copying `bytes` from src to dst (both at offset 0).
+Result<Stats> time_copy(DeviceContext& ctx, cl_mem src, cl_mem dst, uint64_t bytes, const Repetitions& reps);
 
 // One weight of `dtype` and shape K x N on the device, measured for GEMV (M = 1) and GEMM
 // (M = gemm_m) as asked. `clblast` may be null.
@@ -31,6 +33,7 @@ class WeightBench {
  private:
   Result<Stats> time_plugin(const BoundInstance& inst, const clport_op& op);
   void compare_with_clblast(MatMulResult& r, cl_mem x, cl_mem ours);
+  void measure_same_size_copy(MatMulResult& r);
 
   Session& s_;
   Repetitions reps_;

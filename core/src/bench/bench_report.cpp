@@ -29,7 +29,11 @@ nlohmann::json matmul_json(const MatMulResult& r) {
   j["bytes"] = r.bytes;
   j["gb_per_s"] = r.gb_per_s;
   j["gflops"] = r.gflops;
-  if (r.path == "gemv") j["copy_fraction"] = r.copy_fraction;
+  if (r.path == "gemv") {
+    j["copy_fraction"] = r.copy_fraction;
+    if (r.same_size_copy_ms > 0)
+      j["same_size_copy"] = {{"median_ms", r.same_size_copy_ms}, {"fraction", r.same_size_copy_fraction}};
+  }
   if (r.clblast_ran) {
     j["clblast"] = {{"median_ms", r.clblast_median_ms},
                     {"gflops", r.clblast_gflops},
@@ -73,6 +77,9 @@ std::string format_matmul_row(const MatMulResult& r) {
   if (r.clblast_ran)
     notes += printf_string(" (CLBlast %.1f GFLOP/s, max rel diff %.1e)", r.clblast_gflops,
                            r.clblast_max_rel_diff);
+  if (r.same_size_copy_ms > 0)
+    notes += printf_string(" (same-size copy %.3f ms = %.0f%% of this time)", r.same_size_copy_ms,
+                           100.0 * r.same_size_copy_fraction);
   return printf_string("%-5s %-5s %5lld %6lld %3lld %10.3f %9.2f %9.2f %s %s  %s\n", r.path.c_str(),
                        r.dtype.c_str(), static_cast<long long>(r.K), static_cast<long long>(r.N),
                        static_cast<long long>(r.M), r.median_ms, r.gb_per_s, r.gflops,

@@ -209,7 +209,7 @@ Result<Report> run_impl(const Options& options) {
   if (score <= 0)
     return Status(Stage::Plugin, "plugin " + options.plugin + " declines device '" + dev.name +
                                      "': " + (reason ? reason : "no reason given"));
-  const clport_host* host = ctx.value()->make_host(plugin.value()->name(), "", options.precision);
+  const clport_host* host = ctx.value()->make_host(plugin.value()->name(), options.settings_yaml, options.precision);
   Instance inst;
   inst.plugin = plugin.value();
   clport_plugin_error* error = nullptr;

@@ -10,19 +10,7 @@ namespace clport::plugin_common {
 
 OpRunner::OpRunner(const clport_host& host, const clport_device_desc& device, Tuning tuning)
     : host_(host), h_(host), tuning_(std::move(tuning)) {
-  // gemv_split 0 = auto. Quarter-run GEMV coalesces on GPUs but costs a CPU (PoCL) about 3x in
-  // per-run overhead. With it, 128 x 4 rows measured fastest on an H200 (64 x 8, the CPU-friendly
-  // stock shape, was up to 2.5x slower at K = 14336), so a GPU left at the stock shape gets that.
-  if (tuning_.gemv_split == 0) {
-    const bool gpu = (device.device_type & CL_DEVICE_TYPE_GPU) != 0;
-    tuning_.gemv_split = gpu ? 4 : 1;
-    const Tuning stock;
-    if (gpu && tuning_.gemv_wg == stock.gemv_wg && tuning_.gemv_rows == stock.gemv_rows &&
-        device.max_work_group_size >= 128) {
-      tuning_.gemv_wg = 128;
-      tuning_.gemv_rows = 4;
-    }
-  }
+  apply_gpu_defaults(tuning_, device);
   if (std::string e = tuning_.validate(device.max_work_group_size); !e.empty())
     throw sdk::Failure("invalid kernel tuning for " + std::string(device.name ? device.name : "device") +
                        ": " + e);

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "clport/plugin_abi.h"
+
 namespace clport::plugin_common {
 
 struct Tuning {
@@ -17,8 +19,8 @@ struct Tuning {
   // on a GPU also replace the stock gemv_wg / gemv_rows with a GPU shape (see OpRunner).
   uint32_t gemv_split = 0;
   // GEMM: 64 x 64 tiles of 8 x 8 per work-item (64 accumulators in registers, 17 KiB of local
-  // memory) measured fastest on PoCL; devices with many compute units and small M may prefer
-  // 32 x 32 / 4 x 4 through the policy (more work-groups).
+  // memory) measured fastest on PoCL; a GPU left at these gets 64 x 32 / 4 x 4 instead
+  // (apply_gpu_defaults).
   uint32_t gemm_tn = 64;     // GEMM tile along N (weight rows)
   uint32_t gemm_tm = 64;     // GEMM tile along M (activation rows)
   uint32_t gemm_rn = 8;      // per-work-item micro-tile along N
@@ -40,5 +42,9 @@ struct Tuning {
 
 // Defaults scaled down for a device whose max work-group size is small.
 Tuning default_tuning(uint32_t max_work_group_size);
+
+// Resolves gemv_split 0 (auto) by device type and, on a GPU, replaces the CPU-shaped stock GEMV
+// and GEMM shapes (those still at the stock values) with GPU ones.
+void apply_gpu_defaults(Tuning& t, const clport_device_desc& device);
 
 }  // namespace clport::plugin_common
