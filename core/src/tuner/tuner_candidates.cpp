@@ -67,14 +67,14 @@ std::vector<Group> groups(TuningLevel level, bool tiny, uint32_t max_wg) {
   // fast: square tiles and micro-tiles only; normal: every pairing of those sizes.
   const std::vector<uint32_t> tiles = exhaustive ? std::vector<uint32_t>{8, 16, 32, 64, 128}
                                                  : std::vector<uint32_t>{32, 64};
-  const std::vector<uint32_t> micro = exhaustive ? std::vector<uint32_t>{1, 2, 4, 8}
-                                                 : std::vector<uint32_t>{4, 8};
+  const std::vector<uint32_t> micro = exhaustive ? std::vector<uint32_t>{1, 2, 4, 8, 16}
+                                                 : std::vector<uint32_t>{4, 8, 16};
   for (uint32_t tn : tiles)
     for (uint32_t tm : tiles)
       for (uint32_t rn : micro)
         for (uint32_t rm : micro) {
           if (fast && (tn != tm || rn != rm)) continue;
-          if (tn % rn == 0 && tm % rm == 0 && (tn / rn) * (tm / rm) <= max_wg && rn * rm <= 64)
+          if (tn % rn == 0 && tm % rm == 0 && (tn / rn) * (tm / rm) <= max_wg && rn * rm <= 128)
             gemm.candidates.push_back(kv("gemm_tn", tn) + kv("gemm_tm", tm) + kv("gemm_rn", rn) + kv("gemm_rm", rm));
         }
   out.push_back(gemm);

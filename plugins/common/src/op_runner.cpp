@@ -42,7 +42,7 @@ std::string OpRunner::program_options(ProgramId id) const {
       break;
     case ProgramId::Gemm:
       o << " -DGEMM_TN=" << t.gemm_tn << " -DGEMM_TM=" << t.gemm_tm << " -DGEMM_RN=" << t.gemm_rn
-        << " -DGEMM_RM=" << t.gemm_rm;
+        << " -DGEMM_RM=" << t.gemm_rm << " -DGEMM_KMAJOR=" << t.gemm_kmajor;
       break;
     case ProgramId::Norm: o << " -DNORM_WG=" << t.norm_wg; break;
     case ProgramId::Softmax: o << " -DSOFTMAX_WG=" << t.softmax_wg; break;
