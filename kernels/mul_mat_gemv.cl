@@ -1,8 +1,8 @@
 // Matrix-vector product (decode path): dst[N, M] = x[K, M] . W[K, N]^T for small M.
 // Needs blocks.cl in front. One work-group of GEMV_WG work-items computes GEMV_ROWS consecutive
 // output rows for one column m (global size: (ceil(N / GEMV_ROWS) * GEMV_WG, M)); each x chunk
-// is loaded once and reused for all GEMV_ROWS rows, and partial sums meet in a local-memory tree
-// reduction. GEMV_WG must be a power of two.
+// is loaded once and reused for all GEMV_ROWS rows, and partial sums meet in a local-memory
+// reduction. GEMV_WG must be a power of two; 1 means no reduction (see CLPORT_GEMV_FINISH).
 //
 // Quantized weights are split between work-items in one of two ways (GEMV_SPLIT):
 //  1  each work-item takes whole 32-element runs: wide per-item vectors and little per-run
@@ -69,6 +69,23 @@ inline void gemv_store(float total, global float* y, int n0, int N) {
   if (lid < GEMV_ROWS && n0 + (int)lid < N) y[n0 + lid] = total;
 }
 
+// GEMV_WG 1 (what CPUs get): the one work-item of a work-group walks its GEMV_ROWS rows whole,
+// so there is nothing to reduce, and nothing for a CPU compiler to vectorise across work-items
+// (PoCL turned the per-item vector code into gathers: 2x slower). Otherwise the partial sums
+// meet in local memory.
+#if GEMV_WG == 1
+#define CLPORT_GEMV_LOCALS
+#define CLPORT_GEMV_FINISH()                                                                  \
+  global float* y = CLPORT_AT(global float*, dst, dst_off) + (size_t)m * N;                  \
+  for (int r = 0; r < GEMV_ROWS; ++r)                                                         \
+    if (n0 + r < N) y[n0 + r] = acc[r];
+#else
+#define CLPORT_GEMV_LOCALS local float red[GEMV_ROWS * GEMV_WG];
+#define CLPORT_GEMV_FINISH()                                                                  \
+  const float total = gemv_reduce(acc, red);                                                  \
+  gemv_store(total, CLPORT_AT(global float*, dst, dst_off) + (size_t)m * N, n0, N);
+#endif
+
 #define CLPORT_GEMV_ARGS                                                                       \
   const global uchar *w, ulong w_off, ulong w_row_bytes, const global uchar *x, ulong x_off,  \
       global uchar *dst, ulong dst_off, int K, int N
@@ -78,44 +95,54 @@ inline void gemv_store(float total, global float* y, int n0, int N) {
 // all GEMV_ROWS rows. Offsets and mins are factored out of the element loop (e.g. Q4_0:
 // d * (q . x - 8 * sum x)), so each element costs one nibble extraction, one convert and one
 // multiply-add; byte math stays in uchar16 vectors and nothing branches per element.
-inline float gv_dot(float16 a, float16 xl, float16 b, float16 xh) { return hsum16(a * xl + b * xh); }
+// Each returns the run's scalar part (offsets and mins times sum x) and adds its element part,
+// still 16 lanes wide, to *v: the lanes are summed once per row after the loop instead of once
+// per run (a horizontal sum costs a CPU as much as the run's multiply-adds).
+inline float16 gv_dot(float16 a, float16 xl, float16 b, float16 xh) { return a * xl + b * xh; }
 
-inline float gv_q4_0(const global uchar* row, uint s, float16 xl, float16 xh, float sl, float sh) {
+inline float gv_q4_0(const global uchar* row, uint s, float16 xl, float16 xh, float sl, float sh, float16* v) {
   const global uchar* b = row + (size_t)s * 18;
   const uchar16 q = vload16(0, b + 2);
-  const float dot = gv_dot(convert_float16(q & (uchar)15), xl, convert_float16(q >> (uchar)4), xh);
-  return ld_f16(b) * (dot - 8.0f * (sl + sh));
+  const float d = ld_f16(b);
+  *v += d * gv_dot(convert_float16(q & (uchar)15), xl, convert_float16(q >> (uchar)4), xh);
+  return -8.0f * d * (sl + sh);
 }
 
-inline float gv_q4_1(const global uchar* row, uint s, float16 xl, float16 xh, float sl, float sh) {
+inline float gv_q4_1(const global uchar* row, uint s, float16 xl, float16 xh, float sl, float sh, float16* v) {
   const global uchar* b = row + (size_t)s * 20;
   const uchar16 q = vload16(0, b + 4);
-  const float dot = gv_dot(convert_float16(q & (uchar)15), xl, convert_float16(q >> (uchar)4), xh);
-  return ld_f16(b) * dot + ld_f16(b + 2) * (sl + sh);
+  *v += ld_f16(b) * gv_dot(convert_float16(q & (uchar)15), xl, convert_float16(q >> (uchar)4), xh);
+  return ld_f16(b + 2) * (sl + sh);
 }
 
-inline float gv_q5_0(const global uchar* row, uint s, float16 xl, float16 xh, float sl, float sh) {
+inline float gv_q5_0(const global uchar* row, uint s, float16 xl, float16 xh, float sl, float sh, float16* v) {
   const global uchar* b = row + (size_t)s * 22;
   const uint qh = ld_u32(b + 2);
   const uchar16 q = vload16(0, b + 6);
   const float16 lo = convert_float16(q & (uchar)15) + convert_float16(q5_high_bits(qh, 0));
   const float16 hi = convert_float16(q >> (uchar)4) + convert_float16(q5_high_bits(qh, 16));
-  return ld_f16(b) * (gv_dot(lo, xl, hi, xh) - 16.0f * (sl + sh));
+  const float d = ld_f16(b);
+  *v += d * gv_dot(lo, xl, hi, xh);
+  return -16.0f * d * (sl + sh);
 }
 
-inline float gv_q5_1(const global uchar* row, uint s, float16 xl, float16 xh, float sl, float sh) {
+inline float gv_q5_1(const global uchar* row, uint s, float16 xl, float16 xh, float sl, float sh, float16* v) {
   const global uchar* b = row + (size_t)s * 24;
   const uint qh = ld_u32(b + 4);
   const uchar16 q = vload16(0, b + 8);
   const float16 lo = convert_float16(q & (uchar)15) + convert_float16(q5_high_bits(qh, 0));
   const float16 hi = convert_float16(q >> (uchar)4) + convert_float16(q5_high_bits(qh, 16));
-  return ld_f16(b) * gv_dot(lo, xl, hi, xh) + ld_f16(b + 2) * (sl + sh);
+  *v += ld_f16(b) * gv_dot(lo, xl, hi, xh);
+  return ld_f16(b + 2) * (sl + sh);
 }
 
-inline float gv_q8_0(const global uchar* row, uint s, float16 xl, float16 xh, float sl, float sh) {
+inline float gv_q8_0(const global uchar* row, uint s, float16 xl, float16 xh, float sl, float sh, float16* v) {
   const global uchar* b = row + (size_t)s * 34;
   const global char* qs = (const global char*)(b + 2);
-  return ld_f16(b) * gv_dot(convert_float16(vload16(0, qs)), xl, convert_float16(vload16(1, qs)), xh);
+  (void)sl;
+  (void)sh;
+  *v += ld_f16(b) * gv_dot(convert_float16(vload16(0, qs)), xl, convert_float16(vload16(1, qs)), xh);
+  return 0.0f;
 }
 
 // 6-bit scale and min j (0..7) of a Q4_K / Q5_K block without a branch on j (same packing as
@@ -128,7 +155,7 @@ inline float2 gv_scale_min(const global uchar* sc, uint j) {
   return (float2)((float)a, (float)m);
 }
 
-inline float gv_q4_k(const global uchar* row, uint s, float16 xl, float16 xh, float sl, float sh) {
+inline float gv_q4_k(const global uchar* row, uint s, float16 xl, float16 xh, float sl, float sh, float16* v) {
   const global uchar* b = row + (size_t)(s / 8) * 144;
   const uint j = s % 8;
   const float2 sm = gv_scale_min(b + 4, j);
@@ -136,11 +163,11 @@ inline float gv_q4_k(const global uchar* row, uint s, float16 xl, float16 xh, fl
   const uchar shift = (uchar)((j & 1) * 4);
   const uchar16 q0 = (vload16(0, qs) >> shift) & (uchar)15;
   const uchar16 q1 = (vload16(1, qs) >> shift) & (uchar)15;
-  return ld_f16(b) * sm.x * gv_dot(convert_float16(q0), xl, convert_float16(q1), xh) -
-         ld_f16(b + 2) * sm.y * (sl + sh);
+  *v += ld_f16(b) * sm.x * gv_dot(convert_float16(q0), xl, convert_float16(q1), xh);
+  return -ld_f16(b + 2) * sm.y * (sl + sh);
 }
 
-inline float gv_q5_k(const global uchar* row, uint s, float16 xl, float16 xh, float sl, float sh) {
+inline float gv_q5_k(const global uchar* row, uint s, float16 xl, float16 xh, float sl, float sh, float16* v) {
   const global uchar* b = row + (size_t)(s / 8) * 176;
   const uint j = s % 8;
   const float2 sm = gv_scale_min(b + 4, j);
@@ -149,11 +176,11 @@ inline float gv_q5_k(const global uchar* row, uint s, float16 xl, float16 xh, fl
   const uchar shift = (uchar)((j & 1) * 4), bit = (uchar)j;
   const uchar16 q0 = ((vload16(0, qs) >> shift) & (uchar)15) | (((vload16(0, qh) >> bit) & (uchar)1) << (uchar)4);
   const uchar16 q1 = ((vload16(1, qs) >> shift) & (uchar)15) | (((vload16(1, qh) >> bit) & (uchar)1) << (uchar)4);
-  return ld_f16(b) * sm.x * gv_dot(convert_float16(q0), xl, convert_float16(q1), xh) -
-         ld_f16(b + 2) * sm.y * (sl + sh);
+  *v += ld_f16(b) * sm.x * gv_dot(convert_float16(q0), xl, convert_float16(q1), xh);
+  return -ld_f16(b + 2) * sm.y * (sl + sh);
 }
 
-inline float gv_q6_k(const global uchar* row, uint s, float16 xl, float16 xh, float sl, float sh) {
+inline float gv_q6_k(const global uchar* row, uint s, float16 xl, float16 xh, float sl, float sh, float16* v) {
   const global uchar* b = row + (size_t)(s / 8) * 210;
   const uint j = s % 8, n = j / 4, g = j % 4;
   const float d = ld_f16(b + 208);
@@ -163,9 +190,9 @@ inline float gv_q6_k(const global uchar* row, uint s, float16 xl, float16 xh, fl
   const uchar lshift = (uchar)((g >> 1) * 4), hshift = (uchar)(2 * g);
   const uchar16 q0 = ((vload16(0, ql) >> lshift) & (uchar)15) | (((vload16(0, qh) >> hshift) & (uchar)3) << (uchar)4);
   const uchar16 q1 = ((vload16(1, ql) >> lshift) & (uchar)15) | (((vload16(1, qh) >> hshift) & (uchar)3) << (uchar)4);
-  const float lo = hsum16(convert_float16(q0) * xl) - 32.0f * sl;
-  const float hi = hsum16(convert_float16(q1) * xh) - 32.0f * sh;
-  return d * ((float)sc[0] * lo + (float)sc[1] * hi);
+  const float d0 = d * (float)sc[0], d1 = d * (float)sc[1];
+  *v += gv_dot(d0 * convert_float16(q0), xl, d1 * convert_float16(q1), xh);
+  return -32.0f * (d0 * sl + d1 * sh);
 }
 
 // 4 bytes at an even offset, read as two 16-bit words: rows start at even offsets and every
@@ -292,36 +319,38 @@ inline float gq_q6_k(const global uchar* row, uint s, uint q, float4 xa, float4 
   }
 #else
 #define CLPORT_GEMV_Q_ACCUMULATE(T)                                                           \
+  float16 vacc[GEMV_ROWS];                                                                    \
+  for (int r = 0; r < GEMV_ROWS; ++r) vacc[r] = (float16)(0.0f);                              \
   const uint nrun = K / 32;                                                                   \
   for (uint s = get_local_id(0); s < nrun; s += GEMV_WG) {                                    \
     const float16 xl = vload16(0, xr + 32 * s), xh = vload16(1, xr + 32 * s);                 \
     const float sl = hsum16(xl), sh = hsum16(xh);                                             \
     for (int r = 0; r < GEMV_ROWS; ++r) {                                                     \
       const int n = min(n0 + r, N - 1); /* clamped rows are computed, never stored */         \
-      acc[r] += gv_##T(w0 + (size_t)n * w_row_bytes, s, xl, xh, sl, sh);                      \
+      acc[r] += gv_##T(w0 + (size_t)n * w_row_bytes, s, xl, xh, sl, sh, &vacc[r]);            \
     }                                                                                         \
-  }
+  }                                                                                           \
+  for (int r = 0; r < GEMV_ROWS; ++r) acc[r] += hsum16(vacc[r]);
 #endif
 
 #define CLPORT_GEMV_Q(T)                                                                      \
   kernel __attribute__((reqd_work_group_size(GEMV_WG, 1, 1))) void mul_mat_gemv_##T(        \
       CLPORT_GEMV_ARGS) {                                                                     \
-    local float red[GEMV_ROWS * GEMV_WG];                                                     \
+    CLPORT_GEMV_LOCALS                                                                        \
     const int n0 = get_group_id(0) * GEMV_ROWS, m = get_global_id(1);                        \
     const global float* xr = CLPORT_AT(const global float*, x, x_off) + (size_t)m * K;       \
     const global uchar* w0 = w + w_off;                                                       \
     float acc[GEMV_ROWS];                                                                     \
     for (int r = 0; r < GEMV_ROWS; ++r) acc[r] = 0.0f;                                        \
     CLPORT_GEMV_Q_ACCUMULATE(T)                                                               \
-    const float total = gemv_reduce(acc, red);                                                \
-    gemv_store(total, CLPORT_AT(global float*, dst, dst_off) + (size_t)m * N, n0, N);        \
+    CLPORT_GEMV_FINISH()                                                                      \
   }
 CLPORT_FOR_EACH_QUANT(CLPORT_GEMV_Q)
 
 // Plain weights: float4 chunks, then a scalar tail for K % 4.
 #define CLPORT_GEMV_PLAIN(NAME, WT, LOAD4, LOAD1)                                             \
   kernel __attribute__((reqd_work_group_size(GEMV_WG, 1, 1))) void NAME(CLPORT_GEMV_ARGS) { \
-    local float red[GEMV_ROWS * GEMV_WG];                                                     \
+    CLPORT_GEMV_LOCALS                                                                        \
     const int n0 = get_group_id(0) * GEMV_ROWS, m = get_global_id(1);                        \
     const global float* xr = CLPORT_AT(const global float*, x, x_off) + (size_t)m * K;       \
     float acc[GEMV_ROWS];                                                                     \
@@ -336,16 +365,15 @@ CLPORT_FOR_EACH_QUANT(CLPORT_GEMV_Q)
         acc[r] += dot(LOAD4(i, wr), xv);                                                      \
       }                                                                                       \
     }                                                                                         \
-    const uint tail = 4 * nvec + lid;                                                         \
-    if (tail < (uint)K) {                                                                     \
+    /* K % 4 leftovers: one per work-item, all of them when GEMV_WG is 1 */                  \
+    for (uint tail = 4 * nvec + lid; tail < (uint)K; tail += GEMV_WG) {                       \
       for (int r = 0; r < GEMV_ROWS; ++r) {                                                   \
         const int n = min(n0 + r, N - 1);                                                     \
         const global WT* wr = CLPORT_AT(const global WT*, w, w_off + (size_t)n * w_row_bytes); \
         acc[r] += LOAD1(tail, wr) * xr[tail];                                                 \
       }                                                                                       \
     }                                                                                         \
-    const float total = gemv_reduce(acc, red);                                                \
-    gemv_store(total, CLPORT_AT(global float*, dst, dst_off) + (size_t)m * N, n0, N);        \
+    CLPORT_GEMV_FINISH()                                                                      \
   }
 
 #define CLPORT_LOAD_F32_1(i, p) ((p)[i])

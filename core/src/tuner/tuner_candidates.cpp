@@ -61,6 +61,8 @@ std::vector<Group> groups(TuningLevel level, bool tiny, uint32_t max_wg) {
   for (uint32_t wg : gemv_wgs)
     for (uint32_t rows : gemv_rows)
       if (wg <= max_wg && rows <= wg && wg >= 4) gemv.candidates.push_back(kv("gemv_wg", wg) + kv("gemv_rows", rows));
+  // One work-item per work-group, no reduction (what CPUs run best).
+  for (uint32_t rows : gemv_rows) gemv.candidates.push_back(kv("gemv_wg", 1) + kv("gemv_rows", rows));
   out.push_back(gemv);
 
   Group gemm{"gemm", tiny ? mul_mat(128, 64, 16) : mul_mat(4096, 4096, 32), {}};

@@ -31,8 +31,9 @@ std::string Tuning::validate(uint32_t max_wg) const {
   wg_ok("norm_wg", norm_wg, true);
   wg_ok("softmax_wg", softmax_wg, true);
   wg_ok("att_wg", att_wg, true);
-  if (gemv_rows == 0 || gemv_rows > gemv_wg || gemv_wg < 4)
-    err << "gemv_rows must be in 1..gemv_wg and gemv_wg >= 4; ";
+  // gemv_wg 1: one work-item per work-group walks gemv_rows whole rows (no reduction).
+  if (gemv_rows == 0 || gemv_rows > 64 || (gemv_wg != 1 && (gemv_rows > gemv_wg || gemv_wg < 4)))
+    err << "gemv_rows must be in 1..64, and in 1..gemv_wg with gemv_wg >= 4 unless gemv_wg is 1; ";
   if (gemm_rn == 0 || gemm_rm == 0 || gemm_tn % gemm_rn != 0 || gemm_tm % gemm_rm != 0)
     err << "gemm tiles must be multiples of the micro-tiles; ";
   else if ((gemm_tn / gemm_rn) * (gemm_tm / gemm_rm) > max_wg)
@@ -82,8 +83,8 @@ void apply_gpu_defaults(Tuning& t, const clport_device_desc& device) {
   const bool gpu = (device.device_type & CL_DEVICE_TYPE_GPU) != 0;
   const Tuning stock;
   // gemv_split 0 = auto. Quarter-run GEMV coalesces on GPUs but costs a CPU (PoCL) about 3x in
-  // per-run overhead. With it, 128 x 4 rows measured fastest on an H200 (64 x 8, the CPU-friendly
-  // stock shape, was up to 2.5x slower at K = 14336), so a GPU left at the stock shape gets that.
+  // per-run overhead. With it, 128 x 4 rows measured fastest on an H200 (64 x 8 was up to 2.5x
+  // slower at K = 14336), so a GPU left at the CPU-shaped stock (1 x 8) gets that.
   if (t.gemv_split == 0) {
     t.gemv_split = gpu ? 4 : 1;
     if (gpu && t.gemv_wg == stock.gemv_wg && t.gemv_rows == stock.gemv_rows && device.max_work_group_size >= 128) {
@@ -117,7 +118,7 @@ Tuning default_tuning(uint32_t max_wg) {
   fit(t.norm_wg);
   fit(t.softmax_wg);
   fit(t.att_wg);
-  if (t.gemv_wg < t.gemv_rows) t.gemv_rows = t.gemv_wg;
+  if (t.gemv_wg != 1 && t.gemv_wg < t.gemv_rows) t.gemv_rows = t.gemv_wg;
   // Keep head_dim 256 servable when the attention work-group shrinks.
   while (t.att_wg * t.att_dpt < 256 && t.att_dpt < 16) t.att_dpt *= 2;
   while ((t.gemm_tn / t.gemm_rn) * (t.gemm_tm / t.gemm_rm) > max_wg && t.gemm_tn > t.gemm_rn) {
