@@ -33,23 +33,29 @@
 // Local tile layout. GEMM_KMAJOR 1 (GPUs): tile[k][n], rows padded to TN + 1, so the inner
 // loop's reads are consecutive across work-items. 0 (CPUs, PoCL): tile[n][k], rows padded to
 // TK + 1, which PoCL runs 1.9x faster (12.8 vs 6.8 GFLOP/s, 2 cores, K=2048 N=8192 M=64).
-// (K_STRIDE, ROW_STRIDE) locate element (row, k) of a tile at row * ROW_STRIDE + k * K_STRIDE.
+// GEMM_LDW / GEMM_LDX: padded row lengths. GEMM_WT(kk, r) / GEMM_XT(kk, c): the inner loop's
+// operands. The k-major index is written base + tx + r * WGX on purpose: NVIDIA's compiler
+// turns that into one base address with immediate offsets, and (kk * ld) + (tx + r * WGX)
+// into per-r address arithmetic that made the F32 GEMM 1.5-2x slower on an H200.
 #ifndef GEMM_KMAJOR
 #define GEMM_KMAJOR 1
 #endif
 #if GEMM_KMAJOR
-#define GEMM_W_KS (GEMM_TN + 1)
-#define GEMM_W_RS 1
-#define GEMM_X_KS (GEMM_TM + 1)
-#define GEMM_X_RS 1
+#define GEMM_LDW (GEMM_TN + 1)
+#define GEMM_LDX (GEMM_TM + 1)
+#define GEMM_AT(t, ld, row, k) t[(k) * (ld) + (row)]
+#define GEMM_WT(kk, r) wt[(kk) * GEMM_LDW + tx + (r) * GEMM_WGX]
+#define GEMM_XT(kk, c) xt[(kk) * GEMM_LDX + ty + (c) * GEMM_WGY]
 #else
-#define GEMM_W_KS 1
-#define GEMM_W_RS (GEMM_TK + 1)
-#define GEMM_X_KS 1
-#define GEMM_X_RS (GEMM_TK + 1)
+#define GEMM_LDW (GEMM_TK + 1)
+#define GEMM_LDX (GEMM_TK + 1)
+#define GEMM_AT(t, ld, row, k) t[(row) * (ld) + (k)]
+#define GEMM_WT(kk, r) wt[(tx + (r) * GEMM_WGX) * GEMM_LDW + (kk)]
+#define GEMM_XT(kk, c) xt[(ty + (c) * GEMM_WGY) * GEMM_LDX + (kk)]
 #endif
-#define GEMM_W_SIZE (GEMM_KMAJOR ? GEMM_TK * (GEMM_TN + 1) : GEMM_TN * (GEMM_TK + 1))
-#define GEMM_X_SIZE (GEMM_KMAJOR ? GEMM_TK * (GEMM_TM + 1) : GEMM_TM * (GEMM_TK + 1))
+// Both layouts hold GEMM_TK x rows values plus one padding column.
+#define GEMM_W_SIZE (GEMM_KMAJOR ? GEMM_TK * GEMM_LDW : GEMM_TN * GEMM_LDW)
+#define GEMM_X_SIZE (GEMM_KMAJOR ? GEMM_TK * GEMM_LDX : GEMM_TM * GEMM_LDX)
 // float4 fetches per work-item for a TM x TK (x) or TN x TK (plain W) tile.
 #define GEMM_XV ((GEMM_TM * GEMM_TK / 4 + GEMM_NT - 1) / GEMM_NT)
 #define GEMM_WV ((GEMM_TN * GEMM_TK / 4 + GEMM_NT - 1) / GEMM_NT)
@@ -72,19 +78,19 @@ inline float4 gemm_fetch4(const global float* row, int k, int K, bool aligned) {
   return v;
 }
 
-// Four consecutive k of tile row `row` into a local tile with strides (ks, rs).
-inline void gemm_put4(local float* t, int ks, int rs, int row, int k, float4 v) {
-  t[row * rs + (k + 0) * ks] = v.x;
-  t[row * rs + (k + 1) * ks] = v.y;
-  t[row * rs + (k + 2) * ks] = v.z;
-  t[row * rs + (k + 3) * ks] = v.w;
+// Four consecutive k of tile row `row` into a local tile of padded row length ld.
+inline void gemm_put4(local float* t, int ld, int row, int k, float4 v) {
+  GEMM_AT(t, ld, row, k + 0) = v.x;
+  GEMM_AT(t, ld, row, k + 1) = v.y;
+  GEMM_AT(t, ld, row, k + 2) = v.z;
+  GEMM_AT(t, ld, row, k + 3) = v.w;
 }
 
-inline void gemm_put16(local float* t, int ks, int rs, int col, int k, float16 v) {
-  gemm_put4(t, ks, rs, col, k, v.s0123);
-  gemm_put4(t, ks, rs, col, k + 4, v.s4567);
-  gemm_put4(t, ks, rs, col, k + 8, (float4)(v.s8, v.s9, v.sa, v.sb));  // not v.s89ab: see hsum16
-  gemm_put4(t, ks, rs, col, k + 12, v.scdef);
+inline void gemm_put16(local float* t, int ld, int row, int k, float16 v) {
+  gemm_put4(t, ld, row, k, v.s0123);
+  gemm_put4(t, ld, row, k + 4, v.s4567);
+  gemm_put4(t, ld, row, k + 8, (float4)(v.s8, v.s9, v.sa, v.sb));  // not v.s89ab: see hsum16
+  gemm_put4(t, ld, row, k + 12, v.scdef);
 }
 
 // x rows m0.. (GEMM_TM of them), columns k0..k0+31, as float4 per work-item.
@@ -100,7 +106,7 @@ inline void gemm_fetch_x(float4* r, const global float* xg, int m0, int k0, int 
 inline void gemm_store_x(local float* xt, const float4* r, int tid) {
   for (int i = 0; i < GEMM_XV; ++i) {
     const int e = tid + i * GEMM_NT;
-    if (e < GEMM_TM * GEMM_TK / 4) gemm_put4(xt, GEMM_X_KS, GEMM_X_RS, e / (GEMM_TK / 4), 4 * (e % (GEMM_TK / 4)), r[i]);
+    if (e < GEMM_TM * GEMM_TK / 4) gemm_put4(xt, GEMM_LDX, e / (GEMM_TK / 4), 4 * (e % (GEMM_TK / 4)), r[i]);
   }
 }
 
@@ -108,8 +114,8 @@ inline void gemm_store_x(local float* xt, const float4* r, int tid) {
 #define CLPORT_GEMM_MAC()                                                                     \
   for (int kk = 0; kk < GEMM_TK; ++kk) {                                                      \
     float a[GEMM_RN], b[GEMM_RM];                                                             \
-    for (int r = 0; r < GEMM_RN; ++r) a[r] = wt[kk * GEMM_W_KS + (tx + r * GEMM_WGX) * GEMM_W_RS];           \
-    for (int c = 0; c < GEMM_RM; ++c) b[c] = xt[kk * GEMM_X_KS + (ty + c * GEMM_WGY) * GEMM_X_RS];           \
+    for (int r = 0; r < GEMM_RN; ++r) a[r] = GEMM_WT(kk, r);                                  \
+    for (int c = 0; c < GEMM_RM; ++c) b[c] = GEMM_XT(kk, c);                                  \
     for (int r = 0; r < GEMM_RN; ++r)                                                         \
       for (int c = 0; c < GEMM_RM; ++c) acc[r][c] = fma(a[r], b[c], acc[r][c]);              \
   }
@@ -164,8 +170,8 @@ inline void gemm_store_x(local float* xt, const float4* r, int tid) {
   for (int i = 0; i < GEMM_QV; ++i) {                                                         \
     const int nn = tid + i * GEMM_NT;                                                         \
     if (nn < GEMM_TN) {                                                                       \
-      gemm_put16(wt, GEMM_W_KS, GEMM_W_RS, nn, 0, wlo[i]);                                                \
-      gemm_put16(wt, GEMM_W_KS, GEMM_W_RS, nn, 16, whi[i]);                                               \
+      gemm_put16(wt, GEMM_LDW, nn, 0, wlo[i]);                                                \
+      gemm_put16(wt, GEMM_LDW, nn, 16, whi[i]);                                               \
     }                                                                                         \
   }
 #define CLPORT_GEMM_Q(T)                                                                      \
@@ -200,7 +206,7 @@ CLPORT_FOR_EACH_QUANT(CLPORT_GEMM_Q)
 #define CLPORT_GEMM_PLAIN_STORE()                                                             \
   for (int i = 0; i < GEMM_WV; ++i) {                                                         \
     const int e = tid + i * GEMM_NT;                                                          \
-    if (e < GEMM_TN * GEMM_TK / 4) gemm_put4(wt, GEMM_W_KS, GEMM_W_RS, e / (GEMM_TK / 4), 4 * (e % (GEMM_TK / 4)), wr[i]); \
+    if (e < GEMM_TN * GEMM_TK / 4) gemm_put4(wt, GEMM_LDW, e / (GEMM_TK / 4), 4 * (e % (GEMM_TK / 4)), wr[i]); \
   }
 kernel __attribute__((reqd_work_group_size(GEMM_WGX, GEMM_WGY, 1))) void mul_mat_gemm_f32(
     CLPORT_GEMM_ARGS) {
