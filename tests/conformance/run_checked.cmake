@@ -20,3 +20,7 @@ endif()
 if(FAIL_REGEX AND ("${out}${err}" MATCHES "${FAIL_REGEX}"))
   message(FATAL_ERROR "checker reported an error: '${CMAKE_MATCH_0}'")
 endif()
+# REQUIRE_REGEX: the output must also show it (e.g. the log line naming the code path that ran).
+if(REQUIRE_REGEX AND NOT ("${out}${err}" MATCHES "${REQUIRE_REGEX}"))
+  message(FATAL_ERROR "the output lacks /${REQUIRE_REGEX}/")
+endif()

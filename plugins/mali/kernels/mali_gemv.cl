@@ -66,6 +66,11 @@ inline float mali_wg_sum(float v, local float* red) {
   return sum;
 }
 
+// Lanes 8..11 of a 16-wide vector, gathered one by one rather than as v.s89ab: oclgrind 21.10
+// reads a shufflevector lane taken from element 11 as uninitialised (see hsum16 in
+// kernels/blocks.cl); compilers fold this spelling into the same shuffle.
+#define MALI_S89AB(v) ((v).s8, (v).s9, (v).sa, (v).sb)
+
 // One Q4_0 block (18 B: half d, 16 bytes of nibbles) against x run x0..x7 (float4 each):
 // elements 0..15 are the low nibbles, 16..31 the high nibbles.
 inline float4 mali_run_q4_0(const global uchar* b, float4 x0, float4 x1, float4 x2, float4 x3,
@@ -75,9 +80,9 @@ inline float4 mali_run_q4_0(const global uchar* b, float4 x0, float4 x1, float4 
   const int16 lo = (q & (int16)(15)) - (int16)(8);
   const int16 hi = (q >> 4) - (int16)(8);
   float4 s = convert_float4(lo.s0123) * x0 + convert_float4(lo.s4567) * x1;
-  s += convert_float4(lo.s89ab) * x2 + convert_float4(lo.scdef) * x3;
+  s += convert_float4((int4)MALI_S89AB(lo)) * x2 + convert_float4(lo.scdef) * x3;
   s += convert_float4(hi.s0123) * x4 + convert_float4(hi.s4567) * x5;
-  s += convert_float4(hi.s89ab) * x6 + convert_float4(hi.scdef) * x7;
+  s += convert_float4((int4)MALI_S89AB(hi)) * x6 + convert_float4(hi.scdef) * x7;
   return s * d;
 }
 
@@ -88,9 +93,9 @@ inline float4 mali_run_q8_0(const global uchar* b, float4 x0, float4 x1, float4 
   const global char* qs = (const global char*)(b + 2);
   const char16 q0 = vload16(0, qs), q1 = vload16(1, qs);
   float4 s = convert_float4(q0.s0123) * x0 + convert_float4(q0.s4567) * x1;
-  s += convert_float4(q0.s89ab) * x2 + convert_float4(q0.scdef) * x3;
+  s += convert_float4((char4)MALI_S89AB(q0)) * x2 + convert_float4(q0.scdef) * x3;
   s += convert_float4(q1.s0123) * x4 + convert_float4(q1.s4567) * x5;
-  s += convert_float4(q1.s89ab) * x6 + convert_float4(q1.scdef) * x7;
+  s += convert_float4((char4)MALI_S89AB(q1)) * x6 + convert_float4(q1.scdef) * x7;
   return s * d;
 }
 
@@ -141,9 +146,10 @@ MALI_GEMV_Q(q4_0)
     const global uchar* b = row##r + (size_t)s * 34;                                         \
     const global char* qs = (const global char*)(b + 2);                                     \
     const char16 q0 = vload16(0, qs), q1 = vload16(1, qs);                                   \
-    const int dotq = arm_dot(q0.s0123, qx0) + arm_dot(q0.s4567, qx1) + arm_dot(q0.s89ab, qx2) + \
-                     arm_dot(q0.scdef, qx3) + arm_dot(q1.s0123, qx4) + arm_dot(q1.s4567, qx5) + \
-                     arm_dot(q1.s89ab, qx6) + arm_dot(q1.scdef, qx7);                        \
+    const int dotq = arm_dot(q0.s0123, qx0) + arm_dot(q0.s4567, qx1) +                       \
+                     arm_dot((char4)MALI_S89AB(q0), qx2) + arm_dot(q0.scdef, qx3) +          \
+                     arm_dot(q1.s0123, qx4) + arm_dot(q1.s4567, qx5) +                       \
+                     arm_dot((char4)MALI_S89AB(q1), qx6) + arm_dot(q1.scdef, qx7);           \
     acc##r.x += (float)dotq * (vload_half(0, (const global half*)b) * dx);                   \
   }
 kernel __attribute__((reqd_work_group_size(MALI_WG, 1, 1))) void mali_gemv_q8_0(MALI_GEMV_ARGS) {
