@@ -34,10 +34,17 @@ struct OpsOptions {
   bool program_cache = true;      // measure cold vs warm program builds
 };
 
+// The device's copy bandwidth, measured two ways on the same buffers: the driver's
+// clEnqueueCopyBuffer and a plain float4 copy kernel. The faster one is the yardstick (PoCL runs
+// the copy command on one thread, so a 2-core kernel beat it by 30% and "copy%" read 130%).
 struct CopyResult {
   uint64_t buffer_bytes = 0;
+  std::string method;   // "clEnqueueCopyBuffer" or "copy kernel": the one below
   double median_ms = 0, min_ms = 0;
   double gb_per_s = 0;  // 2 * buffer_bytes / median time
+  double command_gb_per_s = 0;  // clEnqueueCopyBuffer
+  double kernel_gb_per_s = 0;   // copy kernel (0 when it could not run)
+  std::string kernel_error;     // why the copy kernel did not run
 };
 
 struct MatMulResult {

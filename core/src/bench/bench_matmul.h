@@ -15,8 +15,10 @@ struct Repetitions {
 
 // clEnqueueCopyBuffer of a large initialised buffer (size scaled to the device's limits).
 Result<CopyResult> measure_copy(DeviceContext& ctx, bool quick, const Repetitions& reps);
-// Median and minimum profiled time of copying `bytes` from src to dst (both at offset 0).
+// Median and minimum profiled time of copying `bytes` from src to dst (both at offset 0), with
+// clEnqueueCopyBuffer and with a float4 copy kernel (bytes a multiple of 16).
 Result<Stats> time_copy(DeviceContext& ctx, cl_mem src, cl_mem dst, uint64_t bytes, const Repetitions& reps);
+Result<Stats> time_copy_kernel(DeviceContext& ctx, cl_mem src, cl_mem dst, uint64_t bytes, const Repetitions& reps);
 
 // One weight of `dtype` and shape K x N on the device, measured for GEMV (M = 1) and GEMM
 // (M = gemm_m) as asked. `clblast` may be null.

@@ -51,10 +51,13 @@ std::string format_preamble(const OpsReport& r) {
                        r.platform.c_str(), r.driver.c_str(), r.opencl_library.c_str());
   out += printf_string("timing: OpenCL profiling events, median of %d after %d warm-up%s\n", r.reps,
                        r.warmup, r.quick ? " (--quick)" : "");
-  out += printf_string("copy bandwidth: %.2f GB/s (clEnqueueCopyBuffer of %.0f MiB, read + write, "
-                       "%.3f ms)\n",
-                       r.copy.gb_per_s, static_cast<double>(r.copy.buffer_bytes) / 1048576.0,
-                       r.copy.median_ms);
+  out += printf_string("copy bandwidth: %.2f GB/s (%s of %.0f MiB, read + write, %.3f ms; "
+                       "clEnqueueCopyBuffer %.2f GB/s, copy kernel %s)\n",
+                       r.copy.gb_per_s, r.copy.method.c_str(),
+                       static_cast<double>(r.copy.buffer_bytes) / 1048576.0, r.copy.median_ms,
+                       r.copy.command_gb_per_s,
+                       r.copy.kernel_gb_per_s > 0 ? printf_string("%.2f GB/s", r.copy.kernel_gb_per_s).c_str()
+                                                  : ("not run: " + r.copy.kernel_error).c_str());
   out += r.clblast.usable ? "CLBlast: " + r.clblast.library + " (F32 GEMM compared)\n"
                           : "CLBlast: not compared: " + r.clblast.reason + "\n";
   return out;
@@ -104,7 +107,10 @@ std::string report_json(const OpsReport& r) {
   j["settings"] = {{"quick", r.quick}, {"warmup", r.warmup}, {"reps", r.reps},
                    {"timer", "opencl profiling events, median"}};
   j["copy"] = {{"buffer_bytes", r.copy.buffer_bytes}, {"median_ms", r.copy.median_ms},
-               {"min_ms", r.copy.min_ms}, {"gb_per_s", r.copy.gb_per_s}};
+               {"min_ms", r.copy.min_ms}, {"gb_per_s", r.copy.gb_per_s},
+               {"method", r.copy.method}, {"command_gb_per_s", r.copy.command_gb_per_s},
+               {"kernel_gb_per_s", r.copy.kernel_gb_per_s}};
+  if (!r.copy.kernel_error.empty()) j["copy"]["kernel_error"] = r.copy.kernel_error;
   j["clblast"] = {{"usable", r.clblast.usable}, {"library", r.clblast.library},
                   {"reason", r.clblast.reason}};
   j["matmul"] = nlohmann::json::array();
