@@ -87,8 +87,10 @@ void apply_gpu_defaults(Tuning& t, const clport_device_desc& device) {
   // slower at K = 14336), so a GPU left at the CPU-shaped stock (1 x 8) gets that.
   if (t.gemv_split == 0) {
     t.gemv_split = gpu ? 4 : 1;
-    if (gpu && t.gemv_wg == stock.gemv_wg && t.gemv_rows == stock.gemv_rows && device.max_work_group_size >= 128) {
+    // The stock gemv_wg 1 (no reduction) is for CPUs: a GPU needs many work-items per row.
+    if (gpu && t.gemv_wg == stock.gemv_wg && t.gemv_rows == stock.gemv_rows && device.max_work_group_size >= 4) {
       t.gemv_wg = 128;
+      while (t.gemv_wg > device.max_work_group_size) t.gemv_wg /= 2;
       t.gemv_rows = 4;
     }
   }

@@ -18,7 +18,7 @@ struct Tuning {
   int64_t gemv_max_m = 4;    // mul_mat with M <= this takes the GEMV path
   // Work-items per 32-element run of quantized GEMV weights (GEMV_SPLIT): 1 = whole runs per
   // item (CPUs), 4 = quarter runs, coalesced 4-byte loads (GPUs); 0 = pick by device type, and
-  // on a GPU also replace the stock gemv_wg / gemv_rows with a GPU shape (see OpRunner).
+  // on a GPU also replace the stock gemv_wg / gemv_rows with a GPU shape (apply_gpu_defaults).
   uint32_t gemv_split = 0;
   // GEMM: 64 x 64 tiles of 8 x 16 per work-item (128 accumulators, 17 KiB of local memory)
   // measured fastest on PoCL (1.3-1.4x the 8 x 8 micro-tile); a GPU left at these gets
