@@ -25,7 +25,21 @@
 #define QK_LEGACY 32
 #define QK_K 256
 
+// CLPORT_F16_BITS (CPUs): PoCL implements vload_half with ~17 scalar instructions, as much as
+// the vector work of a whole 32-element run, so normal halves are widened with integer bit moves
+// (exponent rebias 15 -> 127); zeros, subnormals, infinities and NaNs take vload_half.
+#ifndef CLPORT_F16_BITS
+#define CLPORT_F16_BITS 0
+#endif
+#if CLPORT_F16_BITS
+inline float ld_f16(const global uchar* p) {
+  const uint h = *(const global ushort*)p, e = h & 0x7c00u;
+  if (e == 0u || e == 0x7c00u) return vload_half(0, (const global half*)p);
+  return as_float(((h & 0x8000u) << 16) | (((h & 0x7fffu) << 13) + 0x38000000u));
+}
+#else
 inline float ld_f16(const global uchar* p) { return vload_half(0, (const global half*)p); }
+#endif
 
 inline uint ld_u32(const global uchar* p) {
   return (uint)p[0] | ((uint)p[1] << 8) | ((uint)p[2] << 16) | ((uint)p[3] << 24);

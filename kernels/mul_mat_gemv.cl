@@ -320,15 +320,18 @@ inline float gq_q6_k(const global uchar* row, uint s, uint q, float4 xa, float4 
 #else
 #define CLPORT_GEMV_Q_ACCUMULATE(T)                                                           \
   float16 vacc[GEMV_ROWS];                                                                    \
-  for (int r = 0; r < GEMV_ROWS; ++r) vacc[r] = (float16)(0.0f);                              \
+  const global uchar* wr[GEMV_ROWS];                                                          \
+  for (int r = 0; r < GEMV_ROWS; ++r) {                                                       \
+    vacc[r] = (float16)(0.0f);                                                                \
+    wr[r] = w0 + (size_t)min(n0 + r, N - 1) * w_row_bytes; /* clamped: computed, not stored */ \
+  }                                                                                           \
   const uint nrun = K / 32;                                                                   \
   for (uint s = get_local_id(0); s < nrun; s += GEMV_WG) {                                    \
     const float16 xl = vload16(0, xr + 32 * s), xh = vload16(1, xr + 32 * s);                 \
     const float sl = hsum16(xl), sh = hsum16(xh);                                             \
-    for (int r = 0; r < GEMV_ROWS; ++r) {                                                     \
-      const int n = min(n0 + r, N - 1); /* clamped rows are computed, never stored */         \
-      acc[r] += gv_##T(w0 + (size_t)n * w_row_bytes, s, xl, xh, sl, sh, &vacc[r]);            \
-    }                                                                                         \
+    /* unrolled, the per-row sums stay in registers (PoCL kept them on the stack) */          \
+    _Pragma("unroll")                                                                         \
+    for (int r = 0; r < GEMV_ROWS; ++r) acc[r] += gv_##T(wr[r], s, xl, xh, sl, sh, &vacc[r]); \
   }                                                                                           \
   for (int r = 0; r < GEMV_ROWS; ++r) acc[r] += hsum16(vacc[r]);
 #endif

@@ -35,7 +35,7 @@ std::vector<const char*> OpRunner::program_files(ProgramId id) {
 std::string OpRunner::program_options(ProgramId id) const {
   const Tuning& t = tuning_;
   std::ostringstream o;
-  o << "-cl-std=CL1.2";
+  o << "-cl-std=CL1.2 -DCLPORT_F16_BITS=" << t.f16_bits;
   switch (id) {
     case ProgramId::Gemv:
       o << " -DGEMV_WG=" << t.gemv_wg << " -DGEMV_ROWS=" << t.gemv_rows << " -DGEMV_SPLIT=" << t.gemv_split;

@@ -43,6 +43,7 @@ std::string Tuning::validate(uint32_t max_wg) const {
   if (gemv_max_m < 1) err << "gemv_max_m must be >= 1; ";
   if (gemv_split != 0 && gemv_split != 1 && gemv_split != 4) err << "gemv_split must be 0, 1 or 4; ";
   if (gemm_kmajor > 2) err << "gemm_kmajor must be 0, 1 or 2; ";
+  if (f16_bits > 2) err << "f16_bits must be 0, 1 or 2; ";
   return err.str();
 }
 
@@ -52,7 +53,7 @@ std::string Tuning::apply_overrides(const std::string& yaml_text) {
       {"gemm_tn", &gemm_tn}, {"gemm_tm", &gemm_tm},       {"gemm_rn", &gemm_rn},
       {"gemm_rm", &gemm_rm}, {"norm_wg", &norm_wg},       {"softmax_wg", &softmax_wg},
       {"att_wg", &att_wg},   {"att_dpt", &att_dpt},       {"gemv_split", &gemv_split},
-      {"gemm_kmajor", &gemm_kmajor}};
+      {"gemm_kmajor", &gemm_kmajor}, {"f16_bits", &f16_bits}};
   std::istringstream in(yaml_text);
   std::string line, problems;
   while (std::getline(in, line)) {
@@ -101,6 +102,7 @@ void apply_gpu_defaults(Tuning& t, const clport_device_desc& device) {
   // policy's tiles stand. The k-major local layout is what the GPU numbers were measured with;
   // PoCL runs the row-major one 1.9x faster.
   if (t.gemm_kmajor == 2) t.gemm_kmajor = gpu ? 1 : 0;
+  if (t.f16_bits == 2) t.f16_bits = gpu ? 0 : 1;
   if (gpu && t.gemm_tn == stock.gemm_tn && t.gemm_tm == stock.gemm_tm && t.gemm_rn == stock.gemm_rn &&
       t.gemm_rm == stock.gemm_rm && device.max_work_group_size >= 128) {
     t.gemm_tn = 64;

@@ -30,6 +30,10 @@ struct Tuning {
   // Local tile layout (GEMM_KMAJOR): 1 = tile[k][row] (GPUs), 0 = tile[row][k] (CPUs),
   // 2 = pick by device type.
   uint32_t gemm_kmajor = 2;
+  // Half-precision scales widened with integer bit moves instead of vload_half (CLPORT_F16_BITS):
+  // 1 on CPUs, where vload_half is a long software routine; 0 keeps vload_half (GPUs convert in
+  // hardware); 2 = pick by device type.
+  uint32_t f16_bits = 2;
   uint32_t norm_wg = 64;     // RMSNorm work-group (power of two)
   uint32_t softmax_wg = 64;  // softmax work-group (power of two)
   uint32_t att_wg = 64;      // attention work-group (power of two)
