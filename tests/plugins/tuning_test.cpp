@@ -23,6 +23,7 @@ TEST(Tuning, CpuKeepsTheReductionFreeGemvAndRowMajorGemmTiles) {
   EXPECT_EQ(t.gemm_kmajor, 0u);
   EXPECT_EQ(t.gemm_rn, 8u);
   EXPECT_EQ(t.gemm_rm, 16u);
+  EXPECT_GE(t.gemv_max_m_q4q8, 4096);  // Q4_0/Q4_1/Q8_0 take the GEMV kernel at every M
   EXPECT_EQ(t.validate(4096), "");
 }
 
@@ -35,6 +36,7 @@ TEST(Tuning, GpuGetsQuarterSplitWideGemvAndKMajorTiles) {
   EXPECT_EQ(t.gemm_kmajor, 1u);
   EXPECT_EQ(t.gemm_tn, 64u);
   EXPECT_EQ(t.gemm_tm, 32u);
+  EXPECT_EQ(t.gemv_max_m_q4q8, 0);  // same limit as every other dtype
   EXPECT_EQ(t.validate(1024), "");
 }
 

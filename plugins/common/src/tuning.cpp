@@ -41,6 +41,7 @@ std::string Tuning::validate(uint32_t max_wg) const {
         << "; ";
   if (att_dpt == 0 || att_dpt > 16) err << "att_dpt must be in 1..16; ";
   if (gemv_max_m < 1) err << "gemv_max_m must be >= 1; ";
+  if (gemv_max_m_q4q8 < -1) err << "gemv_max_m_q4q8 must be >= 0 (or -1, by device type); ";
   if (gemv_split != 0 && gemv_split != 1 && gemv_split != 4) err << "gemv_split must be 0, 1 or 4; ";
   if (gemm_kmajor > 2) err << "gemm_kmajor must be 0, 1 or 2; ";
   if (f16_bits > 2) err << "f16_bits must be 0, 1 or 2; ";
@@ -71,9 +72,9 @@ std::string Tuning::apply_overrides(const std::string& yaml_text) {
       known = true;
       if (numeric) *field = static_cast<uint32_t>(v);
     }
-    if (key == "gemv_max_m") {
+    if (key == "gemv_max_m" || key == "gemv_max_m_q4q8") {
       known = true;
-      if (numeric) gemv_max_m = v;
+      if (numeric) (key == "gemv_max_m" ? gemv_max_m : gemv_max_m_q4q8) = v;
     }
     if (known && !numeric) problems += key + ": '" + value + "' is not a number; ";
   }
@@ -103,6 +104,7 @@ void apply_gpu_defaults(Tuning& t, const clport_device_desc& device) {
   // PoCL runs the row-major one 1.9x faster.
   if (t.gemm_kmajor == 2) t.gemm_kmajor = gpu ? 1 : 0;
   if (t.f16_bits == 2) t.f16_bits = gpu ? 0 : 1;
+  if (t.gemv_max_m_q4q8 < 0) t.gemv_max_m_q4q8 = gpu ? 0 : (int64_t{1} << 30);
   if (gpu && t.gemm_tn == stock.gemm_tn && t.gemm_tm == stock.gemm_tm && t.gemm_rn == stock.gemm_rn &&
       t.gemm_rm == stock.gemm_rm && device.max_work_group_size >= 128) {
     t.gemm_tn = 64;

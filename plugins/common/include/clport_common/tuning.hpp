@@ -16,6 +16,11 @@ struct Tuning {
   uint32_t gemv_wg = 1;
   uint32_t gemv_rows = 8;    // output rows per GEMV work-group (x runs are shared by them)
   int64_t gemv_max_m = 4;    // mul_mat with M <= this takes the GEMV path
+  // The same limit for Q4_0 / Q4_1 / Q8_0 weights, whose GEMV decode is cheap: on a CPU (PoCL)
+  // their GEMV kernel runs each activation row 1.4-3x faster than the GEMM does at M = 64
+  // (Q5 and K-quants are not, F32/F16 are 2x slower), so CPUs send every M there (prompt
+  // 51 -> 98 tok/s for SmolLM2 Q4_1). 0 = gemv_max_m; -1 = pick by device type.
+  int64_t gemv_max_m_q4q8 = -1;
   // Work-items per 32-element run of quantized GEMV weights (GEMV_SPLIT): 1 = whole runs per
   // item (CPUs), 4 = quarter runs, coalesced 4-byte loads (GPUs); 0 = pick by device type, and
   // on a GPU also replace the stock gemv_wg / gemv_rows with a GPU shape (apply_gpu_defaults).
