@@ -1,11 +1,11 @@
 #include "selftest/verdict_file.h"
 
-#include <cstdio>
+#include "common/atomic_file.h"
+
 #include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
-#include <unistd.h>
 
 namespace clport::selftest::detail {
 namespace {
@@ -24,21 +24,7 @@ Status save_verdict(const std::string& path, const VerdictIdentity& id, const Ve
   const json doc = {{"format", kVerdictFormat}, {"key", verdict.key},   {"device", id.device},
                     {"driver", id.driver},      {"platform", id.platform}, {"clport_version", id.clport_version},
                     {"plugins", id.plugins},    {"seed", verdict.seed}, {"cases", cases}};
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << doc.dump(1) << "\n";
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      return Status(Stage::Internal, "cannot write " + tmp);
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return Status(Stage::Internal, "cannot rename " + tmp + " to " + path);
-  }
-  return Status();
+  return write_file_atomically(path, doc.dump(1) + "\n");
 }
 
 Result<Verdict> load_unguarded(const std::string& path, const std::string& key) {

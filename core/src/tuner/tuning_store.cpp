@@ -4,12 +4,10 @@
 #include "policy/settings_text.h"
 #include "tuner/tuning_store.h"
 
-#include <cstdio>
 #include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
-#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include "clport/device_context.h"
@@ -17,6 +15,7 @@
 #include "clport/log.h"
 #include "clport/program_cache.h"
 #include "clport/tuner.h"
+#include "common/atomic_file.h"
 #include "programs/cache_key.h"
 
 // Generated from kernels/*.cl by cmake/EmbedKernels.cmake.
@@ -66,21 +65,7 @@ Status save_entry(const DeviceContext& context, const std::string& path, const s
   json section = {{"level", entry.level}, {"settings", entry.settings}};
   section["measurements"] = json::parse(entry.measurements_json, nullptr, false);
   doc["plugins"][plugin] = section;
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << doc.dump(1) << "\n";
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      return Status(Stage::Internal, "cannot write " + tmp);
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return Status(Stage::Internal, "cannot rename " + tmp + " to " + path);
-  }
-  return Status();
+  return write_file_atomically(path, doc.dump(1) + "\n");
 }
 
 Result<std::map<std::string, std::string>> read_entry(const std::string& path, const std::string& key,
