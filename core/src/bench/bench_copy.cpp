@@ -11,20 +11,15 @@
 namespace clport::bench::detail {
 
 Result<Stats> time_copy(DeviceContext& ctx, cl_mem src, cl_mem dst, uint64_t bytes, const Repetitions& reps) {
-  ctx.take_timings();
-  std::vector<double> samples;
-  for (int i = 0; i < reps.warmup + reps.reps; ++i) {
+  return time_runs(ctx, reps, [&]() {
     cl_event ev = nullptr;
     const cl_int err = ctx.cl().clEnqueueCopyBuffer(ctx.queue(), src, dst, 0, 0, bytes, 0, nullptr, &ev);
     if (err != CL_SUCCESS)
       return Status(Stage::Device, std::string("clEnqueueCopyBuffer failed: ") + cl_error_name(err));
     ctx.record_event("copy", ev);
     ctx.cl().clReleaseEvent(ev);
-    const double ms = span_ms(ctx.take_timings());
-    if (ms <= 0) return Status(Stage::Device, "the device gave no profiling times for the copy");
-    if (i >= reps.warmup) samples.push_back(ms);
-  }
-  return summarize(samples);
+    return Status();
+  }, "the copy");
 }
 
 namespace {
@@ -60,20 +55,14 @@ Result<Stats> time_copy_kernel(DeviceContext& ctx, cl_mem src, cl_mem dst, uint6
       (err = ctx.cl().clSetKernelArg(k.kernel, 1, sizeof(cl_mem), &dst)) != CL_SUCCESS)
     return Status(Stage::Device, std::string("clSetKernelArg(copy) failed: ") + cl_error_name(err));
   const size_t global = static_cast<size_t>(bytes / 16);
-  ctx.take_timings();
-  std::vector<double> samples;
-  for (int i = 0; i < reps.warmup + reps.reps; ++i) {
+  return time_runs(ctx, reps, [&]() {
     cl_event ev = nullptr;
-    err = ctx.cl().clEnqueueNDRangeKernel(ctx.queue(), k.kernel, 1, nullptr, &global, nullptr, 0, nullptr, &ev);
-    if (err != CL_SUCCESS)
-      return Status(Stage::Device, std::string("copy kernel enqueue failed: ") + cl_error_name(err));
+    const cl_int e = ctx.cl().clEnqueueNDRangeKernel(ctx.queue(), k.kernel, 1, nullptr, &global, nullptr, 0, nullptr, &ev);
+    if (e != CL_SUCCESS) return Status(Stage::Device, std::string("copy kernel enqueue failed: ") + cl_error_name(e));
     ctx.record_event("copy kernel", ev);
     ctx.cl().clReleaseEvent(ev);
-    const double ms = span_ms(ctx.take_timings());
-    if (ms <= 0) return Status(Stage::Device, "the device gave no profiling times for the copy kernel");
-    if (i >= reps.warmup) samples.push_back(ms);
-  }
-  return summarize(samples);
+    return Status();
+  }, "the copy kernel");
 }
 
 Result<CopyResult> measure_copy(DeviceContext& ctx, bool quick, const Repetitions& reps) {

@@ -71,18 +71,12 @@ Status WeightBench::load(DType dtype, int64_t K, int64_t N) {
 }
 
 Result<Stats> WeightBench::time_plugin(const BoundInstance& inst, const clport_op& op) {
-  DeviceContext& ctx = *s_.context;
-  ctx.take_timings();
-  std::vector<double> samples;
-  for (int i = 0; i < reps_.warmup + reps_.reps; ++i) {
+  return time_runs(*s_.context, reps_, [&]() {
     clport_plugin_error* error = nullptr;
     if (inst.table().enqueue_op(inst.handle(), &op, &error) != CLPORT_PLUGIN_OK)
       return Status(Stage::Plugin, inst.name() + ": " + take_error(inst.table(), error));
-    const double ms = span_ms(ctx.take_timings());
-    if (ms <= 0) return Status(Stage::Device, "the device gave no profiling times");
-    if (i >= reps_.warmup) samples.push_back(ms);
-  }
-  return summarize(samples);
+    return Status();
+  }, inst.name() + " " + op_kind_name(op.kind));
 }
 
 MatMulResult WeightBench::run(int64_t M) {

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <string>
 
 #include "bench_session.h"
 #include "clblast_sgemm.h"
@@ -12,6 +14,12 @@ namespace clport::bench::detail {
 struct Repetitions {
   int warmup = 2, reps = 10;
 };
+
+// Runs `enqueue` warmup + reps times, each followed by a wait for its profiled events; the
+// statistics cover the timed runs (the span of each run's events). `what` names the work in
+// the error when the device gives no profiling times.
+Result<Stats> time_runs(DeviceContext& ctx, const Repetitions& reps, const std::function<Status()>& enqueue,
+                        const std::string& what);
 
 // clEnqueueCopyBuffer of a large initialised buffer (size scaled to the device's limits).
 Result<CopyResult> measure_copy(DeviceContext& ctx, bool quick, const Repetitions& reps);
