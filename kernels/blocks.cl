@@ -104,16 +104,15 @@ inline void dq32_q8_0(const global uchar* row, uint s, float16* lo, float16* hi)
   *hi = convert_float16(vload16(1, qs)) * d;
 }
 
-// 6-bit scale and min j (0..7) of a Q4_K / Q5_K block, packed in 12 bytes.
+// 6-bit scale and min j (0..7) of a Q4_K / Q5_K block, packed in 12 bytes: for j < 4 the low 6
+// bits of bytes j and j + 4; for j >= 4 a nibble of byte j + 4 below the top 2 bits of bytes
+// j - 4 and j. The same three bytes are read either way, so nothing branches on j (work-items
+// of one GPU work-group decode different runs).
 inline float2 k_scale_min(const global uchar* sc, uint j) {
-  uint a, m;
-  if (j < 4) {
-    a = sc[j] & 63;
-    m = sc[j + 4] & 63;
-  } else {
-    a = (sc[j + 4] & 15) | ((sc[j - 4] >> 6) << 4);
-    m = (sc[j + 4] >> 4) | ((sc[j] >> 6) << 4);
-  }
+  const uint jl = j & 3;
+  const uint s0 = sc[jl], s4 = sc[jl + 4], s8 = sc[jl + 8];
+  const uint a = j < 4 ? (s0 & 63) : ((s8 & 15) | ((s0 >> 6) << 4));
+  const uint m = j < 4 ? (s4 & 63) : ((s8 >> 4) | ((s4 >> 6) << 4));
   return (float2)((float)a, (float)m);
 }
 

@@ -145,20 +145,10 @@ inline float gv_q8_0(const global uchar* row, uint s, float16 xl, float16 xh, fl
   return 0.0f;
 }
 
-// 6-bit scale and min j (0..7) of a Q4_K / Q5_K block without a branch on j (same packing as
-// k_scale_min in blocks.cl).
-inline float2 gv_scale_min(const global uchar* sc, uint j) {
-  const uint jl = j & 3;
-  const uint s0 = sc[jl], s4 = sc[jl + 4], s8 = sc[jl + 8];
-  const uint a = j < 4 ? (s0 & 63) : ((s8 & 15) | ((s0 >> 6) << 4));
-  const uint m = j < 4 ? (s4 & 63) : ((s8 >> 4) | ((s4 >> 6) << 4));
-  return (float2)((float)a, (float)m);
-}
-
 inline float gv_q4_k(const global uchar* row, uint s, float16 xl, float16 xh, float sl, float sh, float16* v) {
   const global uchar* b = row + (size_t)(s / 8) * 144;
   const uint j = s % 8;
-  const float2 sm = gv_scale_min(b + 4, j);
+  const float2 sm = k_scale_min(b + 4, j);
   const global uchar* qs = b + 16 + 32 * (j / 2);
   const uchar shift = (uchar)((j & 1) * 4);
   const uchar16 q0 = (vload16(0, qs) >> shift) & (uchar)15;
@@ -170,7 +160,7 @@ inline float gv_q4_k(const global uchar* row, uint s, float16 xl, float16 xh, fl
 inline float gv_q5_k(const global uchar* row, uint s, float16 xl, float16 xh, float sl, float sh, float16* v) {
   const global uchar* b = row + (size_t)(s / 8) * 176;
   const uint j = s % 8;
-  const float2 sm = gv_scale_min(b + 4, j);
+  const float2 sm = k_scale_min(b + 4, j);
   const global uchar* qh = b + 16;
   const global uchar* qs = b + 48 + 32 * (j / 2);
   const uchar shift = (uchar)((j & 1) * 4), bit = (uchar)j;
@@ -267,7 +257,7 @@ inline float gq_q8_0(const global uchar* row, uint s, uint q, float4 xa, float4 
 inline float gq_q4_k(const global uchar* row, uint s, uint q, float4 xa, float4 xb, float sa, float sb) {
   const global uchar* b = row + (size_t)(s / 8) * 144;
   const uint j = s % 8;
-  const float2 sm = gv_scale_min(b + 4, j);
+  const float2 sm = k_scale_min(b + 4, j);
   const global uchar* qs = b + 16 + 32 * (j / 2) + 4 * q;
   const uint4 pos = GQ_LO + (j & 1) * 4;
   const float dn = dot(gq_unit4(gq_word(qs), pos), xa) + dot(gq_unit4(gq_word(qs + 16), pos), xb) - sa - sb;
@@ -277,7 +267,7 @@ inline float gq_q4_k(const global uchar* row, uint s, uint q, float4 xa, float4 
 inline float gq_q5_k(const global uchar* row, uint s, uint q, float4 xa, float4 xb, float sa, float sb) {
   const global uchar* b = row + (size_t)(s / 8) * 176;
   const uint j = s % 8;
-  const float2 sm = gv_scale_min(b + 4, j);
+  const float2 sm = k_scale_min(b + 4, j);
   const global uchar* qh = b + 16 + 4 * q;
   const global uchar* qs = b + 48 + 32 * (j / 2) + 4 * q;
   const uint shift = (j & 1) * 4;
