@@ -11,6 +11,7 @@
 
 #include "clport/backend.h"
 #include "clport/engine.h"
+#include "clport/op_desc.h"
 
 namespace clport {
 namespace {
@@ -55,28 +56,10 @@ TEST(HalfScales, EveryHalfBitPatternDequantizesLikeTheCpuReference) {
   ASSERT_EQ(device.value()->name().rfind("opencl:", 0), 0u)
       << "no OpenCL device backend: " << device.value()->description();
   // Which plugin serves this GET_ROWS (a silent CPU fallback would compare the CPU with itself).
-  auto tensor = [](DType dt, int64_t ne0, int64_t ne1, int64_t unit_bytes, int64_t row_bytes) {
-    clport_tensor t{};
-    t.dtype = static_cast<int32_t>(dt);
-    t.n_dims = 2;
-    t.ne[0] = ne0;
-    t.ne[1] = ne1;
-    t.ne[2] = t.ne[3] = 1;
-    t.nb[0] = unit_bytes;
-    t.nb[1] = row_bytes;
-    t.nb[2] = t.nb[3] = row_bytes * ne1;
-    return t;
-  };
-  const clport_tensor w = tensor(DType::Q8_0, 32, kRows, kBlockBytes, kBlockBytes),
-                      ids = tensor(DType::I32, kRows, 1, 4, 4 * kRows),
-                      dst = tensor(DType::F32, 32, kRows, 4, 128);
-  clport_op op{};
-  op.struct_size = sizeof(op);
-  op.kind = CLPORT_OP_GET_ROWS;
-  op.n_src = 2;
-  op.src[0] = &w;
-  op.src[1] = &ids;
-  op.dst = &dst;
+  const clport_tensor w = contiguous_tensor(CLPORT_DTYPE_Q8_0, {32, kRows, 1, 1}, 2),
+                      ids = contiguous_tensor(CLPORT_DTYPE_I32, {kRows, 1, 1, 1}, 1),
+                      dst = contiguous_tensor(CLPORT_DTYPE_F32, {32, kRows, 1, 1}, 2);
+  const clport_op op = two_source_op(CLPORT_OP_GET_ROWS, w, ids, dst);
   ASSERT_NE(device.value()->plugin_for(op), "cpu") << "GET_ROWS would not run on the device";
   auto cpu = make_cpu_backend(1);
   const std::vector<float> got = dequantize_all(*device.value());

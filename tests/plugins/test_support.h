@@ -7,6 +7,7 @@
 #include "clport/binding.h"
 #include "clport/device_info.h"
 #include "clport/dtype.h"
+#include "clport/op_desc.h"
 
 namespace clport::test {
 
@@ -34,31 +35,16 @@ inline HostFactory null_hosts() {
 }
 
 inline clport_tensor tensor(clport_dtype dtype, int64_t ne0, int64_t ne1) {
-  clport_tensor t{};
-  t.dtype = dtype;
-  t.n_dims = 2;
-  t.ne[0] = ne0;
-  t.ne[1] = ne1;
-  t.ne[2] = t.ne[3] = 1;
-  const auto tr = dtype_traits(dtype);
-  t.nb[0] = tr->block_bytes;
-  t.nb[1] = ne0 / tr->block_size * tr->block_bytes;
-  t.nb[2] = t.nb[3] = t.nb[1] * ne1;
-  return t;
+  return contiguous_tensor(dtype, {ne0, ne1, 1, 1}, 2);
 }
 
 // A MUL_MAT op description (no buffers) with weight dtype `w`.
 struct MulMat {
   clport_tensor w, x, y;
-  clport_op op{};
-  explicit MulMat(clport_dtype wt) : w(tensor(wt, 64, 64)), x(tensor(CLPORT_DTYPE_F32, 64, 1)), y(tensor(CLPORT_DTYPE_F32, 64, 1)) {
-    op.struct_size = sizeof(op);
-    op.kind = CLPORT_OP_MUL_MAT;
-    op.n_src = 2;
-    op.src[0] = &w;
-    op.src[1] = &x;
-    op.dst = &y;
-  }
+  clport_op op;
+  explicit MulMat(clport_dtype wt)
+      : w(tensor(wt, 64, 64)), x(tensor(CLPORT_DTYPE_F32, 64, 1)), y(tensor(CLPORT_DTYPE_F32, 64, 1)),
+        op(two_source_op(CLPORT_OP_MUL_MAT, w, x, y)) {}
 };
 
 }  // namespace clport::test

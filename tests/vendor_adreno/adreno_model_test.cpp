@@ -17,6 +17,7 @@
 
 #include "clport/engine.h"
 #include "clport/gguf.h"
+#include "clport/op_desc.h"
 #include "random_model.h"
 
 namespace clport {
@@ -38,30 +39,10 @@ std::vector<int32_t> greedy(LlamaModel& model, std::vector<int32_t> tokens, int 
 
 // The op the decode path issues for a weight of this dtype and shape (buffers are not needed).
 std::string plugin_for_mul_mat(const Backend& backend, int32_t dtype, int64_t K, int64_t N) {
-  clport_tensor w{}, x{}, d{};
-  w.dtype = dtype;
-  w.n_dims = 2;
-  w.ne[0] = K;
-  w.ne[1] = N;
-  w.ne[2] = w.ne[3] = 1;
-  w.nb[0] = dtype == CLPORT_DTYPE_F16 ? 2 : 1;
-  w.nb[1] = row_bytes(static_cast<DType>(dtype), K).value_or(0);
-  w.nb[2] = w.nb[3] = w.nb[1] * N;
-  x.dtype = d.dtype = CLPORT_DTYPE_F32;
-  x.n_dims = d.n_dims = 2;
-  x.ne[0] = K;
-  d.ne[0] = N;
-  x.ne[1] = x.ne[2] = x.ne[3] = d.ne[1] = d.ne[2] = d.ne[3] = 1;
-  x.nb[0] = d.nb[0] = 4;
-  x.nb[1] = x.nb[2] = x.nb[3] = 4 * K;
-  d.nb[1] = d.nb[2] = d.nb[3] = 4 * N;
-  clport_op op{};
-  op.struct_size = sizeof(op);
-  op.kind = CLPORT_OP_MUL_MAT;
-  op.n_src = 2;
-  op.src[0] = &w;
-  op.src[1] = &x;
-  op.dst = &d;
+  const clport_tensor w = contiguous_tensor(dtype, {K, N, 1, 1}, 2),
+                      x = contiguous_tensor(CLPORT_DTYPE_F32, {K, 1, 1, 1}, 2),
+                      d = contiguous_tensor(CLPORT_DTYPE_F32, {N, 1, 1, 1}, 2);
+  const clport_op op = two_source_op(CLPORT_OP_MUL_MAT, w, x, d);
   return backend.plugin_for(op);
 }
 

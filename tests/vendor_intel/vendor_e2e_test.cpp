@@ -20,6 +20,7 @@
 #include "clport/engine.h"
 #include "clport/gguf.h"
 #include "clport/nmse.h"
+#include "clport/op_desc.h"
 #include "random_model.h"
 
 namespace clport {
@@ -51,30 +52,12 @@ std::vector<int32_t> greedy(LlamaModel& model, std::vector<int32_t> tokens, int 
   return out;
 }
 
-clport_tensor plain(clport_dtype dtype, int64_t ne0, int64_t ne1, int64_t block_size, int64_t block_bytes) {
-  clport_tensor t{};
-  t.dtype = dtype;
-  t.n_dims = 2;
-  t.ne[0] = ne0;
-  t.ne[1] = ne1;
-  t.ne[2] = t.ne[3] = 1;
-  t.nb[0] = block_bytes;
-  t.nb[1] = ne0 / block_size * block_bytes;
-  t.nb[2] = t.nb[3] = t.nb[1] * ne1;
-  return t;
-}
-
 // Which plugin the device backend picks for a decode-step MUL_MAT with this weight type.
-std::string gemv_plugin(const Backend& backend, clport_dtype dtype, int64_t block_size, int64_t block_bytes) {
-  clport_tensor w = plain(dtype, 256, 64, block_size, block_bytes);
-  clport_tensor x = plain(CLPORT_DTYPE_F32, 256, 1, 1, 4), y = plain(CLPORT_DTYPE_F32, 64, 1, 1, 4);
-  clport_op op{};
-  op.struct_size = sizeof(op);
-  op.kind = CLPORT_OP_MUL_MAT;
-  op.n_src = 2;
-  op.src[0] = &w;
-  op.src[1] = &x;
-  op.dst = &y;
+std::string gemv_plugin(const Backend& backend, clport_dtype dtype) {
+  const clport_tensor w = contiguous_tensor(dtype, {256, 64, 1, 1}, 2),
+                      x = contiguous_tensor(CLPORT_DTYPE_F32, {256, 1, 1, 1}, 2),
+                      y = contiguous_tensor(CLPORT_DTYPE_F32, {64, 1, 1, 1}, 2);
+  const clport_op op = two_source_op(CLPORT_OP_MUL_MAT, w, x, y);
   return backend.plugin_for(op);
 }
 
@@ -118,7 +101,7 @@ TEST(VENDOR_SUITE, RandomQ4_0ModelRunsOnVendorKernelsWithCpuTokens) {
   {
     auto device = create_backend(EngineOptions{});
     ASSERT_TRUE(device.ok()) << device.status().to_string();
-    EXPECT_EQ(gemv_plugin(*device.value(), CLPORT_DTYPE_Q4_0, 32, 18), VENDOR_PLUGIN) << device.value()->description();
+    EXPECT_EQ(gemv_plugin(*device.value(), CLPORT_DTYPE_Q4_0), VENDOR_PLUGIN) << device.value()->description();
   }
   const auto path = std::filesystem::temp_directory_path() /
                     ("clport_vendor_" + std::string(VENDOR_PLUGIN) + std::to_string(::getpid()) + ".gguf");

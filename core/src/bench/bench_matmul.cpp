@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bench_matmul.h"
+#include "clport/op_desc.h"
 #include "clport/quant.h"
 
 namespace clport::bench::detail {
@@ -21,19 +22,8 @@ std::vector<float> random_floats(size_t n, float scale, uint64_t seed) {
   return v;
 }
 
-clport_tensor tensor(DType dtype, int64_t ne0, int64_t ne1, int64_t row_bytes, cl_mem buffer) {
-  clport_tensor t{};
-  t.dtype = static_cast<int32_t>(dtype);
-  t.n_dims = 2;
-  const DTypeTraits& tr = traits(dtype);
-  t.ne[0] = ne0;
-  t.ne[1] = ne1;
-  t.ne[2] = t.ne[3] = 1;
-  t.nb[0] = tr.block_bytes;
-  t.nb[1] = row_bytes;
-  t.nb[2] = t.nb[3] = row_bytes * ne1;
-  t.buffer = buffer;
-  return t;
+clport_tensor tensor(DType dtype, int64_t ne0, int64_t ne1, cl_mem buffer) {
+  return contiguous_tensor(static_cast<int32_t>(dtype), {ne0, ne1, 1, 1}, 2, buffer);
 }
 
 std::string take_error(const clport_plugin& t, clport_plugin_error* e) {
@@ -98,16 +88,10 @@ MatMulResult WeightBench::run(int64_t M) {
     r.error = st.message();
     return r;
   }
-  const clport_tensor w = tensor(dtype_, K_, N_, row_bytes_, weight_.get());
-  const clport_tensor xt = tensor(DType::F32, K_, M, K_ * 4, x->get());
-  const clport_tensor dt = tensor(DType::F32, N_, M, N_ * 4, dst->get());
-  clport_op op{};
-  op.struct_size = sizeof(op);
-  op.kind = CLPORT_OP_MUL_MAT;
-  op.n_src = 2;
-  op.src[0] = &w;
-  op.src[1] = &xt;
-  op.dst = &dt;
+  const clport_tensor w = tensor(dtype_, K_, N_, weight_.get());
+  const clport_tensor xt = tensor(DType::F32, K_, M, x->get());
+  const clport_tensor dt = tensor(DType::F32, N_, M, dst->get());
+  const clport_op op = two_source_op(CLPORT_OP_MUL_MAT, w, xt, dt);
   const BoundInstance* inst = s_.instance_for(op);
   if (inst == nullptr) {
     r.error = s_.forced_plugin.empty() ? "no bound plugin supports it"

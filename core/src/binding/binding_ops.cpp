@@ -5,6 +5,7 @@
 #include "clport/binding.h"
 #include "clport/dtype.h"
 #include "clport/log.h"
+#include "clport/op_desc.h"
 
 namespace clport {
 namespace {
@@ -31,20 +32,6 @@ Status plugin_status(const BoundInstance& inst, int32_t rc, clport_plugin_error*
     inst.table().release_error(error);
   }
   return Status(stage_for(rc), "plugin '" + inst.name() + "' " + what + ": " + message);
-}
-
-// A tensor description for support queries (no buffer): contiguous, nb from the dtype.
-clport_tensor shape(clport_dtype dtype, std::array<int64_t, 4> ne, int32_t n_dims) {
-  clport_tensor t{};
-  t.dtype = dtype;
-  t.n_dims = n_dims;
-  const auto tr = dtype_traits(dtype);
-  const int64_t block = tr ? tr->block_size : 1, bytes = tr ? tr->block_bytes : 4;
-  t.nb[0] = bytes;  // per block (== per element for plain types)
-  t.nb[1] = ne[0] / block * bytes;
-  for (int i = 0; i < 4; ++i) t.ne[i] = ne[i];
-  for (int i = 2; i < 4; ++i) t.nb[i] = t.nb[i - 1] * ne[i - 1];
-  return t;
 }
 
 }  // namespace
@@ -92,16 +79,12 @@ Result<WeightLayout> DeviceBinding::prepare_weight(clport_op_kind kind, const cl
   // The op this weight will feed, as the decode path issues it.
   clport_tensor w = weight;
   w.layout = nullptr;
-  clport_tensor other = kind == CLPORT_OP_MUL_MAT ? shape(CLPORT_DTYPE_F32, {weight.ne[0], 1, 1, 1}, 2)
-                                                  : shape(CLPORT_DTYPE_I32, {1, 1, 1, 1}, 1);
-  clport_tensor dst = shape(CLPORT_DTYPE_F32, {kind == CLPORT_OP_MUL_MAT ? weight.ne[1] : weight.ne[0], 1, 1, 1}, 2);
-  clport_op op{};
-  op.struct_size = sizeof(op);
-  op.kind = kind;
-  op.n_src = 2;
-  op.src[0] = &w;
-  op.src[1] = &other;
-  op.dst = &dst;
+  const clport_tensor other = kind == CLPORT_OP_MUL_MAT
+                                  ? contiguous_tensor(CLPORT_DTYPE_F32, {weight.ne[0], 1, 1, 1}, 2)
+                                  : contiguous_tensor(CLPORT_DTYPE_I32, {1, 1, 1, 1}, 1);
+  const clport_tensor dst =
+      contiguous_tensor(CLPORT_DTYPE_F32, {kind == CLPORT_OP_MUL_MAT ? weight.ne[1] : weight.ne[0], 1, 1, 1}, 2);
+  const clport_op op = two_source_op(kind, w, other, dst);
   const BoundInstance* chosen = select(op);
   if (chosen == nullptr || chosen->table().prepare_weight == nullptr) return WeightLayout();
   std::shared_ptr<BoundInstance> owner;
@@ -146,26 +129,29 @@ std::vector<OpBindingRow> DeviceBinding::summary() const {
     rows.push_back({op_kind_name(kind), std::move(dtype), std::move(variant), inst ? inst->name() : "cpu"});
   };
   const int64_t d = 4096, n = 8;
-  const clport_tensor act = shape(CLPORT_DTYPE_F32, {d, n, 1, 1}, 2);
+  const clport_tensor act = contiguous_tensor(CLPORT_DTYPE_F32, {d, n, 1, 1}, 2);
   // Op by op (then dtype), so that rows of one op stay together.
   for (const char* variant : {"gemv", "gemm"}) {
     for (DType wt : kWeightDTypes) {
       const auto dt = static_cast<clport_dtype>(wt);
       const int64_t m = std::string(variant) == "gemv" ? 1 : n;
       add(CLPORT_OP_MUL_MAT, std::string(dtype_name(wt)), variant,
-          {shape(dt, {d, d, 1, 1}, 2), shape(CLPORT_DTYPE_F32, {d, m, 1, 1}, 2)}, shape(CLPORT_DTYPE_F32, {d, m, 1, 1}, 2));
+          {contiguous_tensor(dt, {d, d, 1, 1}, 2), contiguous_tensor(CLPORT_DTYPE_F32, {d, m, 1, 1}, 2)},
+          contiguous_tensor(CLPORT_DTYPE_F32, {d, m, 1, 1}, 2));
     }
   }
   for (DType wt : kWeightDTypes) {
     add(CLPORT_OP_GET_ROWS, std::string(dtype_name(wt)), "",
-        {shape(static_cast<clport_dtype>(wt), {d, 32000, 1, 1}, 2), shape(CLPORT_DTYPE_I32, {n, 1, 1, 1}, 1)}, act);
+        {contiguous_tensor(static_cast<clport_dtype>(wt), {d, 32000, 1, 1}, 2),
+         contiguous_tensor(CLPORT_DTYPE_I32, {n, 1, 1, 1}, 1)},
+        act);
   }
-  add(CLPORT_OP_RMS_NORM, "f32", "", {act, shape(CLPORT_DTYPE_F32, {d, 1, 1, 1}, 1)}, act);
-  const clport_tensor heads = shape(CLPORT_DTYPE_F32, {128, 32, n, 1}, 3);
+  add(CLPORT_OP_RMS_NORM, "f32", "", {act, contiguous_tensor(CLPORT_DTYPE_F32, {d, 1, 1, 1}, 1)}, act);
+  const clport_tensor heads = contiguous_tensor(CLPORT_DTYPE_F32, {128, 32, n, 1}, 3);
   add(CLPORT_OP_ROPE, "f32", "normal", {heads}, heads, {0, 0, 128});
   add(CLPORT_OP_ROPE, "f32", "neox", {heads}, heads, {2, 0, 128});
   for (clport_dtype kv : {CLPORT_DTYPE_F16, CLPORT_DTYPE_F32}) {
-    const clport_tensor cache = shape(kv, {128, 8, 512, 1}, 3);
+    const clport_tensor cache = contiguous_tensor(kv, {128, 8, 512, 1}, 3);
     add(CLPORT_OP_ATTENTION, kv == CLPORT_DTYPE_F16 ? "f16 kv" : "f32 kv", "", {heads, cache, cache}, heads);
   }
   add(CLPORT_OP_SOFTMAX, "f32", "", {act}, act);
@@ -174,7 +160,7 @@ std::vector<OpBindingRow> DeviceBinding::summary() const {
   add(CLPORT_OP_ADD, "f32", "", {act, act}, act);
   add(CLPORT_OP_MUL, "f32", "", {act, act}, act);
   add(CLPORT_OP_SCALE, "f32", "", {act}, act);
-  add(CLPORT_OP_COPY, "f32->f16", "", {act}, shape(CLPORT_DTYPE_F16, {d, n, 1, 1}, 2));
+  add(CLPORT_OP_COPY, "f32->f16", "", {act}, contiguous_tensor(CLPORT_DTYPE_F16, {d, n, 1, 1}, 2));
   add(CLPORT_OP_COPY, "f32->f32", "", {act}, act);
   return rows;
 }
