@@ -16,7 +16,7 @@ clport_device_desc device(cl_device_type type, size_t max_wg) {
 
 TEST(Tuning, CpuKeepsTheReductionFreeGemvAndRowMajorGemmTiles) {
   Tuning t = default_tuning(4096);
-  apply_gpu_defaults(t, device(CL_DEVICE_TYPE_CPU, 4096));
+  apply_device_defaults(t, device(CL_DEVICE_TYPE_CPU, 4096));
   EXPECT_EQ(t.gemv_split, 1u);
   EXPECT_EQ(t.gemv_wg, 1u);
   EXPECT_EQ(t.gemv_rows, 8u);
@@ -29,7 +29,7 @@ TEST(Tuning, CpuKeepsTheReductionFreeGemvAndRowMajorGemmTiles) {
 
 TEST(Tuning, GpuGetsQuarterSplitWideGemvAndKMajorTiles) {
   Tuning t = default_tuning(1024);
-  apply_gpu_defaults(t, device(CL_DEVICE_TYPE_GPU, 1024));
+  apply_device_defaults(t, device(CL_DEVICE_TYPE_GPU, 1024));
   EXPECT_EQ(t.gemv_split, 4u);
   EXPECT_EQ(t.gemv_wg, 128u);
   EXPECT_EQ(t.gemv_rows, 4u);
@@ -43,7 +43,7 @@ TEST(Tuning, GpuGetsQuarterSplitWideGemvAndKMajorTiles) {
 TEST(Tuning, SmallWorkGroupGpuNeverRunsOneItemGemv) {
   // One work-item per row group is a CPU shape; a GPU with a 64-item limit gets 64.
   Tuning t = default_tuning(64);
-  apply_gpu_defaults(t, device(CL_DEVICE_TYPE_GPU, 64));
+  apply_device_defaults(t, device(CL_DEVICE_TYPE_GPU, 64));
   EXPECT_EQ(t.gemv_wg, 64u);
   EXPECT_EQ(t.gemv_rows, 4u);
   EXPECT_EQ(t.validate(64), "");
@@ -54,7 +54,7 @@ TEST(Tuning, PolicyValuesStandOverDeviceDefaults) {
   EXPECT_EQ(t.apply_overrides("gemv_wg: 64\ngemv_rows: 8\ngemm_tn: 32\ngemm_tm: 32\ngemm_rn: 4\n"
                               "gemm_rm: 4\ngemm_kmajor: 0\n"),
             "");
-  apply_gpu_defaults(t, device(CL_DEVICE_TYPE_GPU, 1024));
+  apply_device_defaults(t, device(CL_DEVICE_TYPE_GPU, 1024));
   EXPECT_EQ(t.gemv_wg, 64u);
   EXPECT_EQ(t.gemv_rows, 8u);
   EXPECT_EQ(t.gemm_tn, 32u);

@@ -53,9 +53,7 @@ void OpRunner::mul_mat(const clport_op& op) {
   const clport_tensor &w = *op.src[0], &x = *op.src[1], &d = *op.dst;
   const int64_t K = w.ne[0], N = w.ne[1], M = x.ne[1];
   const std::string t = type_suffix(w.dtype);
-  const bool q4q8 = w.dtype == CLPORT_DTYPE_Q4_0 || w.dtype == CLPORT_DTYPE_Q4_1 || w.dtype == CLPORT_DTYPE_Q8_0;
-  const int64_t gemv_limit = q4q8 && tuning_.gemv_max_m_q4q8 > 0 ? tuning_.gemv_max_m_q4q8 : tuning_.gemv_max_m;
-  if (M <= gemv_limit) {
+  if (M <= tuning_.gemv_max_m_for(w.dtype)) {
     const sdk::Kernel& k = kernel(ProgramId::Gemv, "mul_mat_gemv_" + t);
     set_args(h_.cl(), k, w.buffer, u64(w.offset), u64(w.nb[1]), x.buffer, u64(x.offset), d.buffer,
              u64(d.offset), i32(K), i32(N));

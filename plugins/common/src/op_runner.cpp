@@ -10,7 +10,7 @@ namespace clport::plugin_common {
 
 OpRunner::OpRunner(const clport_host& host, const clport_device_desc& device, Tuning tuning)
     : host_(host), h_(host), tuning_(std::move(tuning)) {
-  apply_gpu_defaults(tuning_, device);
+  apply_device_defaults(tuning_, device);
   if (std::string e = tuning_.validate(device.max_work_group_size); !e.empty())
     throw sdk::Failure("invalid kernel tuning for " + std::string(device.name ? device.name : "device") +
                        ": " + e);

@@ -20,6 +20,12 @@ std::string trim(const std::string& s) {
 
 }  // namespace
 
+int64_t Tuning::gemv_max_m_for(int32_t weight_dtype) const {
+  const bool q4q8 = weight_dtype == CLPORT_DTYPE_Q4_0 || weight_dtype == CLPORT_DTYPE_Q4_1 ||
+                    weight_dtype == CLPORT_DTYPE_Q8_0;
+  return q4q8 && gemv_max_m_q4q8 > 0 ? gemv_max_m_q4q8 : gemv_max_m;
+}
+
 std::string Tuning::validate(uint32_t max_wg) const {
   std::ostringstream err;
   auto wg_ok = [&](const char* name, uint32_t v, bool pow2) {
@@ -81,7 +87,7 @@ std::string Tuning::apply_overrides(const std::string& yaml_text) {
   return problems;
 }
 
-void apply_gpu_defaults(Tuning& t, const clport_device_desc& device) {
+void apply_device_defaults(Tuning& t, const clport_device_desc& device) {
   const bool gpu = (device.device_type & CL_DEVICE_TYPE_GPU) != 0;
   const Tuning stock;
   // gemv_split 0 = auto. Quarter-run GEMV coalesces on GPUs but costs a CPU (PoCL) about 3x in

@@ -23,11 +23,11 @@ struct Tuning {
   int64_t gemv_max_m_q4q8 = -1;
   // Work-items per 32-element run of quantized GEMV weights (GEMV_SPLIT): 1 = whole runs per
   // item (CPUs), 4 = quarter runs, coalesced 4-byte loads (GPUs); 0 = pick by device type, and
-  // on a GPU also replace the stock gemv_wg / gemv_rows with a GPU shape (apply_gpu_defaults).
+  // on a GPU also replace the stock gemv_wg / gemv_rows with a GPU shape (apply_device_defaults).
   uint32_t gemv_split = 0;
   // GEMM: 64 x 64 tiles of 8 x 16 per work-item (128 accumulators, 17 KiB of local memory)
   // measured fastest on PoCL (1.3-1.4x the 8 x 8 micro-tile); a GPU left at these gets
-  // 64 x 32 / 4 x 4 instead (apply_gpu_defaults).
+  // 64 x 32 / 4 x 4 instead (apply_device_defaults).
   uint32_t gemm_tn = 64;     // GEMM tile along N (weight rows)
   uint32_t gemm_tm = 64;     // GEMM tile along M (activation rows)
   uint32_t gemm_rn = 8;      // per-work-item micro-tile along N
@@ -45,6 +45,9 @@ struct Tuning {
   uint32_t att_dpt = 4;      // output dims per attention work-item: head_dim <= att_wg * att_dpt
   std::string extra_options; // appended to every program's build options
 
+  // The largest M that takes the GEMV path for a weight of this dtype.
+  int64_t gemv_max_m_for(int32_t weight_dtype) const;
+
   // Empty when the values are consistent for a device with this max work-group size, else what
   // is wrong.
   std::string validate(uint32_t max_work_group_size) const;
@@ -57,8 +60,9 @@ struct Tuning {
 // Defaults scaled down for a device whose max work-group size is small.
 Tuning default_tuning(uint32_t max_work_group_size);
 
-// Resolves gemv_split 0 (auto) by device type and, on a GPU, replaces the CPU-shaped stock GEMV
-// and GEMM shapes (those still at the stock values) with GPU ones.
-void apply_gpu_defaults(Tuning& t, const clport_device_desc& device);
+// Resolves the by-device-type values (gemv_split 0, gemm_kmajor 2, f16_bits 2,
+// gemv_max_m_q4q8 -1) and, on a GPU, replaces the CPU-shaped stock GEMV and GEMM shapes (those
+// still at the stock values) with GPU ones.
+void apply_device_defaults(Tuning& t, const clport_device_desc& device);
 
 }  // namespace clport::plugin_common
