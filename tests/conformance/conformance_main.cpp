@@ -1,7 +1,9 @@
 // clport_conformance: runs the conformance suite for one plugin file on one device and exits
 // non-zero when any supported case fails (or, with --require-all, when any case is unsupported).
 //   clport_conformance --plugin <file or name> [--device N] [--small] [--require-all]
-//                      [--filter TEXT] [--seed N] [--settings FILE]
+//                      [--filter TEXT] [--seed N] [--settings FILE] [--require-prepared]
+// --require-prepared: also fail when no case ran on a weight the plugin prepared (its own
+// layout), so a layout test cannot pass by silently testing the plain path.
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -13,6 +15,7 @@
 
 int main(int argc, char** argv) {
   clport::conformance::Options options;
+  bool require_prepared = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&](const char* what) -> const char* {
@@ -26,6 +29,7 @@ int main(int argc, char** argv) {
     else if (a == "--device") options.device_index = std::atoi(value("a device index"));
     else if (a == "--small") options.small = true;
     else if (a == "--require-all") options.require_all = true;
+    else if (a == "--require-prepared") require_prepared = true;
     else if (a == "--filter") options.filter = value("a text");
     else if (a == "--seed") options.seed = std::strtoull(value("a number"), nullptr, 10);
     else if (a == "--settings") {
@@ -56,5 +60,12 @@ int main(int argc, char** argv) {
   std::cout << clport::conformance::format_table(report.value());
   if (options.require_all && report->unsupported > 0)
     std::cout << "FAIL: --require-all and " << report->unsupported << " case(s) unsupported\n";
+  int prepared = 0;
+  for (const auto& c : report->cases) prepared += c.prepared ? 1 : 0;
+  std::cout << prepared << " case(s) ran on prepared weights\n";
+  if (require_prepared && prepared == 0) {
+    std::cout << "FAIL: --require-prepared and no case ran on a prepared weight\n";
+    return 1;
+  }
   return report->ok(options.require_all) ? 0 : 1;
 }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "clport/engine.h"
 #include "clport/gguf.h"
@@ -16,10 +17,12 @@ namespace {
 struct Case {
   DType dtype;
   bool tied;
+  bool packed = false;  // the generic plugin's opt-in packed GEMV layout (gemv_packed: 1)
 };
 
 std::string case_name(const testing::TestParamInfo<Case>& info) {
-  return std::string(dtype_name(info.param.dtype)) + (info.param.tied ? "_tied" : "_untied");
+  return std::string(dtype_name(info.param.dtype)) + (info.param.tied ? "_tied" : "_untied") +
+         (info.param.packed ? "_packed" : "");
 }
 
 class DeviceVsCpu : public testing::TestWithParam<Case> {};
@@ -37,11 +40,18 @@ TEST_P(DeviceVsCpu, LogitsMatchCpuReference) {
   ASSERT_TRUE(file.ok()) << file.status().to_string();
 
   EngineOptions options;  // device "auto": the best OpenCL device here (PoCL in CI)
+  const auto policy = std::filesystem::path(path.string() + ".yaml");
+  if (c.packed) {
+    std::ofstream(policy) << "version: 1\nplugins:\n  generic:\n    gemv_packed: 1\n";
+    options.config_path = policy.string();
+    options.profiling = true;  // the kernel names show that the packed kernels ran
+  }
   auto device = create_backend(options);
   ASSERT_TRUE(device.ok()) << device.status().to_string();
   // A silent CPU fallback would make this test compare the CPU with itself.
   ASSERT_EQ(device.value()->name().rfind("opencl:", 0), 0u)
       << "no OpenCL device backend: " << device.value()->description();
+  (void)device.value()->take_timings();  // the driver self-test's kernels are not the model's
   auto cpu = make_cpu_backend();
 
   LlamaOptions lo;
@@ -66,6 +76,13 @@ TEST_P(DeviceVsCpu, LogitsMatchCpuReference) {
     EXPECT_LT(nmse(want.data(), got.data(), want.size()), 1e-6) << "decode step at " << n_past;
     ++n_past;
   }
+  if (c.packed) {
+    bool packed_gemv_ran = false;
+    for (const auto& t : device.value()->take_timings())
+      packed_gemv_ran = packed_gemv_ran || t.name.rfind("mul_mat_gemv_packed_", 0) == 0;
+    EXPECT_TRUE(packed_gemv_ran) << "gemv_packed: 1 was set, yet no packed GEMV kernel ran";
+    std::filesystem::remove(policy);
+  }
   std::filesystem::remove(path);
 }
 
@@ -74,6 +91,8 @@ std::vector<Case> all_cases() {
   for (DType d : kWeightDTypes) cases.push_back({d, true});
   cases.push_back({DType::Q4_0, false});
   cases.push_back({DType::F16, false});
+  for (DType d : {DType::Q4_0, DType::Q4_1, DType::Q8_0}) cases.push_back({d, true, true});
+  cases.push_back({DType::Q4_1, false, true});
   return cases;
 }
 

@@ -6,6 +6,12 @@ file(READ ${KERNEL_DIR}/common.cl common)
 file(READ ${KERNEL_DIR}/blocks.cl blocks)
 file(READ ${KERNEL_DIR}/reduce.cl reduce)
 file(READ ${KERNEL} body)
+# A "_packed" variant is compiled after its plain file (mul_mat_gemv_packed.cl reuses the
+# reduction of mul_mat_gemv.cl), exactly as the plugin's program concatenates them.
+if(stem MATCHES "^(.*)_packed$")
+  file(READ ${KERNEL_DIR}/${CMAKE_MATCH_1}.cl plain)
+  set(body "${plain}\n${body}")
+endif()
 file(WRITE ${combined} "${common}\n${blocks}\n${reduce}\n${body}")
 execute_process(
   COMMAND ${CLANG} -x cl -cl-std=CL1.2 -pedantic -Werror -fsyntax-only

@@ -75,5 +75,38 @@ TEST(Tuning, ValidateNamesWhatIsWrong) {
   EXPECT_EQ(t.apply_overrides("gemm_kmajor: yes\n"), "gemm_kmajor: 'yes' is not a number; ");
 }
 
+TEST(Tuning, PackedGemvLayoutIsOptInOnEveryDevice) {
+  // It doubles the memory of the weights it covers, so no device type turns it on by itself.
+  for (cl_device_type type : {CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU}) {
+    Tuning t = default_tuning(1024);
+    apply_device_defaults(t, device(type, 1024));
+    EXPECT_EQ(t.gemv_packed, 0u);
+  }
+  Tuning t = default_tuning(1024);
+  EXPECT_EQ(t.apply_overrides("gemv_packed: 1\ngemv_packed_wg: 32\ngemv_packed_rows: 16\n"), "");
+  apply_device_defaults(t, device(CL_DEVICE_TYPE_GPU, 1024));
+  EXPECT_EQ(t.gemv_packed, 1u);
+  EXPECT_EQ(t.gemv_packed_wg, 32u);
+  EXPECT_EQ(t.gemv_packed_rows, 16u);
+  EXPECT_EQ(t.validate(1024), "");
+}
+
+TEST(Tuning, ValidateChecksThePackedGemvShape) {
+  Tuning t;
+  t.gemv_packed = 2;
+  EXPECT_NE(t.validate(1024).find("gemv_packed must be"), std::string::npos);
+  t.gemv_packed = 1;
+  t.gemv_packed_wg = 48;  // not a power of two
+  EXPECT_NE(t.validate(1024).find("gemv_packed_wg"), std::string::npos);
+  t.gemv_packed_wg = 8;
+  t.gemv_packed_rows = 16;  // more rows than work-items
+  EXPECT_NE(t.validate(1024).find("gemv_packed_rows"), std::string::npos);
+  // A small device scales the packed work-group down with the others.
+  Tuning small = default_tuning(16);
+  EXPECT_EQ(small.gemv_packed_wg, 16u);
+  EXPECT_LE(small.gemv_packed_rows, 16u);
+  EXPECT_EQ(small.validate(16), "");
+}
+
 }  // namespace
 }  // namespace clport::plugin_common

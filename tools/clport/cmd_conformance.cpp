@@ -27,7 +27,7 @@ const RegisterCommand kRegister{
        sub.add_flag("--small", args->options.small, "small shapes only");
        sub.add_flag("--require-all", args->options.require_all,
                     "fail when the plugin does not support a catalogue case");
-       sub.add_option("--filter", args->options.filter, "run only cases whose name contains this");
+       sub.add_option("--filter", args->options.filter, "run only cases whose name contains this (or any of \"a|b|...\")");
        sub.add_option("--seed", args->options.seed, "random seed (0: from the clock)");
        sub.add_option("--precision", args->options.precision, "0 auto, 1 fp32, 2 fp16")
            ->check(CLI::Range(0, 2));

@@ -52,6 +52,7 @@ struct MatMulResult {
   std::string dtype;  // "q4_0", ...
   int64_t K = 0, N = 0, M = 0;
   std::string plugin;          // instance that ran it
+  bool prepared = false;       // the weight was in the plugin's own layout (prepare_weight)
   bool ok = false;
   std::string error;           // why it did not run
   double median_ms = 0, min_ms = 0;
@@ -64,6 +65,12 @@ struct MatMulResult {
   // close the kernel is to the device's own best at this size (0 when not measured).
   double same_size_copy_ms = 0;
   double same_size_copy_fraction = 0;
+  // GEMV in a decode-like stream: the same GEMV on `stream_weights` distinct copies of the
+  // weight, enqueued back to back, together at least as large as the copy measurement's buffer
+  // (so they come from memory, not from the cache that holds one small weight between runs);
+  // time = the span of one stream / stream_weights. 0 when not measured.
+  int64_t stream_weights = 0;
+  double stream_ms = 0, stream_gb_per_s = 0, stream_copy_fraction = 0;
   double gflops = 0;           // 2 M N K / median time
   // F32 GEMM only: CLBlast SGEMM measured on the same queue (clblast_ran false when it did not).
   bool clblast_ran = false;

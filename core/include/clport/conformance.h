@@ -24,7 +24,7 @@ struct Options {
   int device_index = 0;       // index into every device of the loaded OpenCL library
   bool small = false;         // small shapes only (for slow devices such as oclgrind)
   bool require_all = false;   // a catalogue case the plugin does not support is a failure
-  std::string filter;         // run only cases whose name contains this text
+  std::string filter;         // run only cases whose name contains this text (or any of "a|b")
   uint64_t seed = 0;          // 0: derived from the clock (printed, so a failure can be re-run)
   int32_t precision = 0;      // handed to the plugin (0 auto, 1 fp32, 2 fp16)
   // The plugin's settings (its config_yaml, as a policy's `settings: {plugin: ...}` would hand
@@ -45,6 +45,9 @@ struct CaseResult {
   std::string message;  // why it failed (or "not supported by the plugin")
   int32_t kind = -1;       // clport_op_kind (appended for the self-test)
   int32_t key_dtype = -1;  // op_exclusion_dtype() of the case's op (appended for the self-test)
+  // The weight went through the plugin's prepare_weight first (its own layout, as a model's
+  // weights do), so the case checked that layout's kernels.
+  bool prepared = false;
 };
 
 struct Report {

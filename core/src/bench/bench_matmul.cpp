@@ -43,6 +43,7 @@ Status WeightBench::load(DType dtype, int64_t K, int64_t N) {
   N_ = N;
   row_bytes_ = *rb;
   weight_ = DeviceBuffer();
+  copies_.clear();
   auto buffer = create_buffer(*s_.context, static_cast<size_t>(row_bytes_ * N));
   if (!buffer.ok()) return buffer.status();
   weight_ = std::move(buffer.value());
@@ -99,7 +100,22 @@ MatMulResult WeightBench::run(int64_t M) {
     return r;
   }
   r.plugin = inst->name();
-  auto ms = time_plugin(*inst, op);
+  // The weight in the plugin's own layout, as a model's weights are after loading.
+  auto layout = prepare(*inst, w);
+  if (!layout.ok()) {
+    r.error = layout.status().message();
+    return r;
+  }
+  clport_tensor prepared_w = w;
+  prepared_w.layout = layout.value();
+  clport_op timed = op;
+  timed.src[0] = &prepared_w;
+  r.prepared = layout.value() != nullptr;
+  auto ms = time_plugin(*inst, timed);
+  if (layout.value() != nullptr) {
+    (void)ctx.finish();
+    inst->table().release_layout(inst->handle(), layout.value());
+  }
   if (!ms.ok()) {
     r.error = ms.status().message();
     return r;
@@ -113,7 +129,72 @@ MatMulResult WeightBench::run(int64_t M) {
   r.gflops = 2.0 * static_cast<double>(M * N_ * K_) / (r.median_ms * 1e6);
   if (M > 1 && dtype_ == DType::F32 && clblast_ != nullptr) compare_with_clblast(r, x->get(), dst->get());
   if (M == 1) measure_same_size_copy(r);
+  if (M == 1) measure_stream(r, *inst, op);
   return r;
+}
+
+Result<void*> WeightBench::prepare(const BoundInstance& inst, const clport_tensor& weight) {
+  if (inst.table().prepare_weight == nullptr) return static_cast<void*>(nullptr);
+  void* layout = nullptr;
+  clport_plugin_error* error = nullptr;
+  const int32_t rc = inst.table().prepare_weight(inst.handle(), &weight, &layout, &error);
+  if (rc == CLPORT_PLUGIN_UNSUPPORTED) {
+    if (error != nullptr) take_error(inst.table(), error);
+    return static_cast<void*>(nullptr);
+  }
+  if (rc != CLPORT_PLUGIN_OK) return Status(Stage::Plugin, "prepare_weight: " + take_error(inst.table(), error));
+  return layout;
+}
+
+void WeightBench::measure_stream(MatMulResult& r, const BoundInstance& inst, const clport_op& op) {
+  DeviceContext& ctx = *s_.context;
+  const uint64_t weight_bytes = static_cast<uint64_t>(row_bytes_ * N_);
+  if (stream_bytes_ == 0 || weight_bytes == 0) return;
+  // Copies of the weight (device-side copies: the content does not change the speed) until the
+  // stream reads stream_bytes_; at most kMaxStreamWeights, so tiny weights keep set-up short.
+  constexpr uint64_t kMaxStreamWeights = 64;
+  const uint64_t count = std::min<uint64_t>(kMaxStreamWeights, std::max<uint64_t>(1, (stream_bytes_ + weight_bytes - 1) / weight_bytes));
+  while (copies_.size() + 1 < count) {
+    auto b = create_buffer(ctx, static_cast<size_t>(weight_bytes));
+    if (!b.ok()) break;  // a device that cannot hold more streams over what it has
+    if (ctx.cl().clEnqueueCopyBuffer(ctx.queue(), weight_.get(), b->get(), 0, 0, static_cast<size_t>(weight_bytes), 0,
+                                     nullptr, nullptr) != CL_SUCCESS)
+      break;
+    copies_.push_back(std::move(b.value()));
+  }
+  std::vector<clport_tensor> weights(1 + copies_.size(), *op.src[0]);
+  for (size_t i = 0; i < copies_.size(); ++i) weights[i + 1].buffer = copies_[i].get();
+  std::vector<void*> layouts;
+  bool ok = true;
+  for (auto& w : weights) {
+    auto layout = prepare(inst, w);
+    if (!layout.ok()) {
+      ok = false;
+      break;
+    }
+    w.layout = layout.value();
+    if (w.layout != nullptr) layouts.push_back(w.layout);
+  }
+  if (ok) {
+    std::vector<clport_op> ops(weights.size(), op);
+    for (size_t i = 0; i < ops.size(); ++i) ops[i].src[0] = &weights[i];
+    auto ms = time_runs(ctx, reps_, [&]() {
+      for (const clport_op& o : ops) {
+        clport_plugin_error* error = nullptr;
+        if (inst.table().enqueue_op(inst.handle(), &o, &error) != CLPORT_PLUGIN_OK)
+          return Status(Stage::Plugin, inst.name() + ": " + take_error(inst.table(), error));
+      }
+      return Status();
+    }, "streamed GEMV");
+    if (ms.ok()) {
+      r.stream_weights = static_cast<int64_t>(ops.size());
+      r.stream_ms = ms->median_ms / static_cast<double>(ops.size());
+      r.stream_gb_per_s = static_cast<double>(r.bytes) / (r.stream_ms * 1e6);
+      r.stream_copy_fraction = copy_gbps_ > 0 ? r.stream_gb_per_s / copy_gbps_ : 0;
+    }
+  }
+  (void)ctx.finish();
+  for (void* l : layouts) inst.table().release_layout(inst.handle(), l);
 }
 
 void WeightBench::measure_same_size_copy(MatMulResult& r) {

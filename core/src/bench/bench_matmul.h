@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "bench_session.h"
 #include "clblast_sgemm.h"
@@ -32,8 +33,11 @@ Result<Stats> time_copy_kernel(DeviceContext& ctx, cl_mem src, cl_mem dst, uint6
 // (M = gemm_m) as asked. `clblast` may be null.
 class WeightBench {
  public:
-  WeightBench(Session& session, Repetitions reps, double copy_gb_per_s, ClblastSgemm* clblast)
-      : s_(session), reps_(reps), copy_gbps_(copy_gb_per_s), clblast_(clblast) {}
+  // stream_bytes: how many weight bytes the streamed GEMV reads per sample (see
+  // MatMulResult::stream_weights); 0 skips that measurement.
+  WeightBench(Session& session, Repetitions reps, double copy_gb_per_s, ClblastSgemm* clblast,
+              uint64_t stream_bytes)
+      : s_(session), reps_(reps), copy_gbps_(copy_gb_per_s), clblast_(clblast), stream_bytes_(stream_bytes) {}
 
   // Uploads a K x N weight (a few distinct random rows, repeated). Status when K is not a whole
   // number of blocks or the device cannot hold it.
@@ -44,6 +48,9 @@ class WeightBench {
   Result<Stats> time_plugin(const BoundInstance& inst, const clport_op& op);
   void compare_with_clblast(MatMulResult& r, cl_mem x, cl_mem ours);
   void measure_same_size_copy(MatMulResult& r);
+  // Prepares `weight` in inst's own layout when it has one; returns the layout (NULL: plain).
+  Result<void*> prepare(const BoundInstance& inst, const clport_tensor& weight);
+  void measure_stream(MatMulResult& r, const BoundInstance& inst, const clport_op& op);
 
   Session& s_;
   Repetitions reps_;
@@ -52,6 +59,8 @@ class WeightBench {
   DType dtype_ = DType::F32;
   int64_t K_ = 0, N_ = 0, row_bytes_ = 0;
   DeviceBuffer weight_;
+  uint64_t stream_bytes_;
+  std::vector<DeviceBuffer> copies_;  // the streamed GEMV's extra weights (copies of weight_)
 };
 
 }  // namespace clport::bench::detail

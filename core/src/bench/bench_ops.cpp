@@ -88,7 +88,7 @@ Result<OpsReport> run_impl(const OpsOptions& o, const OpsCallbacks& cb) {
   }
   if (cb.on_start) cb.on_start(report);
 
-  detail::WeightBench bench(s, reps, report.copy.gb_per_s, clblast.get());
+  detail::WeightBench bench(s, reps, report.copy.gb_per_s, clblast.get(), report.copy.buffer_bytes);
   const auto shapes = o.shapes.empty() ? default_shapes(o.quick) : o.shapes;
   for (const auto& [K, N] : shapes) {
     for (DType dtype : dtypes.value()) {

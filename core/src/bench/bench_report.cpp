@@ -22,7 +22,7 @@ std::string printf_string(const char* fmt, ...) {
 
 nlohmann::json matmul_json(const MatMulResult& r) {
   nlohmann::json j{{"path", r.path}, {"dtype", r.dtype}, {"K", r.K},     {"N", r.N},
-                   {"M", r.M},       {"plugin", r.plugin}, {"ok", r.ok}, {"error", r.error}};
+                   {"M", r.M},       {"plugin", r.plugin}, {"prepared", r.prepared}, {"ok", r.ok}, {"error", r.error}};
   if (!r.ok) return j;
   j["median_ms"] = r.median_ms;
   j["min_ms"] = r.min_ms;
@@ -31,6 +31,9 @@ nlohmann::json matmul_json(const MatMulResult& r) {
   j["gflops"] = r.gflops;
   if (r.path == "gemv") {
     j["copy_fraction"] = r.copy_fraction;
+    if (r.stream_weights > 0)
+      j["stream"] = {{"weights", r.stream_weights}, {"ms_per_gemv", r.stream_ms},
+                     {"gb_per_s", r.stream_gb_per_s}, {"copy_fraction", r.stream_copy_fraction}};
     if (r.same_size_copy_ms > 0)
       j["same_size_copy"] = {{"median_ms", r.same_size_copy_ms}, {"fraction", r.same_size_copy_fraction}};
   }
@@ -76,10 +79,13 @@ std::string format_matmul_row(const MatMulResult& r) {
                          static_cast<long long>(r.M), r.error.c_str());
   const std::string fraction = r.path == "gemv" ? printf_string("%6.1f%%", 100.0 * r.copy_fraction) : "      -";
   const std::string versus = r.clblast_ran ? printf_string("%9.2fx", r.ratio_vs_clblast) : "         -";
-  std::string notes = r.plugin;
+  std::string notes = r.plugin + (r.prepared ? " (prepared layout)" : "");
   if (r.clblast_ran)
     notes += printf_string(" (CLBlast %.1f GFLOP/s, max rel diff %.1e)", r.clblast_gflops,
                            r.clblast_max_rel_diff);
+  if (r.stream_weights > 0)
+    notes += printf_string(" (stream of %lld: %.3f ms each, %.1f%% of copy)", static_cast<long long>(r.stream_weights),
+                           r.stream_ms, 100.0 * r.stream_copy_fraction);
   if (r.same_size_copy_ms > 0)
     notes += printf_string(" (same-size copy %.3f ms = %.0f%% of this time)", r.same_size_copy_ms,
                            100.0 * r.same_size_copy_fraction);

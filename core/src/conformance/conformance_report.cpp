@@ -17,8 +17,9 @@ std::string format_table(const Report& report, bool show_unsupported) {
   for (const CaseResult& c : report.cases) {
     if (!c.supported && !show_unsupported) continue;
     const char* verdict = !c.supported ? "unsupported" : c.passed ? "pass" : "FAIL";
+    const std::string dtype = c.dtype + (c.prepared ? " (prep.)" : "");
     std::snprintf(line, sizeof line, "%-10s %-20s %-40s %-11s %10.2e %10.0e %9.2f\n", c.op.c_str(),
-                  c.dtype.c_str(), c.shape.c_str(), verdict, c.nmse, c.threshold, c.millis);
+                  dtype.c_str(), c.shape.c_str(), verdict, c.nmse, c.threshold, c.millis);
     out << line;
     if (c.supported && !c.passed) out << "           -> " << c.message << "\n";
   }

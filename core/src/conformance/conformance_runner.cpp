@@ -1,6 +1,8 @@
 // conformance::run: loads OpenCL, picks the device, loads and binds the plugin (through the
 // plugin manager), then runs every catalogue case the plugin supports against cpu::run_op.
+#include <algorithm>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <sstream>
 
@@ -145,6 +147,14 @@ class CaseRunner {
 
     std::vector<clport_tensor> views;
     clport_op op = make_op(spec, src, dst, true, views);
+    auto prepared = prepare_weight(op, views);
+    if (!prepared.ok()) return prepared.status();
+    r.prepared = prepared.value() != nullptr;
+    // The layout is released on every way out, after the queue has drained.
+    std::unique_ptr<void, std::function<void(void*)>> layout(prepared.value(), [this](void* l) {
+      (void)ctx_.finish();
+      table_.release_layout(inst_, l);
+    });
     const auto t0 = std::chrono::steady_clock::now();
     clport_plugin_error* error = nullptr;
     const int32_t rc = table_.enqueue_op(inst_, &op, &error);
@@ -180,11 +190,47 @@ class CaseRunner {
     return Status();
   }
 
+  // A MUL_MAT or GET_ROWS weight goes through the plugin's prepare_weight when it has one, as a
+  // model's weights do at load: the case then checks the kernels of the plugin's own layout.
+  // Returns the layout put into views[0] (NULL: the plugin keeps the plain layout).
+  Result<void*> prepare_weight(clport_op& op, std::vector<clport_tensor>& views) {
+    if (table_.prepare_weight == nullptr || (op.kind != CLPORT_OP_MUL_MAT && op.kind != CLPORT_OP_GET_ROWS))
+      return static_cast<void*>(nullptr);
+    void* layout = nullptr;
+    clport_plugin_error* error = nullptr;
+    const int32_t rc = table_.prepare_weight(inst_, &views[0], &layout, &error);
+    if (rc == CLPORT_PLUGIN_UNSUPPORTED) {
+      if (error != nullptr) take_error(table_, error);
+      return static_cast<void*>(nullptr);
+    }
+    if (rc != CLPORT_PLUGIN_OK)
+      return Status(Stage::Plugin, "prepare_weight returned " + std::to_string(rc) + ": " + take_error(table_, error));
+    views[0].layout = layout;
+    if (layout != nullptr && !table_.supports_op(inst_, &op)) {
+      table_.release_layout(inst_, layout);
+      return Status(Stage::Plugin, "the plugin does not support the op on the weight it prepared");
+    }
+    return layout;
+  }
+
   DeviceContext& ctx_;
   const clport_plugin& table_;
   clport_plugin_instance* inst_;
   std::mt19937_64 rng_;
 };
+
+// Options::filter: cases whose name contains any of its '|'-separated parts (all when empty).
+bool selected(const std::string& filter, const std::string& name) {
+  if (filter.empty()) return true;
+  size_t from = 0;
+  while (from <= filter.size()) {
+    const size_t bar = std::min(filter.find('|', from), filter.size());
+    const std::string part = filter.substr(from, bar - from);
+    if (!part.empty() && name.find(part) != std::string::npos) return true;
+    from = bar + 1;
+  }
+  return false;
+}
 
 Result<Report> run_impl(const Options& options) {
   LoadReport load = load_opencl();
@@ -228,7 +274,7 @@ Result<Report> run_impl(const Options& options) {
   CaseRunner runner(*ctx.value(), table, inst.handle, report.seed);
   auto log = logger("conformance");
   for (const CaseSpec& spec : detail::catalogue(options.small)) {
-    if (!options.filter.empty() && spec.name().find(options.filter) == std::string::npos) continue;
+    if (!selected(options.filter, spec.name())) continue;
     CaseResult r = runner.run(spec);
     if (!r.supported) {
       ++report.unsupported;
@@ -262,7 +308,7 @@ Report run_on_instance(DeviceContext& context, const clport_plugin& table, clpor
                                   : static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
   CaseRunner runner(context, table, instance, report.seed);
   for (const CaseSpec& spec : detail::catalogue(options.small)) {
-    if (!options.filter.empty() && spec.name().find(options.filter) == std::string::npos) continue;
+    if (!selected(options.filter, spec.name())) continue;
     CaseResult r;
     try {
       r = runner.run(spec);

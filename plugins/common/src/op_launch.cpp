@@ -53,7 +53,10 @@ void OpRunner::mul_mat(const clport_op& op) {
   const clport_tensor &w = *op.src[0], &x = *op.src[1], &d = *op.dst;
   const int64_t K = w.ne[0], N = w.ne[1], M = x.ne[1];
   const std::string t = type_suffix(w.dtype);
-  if (M <= tuning_.gemv_max_m_for(w.dtype)) {
+  const bool gemv = M <= tuning_.gemv_max_m_for(w.dtype);
+  // A packed weight's GEMV reads the packed arrays; its GEMM keeps the plain buffer.
+  if (const PackedWeight* p = find_packed(w); p != nullptr && gemv) return mul_mat_packed(*p, op);
+  if (gemv) {
     const sdk::Kernel& k = kernel(ProgramId::Gemv, "mul_mat_gemv_" + t);
     set_args(h_.cl(), k, w.buffer, u64(w.offset), u64(w.nb[1]), x.buffer, u64(x.offset), d.buffer,
              u64(d.offset), i32(K), i32(N));
@@ -69,6 +72,16 @@ void OpRunner::mul_mat(const clport_op& op) {
   const size_t global[2] = {static_cast<size_t>((N + tuning_.gemm_tn - 1) / tuning_.gemm_tn) * wgx,
                             static_cast<size_t>((M + tuning_.gemm_tm - 1) / tuning_.gemm_tm) * wgy};
   const size_t local[2] = {wgx, wgy};
+  run(k, 2, global, local);
+}
+
+void OpRunner::mul_mat_packed(const PackedWeight& w, const clport_op& op) {
+  const clport_tensor &x = *op.src[1], &d = *op.dst;
+  const sdk::Kernel& k = kernel(ProgramId::GemvPacked, "mul_mat_gemv_packed_" + type_suffix(w.dtype));
+  set_args(h_.cl(), k, w.q, w.s, x.buffer, u64(x.offset), d.buffer, u64(d.offset), i32(w.K), i32(w.N));
+  const size_t groups = static_cast<size_t>((w.N + tuning_.gemv_packed_rows - 1) / tuning_.gemv_packed_rows);
+  const size_t global[2] = {groups * tuning_.gemv_packed_wg, static_cast<size_t>(x.ne[1])};
+  const size_t local[2] = {tuning_.gemv_packed_wg, 1};
   run(k, 2, global, local);
 }
 

@@ -2,6 +2,7 @@
 // op_launch.cpp.
 #include "clport_common/op_runner.hpp"
 
+#include <memory>
 #include <sstream>
 
 #include "clport_common/op_checks.hpp"
@@ -20,6 +21,7 @@ std::vector<const char*> OpRunner::program_files(ProgramId id) {
   switch (id) {
     case ProgramId::GetRows: return {"common.cl", "blocks.cl", "get_rows.cl"};
     case ProgramId::Gemv: return {"common.cl", "blocks.cl", "mul_mat_gemv.cl"};
+    case ProgramId::GemvPacked: return {"common.cl", "blocks.cl", "mul_mat_gemv.cl", "mul_mat_gemv_packed.cl"};
     case ProgramId::Gemm: return {"common.cl", "blocks.cl", "mul_mat_gemm.cl"};
     case ProgramId::Norm: return {"common.cl", "reduce.cl", "norm.cl"};
     case ProgramId::Softmax: return {"common.cl", "reduce.cl", "softmax.cl"};
@@ -39,6 +41,9 @@ std::string OpRunner::program_options(ProgramId id) const {
   switch (id) {
     case ProgramId::Gemv:
       o << " -DGEMV_WG=" << t.gemv_wg << " -DGEMV_ROWS=" << t.gemv_rows << " -DGEMV_SPLIT=" << t.gemv_split;
+      break;
+    case ProgramId::GemvPacked:
+      o << " -DGEMV_WG=" << t.gemv_packed_wg << " -DGEMV_ROWS=" << t.gemv_packed_rows << " -DGEMV_SPLIT=" << t.gemv_split;
       break;
     case ProgramId::Gemm:
       o << " -DGEMM_TN=" << t.gemm_tn << " -DGEMM_TM=" << t.gemm_tm << " -DGEMM_RN=" << t.gemm_rn
@@ -76,10 +81,108 @@ const sdk::Kernel& OpRunner::kernel(ProgramId id, const std::string& name) {
   return k;
 }
 
-bool OpRunner::supports(const clport_op& op) const { return check_op(op, tuning_).empty(); }
+OpRunner::~OpRunner() {
+  for (const PackedWeight* w : packed_) {
+    for (cl_mem m : {w->q, w->s})
+      if (m != nullptr) host_.free_buffer(host_.host_ctx, m);
+    delete w;
+  }
+}
+
+const PackedWeight* OpRunner::find_packed(const clport_tensor& w) const {
+  if (w.layout == nullptr) return nullptr;
+  std::lock_guard<std::mutex> lock(packed_mutex_);
+  auto it = packed_.find(static_cast<const PackedWeight*>(w.layout));
+  return it == packed_.end() ? nullptr : *it;
+}
+
+std::string OpRunner::check(const clport_op& op) const {
+  if (op.n_src < 1 || op.src[0] == nullptr || op.src[0]->layout == nullptr) return check_op(op, tuning_);
+  // A packed weight: the same checks on its plain description (the GEMM path and get_rows, e.g.
+  // of a tied embedding, read the plain buffer), plus that the handle is ours and describes this
+  // very weight.
+  if (op.kind != CLPORT_OP_MUL_MAT && op.kind != CLPORT_OP_GET_ROWS)
+    return "only mul_mat and get_rows take a packed weight";
+  const PackedWeight* p = find_packed(*op.src[0]);
+  if (p == nullptr) return "weight carries a layout this plugin did not make";
+  if (p->dtype != op.src[0]->dtype || p->K != op.src[0]->ne[0] || p->N != op.src[0]->ne[1])
+    return "weight does not match its packed layout";
+  clport_tensor plain = *op.src[0];
+  plain.layout = nullptr;
+  clport_op copy = op;
+  copy.src[0] = &plain;
+  return check_op(copy, tuning_);
+}
+
+void* OpRunner::prepare_weight(const clport_tensor& weight) {
+  if (tuning_.gemv_packed != 1 || !is_packable_dtype(weight.dtype) || weight.layout != nullptr) return nullptr;
+  // Only a weight the MUL_MAT kernels take as it is: any other stays plain (and unsupported).
+  clport_tensor x{}, d{};
+  x.dtype = d.dtype = CLPORT_DTYPE_F32;
+  x.n_dims = d.n_dims = 2;
+  x.ne[0] = weight.ne[0];
+  d.ne[0] = weight.ne[1];
+  x.ne[1] = d.ne[1] = x.ne[2] = d.ne[2] = x.ne[3] = d.ne[3] = 1;
+  x.nb[0] = d.nb[0] = 4;
+  x.nb[1] = x.nb[2] = x.nb[3] = 4 * x.ne[0];
+  d.nb[1] = d.nb[2] = d.nb[3] = 4 * d.ne[0];
+  clport_op op{};
+  op.struct_size = sizeof(op);
+  op.kind = CLPORT_OP_MUL_MAT;
+  op.n_src = 2;
+  op.src[0] = &weight;
+  op.src[1] = &x;
+  op.dst = &d;
+  if (!check_op(op, tuning_).empty()) return nullptr;
+  if (weight.buffer == nullptr) throw sdk::Failure("prepare_weight: weight without a buffer");
+
+  const sdk::Kernel& k = kernel(ProgramId::GemvPacked, std::string("pack_") + dtype_info(weight.dtype)->name);
+  auto w = std::make_unique<PackedWeight>();
+  w->dtype = weight.dtype;
+  w->K = weight.ne[0];
+  w->N = weight.ne[1];
+  const PackedSizes sizes = packed_sizes(w->dtype, w->K, w->N);
+  auto alloc = [&](uint64_t bytes) {
+    int32_t status = CLPORT_PLUGIN_OK;
+    cl_mem m = host_.alloc_buffer(host_.host_ctx, static_cast<size_t>(bytes), &status);
+    if (m == nullptr)
+      throw sdk::Failure("cannot allocate " + std::to_string(bytes) + " bytes for a packed weight",
+                         status == CLPORT_PLUGIN_OK ? CLPORT_PLUGIN_OUT_OF_MEMORY : status);
+    return m;
+  };
+  try {
+    w->q = alloc(sizes.q_bytes);
+    w->s = alloc(sizes.s_bytes);
+    const cl_int blocks = static_cast<cl_int>(w->K / 32), rows = static_cast<cl_int>(w->N);
+    sdk::set_args(h_.cl(), k, weight.buffer, static_cast<cl_ulong>(weight.offset),
+                  static_cast<cl_ulong>(weight.nb[1]), blocks, rows, w->q, w->s);
+    const size_t global[2] = {sdk::round_up(static_cast<size_t>(blocks), 64), static_cast<size_t>(rows)};
+    sdk::enqueue(host_, k, 2, global, nullptr);  // a one-off copy: the driver's group size
+  } catch (...) {
+    for (cl_mem m : {w->q, w->s})
+      if (m != nullptr) host_.free_buffer(host_.host_ctx, m);
+    throw;
+  }
+  std::lock_guard<std::mutex> lock(packed_mutex_);
+  packed_.insert(w.get());
+  return w.release();
+}
+
+void OpRunner::release_layout(void* layout) noexcept {
+  auto* w = static_cast<const PackedWeight*>(layout);
+  {
+    std::lock_guard<std::mutex> lock(packed_mutex_);
+    if (packed_.erase(w) == 0) return;  // not ours: never touch it
+  }
+  for (cl_mem m : {w->q, w->s})
+    if (m != nullptr) host_.free_buffer(host_.host_ctx, m);
+  delete w;
+}
+
+bool OpRunner::supports(const clport_op& op) const { return check(op).empty(); }
 
 void OpRunner::enqueue(const clport_op& op) {
-  if (std::string why = check_op(op, tuning_); !why.empty()) throw sdk::unsupported(why);
+  if (std::string why = check(op); !why.empty()) throw sdk::unsupported(why);
   // Buffers are only looked at here: every operand needs one, at an offset the kernels can use.
   for (int i = 0; i <= op.n_src; ++i) {
     const clport_tensor* t = i < op.n_src ? op.src[i] : op.dst;

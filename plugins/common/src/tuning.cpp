@@ -34,12 +34,17 @@ std::string Tuning::validate(uint32_t max_wg) const {
   };
   wg_ok("elt_wg", elt_wg, false);
   wg_ok("gemv_wg", gemv_wg, true);
+  wg_ok("gemv_packed_wg", gemv_packed_wg, true);
   wg_ok("norm_wg", norm_wg, true);
   wg_ok("softmax_wg", softmax_wg, true);
   wg_ok("att_wg", att_wg, true);
   // gemv_wg 1: one work-item per work-group walks gemv_rows whole rows (no reduction).
   if (gemv_rows == 0 || gemv_rows > 64 || (gemv_wg != 1 && (gemv_rows > gemv_wg || gemv_wg < 4)))
     err << "gemv_rows must be in 1..64, and in 1..gemv_wg with gemv_wg >= 4 unless gemv_wg is 1; ";
+  if (gemv_packed_rows == 0 || gemv_packed_rows > 64 ||
+      (gemv_packed_wg != 1 && (gemv_packed_rows > gemv_packed_wg || gemv_packed_wg < 4)))
+    err << "gemv_packed_rows must be in 1..64, and in 1..gemv_packed_wg with gemv_packed_wg >= 4 unless it is 1; ";
+  if (gemv_packed > 1) err << "gemv_packed must be 0 or 1; ";
   if (gemm_rn == 0 || gemm_rm == 0 || gemm_tn % gemm_rn != 0 || gemm_tm % gemm_rm != 0)
     err << "gemm tiles must be multiples of the micro-tiles; ";
   else if ((gemm_tn / gemm_rn) * (gemm_tm / gemm_rm) > max_wg)
@@ -60,7 +65,8 @@ std::string Tuning::apply_overrides(const std::string& yaml_text) {
       {"gemm_tn", &gemm_tn}, {"gemm_tm", &gemm_tm},       {"gemm_rn", &gemm_rn},
       {"gemm_rm", &gemm_rm}, {"norm_wg", &norm_wg},       {"softmax_wg", &softmax_wg},
       {"att_wg", &att_wg},   {"att_dpt", &att_dpt},       {"gemv_split", &gemv_split},
-      {"gemm_kmajor", &gemm_kmajor}, {"f16_bits", &f16_bits}};
+      {"gemm_kmajor", &gemm_kmajor}, {"f16_bits", &f16_bits},   {"gemv_packed", &gemv_packed},
+      {"gemv_packed_wg", &gemv_packed_wg}, {"gemv_packed_rows", &gemv_packed_rows}};
   std::istringstream in(yaml_text);
   std::string line, problems;
   while (std::getline(in, line)) {
@@ -127,6 +133,8 @@ Tuning default_tuning(uint32_t max_wg) {
   };
   fit(t.elt_wg);
   fit(t.gemv_wg);
+  fit(t.gemv_packed_wg);
+  if (t.gemv_packed_wg < t.gemv_packed_rows) t.gemv_packed_rows = t.gemv_packed_wg;
   fit(t.norm_wg);
   fit(t.softmax_wg);
   fit(t.att_wg);

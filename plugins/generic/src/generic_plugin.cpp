@@ -30,6 +30,10 @@ class GenericInstance final : public clport_plugin_instance {
       : runner_(host, device, std::move(tuning)) {}
   bool supports(const clport_op& op) override { return runner_.supports(op); }
   void enqueue(const clport_op& op) override { runner_.enqueue(op); }
+  // The packed GEMV layout for Q4_0 / Q4_1 / Q8_0 weights when the policy enables it
+  // (gemv_packed: 1); otherwise weights stay in the plain GGUF layout.
+  void* prepare_weight(const clport_tensor& weight) override { return runner_.prepare_weight(weight); }
+  void release_layout(void* layout) override { runner_.release_layout(layout); }
 
  private:
   OpRunner runner_;
@@ -38,7 +42,7 @@ class GenericInstance final : public clport_plugin_instance {
 struct GenericPlugin {
   static constexpr const char* kName = "generic";
   static constexpr const char* kVersion = "0.1.0";
-  static constexpr bool kHasPrepareWeight = false;
+  static constexpr bool kHasPrepareWeight = true;
 
   static int32_t probe(const clport_device_desc& d, const char** reason) {
     if (!version_at_least_1_2(d.device_version, "OpenCL ")) {

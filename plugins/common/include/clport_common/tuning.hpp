@@ -25,6 +25,15 @@ struct Tuning {
   // item (CPUs), 4 = quarter runs, coalesced 4-byte loads (GPUs); 0 = pick by device type, and
   // on a GPU also replace the stock gemv_wg / gemv_rows with a GPU shape (apply_device_defaults).
   uint32_t gemv_split = 0;
+  // Packed GEMV layout (prepare_weight repacks Q4_0 / Q4_1 / Q8_0 weights into aligned 16-byte
+  // quant words plus a scale array; kernels/mul_mat_gemv_packed.cl): 1 on, 0 off (default).
+  // Opt-in because it keeps a second copy of those weights in device memory (the plain one
+  // stays for the GEMM and get_rows) for a gain only at large shapes: on an H200, 64 x 8 ran
+  // Q4_0 / Q4_1 at 4096 x 14336 12-15% faster than the plain GEMV, Q8_0 15% slower, and small
+  // shapes the same; on PoCL it is 5x slower (the kernel is shaped for GPUs).
+  uint32_t gemv_packed = 0;
+  uint32_t gemv_packed_wg = 64;    // packed GEMV work-group (power of two; one block per item)
+  uint32_t gemv_packed_rows = 8;   // output rows per packed GEMV work-group
   // GEMM: 64 x 64 tiles of 8 x 16 per work-item (128 accumulators, 17 KiB of local memory)
   // measured fastest on PoCL (1.3-1.4x the 8 x 8 micro-tile); a GPU left at these gets
   // 64 x 32 / 4 x 4 instead (apply_device_defaults).

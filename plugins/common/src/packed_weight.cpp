@@ -1,0 +1,21 @@
+#include "clport_common/packed_weight.hpp"
+
+namespace clport::plugin_common {
+
+bool is_packable_dtype(int32_t dtype) {
+  return dtype == CLPORT_DTYPE_Q4_0 || dtype == CLPORT_DTYPE_Q4_1 || dtype == CLPORT_DTYPE_Q8_0;
+}
+
+PackedSizes packed_sizes(int32_t dtype, int64_t K, int64_t N) {
+  const uint64_t blocks = static_cast<uint64_t>(K / 32) * static_cast<uint64_t>(N);
+  PackedSizes s;
+  switch (dtype) {
+    case CLPORT_DTYPE_Q4_0: s = {16 * blocks, 2 * blocks}; break;
+    case CLPORT_DTYPE_Q4_1: s = {16 * blocks, 4 * blocks}; break;
+    case CLPORT_DTYPE_Q8_0: s = {32 * blocks, 2 * blocks}; break;
+    default: break;
+  }
+  return s;
+}
+
+}  // namespace clport::plugin_common
