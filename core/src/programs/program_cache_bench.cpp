@@ -54,7 +54,17 @@ std::vector<BenchProgram> shared_kernel_bench_programs() {
     const std::string name = k->name;
     bool helper = false;
     for (const char* h : kHelpers) helper = helper || name == h;
-    if (!helper) out.push_back({name, prefix + std::string(k->source, k->size), ""});
+    if (helper) continue;
+    // A "_packed" variant is built after its plain file (mul_mat_gemv_packed.cl reuses the
+    // reduction of mul_mat_gemv.cl), as the plugins' programs concatenate them.
+    std::string plain;
+    const std::string suffix = "_packed.cl";
+    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      const std::string sibling = name.substr(0, name.size() - suffix.size()) + ".cl";
+      if (const EmbeddedKernel* p = find_embedded_kernel(clport_shared_kernels, sibling.c_str()))
+        plain.assign(p->source, p->size).append("\n");
+    }
+    out.push_back({name, prefix + plain + std::string(k->source, k->size), ""});
   }
   return out;
 }
