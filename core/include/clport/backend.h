@@ -48,7 +48,7 @@ CLPORT_API TensorRef view(const TensorRef& base, DType dtype, std::array<int64_t
 
 struct BackendMemoryStats {
   uint64_t weights_bytes = 0;  // bytes of weights uploaded (or mapped)
-  uint64_t live_bytes = 0;     // allocated now (including weights)
+  uint64_t live_bytes = 0;     // allocated now (weights, activations, KV cache, plugin layouts)
   uint64_t peak_bytes = 0;     // high-water mark
 };
 

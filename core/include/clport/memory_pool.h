@@ -41,6 +41,7 @@ struct MemoryPoolOptions {
 struct MemoryPoolStats {
   uint64_t live_bytes = 0;           // size-class bytes handed out and not yet freed
   uint64_t requested_bytes = 0;      // bytes callers asked for (live), before rounding
+  uint64_t peak_requested_bytes = 0;
   uint64_t peak_live_bytes = 0;
   uint64_t reserved_bytes = 0;       // bytes held from OpenCL: blocks + dedicated buffers
   uint64_t peak_reserved_bytes = 0;

@@ -122,7 +122,12 @@ class DeviceBackend final : public Backend {
 
   Status sync() override { return context_->finish(); }
 
-  BackendMemoryStats memory_stats() const override { return {weights_, live_, peak_}; }
+  // Live and peak from the pool, so that what plugins hold (repacked weight layouts, scratch)
+  // counts too; requested bytes, before the pool's size-class rounding.
+  BackendMemoryStats memory_stats() const override {
+    const MemoryPoolStats pool = context_->pool().stats();
+    return {weights_, pool.requested_bytes, std::max(pool.peak_requested_bytes, peak_)};
+  }
 
   std::string plugin_for(const clport_op& op) const override {
     const BoundInstance* instance = binding_->select(op);

@@ -61,6 +61,7 @@ struct MemoryPool::Impl {
 
   void update_peaks() {
     stats.peak_live_bytes = std::max(stats.peak_live_bytes, stats.live_bytes);
+    stats.peak_requested_bytes = std::max(stats.peak_requested_bytes, stats.requested_bytes);
     stats.reserved_bytes = dedicated_bytes + block_bytes_total;
     stats.peak_reserved_bytes = std::max(stats.peak_reserved_bytes, stats.reserved_bytes);
   }

@@ -31,6 +31,7 @@ std::string MemoryPoolStats::to_string() const {
 std::string MemoryPoolStats::to_json() const {
   nlohmann::json j = {{"live_bytes", live_bytes},
                       {"requested_bytes", requested_bytes},
+                      {"peak_requested_bytes", peak_requested_bytes},
                       {"peak_live_bytes", peak_live_bytes},
                       {"reserved_bytes", reserved_bytes},
                       {"peak_reserved_bytes", peak_reserved_bytes},
