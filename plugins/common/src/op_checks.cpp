@@ -219,4 +219,6 @@ std::string check_op(const clport_op& op, const Tuning& t) {
   }
 }
 
+std::string check_weight(const clport_tensor& weight) { return need_weight(&weight); }
+
 }  // namespace clport::plugin_common

@@ -81,10 +81,14 @@ const sdk::Kernel& OpRunner::kernel(ProgramId id, const std::string& name) {
   return k;
 }
 
+void OpRunner::free_buffers(const PackedWeight& w) noexcept {
+  for (cl_mem m : {w.q, w.s})
+    if (m != nullptr) host_.free_buffer(host_.host_ctx, m);
+}
+
 OpRunner::~OpRunner() {
   for (const PackedWeight* w : packed_) {
-    for (cl_mem m : {w->q, w->s})
-      if (m != nullptr) host_.free_buffer(host_.host_ctx, m);
+    free_buffers(*w);
     delete w;
   }
 }
@@ -116,24 +120,8 @@ std::string OpRunner::check(const clport_op& op) const {
 
 void* OpRunner::prepare_weight(const clport_tensor& weight) {
   if (tuning_.gemv_packed != 1 || !is_packable_dtype(weight.dtype) || weight.layout != nullptr) return nullptr;
-  // Only a weight the MUL_MAT kernels take as it is: any other stays plain (and unsupported).
-  clport_tensor x{}, d{};
-  x.dtype = d.dtype = CLPORT_DTYPE_F32;
-  x.n_dims = d.n_dims = 2;
-  x.ne[0] = weight.ne[0];
-  d.ne[0] = weight.ne[1];
-  x.ne[1] = d.ne[1] = x.ne[2] = d.ne[2] = x.ne[3] = d.ne[3] = 1;
-  x.nb[0] = d.nb[0] = 4;
-  x.nb[1] = x.nb[2] = x.nb[3] = 4 * x.ne[0];
-  d.nb[1] = d.nb[2] = d.nb[3] = 4 * d.ne[0];
-  clport_op op{};
-  op.struct_size = sizeof(op);
-  op.kind = CLPORT_OP_MUL_MAT;
-  op.n_src = 2;
-  op.src[0] = &weight;
-  op.src[1] = &x;
-  op.dst = &d;
-  if (!check_op(op, tuning_).empty()) return nullptr;
+  // Only a weight the kernels take as it is: any other stays plain (and unsupported).
+  if (!check_weight(weight).empty()) return nullptr;
   if (weight.buffer == nullptr) throw sdk::Failure("prepare_weight: weight without a buffer");
 
   const sdk::Kernel& k = kernel(ProgramId::GemvPacked, std::string("pack_") + dtype_info(weight.dtype)->name);
@@ -159,8 +147,7 @@ void* OpRunner::prepare_weight(const clport_tensor& weight) {
     const size_t global[2] = {sdk::round_up(static_cast<size_t>(blocks), 64), static_cast<size_t>(rows)};
     sdk::enqueue(host_, k, 2, global, nullptr);  // a one-off copy: the driver's group size
   } catch (...) {
-    for (cl_mem m : {w->q, w->s})
-      if (m != nullptr) host_.free_buffer(host_.host_ctx, m);
+    free_buffers(*w);
     throw;
   }
   std::lock_guard<std::mutex> lock(packed_mutex_);
@@ -174,8 +161,7 @@ void OpRunner::release_layout(void* layout) noexcept {
     std::lock_guard<std::mutex> lock(packed_mutex_);
     if (packed_.erase(w) == 0) return;  // not ours: never touch it
   }
-  for (cl_mem m : {w->q, w->s})
-    if (m != nullptr) host_.free_buffer(host_.host_ctx, m);
+  free_buffers(*w);
   delete w;
 }
 

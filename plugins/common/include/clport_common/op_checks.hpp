@@ -27,6 +27,9 @@ bool is_contiguous(const clport_tensor& t);
 // Byte alignment a tensor's buffer offset needs for the kernels.
 uint64_t offset_alignment(int32_t dtype);
 
+// "" when the shared kernels take `weight` (plain layout) as a MUL_MAT / GET_ROWS weight.
+std::string check_weight(const clport_tensor& weight);
+
 // "" when the shared kernels implement `op` with tuning `t`, else why not.
 std::string check_op(const clport_op& op, const Tuning& t);
 

@@ -51,6 +51,7 @@ class OpRunner {
   void mul_mat_packed(const PackedWeight& w, const clport_op& op);
   // The live PackedWeight behind w.layout, or NULL when w has none or it is not ours.
   const PackedWeight* find_packed(const clport_tensor& w) const;
+  void free_buffers(const PackedWeight& w) noexcept;  // the device arrays of w
   // check_op for an op whose weight may carry one of our packed layouts.
   std::string check(const clport_op& op) const;
   void rope(const clport_op& op);
