@@ -130,17 +130,22 @@ void* OpRunner::prepare_weight(const clport_tensor& weight) {
   w->K = weight.ne[0];
   w->N = weight.ne[1];
   const PackedSizes sizes = packed_sizes(w->dtype, w->K, w->N);
-  auto alloc = [&](uint64_t bytes) {
-    int32_t status = CLPORT_PLUGIN_OK;
-    cl_mem m = host_.alloc_buffer(host_.host_ctx, static_cast<size_t>(bytes), &status);
-    if (m == nullptr)
-      throw sdk::Failure("cannot allocate " + std::to_string(bytes) + " bytes for a packed weight",
-                         status == CLPORT_PLUGIN_OK ? CLPORT_PLUGIN_OUT_OF_MEMORY : status);
-    return m;
-  };
+  // The packed copy is only a speed-up: when the device has no room for it, the weight keeps
+  // its plain layout (and the model still loads) instead of failing the load.
+  int32_t status_q = CLPORT_PLUGIN_OK, status_s = CLPORT_PLUGIN_OK;
+  w->q = host_.alloc_buffer(host_.host_ctx, static_cast<size_t>(sizes.q_bytes), &status_q);
+  if (w->q != nullptr) w->s = host_.alloc_buffer(host_.host_ctx, static_cast<size_t>(sizes.s_bytes), &status_s);
+  if (w->q == nullptr || w->s == nullptr) {
+    free_buffers(*w);
+    if (status_q != CLPORT_PLUGIN_OUT_OF_MEMORY && status_s != CLPORT_PLUGIN_OUT_OF_MEMORY)
+      throw sdk::Failure("cannot allocate the " + std::to_string(sizes.q_bytes + sizes.s_bytes) +
+                         " bytes of a packed weight");
+    h_.log(CLPORT_LOG_WARN, "no device memory for a packed copy of a " + std::to_string(w->K) + " x " +
+                                std::to_string(w->N) + " weight (" +
+                                std::to_string(sizes.q_bytes + sizes.s_bytes) + " bytes): it stays in the plain layout");
+    return nullptr;
+  }
   try {
-    w->q = alloc(sizes.q_bytes);
-    w->s = alloc(sizes.s_bytes);
     const cl_int blocks = static_cast<cl_int>(w->K / 32), rows = static_cast<cl_int>(w->N);
     sdk::set_args(h_.cl(), k, weight.buffer, static_cast<cl_ulong>(weight.offset),
                   static_cast<cl_ulong>(weight.nb[1]), blocks, rows, w->q, w->s);
