@@ -185,6 +185,63 @@ inline float gv_q6_k(const global uchar* row, uint s, float16 xl, float16 xh, fl
   return -32.0f * (d0 * sl + d1 * sh);
 }
 
+// K-quants, GEMV_SPLIT 1: a work-item walks whole 256-element super-blocks, so each row's
+// half-precision scales and 6-bit sub-block scales are decoded once per super-block (gk_prep_*:
+// sc[j], mn[j] for its 8 runs) instead of once per 32-element run. On a CPU that per-run scalar
+// decode cost as much as the run's vector work.
+inline void gk_prep_q4_k(const global uchar* blk, float* sc, float* mn) {
+  const float d = ld_f16(blk), dmin = ld_f16(blk + 2);
+  for (uint j = 0; j < 8; ++j) {
+    const float2 sm = k_scale_min(blk + 4, j);
+    sc[j] = d * sm.x;
+    mn[j] = dmin * sm.y;
+  }
+}
+#define gk_prep_q5_k gk_prep_q4_k
+
+// Q6_K: sc[2j], sc[2j + 1] are d times the scales of run j's two halves; mn is unused.
+inline void gk_prep_q6_k(const global uchar* blk, float* sc, float* mn) {
+  const float d = ld_f16(blk + 208);
+  const global char* s8 = (const global char*)(blk + 192);
+  for (uint i = 0; i < 16; ++i) sc[i] = d * (float)s8[i];
+  (void)mn;
+}
+
+inline float gk_q4_k(const global uchar* blk, uint j, const float* sc, const float* mn, float16 xl, float16 xh,
+                     float sl, float sh, float16* v) {
+  const global uchar* qs = blk + 16 + 32 * (j / 2);
+  const uchar shift = (uchar)((j & 1) * 4);
+  const uchar16 q0 = (vload16(0, qs) >> shift) & (uchar)15;
+  const uchar16 q1 = (vload16(1, qs) >> shift) & (uchar)15;
+  *v += sc[j] * gv_dot(convert_float16(q0), xl, convert_float16(q1), xh);
+  return -mn[j] * (sl + sh);
+}
+
+inline float gk_q5_k(const global uchar* blk, uint j, const float* sc, const float* mn, float16 xl, float16 xh,
+                     float sl, float sh, float16* v) {
+  const global uchar* qh = blk + 16;
+  const global uchar* qs = blk + 48 + 32 * (j / 2);
+  const uchar shift = (uchar)((j & 1) * 4), bit = (uchar)j;
+  const uchar16 q0 = ((vload16(0, qs) >> shift) & (uchar)15) | (((vload16(0, qh) >> bit) & (uchar)1) << (uchar)4);
+  const uchar16 q1 = ((vload16(1, qs) >> shift) & (uchar)15) | (((vload16(1, qh) >> bit) & (uchar)1) << (uchar)4);
+  *v += sc[j] * gv_dot(convert_float16(q0), xl, convert_float16(q1), xh);
+  return -mn[j] * (sl + sh);
+}
+
+inline float gk_q6_k(const global uchar* blk, uint j, const float* sc, const float* mn, float16 xl, float16 xh,
+                     float sl, float sh, float16* v) {
+  const uint n = j / 4, g = j % 4;
+  const global uchar* ql = blk + 64 * n + 32 * (g & 1);
+  const global uchar* qh = blk + 128 + 32 * n;
+  const uchar lshift = (uchar)((g >> 1) * 4), hshift = (uchar)(2 * g);
+  const uchar16 q0 = ((vload16(0, ql) >> lshift) & (uchar)15) | (((vload16(0, qh) >> hshift) & (uchar)3) << (uchar)4);
+  const uchar16 q1 = ((vload16(1, ql) >> lshift) & (uchar)15) | (((vload16(1, qh) >> hshift) & (uchar)3) << (uchar)4);
+  const float d0 = sc[8 * n + 2 * g], d1 = sc[8 * n + 2 * g + 1];
+  (void)mn;
+  *v += gv_dot(d0 * convert_float16(q0), xl, d1 * convert_float16(q1), xh);
+  return -32.0f * (d0 * sl + d1 * sh);
+}
+
 // 4 bytes at an even offset, read as two 16-bit words: rows start at even offsets and every
 // block size is even (see blocks.cl), so 2-byte alignment is all that can be relied on.
 inline uint gq_word(const global uchar* p) {
@@ -324,7 +381,48 @@ inline float gq_q6_k(const global uchar* row, uint s, uint q, float4 xa, float4 
     for (int r = 0; r < GEMV_ROWS; ++r) acc[r] += gv_##T(wr[r], s, xl, xh, sl, sh, &vacc[r]); \
   }                                                                                           \
   for (int r = 0; r < GEMV_ROWS; ++r) acc[r] += hsum16(vacc[r]);
+
+// K-quants (see gk_prep_*): work-items stride over super-blocks of BYTES bytes.
+#define CLPORT_GEMV_QK_ACCUMULATE(T, BYTES)                                                   \
+  float16 vacc[GEMV_ROWS];                                                                    \
+  const global uchar* wr[GEMV_ROWS];                                                          \
+  for (int r = 0; r < GEMV_ROWS; ++r) {                                                       \
+    vacc[r] = (float16)(0.0f);                                                                \
+    wr[r] = w0 + (size_t)min(n0 + r, N - 1) * w_row_bytes; /* clamped: computed, not stored */ \
+  }                                                                                           \
+  const uint nsb = K / 256;                                                                   \
+  for (uint sb = get_local_id(0); sb < nsb; sb += GEMV_WG) {                                  \
+    float sc[GEMV_ROWS][16], mn[GEMV_ROWS][8];                                                \
+    _Pragma("unroll")                                                                         \
+    for (int r = 0; r < GEMV_ROWS; ++r) gk_prep_##T(wr[r] + (size_t)sb * (BYTES), sc[r], mn[r]); \
+    for (uint j = 0; j < 8; ++j) {                                                            \
+      const global float* xs = xr + 256 * (size_t)sb + 32 * j;                                \
+      const float16 xl = vload16(0, xs), xh = vload16(1, xs);                                 \
+      const float sl = hsum16(xl), sh = hsum16(xh);                                           \
+      _Pragma("unroll")                                                                       \
+      for (int r = 0; r < GEMV_ROWS; ++r)                                                     \
+        acc[r] += gk_##T(wr[r] + (size_t)sb * (BYTES), j, sc[r], mn[r], xl, xh, sl, sh, &vacc[r]); \
+    }                                                                                         \
+  }                                                                                           \
+  for (int r = 0; r < GEMV_ROWS; ++r) acc[r] += hsum16(vacc[r]);
 #endif
+
+// Which accumulation each quantized dtype uses: the K-quants walk whole super-blocks in the
+// whole-run split (CPUs); everything else, and every dtype in the quarter split, runs by run.
+#if GEMV_SPLIT == 4
+#define CLPORT_GEMV_ACC_q4_k CLPORT_GEMV_Q_ACCUMULATE(q4_k)
+#define CLPORT_GEMV_ACC_q5_k CLPORT_GEMV_Q_ACCUMULATE(q5_k)
+#define CLPORT_GEMV_ACC_q6_k CLPORT_GEMV_Q_ACCUMULATE(q6_k)
+#else
+#define CLPORT_GEMV_ACC_q4_k CLPORT_GEMV_QK_ACCUMULATE(q4_k, 144)
+#define CLPORT_GEMV_ACC_q5_k CLPORT_GEMV_QK_ACCUMULATE(q5_k, 176)
+#define CLPORT_GEMV_ACC_q6_k CLPORT_GEMV_QK_ACCUMULATE(q6_k, 210)
+#endif
+#define CLPORT_GEMV_ACC_q4_0 CLPORT_GEMV_Q_ACCUMULATE(q4_0)
+#define CLPORT_GEMV_ACC_q4_1 CLPORT_GEMV_Q_ACCUMULATE(q4_1)
+#define CLPORT_GEMV_ACC_q5_0 CLPORT_GEMV_Q_ACCUMULATE(q5_0)
+#define CLPORT_GEMV_ACC_q5_1 CLPORT_GEMV_Q_ACCUMULATE(q5_1)
+#define CLPORT_GEMV_ACC_q8_0 CLPORT_GEMV_Q_ACCUMULATE(q8_0)
 
 #define CLPORT_GEMV_Q(T)                                                                      \
   kernel __attribute__((reqd_work_group_size(GEMV_WG, 1, 1))) void mul_mat_gemv_##T(        \
@@ -335,7 +433,7 @@ inline float gq_q6_k(const global uchar* row, uint s, uint q, float4 xa, float4 
     const global uchar* w0 = w + w_off;                                                       \
     float acc[GEMV_ROWS];                                                                     \
     for (int r = 0; r < GEMV_ROWS; ++r) acc[r] = 0.0f;                                        \
-    CLPORT_GEMV_Q_ACCUMULATE(T)                                                               \
+    CLPORT_GEMV_ACC_##T                                                                       \
     CLPORT_GEMV_FINISH()                                                                      \
   }
 CLPORT_FOR_EACH_QUANT(CLPORT_GEMV_Q)
