@@ -57,8 +57,9 @@ struct Started {
   std::unique_ptr<DeviceBinding> binding;
 };
 
-// What engine start-up does up to the binding, through the fake library.
-Started start() {
+// What engine start-up does up to the binding, through the fake library; `policy_layer`, when
+// given, is a user policy YAML layered over the defaults.
+Started start(const std::string& policy_layer = "") {
   Started s;
   LoadAttempt attempt;
   auto library = open_opencl_library(CLPORT_FAKECL_FORWARD, &attempt);
@@ -78,6 +79,9 @@ Started start() {
   s.manager = PluginManager::discover(search);
   auto policy = Policy::defaults();
   EXPECT_TRUE(policy.ok());
+  if (!policy_layer.empty()) {
+    EXPECT_TRUE(policy->add_layer(policy_layer, "test.yaml").ok());
+  }
   s.binding = DeviceBinding::create(*s.manager, policy.value(), s.context);
   return s;
 }
@@ -207,6 +211,34 @@ TEST_F(SelfTest, CorruptedKernelIsCaughtReboundAndCached) {
     EXPECT_EQ(v.source, selftest::Verdict::Source::Skipped);
     EXPECT_EQ(served_by(*s.binding, ops.rms), "generic");
   }
+}
+
+TEST_F(SelfTest, OtherPluginSettingsAreTestedAgain) {
+  // Policy settings change which kernels and build options a plugin uses (gemv_packed, tile
+  // sizes), so a verdict cached under other settings says nothing about them.
+  remove_verdicts();
+  const std::string packed = "version: 1\nplugins:\n  generic:\n    gemv_packed: 1\n";
+  std::string default_key;
+  {
+    Started s = start();
+    ASSERT_TRUE(s.binding && s.binding->has_device());
+    const selftest::Verdict v = selftest::run(*s.context, *s.binding);
+    EXPECT_EQ(v.source, selftest::Verdict::Source::Ran) << v.note;
+    default_key = v.key;
+  }
+  {
+    Started s = start(packed);
+    ASSERT_TRUE(s.binding && s.binding->has_device());
+    const selftest::Verdict v = selftest::run(*s.context, *s.binding);
+    EXPECT_EQ(v.source, selftest::Verdict::Source::Ran) << v.note;
+    EXPECT_NE(v.key, default_key);
+  }
+  {
+    Started s = start(packed);  // the same settings again: the verdict just cached
+    const selftest::Verdict v = selftest::run(*s.context, *s.binding);
+    EXPECT_EQ(v.source, selftest::Verdict::Source::Cache) << v.note;
+  }
+  EXPECT_EQ(verdict_files(), 2);
 }
 
 TEST_F(SelfTest, CorruptCachedVerdictIsIgnoredAndTestedAgain) {

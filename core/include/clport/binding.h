@@ -37,8 +37,9 @@ struct PluginCandidate {
 class CLPORT_API BoundInstance {
  public:
   // `keepalive` holds what the instance's host table points into (the DeviceContext).
+  // `settings`: the policy's YAML settings the instance was created with (its host config).
   BoundInstance(std::shared_ptr<LoadedPlugin> plugin, clport_plugin_instance* instance, int64_t rank,
-                std::shared_ptr<void> keepalive);
+                std::shared_ptr<void> keepalive, std::string settings = {});
   ~BoundInstance();
   BoundInstance(const BoundInstance&) = delete;
   BoundInstance& operator=(const BoundInstance&) = delete;
@@ -47,6 +48,8 @@ class CLPORT_API BoundInstance {
   const clport_plugin& table() const { return plugin_->table(); }
   clport_plugin_instance* handle() const { return instance_; }
   int64_t rank() const { return rank_; }
+  const std::string& settings() const { return settings_; }
+  const std::string& path() const { return plugin_->path(); }
   bool supports(const clport_op& op) const;  // guarded: a throwing plugin says no
 
  private:
@@ -54,6 +57,7 @@ class CLPORT_API BoundInstance {
   std::shared_ptr<LoadedPlugin> plugin_;
   clport_plugin_instance* instance_;
   int64_t rank_;
+  std::string settings_;
 };
 
 // A weight repacked by a plugin; the layout is released with the owning instance's

@@ -5,8 +5,12 @@
 namespace clport {
 
 BoundInstance::BoundInstance(std::shared_ptr<LoadedPlugin> plugin, clport_plugin_instance* instance,
-                             int64_t rank, std::shared_ptr<void> keepalive)
-    : keepalive_(std::move(keepalive)), plugin_(std::move(plugin)), instance_(instance), rank_(rank) {}
+                             int64_t rank, std::shared_ptr<void> keepalive, std::string settings)
+    : keepalive_(std::move(keepalive)),
+      plugin_(std::move(plugin)),
+      instance_(instance),
+      rank_(rank),
+      settings_(std::move(settings)) {}
 
 BoundInstance::~BoundInstance() {
   try {

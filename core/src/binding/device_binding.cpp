@@ -137,7 +137,8 @@ std::unique_ptr<DeviceBinding> DeviceBinding::create(PluginManager& manager, con
     return x.first.plugin < y.first.plugin;
   });
   for (auto& [c, plugin] : ranked) {
-    const clport_host* host = make_host(c.plugin, policy.settings_for(c.plugin), policy.precision_code());
+    const std::string settings = policy.settings_for(c.plugin);
+    const clport_host* host = make_host(c.plugin, settings, policy.precision_code());
     clport_plugin_instance* instance = nullptr;
     bool threw = false;
     const std::string why = host == nullptr ? "no host table for the plugin"
@@ -153,7 +154,7 @@ std::unique_ptr<DeviceBinding> DeviceBinding::create(PluginManager& manager, con
     c.outcome = c.forced ? "bound (forced)" : "bound";
     note("plugin '" + c.plugin + "' bound, rank " + std::to_string(b->instances_.size() + 1) +
          " (score " + std::to_string(c.probe_score) + (c.bonus ? ", bonus " + std::to_string(c.bonus) : "") + ")");
-    b->instances_.push_back(std::make_shared<BoundInstance>(plugin, instance, c.rank_score, b->keepalive_));
+    b->instances_.push_back(std::make_shared<BoundInstance>(plugin, instance, c.rank_score, b->keepalive_, settings));
     b->candidates_.push_back(c);
   }
   // Report order: bound plugins best first, then the others by name.

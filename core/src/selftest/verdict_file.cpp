@@ -23,7 +23,7 @@ Status save_verdict(const std::string& path, const VerdictIdentity& id, const Ve
   }
   const json doc = {{"format", kVerdictFormat}, {"key", verdict.key},   {"device", id.device},
                     {"driver", id.driver},      {"platform", id.platform}, {"clport_version", id.clport_version},
-                    {"plugins", id.plugins},    {"seed", verdict.seed}, {"cases", cases}};
+                    {"plugins", id.plugins},    {"kernels", id.kernels},    {"seed", verdict.seed}, {"cases", cases}};
   return write_file_atomically(path, doc.dump(1) + "\n");
 }
 

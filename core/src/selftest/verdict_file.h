@@ -12,7 +12,10 @@ namespace clport::selftest::detail {
 // Identity fields stored with the verdict, for people reading the file.
 struct VerdictIdentity {
   std::string device, driver, platform, clport_version;
-  std::vector<std::string> plugins;  // "name version"
+  // "name version", then what else decides the kernels an instance runs: its plugin file
+  // (size and modification time) and the policy settings it was created with (their SHA-256).
+  std::vector<std::string> plugins;
+  std::string kernels;  // SHA-256 of the core's shared kernel sources (and CLPORT_KERNEL_DIR's)
 };
 
 Status save_verdict(const std::string& path, const VerdictIdentity& id, const Verdict& verdict);
