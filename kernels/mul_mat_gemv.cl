@@ -365,13 +365,19 @@ inline float gq_q6_k(const global uchar* row, uint s, uint q, float4 xa, float4 
     for (int r = 0; r < GEMV_ROWS; ++r) acc[r] += gq_##T(wr[r], s, q, xa, xb, sa, sb);      \
   }
 #else
-#define CLPORT_GEMV_Q_ACCUMULATE(T)                                                           \
+// Whole-run split: each row's first byte and 16-lane partial sums (the lanes are added once,
+// after the loop, by CLPORT_GEMV_WHOLE_RUN_END).
+#define CLPORT_GEMV_WHOLE_RUN_BEGIN                                                           \
   float16 vacc[GEMV_ROWS];                                                                    \
   const global uchar* wr[GEMV_ROWS];                                                          \
   for (int r = 0; r < GEMV_ROWS; ++r) {                                                       \
     vacc[r] = (float16)(0.0f);                                                                \
     wr[r] = w0 + (size_t)min(n0 + r, N - 1) * w_row_bytes; /* clamped: computed, not stored */ \
-  }                                                                                           \
+  }
+#define CLPORT_GEMV_WHOLE_RUN_END for (int r = 0; r < GEMV_ROWS; ++r) acc[r] += hsum16(vacc[r]);
+
+#define CLPORT_GEMV_Q_ACCUMULATE(T)                                                           \
+  CLPORT_GEMV_WHOLE_RUN_BEGIN                                                                 \
   const uint nrun = K / 32;                                                                   \
   for (uint s = get_local_id(0); s < nrun; s += GEMV_WG) {                                    \
     const float16 xl = vload16(0, xr + 32 * s), xh = vload16(1, xr + 32 * s);                 \
@@ -380,16 +386,11 @@ inline float gq_q6_k(const global uchar* row, uint s, uint q, float4 xa, float4 
     _Pragma("unroll")                                                                         \
     for (int r = 0; r < GEMV_ROWS; ++r) acc[r] += gv_##T(wr[r], s, xl, xh, sl, sh, &vacc[r]); \
   }                                                                                           \
-  for (int r = 0; r < GEMV_ROWS; ++r) acc[r] += hsum16(vacc[r]);
+  CLPORT_GEMV_WHOLE_RUN_END
 
 // K-quants (see gk_prep_*): work-items stride over super-blocks of BYTES bytes.
 #define CLPORT_GEMV_QK_ACCUMULATE(T, BYTES)                                                   \
-  float16 vacc[GEMV_ROWS];                                                                    \
-  const global uchar* wr[GEMV_ROWS];                                                          \
-  for (int r = 0; r < GEMV_ROWS; ++r) {                                                       \
-    vacc[r] = (float16)(0.0f);                                                                \
-    wr[r] = w0 + (size_t)min(n0 + r, N - 1) * w_row_bytes; /* clamped: computed, not stored */ \
-  }                                                                                           \
+  CLPORT_GEMV_WHOLE_RUN_BEGIN                                                                 \
   const uint nsb = K / 256;                                                                   \
   for (uint sb = get_local_id(0); sb < nsb; sb += GEMV_WG) {                                  \
     float sc[GEMV_ROWS][16], mn[GEMV_ROWS][8];                                                \
@@ -404,7 +405,7 @@ inline float gq_q6_k(const global uchar* row, uint s, uint q, float4 xa, float4 
         acc[r] += gk_##T(wr[r] + (size_t)sb * (BYTES), j, sc[r], mn[r], xl, xh, sl, sh, &vacc[r]); \
     }                                                                                         \
   }                                                                                           \
-  for (int r = 0; r < GEMV_ROWS; ++r) acc[r] += hsum16(vacc[r]);
+  CLPORT_GEMV_WHOLE_RUN_END
 #endif
 
 // Which accumulation each quantized dtype uses: the K-quants walk whole super-blocks in the
