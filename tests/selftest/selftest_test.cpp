@@ -14,6 +14,7 @@
 #include "clport/engine.h"
 #include "clport/gguf.h"
 #include "clport/nmse.h"
+#include "clport/op_desc.h"
 #include "clport/opencl_loader.h"
 #include "clport/self_test.h"
 #include "random_model.h"
@@ -88,39 +89,17 @@ Started start(const std::string& policy_layer = "") {
 
 // Shapes only (select() never looks at buffers).
 struct Ops {
-  clport_tensor x{}, w{}, y{}, q{}, a{}, o{};
-  clport_op rms{}, mm{};
-  Ops() {
-    auto set = [](clport_tensor& t, clport_dtype d, int64_t ne0, int64_t ne1, int64_t block, int64_t bytes) {
-      t.dtype = d;
-      t.n_dims = 2;
-      t.ne[0] = ne0;
-      t.ne[1] = ne1;
-      t.ne[2] = t.ne[3] = 1;
-      t.nb[0] = bytes;
-      t.nb[1] = ne0 / block * bytes;
-      t.nb[2] = t.nb[3] = t.nb[1] * ne1;
-    };
-    set(x, CLPORT_DTYPE_F32, 256, 4, 1, 4);
-    set(w, CLPORT_DTYPE_F32, 256, 1, 1, 4);
-    set(y, CLPORT_DTYPE_F32, 256, 4, 1, 4);
-    rms.struct_size = sizeof(clport_op);
-    rms.kind = CLPORT_OP_RMS_NORM;
-    rms.n_src = 2;
-    rms.src[0] = &x;
-    rms.src[1] = &w;
-    rms.dst = &y;
-    rms.fparams[0] = 1e-5f;
-    set(q, CLPORT_DTYPE_Q8_0, 256, 64, 32, 34);
-    set(a, CLPORT_DTYPE_F32, 256, 1, 1, 4);
-    set(o, CLPORT_DTYPE_F32, 64, 1, 1, 4);
-    mm.struct_size = sizeof(clport_op);
-    mm.kind = CLPORT_OP_MUL_MAT;
-    mm.n_src = 2;
-    mm.src[0] = &q;
-    mm.src[1] = &a;
-    mm.dst = &o;
-  }
+  clport_tensor x = contiguous_tensor(CLPORT_DTYPE_F32, {256, 4, 1, 1}, 2);
+  clport_tensor w = contiguous_tensor(CLPORT_DTYPE_F32, {256, 1, 1, 1}, 2);
+  clport_tensor y = contiguous_tensor(CLPORT_DTYPE_F32, {256, 4, 1, 1}, 2);
+  clport_tensor q = contiguous_tensor(CLPORT_DTYPE_Q8_0, {256, 64, 1, 1}, 2);
+  clport_tensor a = contiguous_tensor(CLPORT_DTYPE_F32, {256, 1, 1, 1}, 2);
+  clport_tensor o = contiguous_tensor(CLPORT_DTYPE_F32, {64, 1, 1, 1}, 2);
+  clport_op rms = two_source_op(CLPORT_OP_RMS_NORM, x, w, y);
+  clport_op mm = two_source_op(CLPORT_OP_MUL_MAT, q, a, o);
+  Ops() { rms.fparams[0] = 1e-5f; }
+  Ops(const Ops&) = delete;  // the ops point into this object
+  Ops& operator=(const Ops&) = delete;
 };
 
 std::string served_by(const DeviceBinding& b, const clport_op& op) {
