@@ -1,6 +1,7 @@
 // Causal attention over a KV cache with grouped-query heads and an online (streaming) softmax.
-// Needs reduce.cl in front.
-//   q   [head_dim, n_head, n_tokens] F32, contiguous
+// Needs reduce.cl and rope_math.cl in front.
+//   q   [head_dim, n_head, n_tokens] F32, rows contiguous, byte strides q_nb1 (head), q_nb2
+//       (token); rotated here first (RoPE at position n_past + t) when n_rot > 0
 //   K,V [head_dim, n_kv_head, n_ctx] F32 or F16, byte strides kv_nb1 (head), kv_nb2 (position)
 //   out [head_dim, n_head, n_tokens] F32, contiguous
 // Query t sees keys 0 .. n_past + t; head h reads kv head h / (n_head / n_kv_head).
@@ -25,15 +26,24 @@
   kernel __attribute__((reqd_work_group_size(ATT_WG, 1, 1))) void NAME(                        \
       const global uchar* q, ulong q_off, const global uchar* k, ulong k_off,                  \
       const global uchar* v, ulong v_off, ulong kv_nb1, ulong kv_nb2, global uchar* out,       \
-      ulong out_off, int head_dim, int n_head, int n_kv_head, int n_past, float scale) {       \
+      ulong out_off, int head_dim, int n_head, int n_kv_head, int n_past, float scale,         \
+      ulong q_nb1, ulong q_nb2, int n_rot, int neox, float freq_base, float freq_scale) {      \
     local float qv[ATT_WG * ATT_DPT];                                                          \
     local float p[ATT_WG];                                                                     \
     local float scratch[ATT_WG];                                                               \
     const int h = get_group_id(0), t = get_group_id(1), lid = get_local_id(0);                 \
     const int kvh = h / (n_head / n_kv_head);                                                  \
     const size_t qrow = ((size_t)t * n_head + h) * head_dim;                                   \
-    const global float* qg = CLPORT_AT(const global float*, q, q_off) + qrow;                 \
+    const global float* qg = (const global float*)(q + q_off + h * q_nb1 + t * q_nb2);         \
     for (int d = lid; d < ATT_WG * ATT_DPT; d += ATT_WG) qv[d] = d < head_dim ? qg[d] : 0.0f;  \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                              \
+    for (int i = lid; i < n_rot / 2; i += ATT_WG) {                                            \
+      const int2 e = rope_pair(i, n_rot, neox);                                                \
+      const float2 r = rope_rotate(qv[e.x], qv[e.y],                                           \
+                                   rope_cos_sin(i, n_past + t, n_rot, freq_base, freq_scale)); \
+      qv[e.x] = r.x; /* pairs are disjoint: no other work-item touches e */                    \
+      qv[e.y] = r.y;                                                                           \
+    }                                                                                          \
     barrier(CLK_LOCAL_MEM_FENCE);                                                              \
     const int n_keys = n_past + t + 1;                                                         \
     const global uchar* kbase = k + k_off + (size_t)kvh * kv_nb1;                              \

@@ -347,11 +347,33 @@ inline float gq_q6_k(const global uchar* row, uint s, uint q, float4 xa, float4 
   return ld_f16(b + 208) * ((float)sc[0] * dot(a, xa) + (float)sc[1] * dot(c, xb));
 }
 
+// The accumulation macros below take NR, the number of weight rows accumulated at once (wr[r],
+// set up by CLPORT_GEMV_ROW_POINTERS: GEMV_ROWS, or 2 * GEMV_ROWS when a fused kernel reads a
+// second weight), and NORM: 1 when the kernel fuses the RMSNorm in front (each x value is used
+// as x * g, and ss collects sum(x^2) for the norm's scale, which the finish applies).
+#define CLPORT_GEMV_ROW_POINTERS(NR)                                                          \
+  const global uchar* wr[NR];                                                                 \
+  /* rows past N are clamped: computed, never stored; rows r >= GEMV_ROWS read weight w1 */   \
+  for (int r = 0; r < (NR); ++r)                                                              \
+    wr[r] = (r < GEMV_ROWS ? w0 : w1) + (size_t)min(n0 + r % GEMV_ROWS, N - 1) * w_row_bytes;
+
+// x chunk loads: the norm's sum of squares from the raw values, then the norm weight applied.
+#define CLPORT_GEMV_NORM16(NORM, xl, xh, gp)                                                  \
+  if (NORM) {                                                                                 \
+    ss += hsum16(xl * xl + xh * xh);                                                          \
+    xl *= vload16(0, gp);                                                                     \
+    xh *= vload16(1, gp);                                                                     \
+  }
+#define CLPORT_GEMV_NORM4(NORM, xa, xb, ga, gb)                                               \
+  if (NORM) {                                                                                 \
+    ss += dot(xa, xa) + dot(xb, xb);                                                          \
+    xa *= (ga);                                                                               \
+    xb *= (gb);                                                                               \
+  }
+
 #if GEMV_SPLIT == 4
-#define CLPORT_GEMV_Q_ACCUMULATE(T)                                                           \
-  const global uchar* wr[GEMV_ROWS];                                                          \
-  /* rows past N are clamped: computed, never stored */                                        \
-  for (int r = 0; r < GEMV_ROWS; ++r) wr[r] = w0 + (size_t)min(n0 + r, N - 1) * w_row_bytes;  \
+#define CLPORT_GEMV_Q_ACCUMULATE(T, NR, NORM)                                                 \
+  CLPORT_GEMV_ROW_POINTERS(NR)                                                                \
   const uint nquarter = (uint)(K / 32) * 4;                                                   \
   /* vload4 may only assume 4-byte alignment; a 16-byte aligned row (K is a multiple of 32,   \
      so all rows are when the first is) takes one vector load instead of four scalar ones. */ \
@@ -359,115 +381,235 @@ inline float gq_q6_k(const global uchar* row, uint s, uint q, float4 xa, float4 
   for (uint t = get_local_id(0); t < nquarter; t += GEMV_WG) {                                \
     const uint s = t / 4, q = t % 4;                                                          \
     const global float* xp = xr + 32 * s + 4 * q;                                             \
-    const float4 xa = x_aligned ? *(const global float4*)xp : vload4(0, xp);                  \
-    const float4 xb = x_aligned ? *(const global float4*)(xp + 16) : vload4(4, xp);           \
+    float4 xa = x_aligned ? *(const global float4*)xp : vload4(0, xp);                        \
+    float4 xb = x_aligned ? *(const global float4*)(xp + 16) : vload4(4, xp);                 \
+    CLPORT_GEMV_NORM4(NORM, xa, xb, vload4(0, gr + 32 * s + 4 * q), vload4(4, gr + 32 * s + 4 * q)) \
     const float sa = xa.x + xa.y + xa.z + xa.w, sb = xb.x + xb.y + xb.z + xb.w;                \
-    for (int r = 0; r < GEMV_ROWS; ++r) acc[r] += gq_##T(wr[r], s, q, xa, xb, sa, sb);      \
+    for (int r = 0; r < (NR); ++r) acc[r] += gq_##T(wr[r], s, q, xa, xb, sa, sb);           \
   }
 #else
 // Whole-run split: each row's first byte and 16-lane partial sums (the lanes are added once,
 // after the loop, by CLPORT_GEMV_WHOLE_RUN_END).
-#define CLPORT_GEMV_WHOLE_RUN_BEGIN                                                           \
-  float16 vacc[GEMV_ROWS];                                                                    \
-  const global uchar* wr[GEMV_ROWS];                                                          \
-  for (int r = 0; r < GEMV_ROWS; ++r) {                                                       \
-    vacc[r] = (float16)(0.0f);                                                                \
-    wr[r] = w0 + (size_t)min(n0 + r, N - 1) * w_row_bytes; /* clamped: computed, not stored */ \
-  }
-#define CLPORT_GEMV_WHOLE_RUN_END for (int r = 0; r < GEMV_ROWS; ++r) acc[r] += hsum16(vacc[r]);
+#define CLPORT_GEMV_WHOLE_RUN_BEGIN(NR)                                                       \
+  float16 vacc[NR];                                                                           \
+  CLPORT_GEMV_ROW_POINTERS(NR)                                                                \
+  for (int r = 0; r < (NR); ++r) vacc[r] = (float16)(0.0f);
+#define CLPORT_GEMV_WHOLE_RUN_END(NR) for (int r = 0; r < (NR); ++r) acc[r] += hsum16(vacc[r]);
 
-#define CLPORT_GEMV_Q_ACCUMULATE(T)                                                           \
-  CLPORT_GEMV_WHOLE_RUN_BEGIN                                                                 \
+#define CLPORT_GEMV_Q_ACCUMULATE(T, NR, NORM)                                                 \
+  CLPORT_GEMV_WHOLE_RUN_BEGIN(NR)                                                             \
   const uint nrun = K / 32;                                                                   \
   for (uint s = get_local_id(0); s < nrun; s += GEMV_WG) {                                    \
-    const float16 xl = vload16(0, xr + 32 * s), xh = vload16(1, xr + 32 * s);                 \
+    float16 xl = vload16(0, xr + 32 * s), xh = vload16(1, xr + 32 * s);                       \
+    CLPORT_GEMV_NORM16(NORM, xl, xh, gr + 32 * s)                                             \
     const float sl = hsum16(xl), sh = hsum16(xh);                                             \
     /* unrolled, the per-row sums stay in registers (PoCL kept them on the stack) */          \
     _Pragma("unroll")                                                                         \
-    for (int r = 0; r < GEMV_ROWS; ++r) acc[r] += gv_##T(wr[r], s, xl, xh, sl, sh, &vacc[r]); \
+    for (int r = 0; r < (NR); ++r) acc[r] += gv_##T(wr[r], s, xl, xh, sl, sh, &vacc[r]);    \
   }                                                                                           \
-  CLPORT_GEMV_WHOLE_RUN_END
+  CLPORT_GEMV_WHOLE_RUN_END(NR)
 
 // K-quants (see gk_prep_*): work-items stride over super-blocks of BYTES bytes.
-#define CLPORT_GEMV_QK_ACCUMULATE(T, BYTES)                                                   \
-  CLPORT_GEMV_WHOLE_RUN_BEGIN                                                                 \
+#define CLPORT_GEMV_QK_ACCUMULATE(T, BYTES, NR, NORM)                                         \
+  CLPORT_GEMV_WHOLE_RUN_BEGIN(NR)                                                             \
   const uint nsb = K / 256;                                                                   \
   for (uint sb = get_local_id(0); sb < nsb; sb += GEMV_WG) {                                  \
-    float sc[GEMV_ROWS][16], mn[GEMV_ROWS][8];                                                \
+    float sc[NR][16], mn[NR][8];                                                              \
     _Pragma("unroll")                                                                         \
-    for (int r = 0; r < GEMV_ROWS; ++r) gk_prep_##T(wr[r] + (size_t)sb * (BYTES), sc[r], mn[r]); \
+    for (int r = 0; r < (NR); ++r) gk_prep_##T(wr[r] + (size_t)sb * (BYTES), sc[r], mn[r]);  \
     for (uint j = 0; j < 8; ++j) {                                                            \
-      const global float* xs = xr + 256 * (size_t)sb + 32 * j;                                \
-      const float16 xl = vload16(0, xs), xh = vload16(1, xs);                                 \
+      const size_t off = 256 * (size_t)sb + 32 * j;                                           \
+      float16 xl = vload16(0, xr + off), xh = vload16(1, xr + off);                           \
+      CLPORT_GEMV_NORM16(NORM, xl, xh, gr + off)                                              \
       const float sl = hsum16(xl), sh = hsum16(xh);                                           \
       _Pragma("unroll")                                                                       \
-      for (int r = 0; r < GEMV_ROWS; ++r)                                                     \
+      for (int r = 0; r < (NR); ++r)                                                          \
         acc[r] += gk_##T(wr[r] + (size_t)sb * (BYTES), j, sc[r], mn[r], xl, xh, sl, sh, &vacc[r]); \
     }                                                                                         \
   }                                                                                           \
-  CLPORT_GEMV_WHOLE_RUN_END
+  CLPORT_GEMV_WHOLE_RUN_END(NR)
 #endif
 
 // Which accumulation each quantized dtype uses: the K-quants walk whole super-blocks in the
 // whole-run split (CPUs); everything else, and every dtype in the quarter split, runs by run.
 #if GEMV_SPLIT == 4
-#define CLPORT_GEMV_ACC_q4_k CLPORT_GEMV_Q_ACCUMULATE(q4_k)
-#define CLPORT_GEMV_ACC_q5_k CLPORT_GEMV_Q_ACCUMULATE(q5_k)
-#define CLPORT_GEMV_ACC_q6_k CLPORT_GEMV_Q_ACCUMULATE(q6_k)
+#define CLPORT_GEMV_ACC_q4_k(NR, NORM) CLPORT_GEMV_Q_ACCUMULATE(q4_k, NR, NORM)
+#define CLPORT_GEMV_ACC_q5_k(NR, NORM) CLPORT_GEMV_Q_ACCUMULATE(q5_k, NR, NORM)
+#define CLPORT_GEMV_ACC_q6_k(NR, NORM) CLPORT_GEMV_Q_ACCUMULATE(q6_k, NR, NORM)
 #else
-#define CLPORT_GEMV_ACC_q4_k CLPORT_GEMV_QK_ACCUMULATE(q4_k, 144)
-#define CLPORT_GEMV_ACC_q5_k CLPORT_GEMV_QK_ACCUMULATE(q5_k, 176)
-#define CLPORT_GEMV_ACC_q6_k CLPORT_GEMV_QK_ACCUMULATE(q6_k, 210)
+#define CLPORT_GEMV_ACC_q4_k(NR, NORM) CLPORT_GEMV_QK_ACCUMULATE(q4_k, 144, NR, NORM)
+#define CLPORT_GEMV_ACC_q5_k(NR, NORM) CLPORT_GEMV_QK_ACCUMULATE(q5_k, 176, NR, NORM)
+#define CLPORT_GEMV_ACC_q6_k(NR, NORM) CLPORT_GEMV_QK_ACCUMULATE(q6_k, 210, NR, NORM)
 #endif
-#define CLPORT_GEMV_ACC_q4_0 CLPORT_GEMV_Q_ACCUMULATE(q4_0)
-#define CLPORT_GEMV_ACC_q4_1 CLPORT_GEMV_Q_ACCUMULATE(q4_1)
-#define CLPORT_GEMV_ACC_q5_0 CLPORT_GEMV_Q_ACCUMULATE(q5_0)
-#define CLPORT_GEMV_ACC_q5_1 CLPORT_GEMV_Q_ACCUMULATE(q5_1)
-#define CLPORT_GEMV_ACC_q8_0 CLPORT_GEMV_Q_ACCUMULATE(q8_0)
+#define CLPORT_GEMV_ACC_q4_0(NR, NORM) CLPORT_GEMV_Q_ACCUMULATE(q4_0, NR, NORM)
+#define CLPORT_GEMV_ACC_q4_1(NR, NORM) CLPORT_GEMV_Q_ACCUMULATE(q4_1, NR, NORM)
+#define CLPORT_GEMV_ACC_q5_0(NR, NORM) CLPORT_GEMV_Q_ACCUMULATE(q5_0, NR, NORM)
+#define CLPORT_GEMV_ACC_q5_1(NR, NORM) CLPORT_GEMV_Q_ACCUMULATE(q5_1, NR, NORM)
+#define CLPORT_GEMV_ACC_q8_0(NR, NORM) CLPORT_GEMV_Q_ACCUMULATE(q8_0, NR, NORM)
 
-#define CLPORT_GEMV_Q(T)                                                                      \
+// Plain weights: float4 chunks, then a scalar tail for K % 4.
+#define CLPORT_GEMV_PLAIN_ACCUMULATE(WT, LOAD4, LOAD1, NR, NORM)                               \
+  const uint nvec = K / 4;                                                                    \
+  const uint lid = get_local_id(0);                                                           \
+  for (uint i = lid; i < nvec; i += GEMV_WG) {                                                \
+    float4 xv = vload4(i, xr), unused = (float4)(0.0f);                                       \
+    CLPORT_GEMV_NORM4(NORM, xv, unused, vload4(i, gr), (float4)(0.0f))                        \
+    for (int r = 0; r < (NR); ++r) {                                                          \
+      const global WT* wp = (const global WT*)((r < GEMV_ROWS ? w0 : w1) +                    \
+                                              (size_t)min(n0 + r % GEMV_ROWS, N - 1) * w_row_bytes); \
+      acc[r] += dot(LOAD4(i, wp), xv);                                                        \
+    }                                                                                         \
+  }                                                                                           \
+  /* K % 4 leftovers: one per work-item, all of them when GEMV_WG is 1 */                    \
+  for (uint tail = 4 * nvec + lid; tail < (uint)K; tail += GEMV_WG) {                         \
+    float xt = xr[tail];                                                                      \
+    if (NORM) {                                                                               \
+      ss += xt * xt;                                                                          \
+      xt *= gr[tail];                                                                         \
+    }                                                                                         \
+    for (int r = 0; r < (NR); ++r) {                                                          \
+      const global WT* wp = (const global WT*)((r < GEMV_ROWS ? w0 : w1) +                    \
+                                              (size_t)min(n0 + r % GEMV_ROWS, N - 1) * w_row_bytes); \
+      acc[r] += LOAD1(tail, wp) * xt;                                                         \
+    }                                                                                         \
+  }
+#define CLPORT_LOAD_F32_1(i, p) ((p)[i])
+#define CLPORT_GEMV_ACC_f32(NR, NORM) CLPORT_GEMV_PLAIN_ACCUMULATE(float, vload4, CLPORT_LOAD_F32_1, NR, NORM)
+#define CLPORT_GEMV_ACC_f16(NR, NORM) CLPORT_GEMV_PLAIN_ACCUMULATE(half, vload_half4, vload_half, NR, NORM)
+
+// What every GEMV kernel starts with: its rows, its column of x and the accumulators. w1 (the
+// second weight of a fused kernel) and gr (the norm weight) default to harmless aliases.
+#define CLPORT_GEMV_BEGIN(NR)                                                                 \
+  const int n0 = get_group_id(0) * GEMV_ROWS, m = get_global_id(1);                          \
+  const global float* xr = CLPORT_AT(const global float*, x, x_off) + (size_t)m * K;         \
+  const global uchar* w0 = w + w_off;                                                         \
+  float acc[NR];                                                                              \
+  for (int r = 0; r < (NR); ++r) acc[r] = 0.0f;                                               \
+  float ss = 0.0f;                                                                            \
+  (void)ss;
+
+#ifndef GEMV_FUSED
+// dst = W x.
+#define CLPORT_GEMV_KERNEL(T)                                                                 \
   kernel __attribute__((reqd_work_group_size(GEMV_WG, 1, 1))) void mul_mat_gemv_##T(        \
       CLPORT_GEMV_ARGS) {                                                                     \
     CLPORT_GEMV_LOCALS                                                                        \
-    const int n0 = get_group_id(0) * GEMV_ROWS, m = get_global_id(1);                        \
-    const global float* xr = CLPORT_AT(const global float*, x, x_off) + (size_t)m * K;       \
-    const global uchar* w0 = w + w_off;                                                       \
-    float acc[GEMV_ROWS];                                                                     \
-    for (int r = 0; r < GEMV_ROWS; ++r) acc[r] = 0.0f;                                        \
-    CLPORT_GEMV_ACC_##T                                                                       \
+    CLPORT_GEMV_BEGIN(GEMV_ROWS)                                                              \
+    const global uchar* w1 = w0;                                                              \
+    const global float* gr = xr;                                                              \
+    (void)w1;                                                                                 \
+    (void)gr;                                                                                 \
+    CLPORT_GEMV_ACC_##T(GEMV_ROWS, 0)                                                         \
     CLPORT_GEMV_FINISH()                                                                      \
   }
-CLPORT_FOR_EACH_QUANT(CLPORT_GEMV_Q)
+CLPORT_FOR_EACH_QUANT(CLPORT_GEMV_KERNEL)
+CLPORT_GEMV_KERNEL(f32)
+CLPORT_GEMV_KERNEL(f16)
+#else
+// The fused GEMVs (GEMV_FUSED builds them as their own program). Each work-group reduces NR
+// rows (plus the norm's sum of squares as one more) and its first GEMV_ROWS work-items store.
+#if GEMV_WG == 1
+#define CLPORT_GEMV_TOTALS(NR, NORM)                                                          \
+  if (NORM) acc[NR] = ss;
+#define CLPORT_GEMV_ROW_TOTAL(r) acc[r]
+#else
+#define CLPORT_GEMV_TOTALS(NR, NORM)                                                          \
+  local float red[((NR) + 1) * GEMV_WG];                                                      \
+  if (NORM) acc[NR] = ss;                                                                     \
+  gemv_fold_rows(acc, (NR) + (NORM), red);
+#define CLPORT_GEMV_ROW_TOTAL(r) gemv_row_total(red, r)
+#endif
 
-// Plain weights: float4 chunks, then a scalar tail for K % 4.
-#define CLPORT_GEMV_PLAIN(NAME, WT, LOAD4, LOAD1)                                             \
-  kernel __attribute__((reqd_work_group_size(GEMV_WG, 1, 1))) void NAME(CLPORT_GEMV_ARGS) { \
-    CLPORT_GEMV_LOCALS                                                                        \
-    const int n0 = get_group_id(0) * GEMV_ROWS, m = get_global_id(1);                        \
-    const global float* xr = CLPORT_AT(const global float*, x, x_off) + (size_t)m * K;       \
-    float acc[GEMV_ROWS];                                                                     \
-    for (int r = 0; r < GEMV_ROWS; ++r) acc[r] = 0.0f;                                        \
-    const uint nvec = K / 4;                                                                  \
-    const uint lid = get_local_id(0);                                                         \
-    for (uint i = lid; i < nvec; i += GEMV_WG) {                                              \
-      const float4 xv = vload4(i, xr);                                                        \
-      for (int r = 0; r < GEMV_ROWS; ++r) {                                                   \
-        const int n = min(n0 + r, N - 1);                                                     \
-        const global WT* wr = CLPORT_AT(const global WT*, w, w_off + (size_t)n * w_row_bytes); \
-        acc[r] += dot(LOAD4(i, wr), xv);                                                      \
-      }                                                                                       \
-    }                                                                                         \
-    /* K % 4 leftovers: one per work-item, all of them when GEMV_WG is 1 */                  \
-    for (uint tail = 4 * nvec + lid; tail < (uint)K; tail += GEMV_WG) {                       \
-      for (int r = 0; r < GEMV_ROWS; ++r) {                                                   \
-        const int n = min(n0 + r, N - 1);                                                     \
-        const global WT* wr = CLPORT_AT(const global WT*, w, w_off + (size_t)n * w_row_bytes); \
-        acc[r] += LOAD1(tail, wr) * xr[tail];                                                 \
-      }                                                                                       \
-    }                                                                                         \
-    CLPORT_GEMV_FINISH()                                                                      \
+// Folds the work-group's partial sums of nr rows: afterwards gemv_row_total(red, r) is row r's
+// total, for any work-item (same two passes as gemv_reduce).
+inline void gemv_fold_rows(const float* acc, const uint nr, local float* red) {
+  const uint lid = get_local_id(0);
+  for (uint r = 0; r < nr; ++r) red[r * GEMV_WG + lid] = acc[r];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint items = nr * GEMV_RED_PER_ROW;
+  float part[(2 * GEMV_ROWS + 1) * GEMV_RED_PER_ROW / GEMV_WG + 1];
+  for (uint k = 0; k * GEMV_WG < items; ++k) {
+    const uint t = lid + k * GEMV_WG, r = t / GEMV_RED_PER_ROW, c = t % GEMV_RED_PER_ROW;
+    float sum = 0.0f;
+    if (t < items) {
+      for (uint i = 0; i < GEMV_RED_CHUNK; ++i) sum += red[r * GEMV_WG + c + i * GEMV_RED_PER_ROW];
+    }
+    part[k] = sum;
   }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint k = 0; k * GEMV_WG < items; ++k) {
+    const uint t = lid + k * GEMV_WG;
+    if (t < items) red[t] = part[k];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+inline float gemv_row_total(local const float* red, uint r) {
+  float total = 0.0f;
+  for (uint c = 0; c < GEMV_RED_PER_ROW; ++c) total += red[r * GEMV_RED_PER_ROW + c];
+  return total;
+}
 
-#define CLPORT_LOAD_F32_1(i, p) ((p)[i])
-CLPORT_GEMV_PLAIN(mul_mat_gemv_f32, float, vload4, CLPORT_LOAD_F32_1)
-CLPORT_GEMV_PLAIN(mul_mat_gemv_f16, half, vload_half4, vload_half)
+// The norm's scale of this column: 1 / sqrt(mean(x^2) + eps), from the total in row NR.
+#define CLPORT_GEMV_NORM_SCALE(NR) (1.0f / sqrt(CLPORT_GEMV_ROW_TOTAL(NR) / (float)K + eps))
+
+// Work-item r < GEMV_ROWS stores output row n0 + r (all rows when GEMV_WG is 1).
+#if GEMV_WG == 1
+#define CLPORT_GEMV_FOR_STORED_ROWS for (int r = 0; r < GEMV_ROWS; ++r)
+#else
+#define CLPORT_GEMV_FOR_STORED_ROWS for (int r = get_local_id(0); r < GEMV_ROWS; r += GEMV_ROWS)
+#endif
+
+#define CLPORT_GEMV_FUSED_KERNELS(T)                                                          \
+  /* dst = W x + res (res may be dst itself: each element is read, then written, by one item) */ \
+  kernel __attribute__((reqd_work_group_size(GEMV_WG, 1, 1))) void mul_mat_gemv_add_##T(    \
+      CLPORT_GEMV_ARGS, const global uchar* res, ulong res_off) {                             \
+    CLPORT_GEMV_BEGIN(GEMV_ROWS + 1)                                                          \
+    const global uchar* w1 = w0;                                                              \
+    const global float* gr = xr;                                                              \
+    (void)w1;                                                                                 \
+    (void)gr;                                                                                 \
+    CLPORT_GEMV_ACC_##T(GEMV_ROWS, 0)                                                         \
+    CLPORT_GEMV_TOTALS(GEMV_ROWS, 0)                                                          \
+    global float* y = CLPORT_AT(global float*, dst, dst_off) + (size_t)m * N;                \
+    const global float* rv = CLPORT_AT(const global float*, res, res_off) + (size_t)m * N;   \
+    CLPORT_GEMV_FOR_STORED_ROWS {                                                             \
+      if (n0 + r < N) y[n0 + r] = CLPORT_GEMV_ROW_TOTAL(r) + rv[n0 + r];                      \
+    }                                                                                         \
+  }                                                                                           \
+  /* dst = W (rms_norm(x) * g) */                                                             \
+  kernel __attribute__((reqd_work_group_size(GEMV_WG, 1, 1))) void mul_mat_gemv_norm_##T(   \
+      CLPORT_GEMV_ARGS, const global uchar* g, ulong g_off, float eps) {                      \
+    CLPORT_GEMV_BEGIN(GEMV_ROWS + 1)                                                          \
+    const global uchar* w1 = w0;                                                              \
+    const global float* gr = CLPORT_AT(const global float*, g, g_off);                       \
+    (void)w1;                                                                                 \
+    CLPORT_GEMV_ACC_##T(GEMV_ROWS, 1)                                                         \
+    CLPORT_GEMV_TOTALS(GEMV_ROWS, 1)                                                          \
+    const float inv = CLPORT_GEMV_NORM_SCALE(GEMV_ROWS);                                      \
+    global float* y = CLPORT_AT(global float*, dst, dst_off) + (size_t)m * N;                \
+    CLPORT_GEMV_FOR_STORED_ROWS {                                                             \
+      if (n0 + r < N) y[n0 + r] = CLPORT_GEMV_ROW_TOTAL(r) * inv;                             \
+    }                                                                                         \
+  }                                                                                           \
+  /* dst = silu(Wg n) * (Wu n), n = rms_norm(x) * g: rows r < GEMV_ROWS of the accumulation   \
+     are the gate's, the next GEMV_ROWS the up projection's */                                \
+  kernel __attribute__((reqd_work_group_size(GEMV_WG, 1, 1))) void mul_mat_gemv_norm_swiglu_##T( \
+      CLPORT_GEMV_ARGS, const global uchar* g, ulong g_off, float eps, const global uchar* u,  \
+      ulong u_off) {                                                                          \
+    CLPORT_GEMV_BEGIN(2 * GEMV_ROWS + 1)                                                      \
+    const global uchar* w1 = u + u_off;                                                       \
+    const global float* gr = CLPORT_AT(const global float*, g, g_off);                       \
+    CLPORT_GEMV_ACC_##T(2 * GEMV_ROWS, 1)                                                     \
+    CLPORT_GEMV_TOTALS(2 * GEMV_ROWS, 1)                                                      \
+    const float inv = CLPORT_GEMV_NORM_SCALE(2 * GEMV_ROWS);                                  \
+    global float* y = CLPORT_AT(global float*, dst, dst_off) + (size_t)m * N;                \
+    CLPORT_GEMV_FOR_STORED_ROWS {                                                             \
+      const float gate = CLPORT_GEMV_ROW_TOTAL(r) * inv;                                      \
+      const float up = CLPORT_GEMV_ROW_TOTAL(GEMV_ROWS + r) * inv;                            \
+      if (n0 + r < N) y[n0 + r] = gate / (1.0f + exp(-gate)) * up;                            \
+    }                                                                                         \
+  }
+CLPORT_FOR_EACH_QUANT(CLPORT_GEMV_FUSED_KERNELS)
+CLPORT_GEMV_FUSED_KERNELS(f32)
+CLPORT_GEMV_FUSED_KERNELS(f16)
+#endif

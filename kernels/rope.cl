@@ -1,4 +1,4 @@
-// Rotary position embedding on x[head_dim, n_head, n_tokens] (in place allowed: every
+// Rotary position embedding on x[head_dim, n_head, n_tokens] (needs rope_math.cl in front) (in place allowed: every
 // work-item reads its pair before writing it). One work-item per pair of elements; global size
 // head_dim / 2 * n_head * n_tokens rounded up to ELT_WG.
 //   mode 0 (normal): pairs (2i, 2i + 1) for 2i < n_rot;
@@ -29,12 +29,45 @@ kernel __attribute__((reqd_work_group_size(ELT_WG, 1, 1))) void rope_f32(
     y[e + 1] = b;
     return;
   }
-  const int e0 = neox ? i : 2 * i;
-  const int e1 = neox ? i + n_rot_half : 2 * i + 1;
-  const float inv_freq = pow(freq_base, -(float)(2 * i) / (float)n_rot);
-  const float theta = (float)(pos0 + t) * freq_scale * inv_freq;
-  const float c = cos(theta), s = sin(theta);
-  const float a = x[e0], b = x[e1];
-  y[e0] = a * c - b * s;
-  y[e1] = a * s + b * c;
+  const int2 e = rope_pair(i, n_rot, neox);
+  const float2 r = rope_rotate(x[e.x], x[e.y], rope_cos_sin(i, pos0 + t, n_rot, freq_base, freq_scale));
+  y[e.x] = r.x;
+  y[e.y] = r.y;
 }
+
+// K rotated and K, V stored into one layer's cache [head_dim, n_kv_head, n_ctx, 2] (K at index
+// 0 of dim 3, V at 1) at positions pos0 .. pos0 + n_tokens - 1. k and v are
+// [head_dim, n_kv_head, n_tokens] with contiguous rows and byte strides *_nb1 (head), *_nb2
+// (token), e.g. slices of one fused Q/K/V projection. One work-item per element pair of a head
+// (the rotated pair for K, elements 2i and 2i + 1 for V); global size
+// head_dim / 2 * n_kv_head * n_tokens rounded up to ELT_WG.
+#define CLPORT_CACHE_STORE_f32(v, p) (*(global float*)(p) = (v))
+#define CLPORT_CACHE_STORE_f16(v, p) vstore_half_rte((v), 0, (global half*)(p))
+#define CLPORT_KV_STORE_ROPE(CT, ES)                                                          \
+  kernel __attribute__((reqd_work_group_size(ELT_WG, 1, 1))) void kv_store_rope_##CT(       \
+      const global uchar* k, ulong k_off, ulong k_nb1, ulong k_nb2, const global uchar* v,    \
+      ulong v_off, ulong v_nb1, ulong v_nb2, global uchar* cache, ulong c_off, ulong c_nb1,  \
+      ulong c_nb2, ulong c_nb3, int head_dim, int n_kv_head, int n_tokens, int pos0,         \
+      int n_rot, int neox, float freq_base, float freq_scale) {                              \
+    const int half_dim = head_dim / 2;                                                        \
+    const size_t gid = get_global_id(0);                                                      \
+    if (gid >= (size_t)half_dim * n_kv_head * n_tokens) return;                               \
+    const int i = gid % half_dim, h = (gid / half_dim) % n_kv_head;                           \
+    const int t = gid / ((size_t)half_dim * n_kv_head);                                       \
+    const global float* kr = (const global float*)(k + k_off + h * k_nb1 + t * k_nb2);        \
+    const global float* vr = (const global float*)(v + v_off + h * v_nb1 + t * v_nb2);        \
+    global uchar* kc = cache + c_off + h * c_nb1 + (size_t)(pos0 + t) * c_nb2;                 \
+    global uchar* vc = kc + c_nb3;                                                            \
+    int2 e = (int2)(n_rot + 2 * (i - n_rot / 2), n_rot + 2 * (i - n_rot / 2) + 1);            \
+    float2 kv = (float2)(kr[e.x], kr[e.y]);                                                   \
+    if (i < n_rot / 2) {                                                                      \
+      e = rope_pair(i, n_rot, neox);                                                          \
+      kv = rope_rotate(kr[e.x], kr[e.y], rope_cos_sin(i, pos0 + t, n_rot, freq_base, freq_scale)); \
+    }                                                                                         \
+    CLPORT_CACHE_STORE_##CT(kv.x, kc + e.x * ES);                                             \
+    CLPORT_CACHE_STORE_##CT(kv.y, kc + e.y * ES);                                             \
+    CLPORT_CACHE_STORE_##CT(vr[2 * i], vc + 2 * i * ES);                                      \
+    CLPORT_CACHE_STORE_##CT(vr[2 * i + 1], vc + (2 * i + 1) * ES);                            \
+  }
+CLPORT_KV_STORE_ROPE(f32, 4)
+CLPORT_KV_STORE_ROPE(f16, 2)

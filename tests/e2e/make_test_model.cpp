@@ -1,22 +1,57 @@
-// Writes a small random-weight LLaMA model (see random_model.h) for CLI tests:
-//   make_test_model OUT.gguf [dtype]
+// Writes a random-weight LLaMA model (see random_model.h) for CLI tests and speed runs:
+//   make_test_model OUT.gguf [dtype] [key=value ...]
+// keys: embd, ff, layers, heads, kv_heads, ctx, vocab, tied (0/1), seed; e.g. the SmolLM2-135M
+// shape: make_test_model smol.gguf q4_1 embd=576 ff=1536 layers=30 heads=9 kv_heads=3 vocab=49152
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
 
 #include "random_model.h"
 
+namespace {
+
+bool set_key(clport::test::RandomModelSpec& spec, const std::string& key, unsigned long value) {
+  const auto v = static_cast<uint32_t>(value);
+  if (key == "embd") spec.n_embd = v;
+  else if (key == "ff") spec.n_ff = v;
+  else if (key == "layers") spec.n_layer = v;
+  else if (key == "heads") spec.n_head = v;
+  else if (key == "kv_heads") spec.n_head_kv = v;
+  else if (key == "ctx") spec.n_ctx = v;
+  else if (key == "vocab") spec.n_vocab = v;
+  else if (key == "tied") spec.tied_output = value != 0;
+  else if (key == "seed") spec.seed = value;
+  else return false;
+  return true;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s OUT.gguf [dtype]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s OUT.gguf [dtype] [key=value ...]\n", argv[0]);
     return 2;
   }
   clport::test::RandomModelSpec spec;
-  if (argc > 2) {
-    auto dtype = clport::dtype_from_name(argv[2]);
-    if (!dtype) {
-      std::fprintf(stderr, "unknown dtype %s\n", argv[2]);
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const size_t eq = arg.find('=');
+    if (eq == std::string::npos) {
+      auto dtype = clport::dtype_from_name(arg);
+      if (!dtype) {
+        std::fprintf(stderr, "unknown dtype %s\n", argv[i]);
+        return 2;
+      }
+      spec.weight_dtype = *dtype;
+      continue;
+    }
+    char* end = nullptr;
+    const unsigned long value = std::strtoul(arg.c_str() + eq + 1, &end, 10);
+    if (end == arg.c_str() + eq + 1 || *end != '\0' || !set_key(spec, arg.substr(0, eq), value)) {
+      std::fprintf(stderr, "bad option %s (keys: embd ff layers heads kv_heads ctx vocab tied seed)\n", argv[i]);
       return 2;
     }
-    spec.weight_dtype = *dtype;
   }
   const clport::Status st = clport::test::write_random_llama(argv[1], spec);
   if (!st.ok()) {

@@ -10,8 +10,6 @@
 namespace clport::test {
 namespace {
 
-constexpr uint32_t kVocab = 300;
-
 // Weights drawn with std 1/sqrt(fan_in), like a trained model's scale, so activations stay in
 // a realistic range through the layers.
 std::vector<uint8_t> random_weight(std::mt19937_64& rng, DType dtype, int64_t cols, int64_t rows) {
@@ -34,7 +32,7 @@ std::vector<uint8_t> norm_weight(std::mt19937_64& rng, int64_t n) {
   return out;
 }
 
-void add_vocab(GgufWriter& w) {
+void add_vocab(GgufWriter& w, uint32_t n_vocab) {
   std::vector<std::string> tokens{"<unk>", "<s>", "</s>"};
   std::vector<float> scores{0, 0, 0};
   std::vector<int32_t> types{2, 3, 3};
@@ -47,7 +45,7 @@ void add_vocab(GgufWriter& w) {
   }
   const std::string space = "\xE2\x96\x81";  // U+2581, SentencePiece's word boundary
   const char* words[] = {"the", "a", "of", "and", "to", "in", "is", "it"};
-  for (uint32_t i = 0; tokens.size() < kVocab; ++i) {
+  for (uint32_t i = 0; tokens.size() < n_vocab; ++i) {
     tokens.push_back(space + (i < 8 ? std::string(words[i]) : "w" + std::to_string(i)));
     scores.push_back(-static_cast<float>(i));
     types.push_back(1);
@@ -77,7 +75,9 @@ Status write_random_llama(const std::string& path, const RandomModelSpec& s) {
   w.set_u32("llama.attention.head_count_kv", s.n_head_kv);
   w.set_f32("llama.rope.freq_base", 10000.0f);
   w.set_f32("llama.attention.layer_norm_rms_epsilon", 1e-5f);
-  add_vocab(w);
+  if (s.n_vocab < 259) return Status(Stage::InvalidArgument, "a random model needs n_vocab >= 259");
+  const int64_t kVocab = s.n_vocab;
+  add_vocab(w, s.n_vocab);
 
   const int64_t E = s.n_embd, F = s.n_ff;
   const int64_t KV = static_cast<int64_t>(s.n_embd / s.n_head) * s.n_head_kv;
@@ -87,7 +87,7 @@ Status write_random_llama(const std::string& path, const RandomModelSpec& s) {
   for (auto& v : embd) v = unit(rng);
   const int64_t erb = row_bytes(s.weight_dtype, E).value();
   std::vector<uint8_t> embd_q(static_cast<size_t>(erb * kVocab));
-  for (uint32_t r = 0; r < kVocab; ++r) {
+  for (int64_t r = 0; r < kVocab; ++r) {
     CLPORT_RETURN_IF_ERROR(quantize_row(s.weight_dtype, embd.data() + r * E, embd_q.data() + r * erb, E));
   }
   CLPORT_RETURN_IF_ERROR(w.add_tensor("token_embd.weight", s.weight_dtype, {E, kVocab}, embd_q));

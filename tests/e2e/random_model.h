@@ -20,11 +20,12 @@ struct RandomModelSpec {
   uint32_t n_head = 4;
   uint32_t n_head_kv = 2;  // < n_head: grouped-query attention
   uint32_t n_ctx = 128;
+  uint32_t n_vocab = 300;  // >= 259: 3 control tokens + 256 byte tokens + filler words
   uint64_t seed = 1;
 };
 
-// Writes the model to `path`. The vocabulary has 3 control tokens + 256 byte tokens + a few
-// words, so n_vocab = 300.
+// Writes the model to `path`. The vocabulary has 3 control tokens, 256 byte tokens and words
+// up to spec.n_vocab.
 Status write_random_llama(const std::string& path, const RandomModelSpec& spec);
 
 }  // namespace clport::test

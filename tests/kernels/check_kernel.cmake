@@ -1,10 +1,11 @@
 # Script for one kernel_strict_cl12 test: concatenate the helpers + the kernel as a plugin builds
 # it, then `clang -x cl -cl-std=CL1.2 -pedantic -Werror -fsyntax-only`.
 get_filename_component(stem ${KERNEL} NAME_WE)
-set(combined ${WORK_DIR}/${stem}.strict.cl)
+set(combined ${WORK_DIR}/${stem}${SUFFIX}.strict.cl)
 file(READ ${KERNEL_DIR}/common.cl common)
 file(READ ${KERNEL_DIR}/blocks.cl blocks)
 file(READ ${KERNEL_DIR}/reduce.cl reduce)
+file(READ ${KERNEL_DIR}/rope_math.cl rope_math)
 file(READ ${KERNEL} body)
 # A "_packed" variant is compiled after its plain file (mul_mat_gemv_packed.cl reuses the
 # reduction of mul_mat_gemv.cl), exactly as the plugin's program concatenates them.
@@ -12,9 +13,9 @@ if(stem MATCHES "^(.*)_packed$")
   file(READ ${KERNEL_DIR}/${CMAKE_MATCH_1}.cl plain)
   set(body "${plain}\n${body}")
 endif()
-file(WRITE ${combined} "${common}\n${blocks}\n${reduce}\n${body}")
+file(WRITE ${combined} "${common}\n${blocks}\n${reduce}\n${rope_math}\n${body}")
 execute_process(
-  COMMAND ${CLANG} -x cl -cl-std=CL1.2 -pedantic -Werror -fsyntax-only
+  COMMAND ${CLANG} -x cl -cl-std=CL1.2 -pedantic -Werror -fsyntax-only ${DEFINES}
           -Wno-unused-function -Xclang -finclude-default-header ${combined}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)

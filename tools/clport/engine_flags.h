@@ -14,6 +14,7 @@ struct EngineFlags {
   EngineOptions options;
   std::string kv_type = "f16";
   std::string log_level;
+  bool no_fusion = false;
 
   void add_to(CLI::App& app) {
     app.add_option("-m,--model", options.model_path, "GGUF model file")->required();
@@ -26,11 +27,13 @@ struct EngineFlags {
     app.add_option("-t,--threads", options.n_threads, "CPU threads (0 = all cores)");
     app.add_option("--kv-type", kv_type, "KV cache type: f16 or f32")
         ->check(CLI::IsMember({"f16", "f32"}));
+    app.add_flag("--no-fusion", no_fusion, "run every op on its own (no fused patterns)");
   }
   // Call after parsing.
   EngineOptions resolved() const {
     EngineOptions o = options;
     o.llama.kv_dtype = kv_type == "f32" ? DType::F32 : DType::F16;
+    o.llama.fusion = !no_fusion;
     if (o.config_path.empty()) {
       if (const char* env = std::getenv("CLPORT_CONFIG")) o.config_path = env;
     }

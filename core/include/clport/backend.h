@@ -46,6 +46,9 @@ CLPORT_API TensorRef view(const TensorRef& base, std::array<int64_t, 4> ne, uint
 CLPORT_API TensorRef view(const TensorRef& base, DType dtype, std::array<int64_t, 4> ne,
                           std::array<int64_t, 4> nb, uint64_t byte_offset);
 
+// The plugin-ABI description of t (its buffer, offset and layout included).
+CLPORT_API clport_tensor abi_tensor(const TensorRef& t);
+
 struct BackendMemoryStats {
   uint64_t weights_bytes = 0;  // bytes of weights uploaded (or mapped)
   uint64_t live_bytes = 0;     // allocated now (weights, activations, KV cache, plugin layouts)

@@ -17,6 +17,7 @@
 namespace clport {
 
 class GgufFile;
+struct ForwardPlan;
 
 struct LlamaHParams {
   std::string arch;  // "llama" (also what SmolLM2 and TinyLlama use), "qwen2"
@@ -38,6 +39,10 @@ struct LlamaOptions {
   uint32_t n_ctx = 2048;   // KV cache length (capped at the training context)
   uint32_t n_batch = 64;   // prompt tokens per forward step (scratch size)
   DType kv_dtype = DType::F16;
+  // Let the device's plugins run fused patterns (norm into its mat-mul, Q/K/V as one weight,
+  // RoPE with the KV-cache store and with attention, SwiGLU and residual adds in epilogues)
+  // where they claim them; off runs every op on its own (to tell a fused-kernel bug apart).
+  bool fusion = true;
 };
 
 class CLPORT_API LlamaModel {
@@ -65,11 +70,28 @@ class CLPORT_API LlamaModel {
 
   struct Weights;
   struct Scratch;
+  struct Plans;
+
+  // What the last forward step ran: ops per step and how many of them were fused patterns.
+  struct PlanSummary {
+    int nodes = 0;
+    int fused_nodes = 0;
+  };
+  PlanSummary decode_plan_summary();
 
  private:
   LlamaModel(Backend& backend, LlamaHParams hp);
   Status forward_batch(const int32_t* tokens, uint32_t n_tokens, uint32_t n_past, bool all_logits,
                        float* logits_out);
+  // The plan of one step over n tokens (llama_graph.cpp); logit_rows of them (the last ones)
+  // go through the vocabulary projection; hooked keeps every tensor the layer hook reads.
+  const ForwardPlan& plan_for(uint32_t n, int64_t logit_rows, bool hooked);
+  ForwardPlan build_plan(uint32_t n, int64_t logit_rows, bool hooked) const;
+  // True when the plugin that would run the plain mat-mul `weight x plain_input -> plain_dst`
+  // (any plugin when weight is NULL) claims the fused op.
+  bool claims(clport_op_kind fused, const std::vector<const TensorRef*>& src, const TensorRef& dst,
+              const cpu::OpParams& params, const TensorRef* weight, const TensorRef* plain_input,
+              const TensorRef* plain_dst) const;
 
   Backend& backend_;
   LlamaHParams hp_;
@@ -78,6 +100,7 @@ class CLPORT_API LlamaModel {
   std::shared_ptr<GgufFile> file_;
   std::unique_ptr<Weights> w_;
   std::unique_ptr<Scratch> s_;
+  std::unique_ptr<Plans> plans_;
   LayerHook layer_hook_;
 };
 

@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define CLPORT_PLUGIN_ABI_MAJOR 1
-#define CLPORT_PLUGIN_ABI_MINOR 0
+#define CLPORT_PLUGIN_ABI_MINOR 1
 #define CLPORT_PLUGIN_ENTRY_SYMBOL "clport_plugin_entry"
 
 #if defined(_WIN32)
@@ -87,7 +87,32 @@ typedef enum clport_op_kind {
   /* dst = convert(src0): same element count, F32 <-> F16 (and F32 -> F32). dst may be a strided
    * view (e.g. a slot of the KV cache). */
   CLPORT_OP_COPY = 12,
-  CLPORT_OP_COUNT_ = 13
+
+  /* Fused patterns (ABI 1.1). A model offers one only where the plugin that runs the plain op
+   * also claims the fused one (supports_op at load time), and otherwise runs the plain ops; the
+   * CPU reference of each is exactly that composition. */
+  /* dst[N, M] = src0 x rms_norm(src1[K, M]) * src2[K]: the RMSNorm of RMS_NORM feeding MUL_MAT.
+   * src0 the weight, src1 F32 activations, src2 F32 norm weight. fparams[0] = eps. */
+  CLPORT_OP_RMS_NORM_MUL_MAT = 13,
+  /* dst[N, M] = src0 x src1 + src2: MUL_MAT with a residual add; src2 F32 [N, M] may be the
+   * very buffer of dst (each element is read before it is written). */
+  CLPORT_OP_MUL_MAT_ADD = 14,
+  /* dst[N, M] = silu(src0 x n) * (src3 x n), n = rms_norm(src1) * src2: the gate and up
+   * projections of a SwiGLU FFN behind their norm. src0 / src3 the gate / up weights (same dtype
+   * and shape). fparams[0] = eps. */
+  CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU = 15,
+  /* Rotary embedding of K and the KV-cache store: dst is the cache of one layer
+   * [head_dim, n_kv_head, n_ctx, 2] (F16 or F32; index 0 of dim 3 holds K, 1 holds V), src0 = k
+   * and src1 = v [head_dim, n_kv_head, n_tokens] F32 (rows contiguous, any row / token stride).
+   * Token t is stored at cache position iparams[1] + t, K rotated as ROPE does (same iparams
+   * and fparams); nothing else of dst changes. */
+  CLPORT_OP_KV_STORE_ROPE = 16,
+  /* ATTENTION whose query is rotated first: src0 = q [head_dim, n_head, n_tokens] F32 before
+   * RoPE (rows contiguous, any row / token stride), src1 / src2 the K / V cache as for
+   * ATTENTION; rope parameters as ROPE (iparams[1] = n_past is also the attention's),
+   * fparams[2] = attention scale. */
+  CLPORT_OP_ROPE_ATTENTION = 17,
+  CLPORT_OP_COUNT_ = 18
 } clport_op_kind;
 
 typedef struct clport_tensor {

@@ -24,20 +24,6 @@ struct DeviceStorage {
   }
 };
 
-clport_tensor to_abi(const TensorRef& t) {
-  clport_tensor c{};
-  c.dtype = static_cast<int32_t>(t.dtype);
-  c.n_dims = 4;
-  for (int i = 0; i < 4; ++i) {
-    c.ne[i] = t.ne[i];
-    c.nb[i] = t.nb[i];
-  }
-  c.buffer = t.buffer;
-  c.offset = t.offset;
-  c.layout = t.layout;
-  return c;
-}
-
 class DeviceBackend final : public Backend {
  public:
   DeviceBackend(std::shared_ptr<DeviceContext> context, std::shared_ptr<PluginManager> manager,
@@ -84,7 +70,7 @@ class DeviceBackend final : public Backend {
     weights_ += info.bytes;
     // Let the plugin that will run MUL_MAT on this weight repack it into its own layout.
     if (matmul_weight) {
-      auto layout = binding_->prepare_weight(CLPORT_OP_MUL_MAT, to_abi(w));
+      auto layout = binding_->prepare_weight(CLPORT_OP_MUL_MAT, abi_tensor(w));
       if (!layout.ok()) return layout.status();
       w.layout = layout.value().layout();
       static_cast<DeviceStorage*>(w.storage.get())->layout = std::move(layout.value());
@@ -104,13 +90,13 @@ class DeviceBackend final : public Backend {
              const cpu::OpParams& params) override {
     if (src.size() > 4) return Status(Stage::InvalidArgument, "an op takes at most 4 inputs");
     clport_tensor abi_src[4];
-    clport_tensor abi_dst = to_abi(dst);
+    clport_tensor abi_dst = abi_tensor(dst);
     clport_op op{};
     op.struct_size = sizeof(op);
     op.kind = kind;
     op.n_src = static_cast<int32_t>(src.size());
     for (size_t i = 0; i < src.size(); ++i) {
-      abi_src[i] = to_abi(*src[i]);
+      abi_src[i] = abi_tensor(*src[i]);
       op.src[i] = &abi_src[i];
     }
     op.dst = &abi_dst;

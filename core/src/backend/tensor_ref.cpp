@@ -29,6 +29,20 @@ TensorRef view(const TensorRef& base, DType dtype, std::array<int64_t, 4> ne,
   return v;
 }
 
+clport_tensor abi_tensor(const TensorRef& t) {
+  clport_tensor c{};
+  c.dtype = static_cast<int32_t>(t.dtype);
+  c.n_dims = 4;
+  for (int i = 0; i < 4; ++i) {
+    c.ne[i] = t.ne[i];
+    c.nb[i] = t.nb[i];
+  }
+  c.buffer = t.buffer;
+  c.offset = t.offset;
+  c.layout = t.layout;
+  return c;
+}
+
 TensorRef view(const TensorRef& base, std::array<int64_t, 4> ne, uint64_t byte_offset) {
   return view(base, base.dtype, ne, contiguous_strides(base.dtype, ne), byte_offset);
 }

@@ -75,6 +75,11 @@ const char* op_kind_name(int32_t kind) {
     case CLPORT_OP_MUL: return "MUL";
     case CLPORT_OP_SCALE: return "SCALE";
     case CLPORT_OP_COPY: return "COPY";
+    case CLPORT_OP_RMS_NORM_MUL_MAT: return "RMS_NORM+MUL_MAT";
+    case CLPORT_OP_MUL_MAT_ADD: return "MUL_MAT+ADD";
+    case CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU: return "RMS_NORM+MUL_MAT+SWIGLU";
+    case CLPORT_OP_KV_STORE_ROPE: return "ROPE+KV_STORE";
+    case CLPORT_OP_ROPE_ATTENTION: return "ROPE+ATTENTION";
     default: return "?";
   }
 }

@@ -198,6 +198,82 @@ void copy_gapped(std::vector<CaseSpec>& out, DType d, int64_t n, int64_t rows) {
   out.push_back(c);
 }
 
+// The fused mat-muls (GEMV path): norm in front, residual add or SwiGLU behind.
+void fused_mul_mat(std::vector<CaseSpec>& out, clport_op_kind kind, DType d, int64_t K, int64_t N, int64_t M) {
+  CaseSpec c;
+  c.op = kind == CLPORT_OP_RMS_NORM_MUL_MAT ? "rms_norm+mul_mat"
+         : kind == CLPORT_OP_MUL_MAT_ADD    ? "mul_mat+add"
+                                            : "rms_norm+mul_mat+swiglu";
+  c.dtype = tname(d);
+  c.shape = "K=" + std::to_string(K) + " N=" + std::to_string(N) + " M=" + std::to_string(M);
+  c.kind = kind;
+  c.src = {typed(d, {K, N, 1, 1}, 0.5f), f32({K, M, 1, 1}, 3.0f)};
+  if (kind == CLPORT_OP_MUL_MAT_ADD) {
+    c.src.push_back(f32({N, M, 1, 1}));
+  } else {
+    c.src.push_back(f32({K, 1, 1, 1}));
+    c.f[0] = 1e-5f;
+  }
+  if (kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU) c.src.push_back(typed(d, {K, N, 1, 1}, 0.5f));
+  c.dst = f32({N, M, 1, 1});
+  c.threshold = kMatMul;
+  out.push_back(c);
+}
+
+// [hd, heads, n] slice of a fused projection of `row` floats per token, starting at float `at`.
+OperandSpec projection_slice(int64_t hd, int64_t heads, int64_t n, int64_t row, int64_t at) {
+  OperandSpec o = f32({hd, heads, n, 1});
+  o.nb = {4, 4 * hd, 4 * row, 4 * row * n};
+  o.view_offset = 4 * at;
+  o.region_bytes = 4 * row * n;
+  return o;
+}
+
+// K rotated and K, V stored at positions pos.. of a [hd, nkv, n_ctx, 2] cache (the rest of the
+// cache holds values that must survive), from slices of one fused Q/K/V row.
+void kv_store_rope(std::vector<CaseSpec>& out, DType kv, int mode, int64_t hd, int64_t nh, int64_t nkv,
+                   int64_t n, int64_t pos, int64_t n_ctx) {
+  CaseSpec c;
+  c.op = "rope+kv_store";
+  c.dtype = "kv " + tname(kv) + (mode == 2 ? " neox" : " normal");
+  c.shape = "hd=" + std::to_string(hd) + " kv=" + std::to_string(nkv) + " n=" + std::to_string(n) +
+            " pos=" + std::to_string(pos) + " ctx=" + std::to_string(n_ctx);
+  c.kind = CLPORT_OP_KV_STORE_ROPE;
+  const int64_t row = hd * (nh + 2 * nkv);
+  c.src = {projection_slice(hd, nkv, n, row, hd * nh), projection_slice(hd, nkv, n, row, hd * (nh + nkv))};
+  c.dst = typed(kv, {hd, nkv, n_ctx, 2});
+  c.dst.prefilled = true;
+  c.i[0] = mode;
+  c.i[1] = static_cast<int32_t>(pos);
+  c.i[2] = static_cast<int32_t>(hd);
+  c.f[0] = 10000.0f;
+  c.f[1] = 1.0f;
+  c.threshold = kRope;
+  out.push_back(c);
+}
+
+// Attention whose query (a slice of a fused projection) is rotated first.
+void rope_attention(std::vector<CaseSpec>& out, DType kv, int mode, int64_t hd, int64_t nh, int64_t nkv,
+                    int64_t nt, int64_t n_past, int64_t n_ctx) {
+  CaseSpec c;
+  c.op = "rope+attention";
+  c.dtype = "kv " + tname(kv) + (mode == 2 ? " neox" : " normal");
+  c.shape = "hd=" + std::to_string(hd) + " h=" + std::to_string(nh) + "/" + std::to_string(nkv) +
+            " t=" + std::to_string(nt) + " past=" + std::to_string(n_past) + " ctx=" + std::to_string(n_ctx);
+  c.kind = CLPORT_OP_ROPE_ATTENTION;
+  c.src = {projection_slice(hd, nh, nt, hd * (nh + 2 * nkv), 0), typed(kv, {hd, nkv, n_ctx, 1}),
+           typed(kv, {hd, nkv, n_ctx, 1})};
+  c.dst = f32({hd, nh, nt, 1});
+  c.i[0] = mode;
+  c.i[1] = static_cast<int32_t>(n_past);
+  c.i[2] = static_cast<int32_t>(hd);
+  c.f[0] = 10000.0f;
+  c.f[1] = 1.0f;
+  c.f[2] = 1.0f / std::sqrt(static_cast<float>(hd));
+  c.threshold = kAttention;
+  out.push_back(c);
+}
+
 }  // namespace
 
 std::vector<CaseSpec> catalogue(bool small) {
@@ -271,6 +347,21 @@ std::vector<CaseSpec> catalogue(bool small) {
   for (DType d : {DType::F16, DType::F32}) {
     copy_into_cache(out, d, small ? 8 : 64, 2, 3, 5, small ? 10 : 64);
     copy_gapped(out, d, small ? 9 : 300, 3);
+  }
+
+  // Fused patterns, every weight dtype on the GEMV path; N not a multiple of any row group.
+  for (DType d : kWeightDTypes) {
+    const int64_t base_k = traits(d).block_size == 256 ? 256 : 64;
+    for (clport_op_kind kind : {CLPORT_OP_RMS_NORM_MUL_MAT, CLPORT_OP_MUL_MAT_ADD, CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU})
+      fused_mul_mat(out, kind, d, small ? base_k : 4 * base_k, small ? 9 : 37, 1);
+  }
+  if (big) fused_mul_mat(out, CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU, DType::Q4_1, 576, 1536, 1);
+  for (DType kv : {DType::F16, DType::F32}) {
+    for (int mode : {0, 2}) {
+      kv_store_rope(out, kv, mode, small ? 8 : 64, 4, 2, small ? 1 : 3, small ? 2 : 5, small ? 4 : 16);
+      rope_attention(out, kv, mode, small ? 16 : 64, 4, 2, small ? 2 : 3, small ? 2 : 37, small ? 8 : 64);
+    }
+    if (big) rope_attention(out, kv, 0, 64, 9, 3, 1, 100, 128);
   }
   return out;
 }

@@ -25,6 +25,7 @@ struct OperandSpec {
   Fill fill = Fill::Normal;
   float scale = 1.0f;
   int64_t index_limit = 0;
+  bool prefilled = false;  // an output that starts with filled values (ops that update part of it)
 };
 
 struct CaseSpec {

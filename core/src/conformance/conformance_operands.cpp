@@ -72,7 +72,7 @@ Operand make_operand(const OperandSpec& spec, bool is_output, std::mt19937_64& r
   op.initial.resize(static_cast<size_t>(region + 2 * kGuardBytes));
   const auto salt = static_cast<uint8_t>(rng() | 1u);
   for (size_t i = 0; i < op.initial.size(); ++i) op.initial[i] = sentinel(i, salt);
-  if (!is_output) fill_source(op, op.initial.data() + op.tensor_offset, rng);
+  if (!is_output || spec.prefilled) fill_source(op, op.initial.data() + op.tensor_offset, rng);
   return op;
 }
 

@@ -5,6 +5,7 @@
 #include "clport/gguf.h"
 #include "clport/llama_model.h"
 #include "clport/log.h"
+#include "model/llama_plan.h"
 #include "model/llama_weights.h"
 
 namespace clport {
@@ -66,6 +67,7 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
     const GgufTensorInfo* info;
     TensorRef* slot;
     bool matmul;  // multiplied by MUL_MAT (may be repacked by the plugin)
+    std::shared_ptr<void> owner = nullptr;  // what keeps the bytes alive when not the file
   };
   std::unique_ptr<LlamaModel> model(new LlamaModel(backend, hp));
   model->file_ = file;
@@ -99,10 +101,81 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
     CLPORT_RETURN_IF_ERROR(add(b + "ffn_down.weight", {F, E}, false, &L.w_down));
   }
 
+  model->plans_ = std::make_unique<Plans>();
+  model->plans_->fusion = options.fusion;
+  // Which weights the decode step will read through a fused op its plugin claims: those keep
+  // the plain layout (fused kernels read the file layout), every other mat-mul weight may be
+  // repacked by its plugin. Q, K and V of one dtype become one weight on a device.
+  std::vector<GgufTensorInfo> joined_infos(hp.n_layer);
+  {
+    const TensorRef x1 = shape_only(DType::F32, {E, 1, 1, 1}), xn1 = x1;
+    const TensorRef norm_w = shape_only(DType::F32, {E, 1, 1, 1});
+    cpu::OpParams norm;
+    norm.f[0] = hp.rms_eps;
+    auto weight_of = [&](const GgufTensorInfo* t) { return shape_only(t->dtype, t->ne); };
+    auto out_of = [&](int64_t rows) { return shape_only(DType::F32, {rows, 1, 1, 1}); };
+    auto find = [&](TensorRef* slot) -> Planned* {
+      for (auto& p : plan)
+        if (p.slot == slot) return &p;
+      return nullptr;
+    };
+    auto fused_norm_mm = [&](const TensorRef& wt) {
+      const TensorRef out = out_of(wt.ne[1]);
+      return model->claims(CLPORT_OP_RMS_NORM_MUL_MAT, {&wt, &x1, &norm_w}, out, norm, &wt, &xn1, &out);
+    };
+    auto fused_mm_add = [&](const TensorRef& wt) {
+      const TensorRef in = shape_only(DType::F32, {wt.ne[0], 1, 1, 1}), out = out_of(wt.ne[1]);
+      return model->claims(CLPORT_OP_MUL_MAT_ADD, {&wt, &in, &out}, out, {}, &wt, &in, &out);
+    };
+    for (uint32_t i = 0; i < hp.n_layer; ++i) {
+      auto& L = w.layers[i];
+      Planned *q = find(&L.wq), *k = find(&L.wk), *v = find(&L.wv);
+      const bool same = q->info->dtype == k->info->dtype && q->info->dtype == v->info->dtype;
+      GgufTensorInfo& qkv = joined_infos[i];
+      qkv.name = "blk." + std::to_string(i) + ".attn_q+k+v";
+      qkv.dtype = q->info->dtype;
+      qkv.n_dims = 2;
+      qkv.ne = {E, q->info->ne[1] + k->info->ne[1] + v->info->ne[1], 1, 1};
+      qkv.bytes = q->info->bytes + k->info->bytes + v->info->bytes;
+      const TensorRef wqkv = weight_of(&qkv);
+      const TensorRef qkv_out = out_of(qkv.ne[1]);
+      const OpDescription plain(CLPORT_OP_MUL_MAT, {&wqkv, &xn1}, qkv_out, {});
+      if (options.fusion && same && backend.plugin_for(plain.op) != "cpu") {
+        auto bytes = std::make_shared<std::vector<uint8_t>>();
+        bytes->reserve(qkv.bytes);
+        for (const Planned* part : {q, k, v}) bytes->insert(bytes->end(), part->info->data, part->info->data + part->info->bytes);
+        qkv.data = bytes->data();
+        const bool fused = fused_norm_mm(wqkv);
+        // The three parts are replaced by the one weight.
+        plan.erase(std::remove_if(plan.begin(), plan.end(),
+                                  [&](const Planned& p) { return p.slot == &L.wq || p.slot == &L.wk || p.slot == &L.wv; }),
+                   plan.end());
+        plan.push_back({&qkv, &L.wqkv, !fused, bytes});
+      } else {
+        for (Planned* part : {q, k, v}) part->matmul = !fused_norm_mm(weight_of(part->info));
+      }
+      Planned* wo = find(&L.wo);
+      wo->matmul = !fused_mm_add(weight_of(wo->info));
+      Planned* down = find(&L.w_down);
+      down->matmul = !fused_mm_add(weight_of(down->info));
+      Planned *g = find(&L.w_gate), *u = find(&L.w_up);
+      const TensorRef wg = weight_of(g->info), wu = weight_of(u->info), act = out_of(wg.ne[1]);
+      const bool ffn = model->claims(CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU, {&wg, &x1, &norm_w, &wu}, act, norm,
+                                     &wg, &xn1, &act);
+      g->matmul = g->matmul && !ffn;
+      u->matmul = u->matmul && !ffn;
+    }
+    Planned* out = hp.tied_output ? find(&w.tok_embd) : find(&w.output);
+    if (out->matmul) {
+      const TensorRef wt = weight_of(out->info), logits = out_of(wt.ne[1]);
+      out->matmul = !model->claims(CLPORT_OP_RMS_NORM_MUL_MAT, {&wt, &x1, &norm_w}, logits, norm, &wt, &xn1, &logits);
+    }
+  }
+
   uint64_t total = 0, done = 0;
   for (const auto& p : plan) total += p.info->bytes;
   for (const auto& p : plan) {
-    auto loaded = backend.load_weight(*p.info, file, p.matmul);
+    auto loaded = backend.load_weight(*p.info, p.owner ? p.owner : std::shared_ptr<void>(file), p.matmul);
     if (!loaded.ok()) {
       return Status(loaded.status().stage(),
                     "loading '" + p.info->name + "': " + loaded.status().message());
@@ -116,13 +189,12 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
   model->n_ctx_ = std::min<uint32_t>(std::max<uint32_t>(options.n_ctx, 1), hp.n_ctx_train);
   model->n_batch_ = std::max<uint32_t>(1, std::min(options.n_batch, model->n_ctx_));
   for (auto& L : w.layers) {
-    const std::array<int64_t, 4> cache{hp.head_dim, hp.n_head_kv, model->n_ctx_, 1};
-    auto k = backend.alloc(options.kv_dtype, cache);
-    if (!k.ok()) return k.status();
-    auto v = backend.alloc(options.kv_dtype, cache);
-    if (!v.ok()) return v.status();
-    L.k_cache = k.value();
-    L.v_cache = v.value();
+    auto kv = backend.alloc(options.kv_dtype, {hp.head_dim, hp.n_head_kv, model->n_ctx_, 2});
+    if (!kv.ok()) return kv.status();
+    L.kv_cache = kv.value();
+    const std::array<int64_t, 4> one{hp.head_dim, hp.n_head_kv, model->n_ctx_, 1};
+    L.k_cache = view(L.kv_cache, options.kv_dtype, one, L.kv_cache.nb, 0);
+    L.v_cache = view(L.kv_cache, options.kv_dtype, one, L.kv_cache.nb, static_cast<uint64_t>(L.kv_cache.nb[3]));
   }
 
   model->s_ = std::make_unique<Scratch>();
@@ -133,18 +205,23 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
     DType dtype;
     int64_t rows;
   };
-  const Buf bufs[] = {{&s.x, DType::F32, E},       {&s.xn, DType::F32, E},
-                      {&s.q, DType::F32, E},       {&s.k, DType::F32, KV},
-                      {&s.v, DType::F32, KV},      {&s.q_rope, DType::F32, E},
-                      {&s.k_rope, DType::F32, KV}, {&s.attn, DType::F32, E},
-                      {&s.gate, DType::F32, F},    {&s.up, DType::F32, F},
-                      {&s.act, DType::F32, F},     {&s.logits, DType::F32, V}};
+  const int64_t NQ = static_cast<int64_t>(hp.n_head) * hp.head_dim;
+  const Buf bufs[] = {{&s.x, DType::F32, E},
+                      {&s.xn, DType::F32, E},
+                      {&s.qkv, DType::F32, std::max<int64_t>(NQ + 2 * KV, E)},
+                      {&s.q_rope, DType::F32, NQ},
+                      {&s.k_rope, DType::F32, KV},
+                      {&s.attn, DType::F32, NQ},
+                      {&s.gate, DType::F32, F},
+                      {&s.up, DType::F32, F},
+                      {&s.act, DType::F32, F},
+                      {&s.logits, DType::F32, V}};
   for (const auto& b : bufs) {
     auto t = backend.alloc(b.dtype, {b.rows, B, 1, 1});
     if (!t.ok()) return t.status();
     *b.slot = t.value();
   }
-  s.proj = s.q;  // see the lifetime note in llama_weights.h
+  s.proj = s.qkv;  // see the lifetime note in llama_weights.h
   auto ids = backend.alloc(DType::I32, {B, 1, 1, 1});
   if (!ids.ok()) return ids.status();
   s.ids = ids.value();

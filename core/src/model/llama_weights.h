@@ -1,18 +1,24 @@
-// Internal: the tensors of a loaded LLaMA model and its scratch (activation) buffers.
+// Internal: the tensors of a loaded LLaMA model, its scratch (activation) buffers, and what the
+// device's plugins claimed to fuse.
 #pragma once
 
+#include <map>
+#include <tuple>
 #include <vector>
 
 #include "clport/backend.h"
 #include "clport/llama_model.h"
+#include "model/llama_plan.h"
 
 namespace clport {
 
 struct LlamaModel::Weights {
   struct Layer {
     TensorRef attn_norm, wq, wk, wv, wo;
+    TensorRef wqkv;  // Q, K and V rows in one weight when fused (then wq/wk/wv are unset)
     TensorRef ffn_norm, w_gate, w_up, w_down;
-    TensorRef k_cache, v_cache;  // [head_dim, n_head_kv, n_ctx]
+    TensorRef kv_cache;          // [head_dim, n_head_kv, n_ctx, 2]: K at index 0 of dim 3, V at 1
+    TensorRef k_cache, v_cache;  // views of kv_cache: [head_dim, n_head_kv, n_ctx]
   };
   TensorRef tok_embd;     // [n_embd, n_vocab], read by GET_ROWS
   TensorRef output_norm;  // [n_embd]
@@ -21,19 +27,27 @@ struct LlamaModel::Weights {
 };
 
 // Activation buffers sized for n_batch tokens, allocated once and reused by every layer and
-// step. Lifetimes inside one layer decide the sharing: q_out holds Q until attention reads it,
-// then the attention projection and later the FFN down projection (both [n_embd, n]), since Q is
-// dead by then. Everything else is live at the same time somewhere in a layer.
+// step. qkv holds the projections: as one [n_q + 2 n_kv, n] matrix when the layer's weights are
+// fused, else as three [rows, n_batch] regions (Q, then K, then V). proj aliases it: Q, K and V are
+// dead once attention has read them.
 struct LlamaModel::Scratch {
   TensorRef ids;       // I32 [n_batch]
   TensorRef x;         // residual stream [n_embd, n_batch]
   TensorRef xn;        // normalised input of attention / FFN
-  TensorRef q, k, v;   // projections
-  TensorRef q_rope, k_rope;
+  TensorRef qkv;       // projections (see above)
+  TensorRef q_rope, k_rope;  // rotated Q / K when RoPE runs as its own op
   TensorRef attn;      // attention output [n_embd, n_batch]
-  TensorRef proj;      // attention / FFN-down projection (aliases q, see above)
+  TensorRef proj;      // attention / FFN-down projection before the residual add
   TensorRef gate, up, act;  // [n_ff, n_batch]
   TensorRef logits;    // [n_vocab, n_batch]
+};
+
+// Plans built so far, by (tokens per step, logit rows, hooked), and whether fusion may be asked
+// for at all (LlamaOptions::fusion).
+struct LlamaModel::Plans {
+  Plans();
+  bool fusion = false;
+  std::map<std::tuple<uint32_t, int64_t, bool>, ForwardPlan> by_shape;
 };
 
 }  // namespace clport

@@ -27,6 +27,11 @@ OpFn op_function(clport_op_kind kind) {
     case CLPORT_OP_MUL: return detail::mul;
     case CLPORT_OP_SCALE: return detail::scale;
     case CLPORT_OP_COPY: return detail::copy;
+    case CLPORT_OP_RMS_NORM_MUL_MAT: return detail::rms_norm_mul_mat;
+    case CLPORT_OP_MUL_MAT_ADD: return detail::mul_mat_add;
+    case CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU: return detail::rms_norm_mul_mat_swiglu;
+    case CLPORT_OP_KV_STORE_ROPE: return detail::kv_store_rope;
+    case CLPORT_OP_ROPE_ATTENTION: return detail::rope_attention;
     default: return nullptr;
   }
 }

@@ -23,4 +23,11 @@ Status mul(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_thre
 Status scale(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
 Status copy(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
 
+// Fused patterns: each is the composition of the ops above (cpu_fused.cpp).
+Status rms_norm_mul_mat(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
+Status mul_mat_add(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
+Status rms_norm_mul_mat_swiglu(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
+Status kv_store_rope(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
+Status rope_attention(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
+
 }  // namespace clport::cpu::detail

@@ -1,5 +1,6 @@
 #include "clport_common/op_checks.hpp"
 
+#include <cmath>
 #include <limits>
 
 namespace clport::plugin_common {
@@ -92,27 +93,49 @@ std::string check_mul_mat(const clport_op& op) {
   return "";
 }
 
-std::string check_rope(const clport_op& op) {
-  if (op.n_src != 1) return "rope takes 1 source";
-  if (auto e = need_f32(op.src[0], "src0"); !e.empty()) return e;
-  if (auto e = need_f32(op.dst, "dst"); !e.empty()) return e;
-  const clport_tensor& x = *op.src[0];
-  if (!same_shape(x, *op.dst) || x.ne[3] != 1) return "rope needs [head_dim, n_head, n_tokens]";
+// ROPE's parameters (iparams 0..2, fparams 0..1) for heads of head_dim elements and n tokens.
+std::string check_rope_params(const clport_op& op, int64_t head_dim, int64_t n) {
   const int32_t mode = op.iparams[0], n_rot = op.iparams[2];
   if (mode != 0 && mode != 2) return "rope mode must be 0 (normal) or 2 (neox)";
-  if (x.ne[0] % 2 != 0 || n_rot <= 0 || n_rot % 2 != 0 || n_rot > x.ne[0])
+  if (head_dim % 2 != 0 || n_rot <= 0 || n_rot % 2 != 0 || n_rot > head_dim)
     return "rope needs an even head_dim and an even n_rot <= head_dim";
-  if (op.iparams[1] < 0 || static_cast<int64_t>(op.iparams[1]) + x.ne[2] > kMaxIndex)
+  if (op.iparams[1] < 0 || static_cast<int64_t>(op.iparams[1]) + n > kMaxIndex)
     return "rope position offset out of range";
   if (!(op.fparams[0] > 0.0f) || !(op.fparams[1] > 0.0f))
     return "rope freq_base and freq_scale must be > 0";
   return "";
 }
 
-std::string check_attention(const clport_op& op, const Tuning& t) {
-  if (op.n_src != 3) return "attention takes q, K and V";
-  if (auto e = need_f32(op.src[0], "q"); !e.empty()) return e;
+// F32 [head_dim, heads, n] with contiguous rows and float-aligned head / token strides (a
+// slice of a fused projection).
+std::string need_f32_rows(const clport_tensor* t, const char* what) {
+  if (t == nullptr) return std::string(what) + " is missing";
+  if (t->dtype != CLPORT_DTYPE_F32) return std::string(what) + " must be F32";
+  if (!dims_ok(*t) || t->ne[3] != 1) return std::string(what) + " must be [head_dim, heads, n]";
+  if (t->nb[0] != 4 || t->nb[1] % 4 != 0 || t->nb[2] % 4 != 0 || t->nb[1] < 4 * t->ne[0])
+    return std::string(what) + " needs contiguous rows and float-aligned strides";
+  return "";
+}
+
+std::string check_rope(const clport_op& op) {
+  if (op.n_src != 1) return "rope takes 1 source";
+  if (auto e = need_f32(op.src[0], "src0"); !e.empty()) return e;
   if (auto e = need_f32(op.dst, "dst"); !e.empty()) return e;
+  const clport_tensor& x = *op.src[0];
+  if (!same_shape(x, *op.dst) || x.ne[3] != 1) return "rope needs [head_dim, n_head, n_tokens]";
+  return check_rope_params(op, x.ne[0], x.ne[2]);
+}
+
+// ATTENTION, and ROPE_ATTENTION (rotated q: any row / token stride, rope parameters, n_past
+// in iparams[1]).
+std::string check_attention(const clport_op& op, const Tuning& t, bool rope) {
+  if (op.n_src != 3) return "attention takes q, K and V";
+  if (auto e = rope ? need_f32_rows(op.src[0], "q") : need_f32(op.src[0], "q"); !e.empty()) return e;
+  if (auto e = need_f32(op.dst, "dst"); !e.empty()) return e;
+  if (rope) {
+    if (auto e = check_rope_params(op, op.src[0]->ne[0], op.src[0]->ne[2]); !e.empty()) return e;
+    if (!std::isfinite(op.fparams[2])) return "attention scale must be finite";
+  }
   const clport_tensor &q = *op.src[0], *k = op.src[1], *v = op.src[2];
   if (k == nullptr || v == nullptr) return "K or V missing";
   if (k->dtype != v->dtype || (k->dtype != CLPORT_DTYPE_F32 && k->dtype != CLPORT_DTYPE_F16))
@@ -127,8 +150,64 @@ std::string check_attention(const clport_op& op, const Tuning& t) {
   if (k->ne[0] != hd) return "K head_dim differs from q";
   if (n_head % k->ne[1] != 0) return "n_head must be a multiple of n_kv_head";
   if (hd > static_cast<int64_t>(t.att_wg) * t.att_dpt) return "head_dim too large for att tuning";
-  const int64_t n_past = op.iparams[0];
+  const int64_t n_past = op.iparams[rope ? 1 : 0];
   if (n_past < 0 || n_past + n_tokens > k->ne[2]) return "n_past + n_tokens exceeds the cache";
+  return "";
+}
+
+std::string check_kv_store_rope(const clport_op& op) {
+  if (op.n_src != 2) return "kv_store_rope takes k and v";
+  if (auto e = need_f32_rows(op.src[0], "k"); !e.empty()) return e;
+  if (auto e = need_f32_rows(op.src[1], "v"); !e.empty()) return e;
+  const clport_tensor &k = *op.src[0], &v = *op.src[1], *c = op.dst;
+  if (!same_shape(k, v)) return "k and v shapes differ";
+  if (c == nullptr || (c->dtype != CLPORT_DTYPE_F32 && c->dtype != CLPORT_DTYPE_F16) || !dims_ok(*c) ||
+      !is_contiguous(*c))
+    return "the KV cache must be a contiguous F16 or F32 tensor";
+  if (c->ne[3] != 2 || c->ne[0] != k.ne[0] || c->ne[1] != k.ne[1])
+    return "the KV cache must be [head_dim, n_kv_head, n_ctx, 2] matching k";
+  if (auto e = check_rope_params(op, k.ne[0], k.ne[2]); !e.empty()) return e;
+  if (op.iparams[1] + k.ne[2] > c->ne[2]) return "positions exceed the cache";
+  return "";
+}
+
+// The GEMV-only fusions: weight (and second weight), activations [K, M] with M on the GEMV path.
+std::string check_fused_gemv(const clport_op& op, const Tuning& t, int n_src) {
+  if (op.n_src != n_src) return "fused mul_mat takes " + std::to_string(n_src) + " sources";
+  clport_op plain = op;
+  plain.kind = CLPORT_OP_MUL_MAT;
+  plain.n_src = 2;
+  if (auto e = check_mul_mat(plain); !e.empty()) return e;
+  if (op.src[1]->ne[1] > t.gemv_max_m_for(op.src[0]->dtype)) return "fused mul_mat runs on the GEMV path only";
+  return "";
+}
+
+std::string check_norm_input(const clport_op& op) {
+  if (auto e = need_f32(op.src[2], "norm weight"); !e.empty()) return e;
+  if (element_count(*op.src[2]) != op.src[1]->ne[0]) return "norm weight must have K elements";
+  if (!(op.fparams[0] >= 0.0f)) return "eps must be >= 0";
+  return "";
+}
+
+std::string check_rms_norm_mul_mat(const clport_op& op, const Tuning& t) {
+  if (auto e = check_fused_gemv(op, t, 3); !e.empty()) return e;
+  return check_norm_input(op);
+}
+
+std::string check_mul_mat_add(const clport_op& op, const Tuning& t) {
+  if (auto e = check_fused_gemv(op, t, 3); !e.empty()) return e;
+  if (auto e = need_f32(op.src[2], "residual"); !e.empty()) return e;
+  if (!same_shape(*op.src[2], *op.dst)) return "residual shape differs from dst";
+  return "";
+}
+
+std::string check_rms_norm_mul_mat_swiglu(const clport_op& op, const Tuning& t) {
+  if (auto e = check_fused_gemv(op, t, 4); !e.empty()) return e;
+  if (auto e = check_norm_input(op); !e.empty()) return e;
+  if (auto e = need_weight(op.src[3]); !e.empty()) return e;
+  const clport_tensor &g = *op.src[0], &u = *op.src[3];
+  if (u.dtype != g.dtype || !same_shape(u, g) || u.nb[1] != g.nb[1])
+    return "gate and up weights differ in dtype, shape or row stride";
   return "";
 }
 
@@ -207,7 +286,12 @@ std::string check_op(const clport_op& op, const Tuning& t) {
     case CLPORT_OP_RMS_NORM: return check_rms_norm(op);
     case CLPORT_OP_MUL_MAT: return check_mul_mat(op);
     case CLPORT_OP_ROPE: return check_rope(op);
-    case CLPORT_OP_ATTENTION: return check_attention(op, t);
+    case CLPORT_OP_ATTENTION: return check_attention(op, t, false);
+    case CLPORT_OP_ROPE_ATTENTION: return check_attention(op, t, true);
+    case CLPORT_OP_KV_STORE_ROPE: return check_kv_store_rope(op);
+    case CLPORT_OP_RMS_NORM_MUL_MAT: return check_rms_norm_mul_mat(op, t);
+    case CLPORT_OP_MUL_MAT_ADD: return check_mul_mat_add(op, t);
+    case CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU: return check_rms_norm_mul_mat_swiglu(op, t);
     case CLPORT_OP_SOFTMAX:
     case CLPORT_OP_SILU:
     case CLPORT_OP_SCALE: return check_unary(op);

@@ -97,13 +97,60 @@ void OpRunner::rope(const clport_op& op) {
   run(k, 1, &global, &local);
 }
 
+void OpRunner::fused_gemv(const clport_op& op) {
+  const clport_tensor &w = *op.src[0], &x = *op.src[1], &d = *op.dst;
+  const int64_t K = w.ne[0], N = w.ne[1], M = x.ne[1];
+  const std::string t = type_suffix(w.dtype);
+  const std::string name = op.kind == CLPORT_OP_MUL_MAT_ADD ? "mul_mat_gemv_add_"
+                           : op.kind == CLPORT_OP_RMS_NORM_MUL_MAT ? "mul_mat_gemv_norm_"
+                                                                   : "mul_mat_gemv_norm_swiglu_";
+  const sdk::Kernel& k = kernel(ProgramId::GemvFused, name + t);
+  const clport_tensor& third = *op.src[2];  // the residual or the norm weight
+  if (op.kind == CLPORT_OP_MUL_MAT_ADD) {
+    set_args(h_.cl(), k, w.buffer, u64(w.offset), u64(w.nb[1]), x.buffer, u64(x.offset), d.buffer,
+             u64(d.offset), i32(K), i32(N), third.buffer, u64(third.offset));
+  } else if (op.kind == CLPORT_OP_RMS_NORM_MUL_MAT) {
+    set_args(h_.cl(), k, w.buffer, u64(w.offset), u64(w.nb[1]), x.buffer, u64(x.offset), d.buffer,
+             u64(d.offset), i32(K), i32(N), third.buffer, u64(third.offset), op.fparams[0]);
+  } else {
+    const clport_tensor& up = *op.src[3];
+    set_args(h_.cl(), k, w.buffer, u64(w.offset), u64(w.nb[1]), x.buffer, u64(x.offset), d.buffer,
+             u64(d.offset), i32(K), i32(N), third.buffer, u64(third.offset), op.fparams[0], up.buffer,
+             u64(up.offset));
+  }
+  const size_t groups = static_cast<size_t>((N + tuning_.gemv_rows - 1) / tuning_.gemv_rows);
+  const size_t global[2] = {groups * tuning_.gemv_wg, static_cast<size_t>(M)};
+  const size_t local[2] = {tuning_.gemv_wg, 1};
+  run(k, 2, global, local);
+}
+
+void OpRunner::kv_store_rope(const clport_op& op) {
+  const clport_tensor &kt = *op.src[0], &vt = *op.src[1], &c = *op.dst;
+  const sdk::Kernel& k = kernel(ProgramId::Rope, c.dtype == CLPORT_DTYPE_F16 ? "kv_store_rope_f16"
+                                                                            : "kv_store_rope_f32");
+  set_args(h_.cl(), k, kt.buffer, u64(kt.offset), u64(kt.nb[1]), u64(kt.nb[2]), vt.buffer,
+           u64(vt.offset), u64(vt.nb[1]), u64(vt.nb[2]), c.buffer, u64(c.offset), u64(c.nb[1]),
+           u64(c.nb[2]), u64(c.nb[3]), i32(kt.ne[0]), i32(kt.ne[1]), i32(kt.ne[2]),
+           cl_int(op.iparams[1]), cl_int(op.iparams[2]), cl_int(op.iparams[0] == 2 ? 1 : 0),
+           op.fparams[0], op.fparams[1]);
+  const size_t global = round_up(static_cast<size_t>(element_count(kt) / 2), tuning_.elt_wg);
+  const size_t local = tuning_.elt_wg;
+  run(k, 1, &global, &local);
+}
+
 void OpRunner::attention(const clport_op& op) {
   const clport_tensor &q = *op.src[0], &kc = *op.src[1], &vc = *op.src[2], &d = *op.dst;
   const sdk::Kernel& k = kernel(ProgramId::Attention, kc.dtype == CLPORT_DTYPE_F16
                                                           ? "attention_f16" : "attention_f32");
+  // Plain ATTENTION: n_past in iparams[0], scale in fparams[0], q contiguous, no rotation.
+  const bool rope = op.kind == CLPORT_OP_ROPE_ATTENTION;
+  const uint64_t q_nb1 = rope ? q.nb[1] : q.ne[0] * 4, q_nb2 = rope ? q.nb[2] : q.ne[0] * q.ne[1] * 4;
   set_args(h_.cl(), k, q.buffer, u64(q.offset), kc.buffer, u64(kc.offset), vc.buffer,
            u64(vc.offset), u64(kc.nb[1]), u64(kc.nb[2]), d.buffer, u64(d.offset), i32(q.ne[0]),
-           i32(q.ne[1]), i32(kc.ne[1]), cl_int(op.iparams[0]), op.fparams[0]);
+           i32(q.ne[1]), i32(kc.ne[1]), cl_int(op.iparams[rope ? 1 : 0]), op.fparams[rope ? 2 : 0],
+           u64(q_nb1), u64(q_nb2), cl_int(rope ? op.iparams[2] : 0),
+           cl_int(rope && op.iparams[0] == 2 ? 1 : 0), rope ? op.fparams[0] : 1.0f,
+           rope ? op.fparams[1] : 1.0f);
   const size_t global[2] = {static_cast<size_t>(q.ne[1]) * tuning_.att_wg,
                             static_cast<size_t>(q.ne[2])};
   const size_t local[2] = {tuning_.att_wg, 1};

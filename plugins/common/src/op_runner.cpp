@@ -20,13 +20,14 @@ OpRunner::OpRunner(const clport_host& host, const clport_device_desc& device, Tu
 std::vector<const char*> OpRunner::program_files(ProgramId id) {
   switch (id) {
     case ProgramId::GetRows: return {"common.cl", "blocks.cl", "get_rows.cl"};
-    case ProgramId::Gemv: return {"common.cl", "blocks.cl", "mul_mat_gemv.cl"};
+    case ProgramId::Gemv:
+    case ProgramId::GemvFused: return {"common.cl", "blocks.cl", "mul_mat_gemv.cl"};
     case ProgramId::GemvPacked: return {"common.cl", "blocks.cl", "mul_mat_gemv.cl", "mul_mat_gemv_packed.cl"};
     case ProgramId::Gemm: return {"common.cl", "blocks.cl", "mul_mat_gemm.cl"};
     case ProgramId::Norm: return {"common.cl", "reduce.cl", "norm.cl"};
     case ProgramId::Softmax: return {"common.cl", "reduce.cl", "softmax.cl"};
-    case ProgramId::Attention: return {"common.cl", "reduce.cl", "attention.cl"};
-    case ProgramId::Rope: return {"common.cl", "rope.cl"};
+    case ProgramId::Attention: return {"common.cl", "reduce.cl", "rope_math.cl", "attention.cl"};
+    case ProgramId::Rope: return {"common.cl", "rope_math.cl", "rope.cl"};
     case ProgramId::Elementwise: return {"common.cl", "elementwise.cl"};
     case ProgramId::Copy: return {"common.cl", "copy.cl"};
     case ProgramId::Count_: break;
@@ -41,6 +42,10 @@ std::string OpRunner::program_options(ProgramId id) const {
   switch (id) {
     case ProgramId::Gemv:
       o << " -DGEMV_WG=" << t.gemv_wg << " -DGEMV_ROWS=" << t.gemv_rows << " -DGEMV_SPLIT=" << t.gemv_split;
+      break;
+    case ProgramId::GemvFused:
+      o << " -DGEMV_FUSED=1 -DGEMV_WG=" << t.gemv_wg << " -DGEMV_ROWS=" << t.gemv_rows
+        << " -DGEMV_SPLIT=" << t.gemv_split;
       break;
     case ProgramId::GemvPacked:
       o << " -DGEMV_WG=" << t.gemv_packed_wg << " -DGEMV_ROWS=" << t.gemv_packed_rows << " -DGEMV_SPLIT=" << t.gemv_split;
@@ -101,6 +106,13 @@ const PackedWeight* OpRunner::find_packed(const clport_tensor& w) const {
 }
 
 std::string OpRunner::check(const clport_op& op) const {
+  // With the packed layout on, its GEMV serves these weights: the fused kernels read only the
+  // plain layout, so the plan keeps plain mat-muls for them (and the weights get packed).
+  const bool fused_gemv = op.kind == CLPORT_OP_RMS_NORM_MUL_MAT || op.kind == CLPORT_OP_MUL_MAT_ADD ||
+                          op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU;
+  if (fused_gemv && tuning_.gemv_packed == 1 && op.n_src >= 1 && op.src[0] != nullptr &&
+      is_packable_dtype(op.src[0]->dtype))
+    return "the packed GEMV layout is on for this dtype";
   if (op.n_src < 1 || op.src[0] == nullptr || op.src[0]->layout == nullptr) return check_op(op, tuning_);
   // A packed weight: the same checks on its plain description (the GEMM path and get_rows, e.g.
   // of a tied embedding, read the plain buffer), plus that the handle is ours and describes this
@@ -186,7 +198,12 @@ void OpRunner::enqueue(const clport_op& op) {
     case CLPORT_OP_RMS_NORM: return rms_norm(op);
     case CLPORT_OP_MUL_MAT: return mul_mat(op);
     case CLPORT_OP_ROPE: return rope(op);
-    case CLPORT_OP_ATTENTION: return attention(op);
+    case CLPORT_OP_ATTENTION:
+    case CLPORT_OP_ROPE_ATTENTION: return attention(op);
+    case CLPORT_OP_KV_STORE_ROPE: return kv_store_rope(op);
+    case CLPORT_OP_RMS_NORM_MUL_MAT:
+    case CLPORT_OP_MUL_MAT_ADD:
+    case CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU: return fused_gemv(op);
     case CLPORT_OP_SOFTMAX: return softmax(op);
     case CLPORT_OP_SILU:
     case CLPORT_OP_SCALE: return unary(op);

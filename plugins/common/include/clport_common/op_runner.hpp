@@ -16,7 +16,7 @@
 
 namespace clport::plugin_common {
 
-enum class ProgramId { GetRows, Gemv, GemvPacked, Gemm, Norm, Softmax, Attention, Rope, Elementwise, Copy, Count_ };
+enum class ProgramId { GetRows, Gemv, GemvFused, GemvPacked, Gemm, Norm, Softmax, Attention, Rope, Elementwise, Copy, Count_ };
 
 class OpRunner {
  public:
@@ -54,8 +54,11 @@ class OpRunner {
   void free_buffers(const PackedWeight& w) noexcept;  // the device arrays of w
   // check_op for an op whose weight may carry one of our packed layouts.
   std::string check(const clport_op& op) const;
+  // RMS_NORM_MUL_MAT, MUL_MAT_ADD and RMS_NORM_MUL_MAT_SWIGLU: the fused GEMV kernels.
+  void fused_gemv(const clport_op& op);
   void rope(const clport_op& op);
-  void attention(const clport_op& op);
+  void kv_store_rope(const clport_op& op);
+  void attention(const clport_op& op);  // ATTENTION and ROPE_ATTENTION
   void softmax(const clport_op& op);
   void unary(const clport_op& op);
   void binary(const clport_op& op);
