@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "clport/engine.h"
 #include "clport/gguf.h"
@@ -18,11 +19,14 @@ struct Case {
   DType dtype;
   bool tied;
   bool packed = false;  // the generic plugin's opt-in packed GEMV layout (gemv_packed: 1)
+  bool fusion = true;   // LlamaOptions::fusion
+  std::optional<DType> v_dtype = std::nullopt;  // attn_v in another dtype
 };
 
 std::string case_name(const testing::TestParamInfo<Case>& info) {
   return std::string(dtype_name(info.param.dtype)) + (info.param.tied ? "_tied" : "_untied") +
-         (info.param.packed ? "_packed" : "");
+         (info.param.packed ? "_packed" : "") + (info.param.fusion ? "" : "_unfused") +
+         (info.param.v_dtype ? "_v_" + std::string(dtype_name(*info.param.v_dtype)) : "");
 }
 
 class DeviceVsCpu : public testing::TestWithParam<Case> {};
@@ -35,6 +39,7 @@ TEST_P(DeviceVsCpu, LogitsMatchCpuReference) {
   test::RandomModelSpec spec;
   spec.weight_dtype = c.dtype;
   spec.tied_output = c.tied;
+  spec.attn_v_dtype = c.v_dtype;
   ASSERT_TRUE(test::write_random_llama(path.string(), spec).ok());
   auto file = GgufFile::open(path.string());
   ASSERT_TRUE(file.ok()) << file.status().to_string();
@@ -57,6 +62,7 @@ TEST_P(DeviceVsCpu, LogitsMatchCpuReference) {
   LlamaOptions lo;
   lo.n_ctx = 64;
   lo.n_batch = 8;  // the 11-token prompt spans two batches
+  lo.fusion = c.fusion;
   auto dev_model = LlamaModel::load(file.value(), *device.value(), lo);
   ASSERT_TRUE(dev_model.ok()) << dev_model.status().to_string();
   auto cpu_model = LlamaModel::load(file.value(), *cpu, lo);
@@ -76,6 +82,18 @@ TEST_P(DeviceVsCpu, LogitsMatchCpuReference) {
     EXPECT_LT(nmse(want.data(), got.data(), want.size()), 1e-6) << "decode step at " << n_past;
     ++n_past;
   }
+  // The decode step's plan on the generic plugin: fused patterns where claimed, and at most
+  // 6 ops per layer plus 4 outside them (joined Q/K/V: norm+QKV, RoPE+KV store, RoPE+attention,
+  // output+residual, norm+gate/up+SwiGLU, down+residual).
+  const LlamaModel::PlanSummary decode = dev_model.value()->decode_plan_summary();
+  const int layers = static_cast<int>(spec.n_layer);
+  if (!c.fusion || c.packed) {
+    // Packed weights keep their plain mat-muls; only the RoPE fusions remain.
+    EXPECT_EQ(decode.fused_nodes, c.fusion ? 2 * layers : 0) << "nodes " << decode.nodes;
+  } else {
+    EXPECT_GT(decode.fused_nodes, 0);
+    EXPECT_LE(decode.nodes, (c.v_dtype ? 8 : 6) * layers + 4) << "fused " << decode.fused_nodes;
+  }
   if (c.packed) {
     bool packed_gemv_ran = false;
     for (const auto& t : device.value()->take_timings())
@@ -93,6 +111,9 @@ std::vector<Case> all_cases() {
   cases.push_back({DType::F16, false});
   for (DType d : {DType::Q4_0, DType::Q4_1, DType::Q8_0}) cases.push_back({d, true, true});
   cases.push_back({DType::Q4_1, false, true});
+  for (DType d : {DType::Q4_0, DType::Q6_K, DType::F16}) cases.push_back({d, true, false, false});
+  cases.push_back({DType::Q4_K, true, false, true, DType::Q6_K});
+  cases.push_back({DType::Q4_K, true, false, false, DType::Q6_K});
   return cases;
 }
 

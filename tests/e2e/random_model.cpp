@@ -96,7 +96,8 @@ Status write_random_llama(const std::string& path, const RandomModelSpec& s) {
     CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_norm.weight", DType::F32, {E}, norm_weight(rng, E)));
     CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_q.weight", s.weight_dtype, {E, E}, random_weight(rng, s.weight_dtype, E, E)));
     CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_k.weight", s.weight_dtype, {E, KV}, random_weight(rng, s.weight_dtype, E, KV)));
-    CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_v.weight", s.weight_dtype, {E, KV}, random_weight(rng, s.weight_dtype, E, KV)));
+    const DType v_dtype = s.attn_v_dtype.value_or(s.weight_dtype);
+    CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_v.weight", v_dtype, {E, KV}, random_weight(rng, v_dtype, E, KV)));
     CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_output.weight", s.weight_dtype, {E, E}, random_weight(rng, s.weight_dtype, E, E)));
     CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "ffn_norm.weight", DType::F32, {E}, norm_weight(rng, E)));
     CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "ffn_gate.weight", s.weight_dtype, {E, F}, random_weight(rng, s.weight_dtype, E, F)));

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "clport/dtype.h"
@@ -13,6 +14,8 @@ namespace clport::test {
 
 struct RandomModelSpec {
   DType weight_dtype = DType::Q8_0;
+  // attn_v in another dtype (as Q4_K_M files do with Q6_K): Q, K and V cannot be one weight.
+  std::optional<DType> attn_v_dtype;
   bool tied_output = true;
   uint32_t n_embd = 256;  // multiple of 256 so that K-quants apply
   uint32_t n_ff = 512;
