@@ -2,6 +2,7 @@
 // prints a per-kernel table (count, total, mean, share); --trace FILE writes a Chrome/Perfetto
 // trace (open it in ui.perfetto.dev or chrome://tracing).
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -44,9 +45,30 @@ int run(const ProfileFlags& f) {
   (void)e.backend().take_timings();  // drop weight-upload events
   Sampler sampler(SamplerOptions{});
   GenerationStats stats;
-  Status st = e.generate(prompt.value(), f.n_predict, sampler, {}, &stats);
+  // The first token comes from the prompt's logits: from then on every forward step is a decode
+  // step, so the kernels recorded after it and the wall time since are the decode's.
+  std::vector<OpTiming> timings;
+  std::chrono::steady_clock::time_point decode_start;
+  bool decoding = false;
+  auto on_token = [&](int32_t) {
+    if (!decoding) {
+      timings = e.backend().take_timings();
+      decoding = true;
+      (void)e.backend().sync();
+      decode_start = std::chrono::steady_clock::now();
+    }
+    return true;
+  };
+  Status st = e.generate(prompt.value(), f.n_predict, sampler, on_token, &stats);
   if (!st.ok()) return report_failure("profile", st);
-  const auto timings = e.backend().take_timings();
+  (void)e.backend().sync();
+  const double decode_wall_ms =
+      decoding ? std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - decode_start).count() : 0.0;
+  const auto decode_timings = e.backend().take_timings();
+  uint64_t decode_kernel_ns = 0;
+  for (const auto& t : decode_timings) decode_kernel_ns += t.duration_ns;
+  const int decode_steps = std::max(0, stats.generated_tokens - 1);
+  timings.insert(timings.end(), decode_timings.begin(), decode_timings.end());
   if (timings.empty()) {
     std::fprintf(stderr, "no timings: profiling needs an OpenCL device (backend: %s)\n",
                  e.backend().description().c_str());
@@ -74,6 +96,14 @@ int run(const ProfileFlags& f) {
                 r.total / 1e3 / r.count, all ? 100.0 * r.total / all : 0.0);
   }
   std::printf("%-36s %8zu %12.3f\n", "total", timings.size(), all / 1e6);
+  if (decode_steps > 0) {
+    // Wall time minus kernel time is what the host and the gaps between kernels cost.
+    const double kernel_ms = decode_kernel_ns / 1e6 / decode_steps, wall_ms = decode_wall_ms / decode_steps;
+    std::printf("\ndecode: %d steps, %.1f kernels per step, wall %.3f ms per step, kernels %.3f ms "
+                "per step, host and gaps %.1f%% of the wall time\n",
+                decode_steps, static_cast<double>(decode_timings.size()) / decode_steps, wall_ms, kernel_ms,
+                wall_ms > 0 ? 100.0 * (wall_ms - kernel_ms) / wall_ms : 0.0);
+  }
   if (!f.trace_file.empty()) {
     write_trace(f.trace_file, timings);
     std::printf("trace written to %s\n", f.trace_file.c_str());
