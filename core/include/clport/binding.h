@@ -111,6 +111,8 @@ class CLPORT_API DeviceBinding {
   const BoundInstance* select(const clport_op& op) const;
   // Runs `op` on the selected instance. Unsupported (CPU path) when none supports it.
   Status enqueue(const clport_op& op) const;
+  // Runs `op` on an instance select() returned for it (the caller selected already).
+  Status enqueue_on(const BoundInstance& instance, const clport_op& op) const;
   // Repacks a weight for the instance that will run `kind` (MUL_MAT or GET_ROWS) on it.
   // A WeightLayout with layout() == NULL means the plain layout is used.
   Result<WeightLayout> prepare_weight(clport_op_kind kind, const clport_tensor& weight) const;
@@ -153,9 +155,9 @@ class CLPORT_API DeviceBinding {
 // Human-readable op name ("MUL_MAT"), "?" when unknown.
 CLPORT_API const char* op_kind_name(int32_t kind);
 
-// The dtype that tells variants of an op apart for exclusions: the KV cache's for ATTENTION, the
-// destination's for COPY, else the first source's (the weight for MUL_MAT / GET_ROWS); -1 when
-// the op has no such operand.
+// The dtype that tells variants of an op apart for exclusions: the KV cache's for ATTENTION,
+// ROPE_ATTENTION and KV_STORE_ROPE, the destination's for COPY, else the first source's (the
+// weight for MUL_MAT / GET_ROWS and the fused mat-muls); -1 when the op has no such operand.
 CLPORT_API int32_t op_exclusion_dtype(const clport_op& op);
 
 }  // namespace clport

@@ -215,14 +215,15 @@ struct LocalMem {
 };
 
 namespace detail {
+// The message is only built on failure: these run for every argument of every launch.
 template <typename T>
 inline void set_one(const clport_cl_api& cl, const Kernel& k, cl_uint index, const T& value) {
-  check_cl(cl.clSetKernelArg(k.get(), index, sizeof(T), &value),
-           ("clSetKernelArg(" + k.name() + ", " + std::to_string(index) + ")").c_str());
+  const cl_int err = cl.clSetKernelArg(k.get(), index, sizeof(T), &value);
+  if (err != CL_SUCCESS) check_cl(err, ("clSetKernelArg(" + k.name() + ", " + std::to_string(index) + ")").c_str());
 }
 inline void set_one(const clport_cl_api& cl, const Kernel& k, cl_uint index, const LocalMem& m) {
-  check_cl(cl.clSetKernelArg(k.get(), index, m.bytes, nullptr),
-           ("clSetKernelArg(" + k.name() + ", local " + std::to_string(index) + ")").c_str());
+  const cl_int err = cl.clSetKernelArg(k.get(), index, m.bytes, nullptr);
+  if (err != CL_SUCCESS) check_cl(err, ("clSetKernelArg(" + k.name() + ", local " + std::to_string(index) + ")").c_str());
 }
 }  // namespace detail
 
@@ -240,9 +241,8 @@ inline void enqueue(const clport_host& host, const Kernel& k, cl_uint dims, cons
   const clport_cl_api& cl = *host.cl;
   cl_event ev = nullptr;
   cl_event* evp = host.record_event != nullptr ? &ev : nullptr;
-  check_cl(cl.clEnqueueNDRangeKernel(host.queue, k.get(), dims, nullptr, global, local, 0, nullptr,
-                                     evp),
-           ("clEnqueueNDRangeKernel(" + k.name() + ")").c_str());
+  const cl_int err = cl.clEnqueueNDRangeKernel(host.queue, k.get(), dims, nullptr, global, local, 0, nullptr, evp);
+  if (err != CL_SUCCESS) check_cl(err, ("clEnqueueNDRangeKernel(" + k.name() + ")").c_str());
   if (ev != nullptr) {
     host.record_event(host.host_ctx, k.name().c_str(), ev);  // the host retains what it keeps
     cl.clReleaseEvent(ev);

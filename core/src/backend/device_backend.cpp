@@ -102,7 +102,7 @@ class DeviceBackend final : public Backend {
     op.dst = &abi_dst;
     std::copy(params.i.begin(), params.i.end(), op.iparams);
     std::copy(params.f.begin(), params.f.end(), op.fparams);
-    if (binding_->select(op) != nullptr) return binding_->enqueue(op);
+    if (const BoundInstance* instance = binding_->select(op)) return binding_->enqueue_on(*instance, op);
     return run_on_cpu(kind, src, dst, params);
   }
 

@@ -62,14 +62,19 @@ Status DeviceBinding::enqueue(const clport_op& op) const {
     return Status(Stage::Unsupported, std::string("no plugin on this device runs ") + op_kind_name(op.kind) +
                                           " with these operands: use the CPU path");
   }
+  return enqueue_on(*inst, op);
+}
+
+Status DeviceBinding::enqueue_on(const BoundInstance& inst, const clport_op& op) const {
   clport_plugin_error* error = nullptr;
   int32_t rc = CLPORT_PLUGIN_ERROR;
   try {
-    rc = inst->table().enqueue_op(inst->handle(), &op, &error);
+    rc = inst.table().enqueue_op(inst.handle(), &op, &error);
   } catch (...) {
-    return Status(Stage::Plugin, "plugin '" + inst->name() + "' threw in enqueue_op (" + op_kind_name(op.kind) + ")");
+    return Status(Stage::Plugin, "plugin '" + inst.name() + "' threw in enqueue_op (" + op_kind_name(op.kind) + ")");
   }
-  return plugin_status(*inst, rc, error, std::string("enqueue ") + op_kind_name(op.kind));
+  if (rc == CLPORT_PLUGIN_OK && error == nullptr) return Status();
+  return plugin_status(inst, rc, error, std::string("enqueue ") + op_kind_name(op.kind));
 }
 
 Result<WeightLayout> DeviceBinding::prepare_weight(clport_op_kind kind, const clport_tensor& weight) const {
