@@ -80,6 +80,18 @@ int print_op_bindings(const GgufFile& model, const InfoFlags& flags, std::ostrea
     out << "  " << label << std::string(label.size() < 28 ? 28 - label.size() : 1, ' ')
         << be.plugin_for(op) << "\n";
   };
+  auto show_fused = [&](const std::string& label, clport_op_kind kind, std::vector<clport_tensor> src,
+                        clport_tensor dst, float eps) {
+    clport_op op{};
+    op.struct_size = sizeof(op);
+    op.kind = kind;
+    op.n_src = static_cast<int32_t>(src.size());
+    for (size_t i = 0; i < src.size(); ++i) op.src[i] = &src[i];
+    op.dst = &dst;
+    op.fparams[0] = eps;
+    out << "  " << label << std::string(label.size() < 34 ? 34 - label.size() : 1, ' ') << be.plugin_for(op)
+        << "\n";
+  };
   for (const auto& [dtype, k] : weight_types) {
     const std::string name(dtype_name(dtype));
     for (int64_t m : {int64_t{1}, int64_t{8}}) {
@@ -110,6 +122,23 @@ int print_op_bindings(const GgufFile& model, const InfoFlags& flags, std::ostrea
        abi_tensor(DType::F32, {hp->n_ff, 8, 1, 1}));
   show("ADD", CLPORT_OP_ADD, {abi_tensor(DType::F32, {E, 8, 1, 1}), abi_tensor(DType::F32, {E, 8, 1, 1})},
        abi_tensor(DType::F32, {E, 8, 1, 1}));
+  // The fused patterns of a decode step ("cpu": not claimed, the plan runs the plain ops).
+  out << "fused patterns (decode step; the plan takes one where the mat-mul's plugin claims it):\n";
+  for (const auto& [dtype, k] : weight_types) {
+    const std::string name(dtype_name(dtype));
+    const clport_tensor w = abi_tensor(dtype, {k, 64, 1, 1}), x = abi_tensor(DType::F32, {k, 1, 1, 1});
+    const clport_tensor y = abi_tensor(DType::F32, {64, 1, 1, 1}), g = abi_tensor(DType::F32, {k, 1, 1, 1});
+    show_fused("RMS_NORM+MUL_MAT " + name, CLPORT_OP_RMS_NORM_MUL_MAT, {w, x, g}, y, hp->rms_eps);
+    show_fused("MUL_MAT+ADD " + name, CLPORT_OP_MUL_MAT_ADD, {w, x, y}, y, 0.0f);
+    show_fused("RMS_NORM+MUL_MAT+SWIGLU " + name, CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU, {w, x, g, w}, y, hp->rms_eps);
+  }
+  show("ROPE+KV_STORE f16 KV", CLPORT_OP_KV_STORE_ROPE,
+       {abi_tensor(DType::F32, {HD, hp->n_head_kv, 8, 1}), abi_tensor(DType::F32, {HD, hp->n_head_kv, 8, 1})},
+       abi_tensor(DType::F16, {HD, hp->n_head_kv, 64, 2}), hp->rope_mode);
+  show("ROPE+ATTENTION f16 KV", CLPORT_OP_ROPE_ATTENTION,
+       {abi_tensor(DType::F32, {HD, hp->n_head, 8, 1}), abi_tensor(DType::F16, {HD, hp->n_head_kv, 64, 1}),
+        abi_tensor(DType::F16, {HD, hp->n_head_kv, 64, 1})},
+       abi_tensor(DType::F32, {HD, hp->n_head, 8, 1}), hp->rope_mode);
   return 0;
 }
 // ==== END LEAD HOOK ===========================================================================
