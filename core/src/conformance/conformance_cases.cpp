@@ -349,8 +349,11 @@ std::vector<CaseSpec> catalogue(bool small) {
     copy_gapped(out, d, small ? 9 : 300, 3);
   }
 
-  // Fused patterns, every weight dtype on the GEMV path; N not a multiple of any row group.
+  // Fused patterns, every weight dtype on the GEMV path (the small catalogue, which oclgrind
+  // interprets, one dtype of each block family); N not a multiple of any row group.
   for (DType d : kWeightDTypes) {
+    if (small && d != DType::Q4_1 && d != DType::Q8_0 && d != DType::Q4_K && d != DType::Q6_K && d != DType::F16)
+      continue;
     const int64_t base_k = traits(d).block_size == 256 ? 256 : 64;
     for (clport_op_kind kind : {CLPORT_OP_RMS_NORM_MUL_MAT, CLPORT_OP_MUL_MAT_ADD, CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU})
       fused_mul_mat(out, kind, d, small ? base_k : 4 * base_k, small ? 9 : 37, 1);
