@@ -20,6 +20,7 @@ TEST(Tuning, CpuKeepsTheReductionFreeGemvAndRowMajorGemmTiles) {
   EXPECT_EQ(t.gemv_split, 1u);
   EXPECT_EQ(t.gemv_wg, 1u);
   EXPECT_EQ(t.gemv_rows, 8u);
+  EXPECT_EQ(t.att_wg, 64u);
   EXPECT_EQ(t.gemm_kmajor, 0u);
   EXPECT_EQ(t.gemm_rn, 8u);
   EXPECT_EQ(t.gemm_rm, 16u);
@@ -37,6 +38,7 @@ TEST(Tuning, GpuGetsQuarterSplitWideGemvAndKMajorTiles) {
   EXPECT_EQ(t.gemm_tn, 64u);
   EXPECT_EQ(t.gemm_tm, 32u);
   EXPECT_EQ(t.gemv_max_m_q4q8, 0);  // same limit as every other dtype
+  EXPECT_EQ(t.att_wg, 128u);  // a GPU at the stock attention shape
   EXPECT_EQ(t.validate(1024), "");
 }
 
@@ -52,13 +54,14 @@ TEST(Tuning, SmallWorkGroupGpuNeverRunsOneItemGemv) {
 TEST(Tuning, PolicyValuesStandOverDeviceDefaults) {
   Tuning t = default_tuning(1024);
   EXPECT_EQ(t.apply_overrides("gemv_wg: 64\ngemv_rows: 8\ngemm_tn: 32\ngemm_tm: 32\ngemm_rn: 4\n"
-                              "gemm_rm: 4\ngemm_kmajor: 0\n"),
+                              "gemm_rm: 4\ngemm_kmajor: 0\natt_wg: 32\n"),
             "");
   apply_device_defaults(t, device(CL_DEVICE_TYPE_GPU, 1024));
   EXPECT_EQ(t.gemv_wg, 64u);
   EXPECT_EQ(t.gemv_rows, 8u);
   EXPECT_EQ(t.gemm_tn, 32u);
   EXPECT_EQ(t.gemm_kmajor, 0u);
+  EXPECT_EQ(t.att_wg, 32u);
 }
 
 TEST(Tuning, ValidateNamesWhatIsWrong) {
