@@ -2,6 +2,10 @@
 // Needs reduce.cl and rope_math.cl in front.
 //   q   [head_dim, n_head, n_tokens] F32, rows contiguous, byte strides q_nb1 (head), q_nb2
 //       (token); rotated here first (RoPE at position n_past + t) when n_rot > 0
+//   store_new (one token, n_past its position): kn / vn are that token's K and V
+//       [head_dim, n_kv_head] F32 (row strides kn_nb1, vn_nb1), stored here at slot n_past of the
+//       cache (V kv_nb3 bytes after K) and used from local memory: RoPE + KV store + attention in
+//       one kernel
 //   K,V [head_dim, n_kv_head, n_ctx] F32 or F16, byte strides kv_nb1 (head), kv_nb2 (position)
 //   out [head_dim, n_head, n_tokens] F32, contiguous
 // Query t sees keys 0 .. n_past + t; head h reads kv head h / (n_head / n_kv_head).
@@ -22,13 +26,16 @@
 #define CLPORT_KV_LOAD_F16(i, p) vload_half(i, p)
 #define CLPORT_KV_LOAD4_F16(i, p) vload_half4(i, p)
 
-#define CLPORT_ATTENTION(NAME, KT, LOAD1, LOAD4)                                                \
+#define CLPORT_ATTENTION(NAME, KT, LOAD1, LOAD4, STORE1, ROUND)                                              \
   kernel __attribute__((reqd_work_group_size(ATT_WG, 1, 1))) void NAME(                        \
       const global uchar* q, ulong q_off, const global uchar* k, ulong k_off,                  \
       const global uchar* v, ulong v_off, ulong kv_nb1, ulong kv_nb2, global uchar* out,       \
       ulong out_off, int head_dim, int n_head, int n_kv_head, int n_past, float scale,         \
-      ulong q_nb1, ulong q_nb2, int n_rot, int neox, float freq_base, float freq_scale) {      \
+      ulong q_nb1, ulong q_nb2, int n_rot, int neox, float freq_base, float freq_scale,        \
+      const global uchar* kn, ulong kn_off, ulong kn_nb1, const global uchar* vn, ulong vn_off,  \
+      ulong vn_nb1, global uchar* cache, ulong cache_off, ulong kv_nb3, int store_new) {        \
     local float qv[ATT_WG * ATT_DPT];                                                          \
+    local float kv_new[2 * ATT_WG * ATT_DPT]; /* store_new: this step's K (roped), then V */    \
     local float p[ATT_WG];                                                                     \
     local float scratch[ATT_WG];                                                               \
     const int h = get_group_id(0), t = get_group_id(1), lid = get_local_id(0);                 \
@@ -44,8 +51,37 @@
       qv[e.x] = r.x; /* pairs are disjoint: no other work-item touches e */                    \
       qv[e.y] = r.y;                                                                           \
     }                                                                                          \
-    barrier(CLK_LOCAL_MEM_FENCE);                                                              \
+    if (store_new) {                                                                           \
+      /* One decode token: its K and V come from the projection (K rotated, both rounded to    \
+         the cache type), the first query head of each KV group stores them at slot n_past, and \
+         every head reads that key from here: no work-group reads a slot written in this run. */ \
+      const global float* kg = (const global float*)(kn + kn_off + kvh * kn_nb1);              \
+      const global float* vg = (const global float*)(vn + vn_off + kvh * vn_nb1);              \
+      for (int d = lid; d < head_dim; d += ATT_WG) {                                           \
+        kv_new[d] = kg[d];                                                                     \
+        kv_new[ATT_WG * ATT_DPT + d] = ROUND(vg[d]);                                           \
+      }                                                                                        \
+      barrier(CLK_LOCAL_MEM_FENCE);                                                            \
+      for (int i = lid; i < n_rot / 2; i += ATT_WG) {                                          \
+        const int2 e = rope_pair(i, n_rot, neox);                                              \
+        const float2 r = rope_rotate(kv_new[e.x], kv_new[e.y],                                 \
+                                     rope_cos_sin(i, n_past, n_rot, freq_base, freq_scale));   \
+        kv_new[e.x] = r.x;                                                                     \
+        kv_new[e.y] = r.y;                                                                     \
+      }                                                                                        \
+      barrier(CLK_LOCAL_MEM_FENCE);                                                            \
+      for (int d = lid; d < head_dim; d += ATT_WG) kv_new[d] = ROUND(kv_new[d]);               \
+      if (h % (n_head / n_kv_head) == 0) {                                                     \
+        global uchar* slot = cache + cache_off + (size_t)kvh * kv_nb1 + (size_t)n_past * kv_nb2; \
+        for (int d = lid; d < head_dim; d += ATT_WG) {                                         \
+          STORE1(kv_new[d], d, (global KT*)slot);                                              \
+          STORE1(kv_new[ATT_WG * ATT_DPT + d], d, (global KT*)(slot + kv_nb3));                \
+        }                                                                                      \
+      }                                                                                        \
+      barrier(CLK_LOCAL_MEM_FENCE);                                                            \
+    }                                                                                          \
     const int n_keys = n_past + t + 1;                                                         \
+    const int new_key = store_new ? n_past : -1; /* the key read from kv_new, if any */        \
     const global uchar* kbase = k + k_off + (size_t)kvh * kv_nb1;                              \
     const global uchar* vbase = v + v_off + (size_t)kvh * kv_nb1;                              \
     float m = -INFINITY, l = 0.0f, acc[ATT_DPT];                                               \
@@ -53,12 +89,18 @@
     for (int j0 = 0; j0 < n_keys; j0 += ATT_WG) {                                              \
       const int j = j0 + lid;                                                                  \
       float s = -INFINITY;                                                                     \
-      if (j < n_keys) {                                                                        \
+      if (j < n_keys && j != new_key) {                                                        \
         const global KT* kr = (const global KT*)(kbase + (size_t)j * kv_nb2);                  \
         float dotv = 0.0f;                                                                     \
         int d = 0;                                                                             \
         for (; d + 4 <= head_dim; d += 4) dotv += dot(LOAD4(d / 4, kr), vload4(d / 4, qv));    \
         for (; d < head_dim; ++d) dotv += LOAD1(d, kr) * qv[d];                                \
+        s = dotv * scale;                                                                      \
+      } else if (j == new_key) {                                                               \
+        float dotv = 0.0f;                                                                     \
+        int d = 0;                                                                             \
+        for (; d + 4 <= head_dim; d += 4) dotv += dot(vload4(d / 4, kv_new), vload4(d / 4, qv)); \
+        for (; d < head_dim; ++d) dotv += kv_new[d] * qv[d];                                   \
         s = dotv * scale;                                                                      \
       }                                                                                        \
       const float m_new = fmax(m, wg_reduce_max(s, scratch, ATT_WG));                          \
@@ -72,8 +114,12 @@
         const int d = lid + i * ATT_WG;                                                        \
         if (d < head_dim) {                                                                    \
           float a = acc[i] * corr;                                                             \
-          for (int jj = 0; jj < nj; ++jj)                                                      \
-            a = fma(p[jj], LOAD1(d, (const global KT*)(vbase + (size_t)(j0 + jj) * kv_nb2)), a); \
+          for (int jj = 0; jj < nj; ++jj) {                                                    \
+            const float vv = j0 + jj == new_key                                                \
+                                 ? kv_new[ATT_WG * ATT_DPT + d]                                \
+                                 : LOAD1(d, (const global KT*)(vbase + (size_t)(j0 + jj) * kv_nb2)); \
+            a = fma(p[jj], vv, a);                                                             \
+          }                                                                                    \
           acc[i] = a;                                                                          \
         }                                                                                      \
       }                                                                                        \
@@ -88,5 +134,16 @@
     }                                                                                          \
   }
 
-CLPORT_ATTENTION(attention_f32, float, CLPORT_KV_LOAD_F32, CLPORT_KV_LOAD4_F32)
-CLPORT_ATTENTION(attention_f16, half, CLPORT_KV_LOAD_F16, CLPORT_KV_LOAD4_F16)
+#define CLPORT_KV_STORE_F32(x, i, p) ((p)[i] = (x))
+#define CLPORT_KV_STORE_F16(x, i, p) vstore_half_rte((x), (i), (p))
+#define CLPORT_KV_ROUND_F32(x) (x)
+// The value an F16 cache would hold (round to nearest even, as the store does).
+inline float kv_round_f16(float x) {
+  ushort bits;
+  vstore_half_rte(x, 0, (half*)&bits);
+  return vload_half(0, (const half*)&bits);
+}
+#define CLPORT_KV_ROUND_F16(x) kv_round_f16(x)
+
+CLPORT_ATTENTION(attention_f32, float, CLPORT_KV_LOAD_F32, CLPORT_KV_LOAD4_F32, CLPORT_KV_STORE_F32, CLPORT_KV_ROUND_F32)
+CLPORT_ATTENTION(attention_f16, half, CLPORT_KV_LOAD_F16, CLPORT_KV_LOAD4_F16, CLPORT_KV_STORE_F16, CLPORT_KV_ROUND_F16)

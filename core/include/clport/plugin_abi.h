@@ -112,7 +112,11 @@ typedef enum clport_op_kind {
    * ATTENTION; rope parameters as ROPE (iparams[1] = n_past is also the attention's),
    * fparams[2] = attention scale. */
   CLPORT_OP_ROPE_ATTENTION = 17,
-  CLPORT_OP_COUNT_ = 18
+  /* KV_STORE_ROPE followed by ROPE_ATTENTION: src0 = q, src1 = k, src2 = v (as for those two
+   * ops), src3 = the cache of KV_STORE_ROPE (its K and V halves are the attention's K and V);
+   * parameters as ROPE_ATTENTION. */
+  CLPORT_OP_ROPE_KV_STORE_ATTENTION = 18,
+  CLPORT_OP_COUNT_ = 19
 } clport_op_kind;
 
 typedef struct clport_tensor {

@@ -10,6 +10,8 @@ int32_t op_exclusion_dtype(const clport_op& op) {
   const clport_tensor* t = nullptr;
   if (op.kind == CLPORT_OP_ATTENTION || op.kind == CLPORT_OP_ROPE_ATTENTION) {
     t = op.n_src > 1 ? op.src[1] : nullptr;
+  } else if (op.kind == CLPORT_OP_ROPE_KV_STORE_ATTENTION) {
+    t = op.n_src > 3 ? op.src[3] : nullptr;
   } else if (op.kind == CLPORT_OP_COPY || op.kind == CLPORT_OP_KV_STORE_ROPE) {
     t = op.dst;
   } else {

@@ -80,6 +80,7 @@ const char* op_kind_name(int32_t kind) {
     case CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU: return "RMS_NORM+MUL_MAT+SWIGLU";
     case CLPORT_OP_KV_STORE_ROPE: return "ROPE+KV_STORE";
     case CLPORT_OP_ROPE_ATTENTION: return "ROPE+ATTENTION";
+    case CLPORT_OP_ROPE_KV_STORE_ATTENTION: return "ROPE+KV_STORE+ATTENTION";
     default: return "?";
   }
 }

@@ -274,6 +274,31 @@ void rope_attention(std::vector<CaseSpec>& out, DType kv, int mode, int64_t hd, 
   out.push_back(c);
 }
 
+// One decode token's RoPE + KV store + attention: its K and V are slices of the projection, the
+// cache (src3) holds the earlier positions.
+void rope_kv_store_attention(std::vector<CaseSpec>& out, DType kv, int mode, int64_t hd, int64_t nh, int64_t nkv,
+                             int64_t n_past, int64_t n_ctx) {
+  CaseSpec c;
+  c.op = "rope+kv_store+attention";
+  c.dtype = "kv " + tname(kv) + (mode == 2 ? " neox" : " normal");
+  c.shape = "hd=" + std::to_string(hd) + " h=" + std::to_string(nh) + "/" + std::to_string(nkv) +
+            " past=" + std::to_string(n_past) + " ctx=" + std::to_string(n_ctx);
+  c.kind = CLPORT_OP_ROPE_KV_STORE_ATTENTION;
+  const int64_t row = hd * (nh + 2 * nkv);
+  c.src = {projection_slice(hd, nh, 1, row, 0), projection_slice(hd, nkv, 1, row, hd * nh),
+           projection_slice(hd, nkv, 1, row, hd * (nh + nkv)), typed(kv, {hd, nkv, n_ctx, 2})};
+  c.dst = f32({hd, nh, 1, 1});
+  c.inout_src = 3;  // the cache: slot n_past gets this token's K and V
+  c.i[0] = mode;
+  c.i[1] = static_cast<int32_t>(n_past);
+  c.i[2] = static_cast<int32_t>(hd);
+  c.f[0] = 10000.0f;
+  c.f[1] = 1.0f;
+  c.f[2] = 1.0f / std::sqrt(static_cast<float>(hd));
+  c.threshold = kAttention;
+  out.push_back(c);
+}
+
 }  // namespace
 
 std::vector<CaseSpec> catalogue(bool small) {
@@ -365,6 +390,8 @@ std::vector<CaseSpec> catalogue(bool small) {
       rope_attention(out, kv, mode, small ? 16 : 64, 4, 2, small ? 2 : 3, small ? 2 : 37, small ? 8 : 64);
     }
     if (big) rope_attention(out, kv, 0, 64, 9, 3, 1, 100, 128);
+    for (int mode : {0, 2}) rope_kv_store_attention(out, kv, mode, small ? 16 : 64, small ? 4 : 8, 2, small ? 2 : 37, small ? 8 : 64);
+    if (big) rope_kv_store_attention(out, kv, 0, 64, 9, 3, 130, 256);  // more keys than a work-group
   }
   return out;
 }

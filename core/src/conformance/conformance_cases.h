@@ -36,6 +36,7 @@ struct CaseSpec {
   std::array<int32_t, 8> i{};
   std::array<float, 8> f{};
   double threshold = 0.0;  // max NMSE; 0 means the values must match exactly
+  int inout_src = -1;      // a source the op updates (a KV cache): checked like dst, not unchanged
 
   std::string name() const { return op + " " + dtype + " " + shape; }
 };

@@ -87,6 +87,41 @@ ForwardPlan LlamaModel::build_plan(uint32_t n, int64_t logit_rows, bool hooked) 
   cpu::OpParams attention;
   attention.f[0] = att_scale;
 
+  auto add_kv_store = [&](const Weights::Layer& L, const TensorRef& k_heads, const TensorRef& v_heads,
+                          const TensorRef& k_rope, const cpu::OpParams& rope) {
+    if (claims(CLPORT_OP_KV_STORE_ROPE, {&k_heads, &v_heads}, L.kv_cache, rope, nullptr, nullptr, nullptr)) {
+      add(CLPORT_OP_KV_STORE_ROPE, {k_heads, v_heads}, L.kv_cache, rope, 1);
+      return;
+    }
+    if (contiguous_rows(k_heads)) {
+      add(CLPORT_OP_ROPE, {k_heads}, k_rope, rope, 1);
+    } else {
+      add(CLPORT_OP_COPY, {k_heads}, k_rope);
+      add(CLPORT_OP_ROPE, {k_rope}, k_rope, rope, 1);
+    }
+    const TensorRef k_slot = view(L.kv_cache, L.kv_cache.dtype, {HD, HKV, n, 1}, L.k_cache.nb, 0);
+    const TensorRef v_slot = view(L.kv_cache, L.kv_cache.dtype, {HD, HKV, n, 1}, L.v_cache.nb,
+                                  static_cast<uint64_t>(L.kv_cache.nb[3]));
+    add(CLPORT_OP_COPY, {k_rope}, k_slot).dst_bytes_per_pos = static_cast<uint64_t>(L.kv_cache.nb[2]);
+    add(CLPORT_OP_COPY, {v_heads}, v_slot).dst_bytes_per_pos = static_cast<uint64_t>(L.kv_cache.nb[2]);
+  };
+  auto add_attention = [&](const Weights::Layer& L, const TensorRef& q_heads, const TensorRef& q_rope,
+                           const TensorRef& out, const cpu::OpParams& rope_attention,
+                           const cpu::OpParams& attention) {
+    if (claims(CLPORT_OP_ROPE_ATTENTION, {&q_heads, &L.k_cache, &L.v_cache}, out, rope_attention, nullptr,
+               nullptr, nullptr)) {
+      add(CLPORT_OP_ROPE_ATTENTION, {q_heads, L.k_cache, L.v_cache}, out, rope_attention, 1);
+      return;
+    }
+    if (contiguous_rows(q_heads)) {
+      add(CLPORT_OP_ROPE, {q_heads}, q_rope, rope_attention, 1);
+    } else {
+      add(CLPORT_OP_COPY, {q_heads}, q_rope);
+      add(CLPORT_OP_ROPE, {q_rope}, q_rope, rope_attention, 1);
+    }
+    add(CLPORT_OP_ATTENTION, {q_rope, L.k_cache, L.v_cache}, out, attention, 0);
+  };
+
   for (uint32_t il = 0; il < hp_.n_layer; ++il) {
     const auto& L = w.layers[il];
     // Q, K, V and their head-shaped views.
@@ -125,35 +160,14 @@ ForwardPlan LlamaModel::build_plan(uint32_t n, int64_t logit_rows, bool hooked) 
       v_heads = view(s.qkv, {HD, HKV, n, 1}, v_at);
     }
 
-    // RoPE on K and the KV-cache store at positions n_past ..
-    if (claims(CLPORT_OP_KV_STORE_ROPE, {&k_heads, &v_heads}, L.kv_cache, rope, nullptr, nullptr, nullptr)) {
-      add(CLPORT_OP_KV_STORE_ROPE, {k_heads, v_heads}, L.kv_cache, rope, 1);
+    // RoPE, the KV-cache store and attention: one op where claimed (a decode step), else RoPE
+    // on K with the store at positions n_past .., then attention with Q's RoPE in front.
+    if (claims(CLPORT_OP_ROPE_KV_STORE_ATTENTION, {&q_heads, &k_heads, &v_heads, &L.kv_cache}, attn_heads,
+               rope_attention, nullptr, nullptr, nullptr)) {
+      add(CLPORT_OP_ROPE_KV_STORE_ATTENTION, {q_heads, k_heads, v_heads, L.kv_cache}, attn_heads, rope_attention, 1);
     } else {
-      if (contiguous_rows(k_heads)) {
-        add(CLPORT_OP_ROPE, {k_heads}, k_rope, rope, 1);
-      } else {
-        add(CLPORT_OP_COPY, {k_heads}, k_rope);
-        add(CLPORT_OP_ROPE, {k_rope}, k_rope, rope, 1);
-      }
-      const TensorRef k_slot = view(L.kv_cache, L.kv_cache.dtype, {HD, HKV, n, 1}, L.k_cache.nb, 0);
-      const TensorRef v_slot = view(L.kv_cache, L.kv_cache.dtype, {HD, HKV, n, 1}, L.v_cache.nb,
-                                    static_cast<uint64_t>(L.kv_cache.nb[3]));
-      add(CLPORT_OP_COPY, {k_rope}, k_slot).dst_bytes_per_pos = static_cast<uint64_t>(L.kv_cache.nb[2]);
-      add(CLPORT_OP_COPY, {v_heads}, v_slot).dst_bytes_per_pos = static_cast<uint64_t>(L.kv_cache.nb[2]);
-    }
-
-    // Attention, with Q's RoPE in front.
-    if (claims(CLPORT_OP_ROPE_ATTENTION, {&q_heads, &L.k_cache, &L.v_cache}, attn_heads, rope_attention,
-               nullptr, nullptr, nullptr)) {
-      add(CLPORT_OP_ROPE_ATTENTION, {q_heads, L.k_cache, L.v_cache}, attn_heads, rope_attention, 1);
-    } else {
-      if (contiguous_rows(q_heads)) {
-        add(CLPORT_OP_ROPE, {q_heads}, q_rope, rope, 1);
-      } else {
-        add(CLPORT_OP_COPY, {q_heads}, q_rope);
-        add(CLPORT_OP_ROPE, {q_rope}, q_rope, rope, 1);
-      }
-      add(CLPORT_OP_ATTENTION, {q_rope, L.k_cache, L.v_cache}, attn_heads, attention, 0);
+      add_kv_store(L, k_heads, v_heads, k_rope, rope);
+      add_attention(L, q_heads, q_rope, attn_heads, rope_attention, attention);
     }
 
     // Output projection and residual.

@@ -32,6 +32,7 @@ OpFn op_function(clport_op_kind kind) {
     case CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU: return detail::rms_norm_mul_mat_swiglu;
     case CLPORT_OP_KV_STORE_ROPE: return detail::kv_store_rope;
     case CLPORT_OP_ROPE_ATTENTION: return detail::rope_attention;
+    case CLPORT_OP_ROPE_KV_STORE_ATTENTION: return detail::rope_kv_store_attention;
     default: return nullptr;
   }
 }

@@ -94,4 +94,16 @@ Status rope_attention(const Srcs& src, const HostTensor& dst, const OpParams& p,
   return attention({q_rope, src[1], src[2]}, dst, att, n_threads);
 }
 
+Status rope_kv_store_attention(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads) {
+  constexpr const char* kOp = "rope_kv_store_attention";
+  CLPORT_RETURN_IF_ERROR(check_src_count(kOp, src, 4, 4));
+  const HostTensor& cache = src[3];
+  if (cache.ne[3] != 2) return invalid(kOp, "src3 must be a [head_dim, n_kv_head, n_ctx, 2] cache, got " + describe(cache));
+  CLPORT_RETURN_IF_ERROR(kv_store_rope({src[1], src[2]}, cache, p, n_threads));
+  HostTensor k = cache, v = cache;
+  k.ne[3] = v.ne[3] = 1;
+  v.data = static_cast<uint8_t*>(cache.data) + cache.nb[3];
+  return rope_attention({src[0], k, v}, dst, p, n_threads);
+}
+
 }  // namespace clport::cpu::detail

@@ -29,5 +29,6 @@ Status mul_mat_add(const Srcs& src, const HostTensor& dst, const OpParams& p, in
 Status rms_norm_mul_mat_swiglu(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
 Status kv_store_rope(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
 Status rope_attention(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
+Status rope_kv_store_attention(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
 
 }  // namespace clport::cpu::detail

@@ -171,6 +171,30 @@ std::string check_kv_store_rope(const clport_op& op) {
   return "";
 }
 
+// One decode token's RoPE + KV store + attention (the attention kernel with store_new).
+std::string check_rope_kv_store_attention(const clport_op& op, const Tuning& t) {
+  if (op.n_src != 4) return "rope_kv_store_attention takes q, k, v and the KV cache";
+  clport_op store = op;
+  store.kind = CLPORT_OP_KV_STORE_ROPE;
+  store.n_src = 2;
+  store.src[0] = op.src[1];
+  store.src[1] = op.src[2];
+  store.dst = op.src[3];
+  if (auto e = check_kv_store_rope(store); !e.empty()) return e;
+  if (op.src[1]->ne[2] != 1 || op.src[0]->ne[2] != 1) return "fused KV store + attention runs one token at a time";
+  // The attention half, on K and V views of the cache.
+  clport_tensor k = *op.src[3];
+  k.ne[3] = 1;
+  clport_tensor v = k;
+  v.offset += static_cast<uint64_t>(op.src[3]->nb[3]);
+  clport_op att = op;
+  att.kind = CLPORT_OP_ROPE_ATTENTION;
+  att.n_src = 3;
+  att.src[1] = &k;
+  att.src[2] = &v;
+  return check_attention(att, t, true);
+}
+
 // The GEMV-only fusions: weight (and second weight), activations [K, M] with M on the GEMV path.
 std::string check_fused_gemv(const clport_op& op, const Tuning& t, int n_src) {
   if (op.n_src != n_src) return "fused mul_mat takes " + std::to_string(n_src) + " sources";
@@ -289,6 +313,7 @@ std::string check_op(const clport_op& op, const Tuning& t) {
     case CLPORT_OP_ATTENTION: return check_attention(op, t, false);
     case CLPORT_OP_ROPE_ATTENTION: return check_attention(op, t, true);
     case CLPORT_OP_KV_STORE_ROPE: return check_kv_store_rope(op);
+    case CLPORT_OP_ROPE_KV_STORE_ATTENTION: return check_rope_kv_store_attention(op, t);
     case CLPORT_OP_RMS_NORM_MUL_MAT: return check_rms_norm_mul_mat(op, t);
     case CLPORT_OP_MUL_MAT_ADD: return check_mul_mat_add(op, t);
     case CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU: return check_rms_norm_mul_mat_swiglu(op, t);

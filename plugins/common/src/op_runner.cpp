@@ -199,7 +199,8 @@ void OpRunner::enqueue(const clport_op& op) {
     case CLPORT_OP_MUL_MAT: return mul_mat(op);
     case CLPORT_OP_ROPE: return rope(op);
     case CLPORT_OP_ATTENTION:
-    case CLPORT_OP_ROPE_ATTENTION: return attention(op);
+    case CLPORT_OP_ROPE_ATTENTION:
+    case CLPORT_OP_ROPE_KV_STORE_ATTENTION: return attention(op);
     case CLPORT_OP_KV_STORE_ROPE: return kv_store_rope(op);
     case CLPORT_OP_RMS_NORM_MUL_MAT:
     case CLPORT_OP_MUL_MAT_ADD:

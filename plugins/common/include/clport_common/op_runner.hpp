@@ -58,7 +58,7 @@ class OpRunner {
   void fused_gemv(const clport_op& op);
   void rope(const clport_op& op);
   void kv_store_rope(const clport_op& op);
-  void attention(const clport_op& op);  // ATTENTION and ROPE_ATTENTION
+  void attention(const clport_op& op);  // ATTENTION, ROPE_ATTENTION, ROPE_KV_STORE_ATTENTION
   void softmax(const clport_op& op);
   void unary(const clport_op& op);
   void binary(const clport_op& op);
