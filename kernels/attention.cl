@@ -80,8 +80,8 @@
       }                                                                                        \
       barrier(CLK_LOCAL_MEM_FENCE);                                                            \
     }                                                                                          \
-    const int n_keys = n_past + t + 1;                                                         \
-    const int new_key = store_new ? n_past : -1; /* the key read from kv_new, if any */        \
+    /* Keys read from the cache; with store_new the last one (n_past) comes from kv_new after. */ \
+    const int n_keys = store_new ? n_past : n_past + t + 1;                                    \
     const global uchar* kbase = k + k_off + (size_t)kvh * kv_nb1;                              \
     const global uchar* vbase = v + v_off + (size_t)kvh * kv_nb1;                              \
     float m = -INFINITY, l = 0.0f, acc[ATT_DPT];                                               \
@@ -89,18 +89,12 @@
     for (int j0 = 0; j0 < n_keys; j0 += ATT_WG) {                                              \
       const int j = j0 + lid;                                                                  \
       float s = -INFINITY;                                                                     \
-      if (j < n_keys && j != new_key) {                                                        \
+      if (j < n_keys) {                                                                        \
         const global KT* kr = (const global KT*)(kbase + (size_t)j * kv_nb2);                  \
         float dotv = 0.0f;                                                                     \
         int d = 0;                                                                             \
         for (; d + 4 <= head_dim; d += 4) dotv += dot(LOAD4(d / 4, kr), vload4(d / 4, qv));    \
         for (; d < head_dim; ++d) dotv += LOAD1(d, kr) * qv[d];                                \
-        s = dotv * scale;                                                                      \
-      } else if (j == new_key) {                                                               \
-        float dotv = 0.0f;                                                                     \
-        int d = 0;                                                                             \
-        for (; d + 4 <= head_dim; d += 4) dotv += dot(vload4(d / 4, kv_new), vload4(d / 4, qv)); \
-        for (; d < head_dim; ++d) dotv += kv_new[d] * qv[d];                                   \
         s = dotv * scale;                                                                      \
       }                                                                                        \
       const float m_new = fmax(m, wg_reduce_max(s, scratch, ATT_WG));                          \
@@ -114,17 +108,24 @@
         const int d = lid + i * ATT_WG;                                                        \
         if (d < head_dim) {                                                                    \
           float a = acc[i] * corr;                                                             \
-          for (int jj = 0; jj < nj; ++jj) {                                                    \
-            const float vv = j0 + jj == new_key                                                \
-                                 ? kv_new[ATT_WG * ATT_DPT + d]                                \
-                                 : LOAD1(d, (const global KT*)(vbase + (size_t)(j0 + jj) * kv_nb2)); \
-            a = fma(p[jj], vv, a);                                                             \
-          }                                                                                    \
+          for (int jj = 0; jj < nj; ++jj)                                                      \
+            a = fma(p[jj], LOAD1(d, (const global KT*)(vbase + (size_t)(j0 + jj) * kv_nb2)), a); \
           acc[i] = a;                                                                          \
         }                                                                                      \
       }                                                                                        \
       m = m_new;                                                                               \
       barrier(CLK_LOCAL_MEM_FENCE); /* p is rewritten by the next chunk */                     \
+    }                                                                                          \
+    if (store_new) { /* the new key: one more online-softmax step, same on every work-item */  \
+      float dotv = 0.0f;                                                                       \
+      for (int d = 0; d < head_dim; ++d) dotv += kv_new[d] * qv[d];                            \
+      const float s = dotv * scale, m_new = fmax(m, s);                                        \
+      const float corr = exp(m - m_new), pj = exp(s - m_new);                                  \
+      l = l * corr + pj;                                                                       \
+      for (int i = 0; i < ATT_DPT; ++i) {                                                      \
+        const int d = lid + i * ATT_WG;                                                        \
+        if (d < head_dim) acc[i] = fma(pj, kv_new[ATT_WG * ATT_DPT + d], acc[i] * corr);      \
+      }                                                                                        \
     }                                                                                          \
     global float* og = CLPORT_AT(global float*, out, out_off) + qrow;                          \
     const float inv_l = 1.0f / l;                                                              \

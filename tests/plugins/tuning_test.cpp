@@ -21,6 +21,7 @@ TEST(Tuning, CpuKeepsTheReductionFreeGemvAndRowMajorGemmTiles) {
   EXPECT_EQ(t.gemv_wg, 1u);
   EXPECT_EQ(t.gemv_rows, 8u);
   EXPECT_EQ(t.att_wg, 64u);
+  EXPECT_EQ(t.rope_attention, 1u);
   EXPECT_EQ(t.gemm_kmajor, 0u);
   EXPECT_EQ(t.gemm_rn, 8u);
   EXPECT_EQ(t.gemm_rm, 16u);
@@ -39,6 +40,7 @@ TEST(Tuning, GpuGetsQuarterSplitWideGemvAndKMajorTiles) {
   EXPECT_EQ(t.gemm_tm, 32u);
   EXPECT_EQ(t.gemv_max_m_q4q8, 0);  // same limit as every other dtype
   EXPECT_EQ(t.att_wg, 128u);  // a GPU at the stock attention shape
+  EXPECT_EQ(t.rope_attention, 0u);
   EXPECT_EQ(t.validate(1024), "");
 }
 

@@ -113,6 +113,8 @@ std::string OpRunner::check(const clport_op& op) const {
   if (fused_gemv && tuning_.gemv_packed == 1 && op.n_src >= 1 && op.src[0] != nullptr &&
       is_packable_dtype(op.src[0]->dtype))
     return "the packed GEMV layout is on for this dtype";
+  if (op.kind == CLPORT_OP_ROPE_ATTENTION && tuning_.rope_attention != 1)
+    return "ROPE_ATTENTION is off for this device (tuning rope_attention)";
   if (op.n_src < 1 || op.src[0] == nullptr || op.src[0]->layout == nullptr) return check_op(op, tuning_);
   // A packed weight: the same checks on its plain description (the GEMM path and get_rows, e.g.
   // of a tied embedding, read the plain buffer), plus that the handle is ours and describes this

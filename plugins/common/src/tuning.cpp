@@ -56,6 +56,7 @@ std::string Tuning::validate(uint32_t max_wg) const {
   if (gemv_split != 0 && gemv_split != 1 && gemv_split != 4) err << "gemv_split must be 0, 1 or 4; ";
   if (gemm_kmajor > 2) err << "gemm_kmajor must be 0, 1 or 2; ";
   if (f16_bits > 2) err << "f16_bits must be 0, 1 or 2; ";
+  if (rope_attention > 2) err << "rope_attention must be 0, 1 or 2; ";
   return err.str();
 }
 
@@ -66,7 +67,8 @@ std::string Tuning::apply_overrides(const std::string& yaml_text) {
       {"gemm_rm", &gemm_rm}, {"norm_wg", &norm_wg},       {"softmax_wg", &softmax_wg},
       {"att_wg", &att_wg},   {"att_dpt", &att_dpt},       {"gemv_split", &gemv_split},
       {"gemm_kmajor", &gemm_kmajor}, {"f16_bits", &f16_bits},   {"gemv_packed", &gemv_packed},
-      {"gemv_packed_wg", &gemv_packed_wg}, {"gemv_packed_rows", &gemv_packed_rows}};
+      {"gemv_packed_wg", &gemv_packed_wg}, {"gemv_packed_rows", &gemv_packed_rows},
+      {"rope_attention", &rope_attention}};
   std::istringstream in(yaml_text);
   std::string line, problems;
   while (std::getline(in, line)) {
@@ -116,6 +118,7 @@ void apply_device_defaults(Tuning& t, const clport_device_desc& device) {
   // PoCL runs the row-major one 1.9x faster.
   if (t.gemm_kmajor == 2) t.gemm_kmajor = gpu ? 1 : 0;
   if (t.f16_bits == 2) t.f16_bits = gpu ? 0 : 1;
+  if (t.rope_attention == 2) t.rope_attention = gpu ? 0 : 1;
   if (t.gemv_max_m_q4q8 < 0) t.gemv_max_m_q4q8 = gpu ? 0 : (int64_t{1} << 30);
   // Attention: a GPU left at the stock 64 work-items per (head, token) gets 128: generation ran
   // 1.07-1.14x faster on an H200 (SmolLM2 and 1B shapes; 32 and 256 were slower).
