@@ -42,7 +42,7 @@ Result<double> build_all(DeviceContext& ctx, const std::vector<BenchProgram>& pr
 std::vector<BenchProgram> shared_kernel_bench_programs() {
   // Helper files hold no kernels of their own; the others expect them in front (see the
   // "Needs ... in front" notes at the top of kernels/*.cl).
-  static const char* const kHelpers[] = {"common.cl", "blocks.cl", "reduce.cl"};
+  static const char* const kHelpers[] = {"common.cl", "blocks.cl", "reduce.cl", "rope_math.cl"};
   std::string prefix;
   for (const char* helper : kHelpers) {
     if (const EmbeddedKernel* k = find_embedded_kernel(clport_shared_kernels, helper)) {
