@@ -103,7 +103,10 @@ void for_each_tile(ThreadPool& pool, const Problem& p, Fn&& fn) {
   if (macs < kMinMacsForPool) {
     body(0, 0, tiles);
   } else {
-    pool.parallel_for(tiles, 1, body);
+    // About eight chunks per thread: enough to even out a thread that lost its core for a
+    // while, few enough that each thread streams long contiguous runs of weight rows (which
+    // the hardware prefetchers follow).
+    pool.parallel_for(tiles, std::max<int64_t>(1, tiles / (8 * pool.size())), body);
   }
 }
 

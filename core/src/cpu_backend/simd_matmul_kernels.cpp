@@ -15,6 +15,11 @@
 #ifndef HWY_DISABLED_TARGETS
 #define HWY_DISABLED_TARGETS (HWY_SVE | HWY_SVE2 | HWY_SVE_256 | HWY_SVE2_128)
 #endif
+// AVX3_DL (Ice Lake and later, Zen 4) adds AVX512-VNNI's byte dot product; Highway builds that
+// target only on request.
+#ifndef HWY_WANT_AVX3_DL
+#define HWY_WANT_AVX3_DL
+#endif
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu_backend/simd_matmul_kernels.cpp"
 #include <hwy/foreach_target.h>  // must come before highway.h
@@ -22,10 +27,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 
 #include "cpu_backend/activation_blocks.h"
 #include "cpu_backend/scalar_reference.h"
 #include "cpu_backend/simd_kernels.h"
+
+// Loops over activation rows and vector parts are unrolled so that per-row accumulators stay in
+// registers (at -O2 GCC keeps them in memory otherwise, and every block pays a store-forward).
+#ifndef CLPORT_UNROLL
+#define CLPORT_UNROLL _Pragma("GCC unroll 8")
+#endif
 
 HWY_BEFORE_NAMESPACE();
 namespace clport::fastcpu {
@@ -91,7 +103,15 @@ HWY_INLINE VI32 DotU8I8(VU8 w, VI8 a, int16_t scale_lo, int16_t scale_hi) {
 
 // Partial sums of w[i] * a[i] for signed codes (Q8_0 weights).
 HWY_INLINE VI32 DotI8I8(VI8 w, VI8 a) {
-#if defined(CLPORT_FASTCPU_X86_256)
+#if HWY_TARGET == HWY_AVX3_DL
+  const __m256i abs_w = _mm256_sign_epi8(w.raw, w.raw);
+  const __m256i a_signed = _mm256_sign_epi8(a.raw, w.raw);
+  __m256i sum = _mm256_setzero_si256();
+  __asm__("%{evex%} vpdpbusd %[a], %[w], %[sum]"
+          : [sum] "+v"(sum)
+          : [w] "v"(abs_w), [a] "v"(a_signed));
+  return VI32{sum};
+#elif defined(CLPORT_FASTCPU_X86_256)
   // |w| x (a with w's sign): the unsigned x signed multiply-add then sees w's magnitude.
   const __m256i pairs =
       _mm256_maddubs_epi16(_mm256_sign_epi8(w.raw, w.raw), _mm256_sign_epi8(a.raw, w.raw));
@@ -113,7 +133,42 @@ HWY_INLINE VI32 DotI8I8(VI8 w, VI8 a) {
 #endif
 }
 
+#if HWY_TARGET == HWY_AVX3_DL
+// acc + per 32-bit lane sum of four unsigned x signed byte products (vpdpbusd, no 16-bit
+// saturation step). Written as assembly because Highway's AVX3_DL target attributes name
+// AVX-VNNI (the VEX form, which Ice Lake lacks) rather than AVX512-VNNI, whose EVEX form is
+// what the run-time check for this target guarantees.
+HWY_INLINE VI32 DpBusd(VI32 acc, VU8 w, VI8 a) {
+  __m256i sum = acc.raw;
+  __asm__("%{evex%} vpdpbusd %[a], %[w], %[sum]"
+          : [sum] "+v"(sum)
+          : [w] "v"(w.raw), [a] "v"(a.raw));
+  return VI32{sum};
+}
+#endif
+
+// sum w[i] * a[i] in 32-bit lanes, unscaled (the 32-value formats).
+HWY_INLINE VI32 DotU8I8Unscaled(VU8 w, VI8 a) {
+#if HWY_TARGET == HWY_AVX3_DL
+  return DpBusd(hn::Zero(DI32()), w, a);
+#else
+  return DotU8I8(w, a, 1, 1);
+#endif
+}
+
 HWY_INLINE float SumLanes(VF32 v) { return hn::GetLane(hn::SumOfLanes(DF32(), v)); }
+
+// A weight block's half scale: one F16C instruction where the target has it (the 256-bit x86
+// targets), else the exact bit conversion.
+HWY_INLINE float LoadHalf(const uint8_t* p) {
+#if defined(CLPORT_FASTCPU_X86_256)
+  uint16_t h;
+  std::memcpy(&h, p, sizeof h);
+  return _cvtsh_ss(h);
+#else
+  return load_half_inline(p);
+#endif
+}
 
 // ---- 32-value weight blocks (Q4_0, Q4_1, Q5_0, Q5_1) ------------------------------------------
 
@@ -121,10 +176,13 @@ HWY_INLINE float SumLanes(VF32 v) { return hn::GetLane(hn::SumOfLanes(DF32(), v)
 // high nibble.
 HWY_INLINE void UnpackNibbles(const uint8_t* qs, VU8 q[kParts]) {
 #if defined(CLPORT_FASTCPU_X86_256)
-  const hn::Half<DU8> dh;
-  const auto bytes = hn::LoadU(dh, qs);
-  const auto mask = hn::Set(dh, uint8_t{0x0f});
-  q[0] = hn::Combine(DU8(), hn::ShiftRight<4>(bytes), hn::And(bytes, mask));
+  // The 16 bytes in both halves, the upper half shifted down a nibble: one load, one shift, one
+  // blend and one mask.
+  const DU8 du8;
+  const hn::Repartition<uint16_t, DU8> du16;
+  const VU8 bytes = hn::LoadDup128(du8, qs);
+  const VU8 shifted = hn::BitCast(du8, hn::ShiftRight<4>(hn::BitCast(du16, bytes)));
+  q[0] = hn::And(hn::ConcatUpperLower(du8, shifted, bytes), hn::Set(du8, uint8_t{0x0f}));
 #else
   const DU8 du8;
   const auto bytes = hn::LoadU(du8, qs);
@@ -146,6 +204,7 @@ HWY_INLINE void AddFifthBits(const uint8_t* qh_bytes, VU8 q[kParts]) {
   std::memcpy(&qh, qh_bytes, sizeof qh);
   // Every 128-bit block holds the four qh bytes, so the in-block byte shuffle can pick byte j / 8.
   const VU8 words = hn::BitCast(du8, hn::Set(du32, qh));
+  CLPORT_UNROLL
   for (int p = 0; p < kParts; ++p) {
     const VU8 picked = hn::TableLookupBytes(words, hn::LoadU(du8, kFifthBitByte + p * kVecBytes));
     const auto set = hn::TestBit(picked, hn::LoadU(du8, kFifthBitMask + p * kVecBytes));
@@ -153,91 +212,147 @@ HWY_INLINE void AddFifthBits(const uint8_t* qh_bytes, VU8 q[kParts]) {
   }
 }
 
+// The weight scale and minimum of a block as the float pair (d, m), so one multiply by the
+// activation block's (d, s) gives both d_w * d_a and m_w * s_a.
+using DF2 = hn::CappedTag<float, 2>;
+using VF2 = hn::Vec<DF2>;
+
+// Blocks that store d and m as two halves at the start (Q4_1, Q5_1).
+HWY_INLINE VF2 HalfPair(const uint8_t* b) {
+  const DF2 df2;
+  const hn::Rebind<hwy::float16_t, DF2> dh2;
+  return hn::PromoteTo(df2, hn::LoadU(dh2, reinterpret_cast<const hwy::float16_t*>(b)));
+}
+
+// Symmetric blocks (Q4_0, Q5_0): codes q - offset are stored as q, so m = -offset * d.
+HWY_INLINE VF2 ScaleAndOffset(const uint8_t* b, float offset) {
+  const DF2 df2;
+  alignas(8) const float factors[2] = {1.0f, -offset};
+  return hn::Mul(hn::Set(df2, LoadHalf(b)), hn::Load(df2, factors));
+}
+
 // One weight block as unsigned codes q with value = d * q + m.
 struct Q4_0 {
   static constexpr int64_t kBytes = 18;
-  static HWY_INLINE void Decode(const uint8_t* b, VU8 q[kParts], float* d, float* m) {
-    *d = load_half_inline(b);
-    *m = -8.0f * *d;
+  static HWY_INLINE VF2 Decode(const uint8_t* b, VU8 q[kParts]) {
     UnpackNibbles(b + 2, q);
+    return ScaleAndOffset(b, 8.0f);
   }
 };
 struct Q4_1 {
   static constexpr int64_t kBytes = 20;
-  static HWY_INLINE void Decode(const uint8_t* b, VU8 q[kParts], float* d, float* m) {
-    *d = load_half_inline(b);
-    *m = load_half_inline(b + 2);
+  static HWY_INLINE VF2 Decode(const uint8_t* b, VU8 q[kParts]) {
     UnpackNibbles(b + 4, q);
+    return HalfPair(b);
   }
 };
 struct Q5_0 {
   static constexpr int64_t kBytes = 22;
-  static HWY_INLINE void Decode(const uint8_t* b, VU8 q[kParts], float* d, float* m) {
-    *d = load_half_inline(b);
-    *m = -16.0f * *d;
+  static HWY_INLINE VF2 Decode(const uint8_t* b, VU8 q[kParts]) {
     UnpackNibbles(b + 6, q);
     AddFifthBits(b + 2, q);
+    return ScaleAndOffset(b, 16.0f);
   }
 };
 struct Q5_1 {
   static constexpr int64_t kBytes = 24;
-  static HWY_INLINE void Decode(const uint8_t* b, VU8 q[kParts], float* d, float* m) {
-    *d = load_half_inline(b);
-    *m = load_half_inline(b + 2);
+  static HWY_INLINE VF2 Decode(const uint8_t* b, VU8 q[kParts]) {
     UnpackNibbles(b + 8, q);
     AddFifthBits(b + 4, q);
+    return HalfPair(b);
   }
 };
 
-// sum_i w[i] * a[i] = sum_blocks d_w * d_a * sum(q * qa) + m_w * s_a.
+// Block b of a weight row against MR activation rows: acc[r] += d_w * d_a * sum(q * qa); lane 1
+// of scaled[r] collects m_w * s_a (lane 0 collects d_w * d_a and is ignored).
+template <class Format, int MR>
+HWY_INLINE void Block32Step(const uint8_t* w, int64_t b, const uint8_t* const* acts, VF32* acc,
+                            VF2* scaled) {
+  static_assert(offsetof(Q8Block32, s) == offsetof(Q8Block32, d) + sizeof(float), "d, s pair");
+  const DF32 df;
+  const DF2 df2;
+  const DI8 di8;
+  VU8 q[kParts];
+  const VF2 dm = Format::Decode(w + b * Format::kBytes, q);
+  CLPORT_UNROLL
+  for (int r = 0; r < MR; ++r) {
+    const Q8Block32& a = reinterpret_cast<const Q8Block32*>(acts[r])[b];
+    VI32 sum = DotU8I8Unscaled(q[0], hn::LoadU(di8, a.qs));
+    CLPORT_UNROLL
+    for (int p = 1; p < kParts; ++p)
+      sum = hn::Add(sum, DotU8I8Unscaled(q[p], hn::LoadU(di8, a.qs + p * kVecBytes)));
+    const VF2 products = hn::Mul(dm, hn::LoadU(df2, &a.d));  // (d_w d_a, m_w s_a)
+    acc[r] = hn::MulAdd(hn::Set(df, hn::GetLane(products)), hn::ConvertTo(df, sum), acc[r]);
+    scaled[r] = hn::Add(scaled[r], products);
+  }
+}
+
+// sum_i w[i] * a[i] = sum_blocks d_w * d_a * sum(q * qa) + m_w * s_a. Even and odd blocks
+// accumulate separately, so consecutive blocks do not wait on one multiply-add chain.
 template <class Format, int MR>
 void DotBlock32Rows(const uint8_t* w, int64_t nb, const uint8_t* const* acts, float* out) {
   const DF32 df;
-  const DI8 di8;
-  VF32 acc[MR];
-  float offset[MR];
+  const DF2 df2;
+  VF32 even[MR], odd[MR];
+  VF2 even_scaled[MR], odd_scaled[MR];
+  CLPORT_UNROLL
   for (int r = 0; r < MR; ++r) {
-    acc[r] = hn::Zero(df);
-    offset[r] = 0.0f;
+    even[r] = odd[r] = hn::Zero(df);
+    even_scaled[r] = odd_scaled[r] = hn::Zero(df2);
   }
-  for (int64_t b = 0; b < nb; ++b) {
-    VU8 q[kParts];
-    float d, m;
-    Format::Decode(w + b * Format::kBytes, q, &d, &m);
-    for (int r = 0; r < MR; ++r) {
-      const Q8Block32& a = reinterpret_cast<const Q8Block32*>(acts[r])[b];
-      VI32 sum = DotU8I8(q[0], hn::LoadU(di8, a.qs), 1, 1);
-      for (int p = 1; p < kParts; ++p)
-        sum = hn::Add(sum, DotU8I8(q[p], hn::LoadU(di8, a.qs + p * kVecBytes), 1, 1));
-      acc[r] = hn::MulAdd(hn::Set(df, d * a.d), hn::ConvertTo(df, sum), acc[r]);
-      offset[r] += m * a.s;
-    }
+  int64_t b = 0;
+  for (; b + 2 <= nb; b += 2) {
+    Block32Step<Format, MR>(w, b, acts, even, even_scaled);
+    Block32Step<Format, MR>(w, b + 1, acts, odd, odd_scaled);
   }
-  for (int r = 0; r < MR; ++r) out[r] = SumLanes(acc[r]) + offset[r];
+  if (b < nb) Block32Step<Format, MR>(w, b, acts, even, even_scaled);
+  CLPORT_UNROLL
+  for (int r = 0; r < MR; ++r) {
+    out[r] = SumLanes(hn::Add(even[r], odd[r])) +
+             hn::ExtractLane(hn::Add(even_scaled[r], odd_scaled[r]), 1);
+  }
+}
+
+// Q8_0 (34 bytes: d, 32 int8 codes) block b against MR activation rows.
+template <int MR>
+HWY_INLINE void Q8_0Step(const uint8_t* w, int64_t b, const uint8_t* const* acts, VF32* acc) {
+  constexpr int64_t kBytes = 34;
+  const DF32 df;
+  const DI8 di8;
+  const uint8_t* block = w + b * kBytes;
+  const float d = LoadHalf(block);
+  const auto* codes = reinterpret_cast<const int8_t*>(block + 2);
+  VI8 q[kParts];
+  CLPORT_UNROLL
+  for (int p = 0; p < kParts; ++p) q[p] = hn::LoadU(di8, codes + p * kVecBytes);
+  CLPORT_UNROLL
+  for (int r = 0; r < MR; ++r) {
+    const Q8Block32& a = reinterpret_cast<const Q8Block32*>(acts[r])[b];
+    VI32 sum = DotI8I8(q[0], hn::LoadU(di8, a.qs));
+    CLPORT_UNROLL
+    for (int p = 1; p < kParts; ++p)
+      sum = hn::Add(sum, DotI8I8(q[p], hn::LoadU(di8, a.qs + p * kVecBytes)));
+    acc[r] = hn::MulAdd(hn::Set(df, d * a.d), hn::ConvertTo(df, sum), acc[r]);
+  }
 }
 
 template <int MR>
 void DotQ8_0Rows(const uint8_t* w, int64_t nb, const uint8_t* const* acts, float* out) {
-  constexpr int64_t kBytes = 34;
   const DF32 df;
-  const DI8 di8;
-  VF32 acc[MR];
-  for (int r = 0; r < MR; ++r) acc[r] = hn::Zero(df);
-  for (int64_t b = 0; b < nb; ++b) {
-    const uint8_t* block = w + b * kBytes;
-    const float d = load_half_inline(block);
-    const auto* codes = reinterpret_cast<const int8_t*>(block + 2);
-    VI8 q[kParts];
-    for (int p = 0; p < kParts; ++p) q[p] = hn::LoadU(di8, codes + p * kVecBytes);
-    for (int r = 0; r < MR; ++r) {
-      const Q8Block32& a = reinterpret_cast<const Q8Block32*>(acts[r])[b];
-      VI32 sum = DotI8I8(q[0], hn::LoadU(di8, a.qs));
-      for (int p = 1; p < kParts; ++p)
-        sum = hn::Add(sum, DotI8I8(q[p], hn::LoadU(di8, a.qs + p * kVecBytes)));
-      acc[r] = hn::MulAdd(hn::Set(df, d * a.d), hn::ConvertTo(df, sum), acc[r]);
-    }
+  VF32 even[MR], odd[MR];
+  CLPORT_UNROLL
+  for (int r = 0; r < MR; ++r) {
+    even[r] = hn::Zero(df);
+    odd[r] = hn::Zero(df);
   }
-  for (int r = 0; r < MR; ++r) out[r] = SumLanes(acc[r]);
+  int64_t b = 0;
+  for (; b + 2 <= nb; b += 2) {
+    Q8_0Step<MR>(w, b, acts, even);
+    Q8_0Step<MR>(w, b + 1, acts, odd);
+  }
+  if (b < nb) Q8_0Step<MR>(w, b, acts, even);
+  CLPORT_UNROLL
+  for (int r = 0; r < MR; ++r) out[r] = SumLanes(hn::Add(even[r], odd[r]));
 }
 
 // ---- 256-value K-quant super-blocks ------------------------------------------------------------
@@ -267,21 +382,24 @@ void DotQ4Q5KRows(const uint8_t* w, int64_t nb, const uint8_t* const* acts, floa
   const VU8 sixteen = hn::Set(du8, uint8_t{16});
   VF32 acc[MR];
   float minimum[MR];
+  CLPORT_UNROLL
   for (int r = 0; r < MR; ++r) {
     acc[r] = hn::Zero(df);
     minimum[r] = 0.0f;
   }
   for (int64_t b = 0; b < nb; ++b) {
     const uint8_t* block = w + b * kBytes;
-    const float d = load_half_inline(block);
-    const float dmin = load_half_inline(block + 2);
+    const float d = LoadHalf(block);
+    const float dmin = LoadHalf(block + 2);
     int16_t sc[8], mn[8];
     UnpackScaleMin(block + 4, sc, mn);
     const uint8_t* qh = block + 16;
     const uint8_t* qs = block + (kFiveBit ? 48 : 16);
     VI32 isum[MR];
+    CLPORT_UNROLL
     for (int r = 0; r < MR; ++r) isum[r] = hn::Zero(di32);
     for (int c = 0; c < 4; ++c) {
+      CLPORT_UNROLL
       for (int p = 0; p < kParts; ++p) {
         const VU8 raw = hn::LoadU(du8, qs + 32 * c + p * kVecBytes);
         VU8 lo = hn::And(raw, low_mask);
@@ -296,6 +414,7 @@ void DotQ4Q5KRows(const uint8_t* w, int64_t nb, const uint8_t* const* acts, floa
                           hn::TestBit(bits, hn::Set(du8, static_cast<uint8_t>(1u << (2 * c + 1)))),
                           sixteen));
         }
+        CLPORT_UNROLL
         for (int r = 0; r < MR; ++r) {
           const int8_t* a = reinterpret_cast<const Q8BlockK*>(acts[r])[b].qs + 64 * c;
           isum[r] = hn::Add(isum[r],
@@ -305,6 +424,7 @@ void DotQ4Q5KRows(const uint8_t* w, int64_t nb, const uint8_t* const* acts, floa
         }
       }
     }
+    CLPORT_UNROLL
     for (int r = 0; r < MR; ++r) {
       const Q8BlockK& a = reinterpret_cast<const Q8BlockK*>(acts[r])[b];
       acc[r] = hn::MulAdd(hn::Set(df, d * a.d), hn::ConvertTo(df, isum[r]), acc[r]);
@@ -313,6 +433,7 @@ void DotQ4Q5KRows(const uint8_t* w, int64_t nb, const uint8_t* const* acts, floa
       minimum[r] += dmin * a.d * static_cast<float>(msum);
     }
   }
+  CLPORT_UNROLL
   for (int r = 0; r < MR; ++r) out[r] = SumLanes(acc[r]) - minimum[r];
 }
 
@@ -331,6 +452,7 @@ void DotQ6KRows(const uint8_t* w, int64_t nb, const uint8_t* const* acts, float*
   const VU8 two_bits = hn::Set(du8, uint8_t{3});
   VF32 acc[MR];
   float offset[MR];
+  CLPORT_UNROLL
   for (int r = 0; r < MR; ++r) {
     acc[r] = hn::Zero(df);
     offset[r] = 0.0f;
@@ -340,10 +462,12 @@ void DotQ6KRows(const uint8_t* w, int64_t nb, const uint8_t* const* acts, float*
     const uint8_t* ql = block;
     const uint8_t* qh = block + 128;
     const auto* scales = reinterpret_cast<const int8_t*>(block + 192);
-    const float d = load_half_inline(block + 208);
+    const float d = LoadHalf(block + 208);
     VI32 isum[MR];
+    CLPORT_UNROLL
     for (int r = 0; r < MR; ++r) isum[r] = hn::Zero(di32);
     for (int n = 0; n < 2; ++n) {
+      CLPORT_UNROLL
       for (int p = 0; p < kParts; ++p) {
         const VU8 high_bits = hn::LoadU(du8, qh + 32 * n + p * kVecBytes);
         const VU8 low_a = hn::LoadU(du8, ql + 64 * n + p * kVecBytes);
@@ -363,6 +487,7 @@ void DotQ6KRows(const uint8_t* w, int64_t nb, const uint8_t* const* acts, float*
           const int run = 8 * n + 2 * k + (kParts == 1 ? 0 : p);
           const int16_t s_lo = scales[run];
           const int16_t s_hi = scales[kParts == 1 ? run + 1 : run];
+          CLPORT_UNROLL
           for (int r = 0; r < MR; ++r) {
             const int8_t* a =
                 reinterpret_cast<const Q8BlockK*>(acts[r])[b].qs + 128 * n + 32 * k + p * kVecBytes;
@@ -371,6 +496,7 @@ void DotQ6KRows(const uint8_t* w, int64_t nb, const uint8_t* const* acts, float*
         }
       }
     }
+    CLPORT_UNROLL
     for (int r = 0; r < MR; ++r) {
       const Q8BlockK& a = reinterpret_cast<const Q8BlockK*>(acts[r])[b];
       acc[r] = hn::MulAdd(hn::Set(df, d * a.d), hn::ConvertTo(df, isum[r]), acc[r]);
@@ -379,6 +505,7 @@ void DotQ6KRows(const uint8_t* w, int64_t nb, const uint8_t* const* acts, float*
       offset[r] += d * a.d * static_cast<float>(32 * bias);
     }
   }
+  CLPORT_UNROLL
   for (int r = 0; r < MR; ++r) out[r] = SumLanes(acc[r]) - offset[r];
 }
 
@@ -393,6 +520,7 @@ void DotFloatRows(const uint8_t* w_bytes, int64_t k, const float* const* acts, f
   const size_t lanes = hn::Lanes(df);
   auto acc0 = hn::Zero(df);
   decltype(acc0) acc[MR];
+  CLPORT_UNROLL
   for (int r = 0; r < MR; ++r) acc[r] = acc0;
   int64_t i = 0;
   for (; i + static_cast<int64_t>(lanes) <= k; i += static_cast<int64_t>(lanes)) {
@@ -403,8 +531,10 @@ void DotFloatRows(const uint8_t* w_bytes, int64_t k, const float* const* acts, f
     } else {
       wv = hn::LoadU(df, reinterpret_cast<const float*>(w_bytes) + i);
     }
+    CLPORT_UNROLL
     for (int r = 0; r < MR; ++r) acc[r] = hn::MulAdd(wv, hn::LoadU(df, acts[r] + i), acc[r]);
   }
+  CLPORT_UNROLL
   for (int r = 0; r < MR; ++r) {
     float sum = hn::GetLane(hn::SumOfLanes(df, acc[r]));
     for (int64_t j = i; j < k; ++j) {

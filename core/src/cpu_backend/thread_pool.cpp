@@ -39,62 +39,74 @@ ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_.store(true, std::memory_order_release);
-    generation_.fetch_add(1, std::memory_order_release);
+    // A new generation with no items wakes every worker, which then sees stop_.
+    const uint64_t gen = (cursor_.load(std::memory_order_relaxed) >> kIndexBits) + 1;
+    cursor_.store(gen << kIndexBits);
   }
   wake_.notify_all();
   for (auto& w : workers_) w.join();
 }
 
 void ThreadPool::run_job(Trampoline fn, void* ctx, int64_t n_items, int64_t chunk) {
-  job_fn_ = fn;
-  job_ctx_ = ctx;
-  job_items_ = n_items;
-  job_chunk_ = chunk;
-  next_item_.store(0, std::memory_order_relaxed);
-  busy_workers_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
+  const uint64_t gen = (cursor_.load(std::memory_order_relaxed) >> kIndexBits) + 1;
+  Job& job = jobs_[gen & 1];
+  job.fn.store(fn);
+  job.ctx.store(ctx);
+  job.n_items.store(n_items);
+  job.chunk.store(chunk);
+  done_items_.store(0, std::memory_order_relaxed);
   {
     // Under the mutex, so a worker that is about to block cannot miss the new generation.
     std::lock_guard<std::mutex> lock(mutex_);
-    generation_.fetch_add(1, std::memory_order_release);
+    cursor_.store(gen << kIndexBits);
     if (sleepers_ > 0) wake_.notify_all();
   }
-  work_on_job(0);
-  for (int spins = 0; busy_workers_.load(std::memory_order_acquire) != 0; ++spins) {
-    if (spins < kSpinsBeforeBlocking) {
-      cpu_relax();
-    } else {
-      std::this_thread::yield();  // a worker lost its core: give it ours
-    }
-  }
+  work_on(gen, 0);
+  while (done_items_.load(std::memory_order_acquire) < n_items) cpu_relax();
 }
 
-void ThreadPool::work_on_job(int thread) {
+void ThreadPool::work_on(uint64_t gen, int thread) {
+  const Job& job = jobs_[gen & 1];
   for (;;) {
-    const int64_t begin = next_item_.fetch_add(job_chunk_, std::memory_order_relaxed);
-    if (begin >= job_items_) return;
-    job_fn_(job_ctx_, thread, begin, std::min(job_items_, begin + job_chunk_));
+    uint64_t cur = cursor_.load();
+    if ((cur >> kIndexBits) != gen) return;  // a newer job replaced this one
+    // Read after seeing this generation: the slot holds this job until the caller has started
+    // the job after next, which it cannot do while the claim below can still succeed. All of
+    // these are sequentially consistent, so that argument holds on weakly ordered CPUs too.
+    const Trampoline fn = job.fn.load();
+    void* ctx = job.ctx.load();
+    const int64_t n_items = job.n_items.load();
+    const int64_t chunk = job.chunk.load();
+    const auto begin = static_cast<int64_t>(cur & kIndexMask);
+    if (begin >= n_items) return;
+    const int64_t end = std::min(n_items, begin + chunk);
+    if (!cursor_.compare_exchange_weak(cur, (gen << kIndexBits) | static_cast<uint64_t>(end))) {
+      continue;  // another thread claimed it first (or a newer job started): look again
+    }
+    fn(ctx, thread, begin, end);
+    done_items_.fetch_add(end - begin, std::memory_order_acq_rel);
   }
 }
 
 void ThreadPool::worker_main(int thread) {
   uint64_t seen = 0;
   for (;;) {
-    uint64_t now = generation_.load(std::memory_order_acquire);
+    auto generation = [this] { return cursor_.load(std::memory_order_acquire) >> kIndexBits; };
+    uint64_t now = generation();
     for (int spins = 0; now == seen && spins < kSpinsBeforeBlocking; ++spins) {
       cpu_relax();
-      now = generation_.load(std::memory_order_acquire);
+      now = generation();
     }
     if (now == seen) {
       std::unique_lock<std::mutex> lock(mutex_);
       ++sleepers_;
-      wake_.wait(lock, [&] { return generation_.load(std::memory_order_acquire) != seen; });
+      wake_.wait(lock, [&] { return generation() != seen; });
       --sleepers_;
-      now = generation_.load(std::memory_order_acquire);
+      now = generation();
     }
     if (stop_.load(std::memory_order_acquire)) return;
     seen = now;
-    work_on_job(thread);
-    busy_workers_.fetch_sub(1, std::memory_order_acq_rel);
+    work_on(now, thread);
   }
 }
 

@@ -49,20 +49,30 @@ class ThreadPool {
  private:
   using Trampoline = void (*)(void* ctx, int thread, int64_t begin, int64_t end);
 
+  // One job's description. Two slots alternate by generation, so a worker that wakes late reads
+  // its own job's slot while the caller fills the other one for the next job.
+  struct Job {
+    std::atomic<Trampoline> fn{nullptr};
+    std::atomic<void*> ctx{nullptr};
+    std::atomic<int64_t> n_items{0};
+    std::atomic<int64_t> chunk{1};
+  };
+
   void run_job(Trampoline fn, void* ctx, int64_t n_items, int64_t chunk);
-  void work_on_job(int thread);
+  // Claims and runs chunks of the job of generation `gen` until none are left (or a newer job
+  // has replaced it). Completion counts finished items, not threads, so the caller never waits
+  // for a worker that is not running (these cores are shared): it takes the chunks itself.
+  void work_on(uint64_t gen, int thread);
   void worker_main(int thread);
 
+  static constexpr int kIndexBits = 40;
+  static constexpr uint64_t kIndexMask = (uint64_t{1} << kIndexBits) - 1;
+
   std::vector<std::thread> workers_;
-  // The current job. Written by the caller before generation_ is bumped, read by workers after
-  // they see the new generation.
-  Trampoline job_fn_ = nullptr;
-  void* job_ctx_ = nullptr;
-  int64_t job_items_ = 0;
-  int64_t job_chunk_ = 1;
-  std::atomic<int64_t> next_item_{0};
-  std::atomic<int> busy_workers_{0};  // workers still inside the current job
-  std::atomic<uint64_t> generation_{0};
+  Job jobs_[2];
+  // (generation << kIndexBits) | next unclaimed item of the current job.
+  std::atomic<uint64_t> cursor_{0};
+  std::atomic<int64_t> done_items_{0};  // items of the current job finished
   std::atomic<bool> stop_{false};
   std::mutex mutex_;
   std::condition_variable wake_;
