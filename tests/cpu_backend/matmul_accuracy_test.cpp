@@ -230,5 +230,16 @@ TEST(FastMulMatShapes, BadOperandsGetTheReferenceErrors) {
   EXPECT_EQ(test::run_on(*fast, CLPORT_OP_MUL_MAT, {&w}, d).stage(), Stage::InvalidArgument);
 }
 
+// The start-up check (kernel_self_check.cpp) finds this CPU's kernels correct, so the backend
+// keeps the best instruction set the CPU has.
+TEST(FastMulMatSelfCheck, KeepsTheBestTarget) {
+  hwy::SetSupportedTargetsForTest(0);
+  const auto targets = fastcpu::simd_targets_available();
+  ASSERT_FALSE(targets.empty());
+  auto fast = make_fast_cpu_backend(1);
+  EXPECT_EQ(fastcpu::simd_target_name(), hwy::TargetName(targets.front()));
+  EXPECT_EQ(fastcpu::simd_targets_available(), targets);
+}
+
 }  // namespace
 }  // namespace clport

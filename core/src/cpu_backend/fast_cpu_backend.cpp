@@ -8,6 +8,7 @@
 
 #include "clport/backend.h"
 #include "cpu_backend/fast_ops.h"
+#include "cpu_backend/kernel_self_check.h"
 #include "cpu_backend/simd_kernels.h"
 
 namespace clport {
@@ -130,6 +131,7 @@ class FastCpuBackend final : public Backend {
 }  // namespace
 
 std::unique_ptr<Backend> make_fast_cpu_backend(const FastCpuOptions& options) {
+  fastcpu::check_simd_kernels_once();
   return std::make_unique<FastCpuBackend>(options);
 }
 
