@@ -2,9 +2,9 @@
 // prompts, against the CPU reference:
 //  - with float activations (precision fp32) the tokens must be identical;
 //  - with 8-bit activations they must be identical, or the first divergence must be a near-tie:
-//    the fast backend picked the reference's runner-up, whose logit is within kNearTie of the
-//    reference's choice, and up to that step the fast logits tracked the reference's (NMSE
-//    below kLogitNmse, which a wrong kernel would not meet).
+//    the reference's logit for the token the fast backend picked is within kNearTie of the
+//    reference's best; and up to that step the fast logits must track the reference's (NMSE
+//    below kLogitNmse).
 // The model comes from the e2e fetch fixture (CLPORT_TEST_MODEL); without it the test fails, it
 // is not skipped.
 #include <gtest/gtest.h>
@@ -22,7 +22,11 @@ namespace {
 constexpr int kTokens = 32;
 // Logit difference of a near-tie: e^0.25 = 1.28, the two tokens' probabilities within 28%.
 constexpr float kNearTie = 0.25f;
-constexpr double kLogitNmse = 1e-3;
+// With 8-bit activations the logits of these prompts were 3e-3 .. 1.8e-2 (NMSE) from the
+// reference's, varying between kernel versions that all agree with the scalar reference to 1e-13
+// (summation order differs between them); see measurements/README.md. A wrong kernel gives logits
+// unrelated to the reference's, NMSE near 1.
+constexpr double kLogitNmse = 5e-2;
 
 struct Greedy {
   std::vector<int32_t> tokens;
@@ -45,16 +49,6 @@ Greedy greedy(LlamaModel& model, std::vector<int32_t> tokens, int n) {
     tokens = {next};
   }
   return out;
-}
-
-// Index of the largest logit other than `excluded`.
-int32_t runner_up(const std::vector<float>& logits, int32_t excluded) {
-  int32_t best = excluded == 0 ? 1 : 0;
-  for (int32_t i = 0; i < static_cast<int32_t>(logits.size()); ++i) {
-    if (i != excluded && logits[static_cast<size_t>(i)] > logits[static_cast<size_t>(best)])
-      best = i;
-  }
-  return best;
 }
 
 TEST(FastCpuRealModel, GreedyTokensMatchTheReference) {
@@ -115,7 +109,6 @@ TEST(FastCpuRealModel, GreedyTokensMatchTheReference) {
         "prompt \"%s\": first divergence at token %zu (reference %d, fast %d), logit gap "
         "in the reference %.4f, worst logit NMSE up to there %.2e\n",
         prompt, same, ref_token, fast_token, gap, worst_nmse);
-    EXPECT_EQ(fast_token, runner_up(ref_logits, ref_token)) << "prompt: " << prompt;
     EXPECT_LT(gap, kNearTie) << "not a near-tie; prompt: " << prompt
                              << "\nreference: " << tokenizer.value()->decode(want.tokens)
                              << "\nfast:      " << tokenizer.value()->decode(got.tokens);
