@@ -50,7 +50,15 @@ namespace hn = hwy::HWY_NAMESPACE;
 // 32-byte integer vectors where the target has them (one 32-value block per vector), else 16.
 #undef CLPORT_FASTCPU_X86_256
 #undef CLPORT_FASTCPU_X86_128
-#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+// CLPORT_FASTCPU_PORTABLE_KERNELS (a test switch) makes the x86 targets run the portable code
+// that NEON and the other 16-byte targets use, so that code can be run here.
+#undef CLPORT_FASTCPU_VNNI
+#if HWY_TARGET == HWY_AVX3_DL && !defined(CLPORT_FASTCPU_PORTABLE_KERNELS)
+#define CLPORT_FASTCPU_VNNI 1
+#endif
+#if defined(CLPORT_FASTCPU_PORTABLE_KERNELS)
+constexpr size_t kVecBytes = 16;
+#elif HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
 #define CLPORT_FASTCPU_X86_256 1
 constexpr size_t kVecBytes = 32;
 #elif HWY_TARGET == HWY_SSSE3 || HWY_TARGET == HWY_SSE4
@@ -103,7 +111,7 @@ HWY_INLINE VI32 DotU8I8(VU8 w, VI8 a, int16_t scale_lo, int16_t scale_hi) {
 
 // Partial sums of w[i] * a[i] for signed codes (Q8_0 weights).
 HWY_INLINE VI32 DotI8I8(VI8 w, VI8 a) {
-#if HWY_TARGET == HWY_AVX3_DL
+#if defined(CLPORT_FASTCPU_VNNI)
   const __m256i abs_w = _mm256_sign_epi8(w.raw, w.raw);
   const __m256i a_signed = _mm256_sign_epi8(a.raw, w.raw);
   __m256i sum = _mm256_setzero_si256();
@@ -133,7 +141,7 @@ HWY_INLINE VI32 DotI8I8(VI8 w, VI8 a) {
 #endif
 }
 
-#if HWY_TARGET == HWY_AVX3_DL
+#if defined(CLPORT_FASTCPU_VNNI)
 // acc + per 32-bit lane sum of four unsigned x signed byte products (vpdpbusd, no 16-bit
 // saturation step). Written as assembly because Highway's AVX3_DL target attributes name
 // AVX-VNNI (the VEX form, which Ice Lake lacks) rather than AVX512-VNNI, whose EVEX form is
@@ -149,7 +157,7 @@ HWY_INLINE VI32 DpBusd(VI32 acc, VU8 w, VI8 a) {
 
 // sum w[i] * a[i] in 32-bit lanes, unscaled (the 32-value formats).
 HWY_INLINE VI32 DotU8I8Unscaled(VU8 w, VI8 a) {
-#if HWY_TARGET == HWY_AVX3_DL
+#if defined(CLPORT_FASTCPU_VNNI)
   return DpBusd(hn::Zero(DI32()), w, a);
 #else
   return DotU8I8(w, a, 1, 1);
