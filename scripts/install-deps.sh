@@ -14,5 +14,5 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   libboost-dev libboost-filesystem-dev \
   libyaml-cpp-dev libspdlog-dev libfmt-dev \
   libgtest-dev libgmock-dev libbenchmark-dev \
-  libcli11-dev nlohmann-json3-dev libssl-dev libpcre2-dev \
+  libcli11-dev nlohmann-json3-dev libssl-dev libpcre2-dev libhwy-dev \
   libclblast1 oclgrind clang >/dev/null

@@ -25,6 +25,8 @@ struct EngineFlags {
     app.add_option("-c,--ctx", options.llama.n_ctx, "KV cache length in tokens");
     app.add_option("-b,--batch", options.llama.n_batch, "prompt tokens per forward step");
     app.add_option("-t,--threads", options.n_threads, "CPU threads (0 = all cores)");
+    app.add_flag("--cpu-fp32", options.cpu_float_activations,
+                 "CPU backend: float activations in quantized mat-muls (precision fp32)");
     app.add_option("--kv-type", kv_type, "KV cache type: f16 or f32")
         ->check(CLI::IsMember({"f16", "f32"}));
     app.add_flag("--no-fusion", no_fusion, "run every op on its own (no fused patterns)");

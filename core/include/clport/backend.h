@@ -98,4 +98,16 @@ class CLPORT_API Backend {
 // The CPU backend: host memory, cpu::run_op. n_threads 0 = all cores.
 CLPORT_API std::unique_ptr<Backend> make_cpu_backend(int n_threads = 0);
 
+// The fast CPU backend (core/src/cpu_backend): host memory like the reference, SIMD kernels
+// with run-time instruction-set dispatch, a persistent thread pool. Quantized mat-muls use 8-bit
+// activations unless float_activations (precision fp32). What --device cpu and the no-OpenCL
+// fallback run; the reference above stays the oracle for checks.
+struct FastCpuOptions {
+  int n_threads = 0;               // 0 = all cores
+  bool float_activations = false;  // precision fp32: dequantize weights, float dot products
+  bool profiling = false;          // record per-op wall times for take_timings()
+};
+CLPORT_API std::unique_ptr<Backend> make_fast_cpu_backend(const FastCpuOptions& options);
+CLPORT_API std::unique_ptr<Backend> make_fast_cpu_backend(int n_threads = 0);
+
 }  // namespace clport

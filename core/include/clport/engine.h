@@ -29,6 +29,9 @@ struct EngineOptions {
   LlamaOptions llama;
   bool profiling = false;   // OpenCL profiling events for `clport profile`
   int n_threads = 0;        // CPU backend threads (0 = all cores)
+  // CPU backend: float activations for quantized mat-muls (precision fp32: slower, exact as
+  // the reference) instead of 8-bit ones. The policy's `precision: fp32` sets it too.
+  bool cpu_float_activations = false;
 };
 
 struct GenerationStats {

@@ -65,10 +65,19 @@ Result<std::unique_ptr<Backend>> create_device_backend(const EngineOptions& opti
   return make_device_backend(context.value(), manager, std::move(binding));
 }
 
+// The fast CPU backend; the CPU reference (make_cpu_backend) is only for checks against it.
+std::unique_ptr<Backend> create_cpu_backend(const EngineOptions& options, bool policy_fp32) {
+  FastCpuOptions cpu;
+  cpu.n_threads = options.n_threads;
+  cpu.float_activations = options.cpu_float_activations || policy_fp32;
+  cpu.profiling = options.profiling;
+  return make_fast_cpu_backend(cpu);
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Backend>> create_backend(const EngineOptions& options) {
-  if (options.device == "cpu") return make_cpu_backend(options.n_threads);
+  if (options.device == "cpu") return create_cpu_backend(options, false);
   auto policy = Policy::load(options.config_path);
   if (!policy.ok()) return policy.status();  // never start on a half-read policy
   Policy effective = policy.value();
@@ -83,7 +92,7 @@ Result<std::unique_ptr<Backend>> create_backend(const EngineOptions& options) {
   if (is_index(options.device)) return device.status();  // the user asked for this device
   logger("engine")->warn("OpenCL is not usable ({}); running on the CPU",
                          device.status().to_string());
-  return make_cpu_backend(options.n_threads);
+  return create_cpu_backend(options, effective.globals().precision == Precision::Fp32);
 }
 
 }  // namespace clport

@@ -1,0 +1,113 @@
+// ATTENTION on the fast CPU backend (semantics and checks as the reference's, cpu_attention.cpp):
+// one work item per (token, KV head) runs the query heads that share that KV head together, so
+// each cache row is read once per group, in place (F16 rows are widened in registers).
+#include <algorithm>
+#include <cmath>
+
+#include "cpu_backend/fast_ops.h"
+#include "cpu_backend/simd_kernels.h"
+#include "ops/cpu_common.h"
+
+namespace clport::fastcpu {
+namespace {
+
+using cpu::HostTensor;
+using cpu::detail::check_same_shape;
+using cpu::detail::check_src_count;
+using cpu::detail::check_tensor;
+using cpu::detail::describe;
+using cpu::detail::invalid;
+using cpu::detail::row_f32;
+using cpu::detail::row_ptr;
+using cpu::detail::unsupported;
+
+// Multiply-adds below which the calling thread does the whole op.
+constexpr double kMinMacsForPool = 64.0 * 1024.0;
+
+Status check_operands(const Srcs& src, const HostTensor& dst, const cpu::OpParams& p) {
+  constexpr const char* kOp = "attention";
+  CLPORT_RETURN_IF_ERROR(check_src_count(kOp, src, 3, 3));
+  const HostTensor& q = src[0];
+  const HostTensor& k = src[1];
+  const HostTensor& v = src[2];
+  CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "src0 (q)", q, {DType::F32}));
+  CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "src1 (K cache)", k, {DType::F32, DType::F16}));
+  CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "src2 (V cache)", v, {DType::F32, DType::F16}));
+  CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "dst", dst, {DType::F32}));
+  CLPORT_RETURN_IF_ERROR(check_same_shape(kOp, "src0 (q)", q, "dst", dst));
+  CLPORT_RETURN_IF_ERROR(check_same_shape(kOp, "src1 (K cache)", k, "src2 (V cache)", v));
+  if (k.dtype != v.dtype) return unsupported(kOp, "K and V caches must have the same dtype");
+  if (q.ne[3] != 1 || k.ne[3] != 1) return unsupported(kOp, "q and caches must be at most 3-D");
+  if (k.ne[0] != q.ne[0]) {
+    return invalid(kOp, "head_dim of q " + describe(q) + " and K cache " + describe(k) + " differ");
+  }
+  if (q.ne[1] % k.ne[1] != 0) {
+    return invalid(kOp, "n_head " + std::to_string(q.ne[1]) + " is not a multiple of n_kv_head " +
+                            std::to_string(k.ne[1]));
+  }
+  const int64_t n_past = p.i[0];
+  if (n_past < 0) return invalid(kOp, "n_past (iparams[0]) must be >= 0");
+  if (n_past + q.ne[2] > k.ne[2]) {
+    return invalid(kOp, "n_past " + std::to_string(n_past) + " + n_tokens " +
+                            std::to_string(q.ne[2]) + " exceeds the cache length " +
+                            std::to_string(k.ne[2]));
+  }
+  if (!std::isfinite(p.f[0])) return invalid(kOp, "scale (fparams[0]) must be finite");
+  if (q.nb[1] % sizeof(float) != 0 || dst.nb[1] % sizeof(float) != 0) {
+    return unsupported(kOp, "q and dst heads must start on float boundaries");
+  }
+  return Status::ok_status();
+}
+
+}  // namespace
+
+Status attention(ThreadPool& pool, Scratch& scratch, const Srcs& src, const HostTensor& dst,
+                 const cpu::OpParams& p) {
+  CLPORT_RETURN_IF_ERROR(check_operands(src, dst, p));
+  const HostTensor& q = src[0];
+  const HostTensor& k = src[1];
+  const HostTensor& v = src[2];
+  const int64_t hd = q.ne[0], n_head = q.ne[1], n_tokens = q.ne[2];
+  const int64_t n_kv = k.ne[1];
+  const int64_t group = n_head / n_kv;
+  const int64_t n_past = p.i[0];
+  const int64_t n_used = n_past + n_tokens;
+
+  scratch.per_thread.resize(static_cast<size_t>(pool.size()));
+  for (auto& s : scratch.per_thread) {
+    if (s.size() < static_cast<size_t>(group * n_used))
+      s.resize(static_cast<size_t>(group * n_used));
+  }
+  const int64_t items = n_tokens * n_kv;
+  auto body = [&](int thread, int64_t begin, int64_t end) {
+    for (int64_t item = begin; item < end; ++item) {
+      const int64_t t = item / n_kv, kv = item % n_kv;
+      AttentionGroup g;
+      g.q = row_f32(q, kv * group, t);
+      g.q_head_stride = q.nb[1] / static_cast<int64_t>(sizeof(float));
+      g.out = row_f32(dst, kv * group, t);
+      g.out_head_stride = dst.nb[1] / static_cast<int64_t>(sizeof(float));
+      g.k = row_ptr(k, kv, 0);
+      g.v = row_ptr(v, kv, 0);
+      g.k_pos_stride = k.nb[2];
+      g.v_pos_stride = v.nb[2];
+      g.f16_cache = k.dtype == DType::F16;
+      g.n_heads = group;
+      g.n_keys = n_past + t + 1;  // causal: positions 0 .. n_past + t
+      g.head_dim = hd;
+      g.scale = p.f[0];
+      g.scores = scratch.per_thread[static_cast<size_t>(thread)].data();
+      attention_group(g);
+    }
+  };
+  const double macs = 2.0 * static_cast<double>(n_head * hd) * static_cast<double>(n_used) *
+                      static_cast<double>(n_tokens);
+  if (macs < kMinMacsForPool) {
+    body(0, 0, items);
+  } else {
+    pool.parallel_for(items, 1, body);
+  }
+  return Status::ok_status();
+}
+
+}  // namespace clport::fastcpu

@@ -1,0 +1,144 @@
+// The fast CPU backend: what --device cpu and the no-OpenCL fallback run. Tensors live in host
+// memory exactly as on the CPU reference backend (which this backend holds and hands storage,
+// weight mapping and every op it does not accelerate to), so any op kind the reference learns
+// runs here too. The accelerated ops use SIMD kernels and one persistent thread pool.
+#include <chrono>
+#include <exception>
+#include <new>
+
+#include "clport/backend.h"
+#include "cpu_backend/fast_ops.h"
+#include "cpu_backend/kernel_self_check.h"
+#include "cpu_backend/simd_kernels.h"
+
+namespace clport {
+namespace {
+
+const char* op_name(clport_op_kind kind) {
+  switch (kind) {
+    case CLPORT_OP_GET_ROWS: return "get_rows";
+    case CLPORT_OP_RMS_NORM: return "rms_norm";
+    case CLPORT_OP_MUL_MAT: return "mul_mat";
+    case CLPORT_OP_ROPE: return "rope";
+    case CLPORT_OP_ATTENTION: return "attention";
+    case CLPORT_OP_SOFTMAX: return "softmax";
+    case CLPORT_OP_SILU: return "silu";
+    case CLPORT_OP_SWIGLU: return "swiglu";
+    case CLPORT_OP_ADD: return "add";
+    case CLPORT_OP_MUL: return "mul";
+    case CLPORT_OP_SCALE: return "scale";
+    case CLPORT_OP_COPY: return "copy";
+    default: return "op";
+  }
+}
+
+cpu::HostTensor to_host(const TensorRef& t) {
+  cpu::HostTensor h;
+  h.dtype = t.dtype;
+  h.ne = t.ne;
+  h.nb = t.nb;
+  h.data = t.host;
+  return h;
+}
+
+class FastCpuBackend final : public Backend {
+ public:
+  explicit FastCpuBackend(const FastCpuOptions& options)
+      : options_(options),
+        reference_(make_cpu_backend(options.n_threads)),
+        pool_(options.n_threads) {}
+
+  std::string name() const override { return "cpu"; }
+  std::string description() const override {
+    return std::string("CPU backend (") + fastcpu::simd_target_name() + ", " +
+           std::to_string(pool_.size()) + " threads, " +
+           (options_.float_activations ? "float activations" : "8-bit activations") + ")";
+  }
+
+  Result<TensorRef> alloc(DType dtype, std::array<int64_t, 4> ne) override {
+    return reference_->alloc(dtype, ne);
+  }
+  Result<TensorRef> load_weight(const GgufTensorInfo& info, std::shared_ptr<void> keep_alive,
+                                bool matmul_weight) override {
+    return reference_->load_weight(info, std::move(keep_alive), matmul_weight);
+  }
+  Status upload(const TensorRef& dst, const void* data, uint64_t bytes) override {
+    return reference_->upload(dst, data, bytes);
+  }
+  Status download(const TensorRef& src, void* data, uint64_t bytes) override {
+    return reference_->download(src, data, bytes);
+  }
+  Status sync() override { return Status(); }
+  BackendMemoryStats memory_stats() const override { return reference_->memory_stats(); }
+
+  Status run(clport_op_kind kind, const std::vector<const TensorRef*>& src, const TensorRef& dst,
+             const cpu::OpParams& params) override {
+    const auto start = std::chrono::steady_clock::now();
+    Status status = dispatch(kind, src, dst, params);
+    if (options_.profiling) {
+      const auto end = std::chrono::steady_clock::now();
+      const auto ns = [](std::chrono::steady_clock::time_point t) {
+        return static_cast<uint64_t>(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count());
+      };
+      timings_.push_back({op_name(kind), ns(start), ns(end) - ns(start)});
+    }
+    return status;
+  }
+
+  std::vector<OpTiming> take_timings() override { return std::move(timings_); }
+
+ private:
+  Status dispatch(clport_op_kind kind, const std::vector<const TensorRef*>& src,
+                  const TensorRef& dst, const cpu::OpParams& params) {
+    try {
+      host_src_.clear();
+      for (const TensorRef* s : src) host_src_.push_back(to_host(*s));
+      const cpu::HostTensor out = to_host(dst);
+      switch (kind) {
+        case CLPORT_OP_MUL_MAT:
+          return fastcpu::mul_mat(pool_, scratch_, options_.float_activations, host_src_, out);
+        case CLPORT_OP_RMS_NORM: return fastcpu::rms_norm(pool_, host_src_, out, params);
+        case CLPORT_OP_SWIGLU: return fastcpu::swiglu(pool_, host_src_, out);
+        case CLPORT_OP_ROPE: return fastcpu::rope(pool_, scratch_, host_src_, out, params);
+        case CLPORT_OP_ATTENTION:
+          return fastcpu::attention(pool_, scratch_, host_src_, out, params);
+        case CLPORT_OP_ADD:
+        case CLPORT_OP_COPY:
+        case CLPORT_OP_GET_ROWS:
+          // Memory-bound and small in a forward pass: the reference on this thread is as fast as
+          // it gets without starting threads for them.
+          return cpu::run_op(kind, host_src_, out, params, 1);
+        default:
+          // Everything else (and any op kind added later) runs on the reference.
+          return reference_->run(kind, src, dst, params);
+      }
+    } catch (const std::bad_alloc&) {
+      return Status(Stage::OutOfMemory, "cpu: out of host memory for op scratch buffers");
+    } catch (const std::exception& e) {
+      return Status(Stage::Internal, std::string("cpu: unexpected exception: ") + e.what());
+    }
+  }
+
+  FastCpuOptions options_;
+  std::unique_ptr<Backend> reference_;  // storage, weight mapping, ops not accelerated here
+  fastcpu::ThreadPool pool_;
+  fastcpu::Scratch scratch_;
+  std::vector<cpu::HostTensor> host_src_;
+  std::vector<OpTiming> timings_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_fast_cpu_backend(const FastCpuOptions& options) {
+  fastcpu::check_simd_kernels_once();
+  return std::make_unique<FastCpuBackend>(options);
+}
+
+std::unique_ptr<Backend> make_fast_cpu_backend(int n_threads) {
+  FastCpuOptions options;
+  options.n_threads = n_threads;
+  return make_fast_cpu_backend(options);
+}
+
+}  // namespace clport

@@ -1,0 +1,44 @@
+// The ops the fast CPU backend runs itself (everything else goes to the CPU reference). Each
+// validates its operands with the reference's checks, so a bad call gets the same error on
+// both backends, and uses the backend's thread pool.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "clport/cpu_ops.h"
+#include "cpu_backend/thread_pool.h"
+
+namespace clport::fastcpu {
+
+using Srcs = std::vector<cpu::HostTensor>;
+
+// ROPE's cos / sin per (token, pair): the same for every layer of a forward pass, so computed
+// once per batch of positions rather than once per call.
+struct RopeTable {
+  int64_t pos0 = -1, n_tokens = 0, n_rot = 0;
+  double base = 0, freq_scale = 0;
+  std::vector<float> cos, sin;  // [n_tokens][n_rot / 2]
+};
+
+// Reusable buffers, kept by the backend so decode does not allocate per op.
+struct Scratch {
+  std::vector<uint8_t> activations;            // quantized activation rows
+  std::vector<std::vector<float>> per_thread;  // dequantized weight rows, attention scores
+  RopeTable rope;
+};
+
+// MUL_MAT. float_activations = precision fp32: quantized weights are dequantized to float and
+// multiplied with the float activations instead of with 8-bit activations.
+Status mul_mat(ThreadPool& pool, Scratch& scratch, bool float_activations, const Srcs& src,
+               const cpu::HostTensor& dst);
+
+Status rms_norm(ThreadPool& pool, const Srcs& src, const cpu::HostTensor& dst,
+                const cpu::OpParams& p);
+Status swiglu(ThreadPool& pool, const Srcs& src, const cpu::HostTensor& dst);
+Status rope(ThreadPool& pool, Scratch& scratch, const Srcs& src, const cpu::HostTensor& dst,
+            const cpu::OpParams& p);
+Status attention(ThreadPool& pool, Scratch& scratch, const Srcs& src, const cpu::HostTensor& dst,
+                 const cpu::OpParams& p);
+
+}  // namespace clport::fastcpu

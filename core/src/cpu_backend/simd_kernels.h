@@ -1,0 +1,70 @@
+// The fast CPU backend's SIMD kernels (Google Highway, one copy per instruction set, the best one
+// the CPU supports picked at run time). Callers validate shapes and dtypes first: these
+// functions take raw pointers and trust them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "clport/dtype.h"
+#include "cpu_backend/activation_blocks.h"
+
+namespace clport::fastcpu {
+
+// Quantizes one row of k floats (k a multiple of the block size) into Q8Block32 / Q8BlockK
+// blocks: d = max|x| / 127, q = round-to-nearest-even(x / d), so |q| <= 127.
+void quantize_row_q8_block32(const float* x, int64_t k, Q8Block32* out);
+void quantize_row_q8_block_k(const float* x, int64_t k, Q8BlockK* out);
+
+// A block of dot products for MUL_MAT: for weight rows n in [0, n_w) (row n at w + n * w_stride
+// bytes, `dtype` blocks of k values) and activation rows r in [0, n_acts),
+//   out[r * out_stride + n] = dot(weight row n, activation row r).
+// dot_tile_quantized: a quantized weight dtype, activation row r at acts + r * act_stride bytes,
+//   quantized in activation_layout(dtype); integer dot products, each decoded weight block is
+//   used for up to four activation rows.
+// dot_tile_float: F32 or F16 weights, float activation rows at acts + r * act_stride floats.
+void dot_tile_quantized(DType dtype, int64_t k, const uint8_t* w, int64_t w_stride, int64_t n_w,
+                        const uint8_t* acts, int64_t act_stride, int64_t n_acts, float* out,
+                        int64_t out_stride);
+void dot_tile_float(DType dtype, int64_t k, const uint8_t* w, int64_t w_stride, int64_t n_w,
+                    const float* acts, int64_t act_stride, int64_t n_acts, float* out,
+                    int64_t out_stride);
+
+// ---- the other ops ----
+
+// sum(x[i]^2) over n floats (RMS_NORM).
+float sum_of_squares(const float* x, int64_t n);
+// out[i] = x[i] * scale * w[i] (w may be NULL: 1), in that order, as the reference does.
+void scale_row(const float* x, float scale, const float* w, float* out, int64_t n);
+// out[i] = silu(gate[i]) * up[i], silu(x) = x / (1 + exp(-x)).
+void swiglu_row(const float* gate, const float* up, float* out, int64_t n);
+
+// Causal attention of the query heads that share one KV head, for one token: for each query
+// head g in [0, n_heads), scores_j = scale * q_g . k_j over keys j in [0, n_keys), softmax,
+// out_g = sum_j p_j v_j. Rows are head_dim floats (q, out) or F16 / F32 cache rows (k, v).
+struct AttentionGroup {
+  const float* q;           // query head 0 of the group
+  int64_t q_head_stride;    // floats between query heads
+  float* out;               // output head 0
+  int64_t out_head_stride;  // floats
+  const uint8_t* k;         // K cache row of position 0 for this KV head
+  const uint8_t* v;         // V cache row of position 0
+  int64_t k_pos_stride;     // bytes between positions
+  int64_t v_pos_stride;
+  bool f16_cache;
+  int64_t n_heads;
+  int64_t n_keys;
+  int64_t head_dim;
+  float scale;
+  float* scores;  // scratch: n_heads * n_keys floats
+};
+void attention_group(const AttentionGroup& g);
+
+// The instruction set the kernels run with now ("AVX2", "SSE4", "EMU128", ...), and every one
+// this build carries that the CPU supports (Highway target bits, best first), so tests can run
+// each of them through hwy::SetSupportedTargetsForTest.
+std::string simd_target_name();
+std::vector<int64_t> simd_targets_available();
+
+}  // namespace clport::fastcpu

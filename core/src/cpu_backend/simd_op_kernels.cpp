@@ -1,0 +1,162 @@
+// Float kernels of the fast CPU backend for the ops around the mat-muls: RMS_NORM's reduction
+// and scaling, SWIGLU, and attention over an F16 / F32 KV cache that reads the cache rows in
+// place (the reference converts the whole used cache to F32 on every call). Highway compiles
+// this file once per instruction set; every op works in full-width float vectors.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu_backend/simd_op_kernels.cpp"
+#include <hwy/foreach_target.h>  // must come before highway.h
+#include <hwy/highway.h>
+// Needs highway.h first.
+#include <hwy/contrib/math/math-inl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "cpu_backend/simd_kernels.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace clport::fastcpu {
+namespace HWY_NAMESPACE {
+namespace {
+
+namespace hn = hwy::HWY_NAMESPACE;
+using DF = hn::ScalableTag<float>;
+
+// Row `i` .. i + Lanes of an F16 or F32 cache row as floats.
+HWY_INLINE hn::Vec<DF> LoadCache(DF df, const uint8_t* row, bool f16, int64_t i) {
+  if (f16) {
+    const hn::Rebind<hwy::float16_t, DF> dh;
+    return hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(row) + i));
+  }
+  return hn::LoadU(df, reinterpret_cast<const float*>(row) + i);
+}
+
+HWY_INLINE float LoadCacheScalar(const uint8_t* row, bool f16, int64_t i) {
+  if (f16) {
+    uint16_t h;
+    std::memcpy(&h, row + 2 * i, sizeof h);
+    return half_to_float_inline(h);
+  }
+  float f;
+  std::memcpy(&f, row + 4 * i, sizeof f);
+  return f;
+}
+
+}  // namespace
+
+float SumOfSquares(const float* x, int64_t n) {
+  const DF df;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(df));
+  auto acc = hn::Zero(df);
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const auto v = hn::LoadU(df, x + i);
+    acc = hn::MulAdd(v, v, acc);
+  }
+  float sum = hn::GetLane(hn::SumOfLanes(df, acc));
+  for (; i < n; ++i) sum += x[i] * x[i];
+  return sum;
+}
+
+void ScaleRow(const float* x, float scale, const float* w, float* out, int64_t n) {
+  const DF df;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(df));
+  const auto s = hn::Set(df, scale);
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    auto v = hn::Mul(hn::LoadU(df, x + i), s);
+    if (w != nullptr) v = hn::Mul(v, hn::LoadU(df, w + i));
+    hn::StoreU(v, df, out + i);
+  }
+  for (; i < n; ++i) out[i] = x[i] * scale * (w != nullptr ? w[i] : 1.0f);
+}
+
+void SwigluRow(const float* gate, const float* up, float* out, int64_t n) {
+  const DF df;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(df));
+  const auto one = hn::Set(df, 1.0f);
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const auto g = hn::LoadU(df, gate + i);
+    const auto silu = hn::Div(g, hn::Add(one, hn::Exp(df, hn::Neg(g))));
+    hn::StoreU(hn::Mul(silu, hn::LoadU(df, up + i)), df, out + i);
+  }
+  for (; i < n; ++i) out[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
+}
+
+void AttentionGroupKernel(const AttentionGroup& a) {
+  const DF df;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(df));
+  const int64_t hd = a.head_dim;
+  const int64_t vec_end = hd - hd % lanes;
+  // Scores: each K row is read (and converted) once for all query heads of the group.
+  for (int64_t j = 0; j < a.n_keys; ++j) {
+    const uint8_t* k = a.k + j * a.k_pos_stride;
+    for (int64_t g = 0; g < a.n_heads; ++g) {
+      const float* q = a.q + g * a.q_head_stride;
+      auto acc = hn::Zero(df);
+      for (int64_t i = 0; i < vec_end; i += lanes)
+        acc = hn::MulAdd(hn::LoadU(df, q + i), LoadCache(df, k, a.f16_cache, i), acc);
+      float dot = hn::GetLane(hn::SumOfLanes(df, acc));
+      for (int64_t i = vec_end; i < hd; ++i) dot += q[i] * LoadCacheScalar(k, a.f16_cache, i);
+      a.scores[g * a.n_keys + j] = a.scale * dot;
+    }
+  }
+  for (int64_t g = 0; g < a.n_heads; ++g) {
+    float* s = a.scores + g * a.n_keys;
+    // Softmax with the row maximum subtracted, so large scores do not overflow.
+    const float max = *std::max_element(s, s + a.n_keys);
+    const auto vmax = hn::Set(df, max);
+    auto vsum = hn::Zero(df);
+    int64_t j = 0;
+    for (; j + lanes <= a.n_keys; j += lanes) {
+      const auto e = hn::Exp(df, hn::Sub(hn::LoadU(df, s + j), vmax));
+      hn::StoreU(e, df, s + j);
+      vsum = hn::Add(vsum, e);
+    }
+    double sum = hn::GetLane(hn::SumOfLanes(df, vsum));
+    for (; j < a.n_keys; ++j) {
+      s[j] = std::exp(s[j] - max);
+      sum += s[j];
+    }
+    float* out = a.out + g * a.out_head_stride;
+    std::fill(out, out + hd, 0.0f);
+    for (int64_t jj = 0; jj < a.n_keys; ++jj) {
+      const uint8_t* v = a.v + jj * a.v_pos_stride;
+      const auto p = hn::Set(df, s[jj]);
+      for (int64_t i = 0; i < vec_end; i += lanes)
+        hn::StoreU(hn::MulAdd(p, LoadCache(df, v, a.f16_cache, i), hn::LoadU(df, out + i)), df,
+                   out + i);
+      for (int64_t i = vec_end; i < hd; ++i) out[i] += s[jj] * LoadCacheScalar(v, a.f16_cache, i);
+    }
+    ScaleRow(out, static_cast<float>(1.0 / sum), nullptr, out, hd);
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace clport::fastcpu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace clport::fastcpu {
+
+HWY_EXPORT(SumOfSquares);
+HWY_EXPORT(ScaleRow);
+HWY_EXPORT(SwigluRow);
+HWY_EXPORT(AttentionGroupKernel);
+
+float sum_of_squares(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(SumOfSquares)(x, n); }
+
+void scale_row(const float* x, float scale, const float* w, float* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(ScaleRow)(x, scale, w, out, n);
+}
+
+void swiglu_row(const float* gate, const float* up, float* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(SwigluRow)(gate, up, out, n);
+}
+
+void attention_group(const AttentionGroup& g) { HWY_DYNAMIC_DISPATCH(AttentionGroupKernel)(g); }
+
+}  // namespace clport::fastcpu
+#endif  // HWY_ONCE

@@ -1,0 +1,146 @@
+// The ops decode needs besides MUL_MAT, on the fast CPU backend against the CPU reference, with
+// SmolLM2's shapes (hidden 576, 9 heads of 64, 3 KV heads) for one token and for a prompt batch:
+// element-wise ops and copies bit-exact, reductions within NMSE 1e-10. An op kind the fast
+// backend does not run itself still works (it is handed to the reference).
+#include <cmath>
+
+#include "clport/nmse.h"
+#include "fast_cpu_test_util.h"
+
+namespace clport {
+namespace {
+
+using test::OwnedTensor;
+
+OwnedTensor random_f32(std::array<int64_t, 4> ne, unsigned seed, float stddev = 1.0f) {
+  OwnedTensor t(DType::F32, ne);
+  const auto v = test::random_values(t.bytes.size() / sizeof(float), seed, stddev);
+  std::copy(v.begin(), v.end(), t.f32());
+  return t;
+}
+
+// Runs `kind` on the reference and the fast backend (2 threads) into copies of `dst` and
+// returns the NMSE between the two results; fails the test if either run fails.
+double compare(clport_op_kind kind, const std::vector<const OwnedTensor*>& src,
+               const OwnedTensor& dst, const cpu::OpParams& p) {
+  // Same initial contents (COPY writes only a slot), views at the same offset.
+  const auto offset = static_cast<const uint8_t*>(dst.view.data) - dst.bytes.data();
+  OwnedTensor want = dst, got = dst;
+  want.view.data = want.bytes.data() + offset;
+  got.view.data = got.bytes.data() + offset;
+  auto reference = make_cpu_backend(1);
+  auto fast = make_fast_cpu_backend(2);
+  const Status a = test::run_on(*reference, kind, src, want, p);
+  const Status b = test::run_on(*fast, kind, src, got, p);
+  EXPECT_TRUE(a.ok()) << a.to_string();
+  EXPECT_TRUE(b.ok()) << b.to_string();
+  if (!a.ok() || !b.ok()) return INFINITY;
+  if (dst.view.dtype == DType::F16) return want.bytes == got.bytes ? 0.0 : INFINITY;
+  const auto w = want.values(), g = got.values();
+  return nmse(w.data(), g.data(), w.size());
+}
+
+class FastOps : public ::testing::TestWithParam<int64_t> {};  // parameter: tokens in the batch
+
+TEST_P(FastOps, RmsNorm) {
+  const int64_t T = GetParam();
+  auto x = random_f32({576, T, 1, 1}, 1);
+  auto w = random_f32({576, 1, 1, 1}, 2);
+  OwnedTensor dst(DType::F32, {576, T, 1, 1});
+  EXPECT_LT(compare(CLPORT_OP_RMS_NORM, {&x, &w}, dst, test::params_f(1e-5f)), 1e-12);
+  EXPECT_LT(compare(CLPORT_OP_RMS_NORM, {&x}, dst, test::params_f(1e-5f)), 1e-12);
+}
+
+TEST_P(FastOps, RopeBothModes) {
+  const int64_t T = GetParam();
+  auto x = random_f32({64, 9, T, 1}, 3);
+  OwnedTensor dst(DType::F32, {64, 9, T, 1});
+  for (const int mode : {0, 2}) {
+    cpu::OpParams p;
+    p.i = {mode, 37, 64, 0, 0, 0, 0, 0};
+    p.f[0] = 100000.0f;
+    p.f[1] = 1.0f;
+    EXPECT_EQ(compare(CLPORT_OP_ROPE, {&x}, dst, p), 0.0) << "mode " << mode;
+    p.i[2] = 32;  // partial rotation
+    EXPECT_EQ(compare(CLPORT_OP_ROPE, {&x}, dst, p), 0.0) << "mode " << mode << " n_rot 32";
+  }
+}
+
+TEST_P(FastOps, AttentionOverF16AndF32Caches) {
+  const int64_t T = GetParam();
+  const int64_t n_ctx = 160;
+  const int n_past = 100;
+  auto q = random_f32({64, 9, T, 1}, 4);
+  for (const DType cache : {DType::F16, DType::F32}) {
+    OwnedTensor k(cache, {64, 3, n_ctx, 1}), v(cache, {64, 3, n_ctx, 1});
+    const auto kv = test::random_values(static_cast<size_t>(64 * 3 * n_ctx), 5);
+    const auto vv = test::random_values(static_cast<size_t>(64 * 3 * n_ctx), 6);
+    ASSERT_TRUE(
+        quantize_row(cache, kv.data(), k.bytes.data(), static_cast<int64_t>(kv.size())).ok());
+    ASSERT_TRUE(
+        quantize_row(cache, vv.data(), v.bytes.data(), static_cast<int64_t>(vv.size())).ok());
+    OwnedTensor dst(DType::F32, {64, 9, T, 1});
+    cpu::OpParams p;
+    p.i[0] = n_past;
+    p.f[0] = 0.125f;
+    EXPECT_LT(compare(CLPORT_OP_ATTENTION, {&q, &k, &v}, dst, p), 1e-10) << dtype_name(cache);
+  }
+}
+
+TEST_P(FastOps, AddSwigluBitExact) {
+  const int64_t T = GetParam();
+  auto a = random_f32({1536, T, 1, 1}, 7);
+  auto b = random_f32({1536, T, 1, 1}, 8);
+  auto bias = random_f32({1536, 1, 1, 1}, 9);
+  OwnedTensor dst(DType::F32, {1536, T, 1, 1});
+  EXPECT_EQ(compare(CLPORT_OP_ADD, {&a, &b}, dst, {}), 0.0);
+  EXPECT_EQ(compare(CLPORT_OP_ADD, {&a, &bias}, dst, {}), 0.0);  // broadcast row
+  EXPECT_LT(compare(CLPORT_OP_SWIGLU, {&a, &b}, dst, {}), 1e-12);
+}
+
+TEST_P(FastOps, CopyIntoAKvCacheSlot) {
+  const int64_t T = GetParam();
+  auto k = random_f32({64, 3, T, 1}, 10);
+  for (const DType cache : {DType::F16, DType::F32}) {
+    // The slot for positions 5 .. 5 + T of a [64, 3, 160] cache, as llama_forward views it.
+    OwnedTensor whole(cache, {64, 3, 160, 1});
+    OwnedTensor slot = whole;
+    slot.view.data = slot.bytes.data() + 5 * whole.view.nb[2];
+    slot.view.ne = {64, 3, T, 1};
+    EXPECT_EQ(compare(CLPORT_OP_COPY, {&k}, slot, {}), 0.0) << dtype_name(cache);
+  }
+}
+
+TEST_P(FastOps, GetRowsFromAQuantizedTable) {
+  const int64_t T = GetParam();
+  const auto table_values = test::random_values(576 * 50, 11);
+  OwnedTensor table = test::quantized_tensor(DType::Q4_1, 576, 50, table_values);
+  OwnedTensor ids(DType::I32, {T, 1, 1, 1});
+  for (int64_t i = 0; i < T; ++i) reinterpret_cast<int32_t*>(ids.bytes.data())[i] = (i * 7) % 50;
+  OwnedTensor dst(DType::F32, {576, T, 1, 1});
+  EXPECT_EQ(compare(CLPORT_OP_GET_ROWS, {&table, &ids}, dst, {}), 0.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Tokens, FastOps, ::testing::Values(1, 13),
+                         [](const auto& info) { return std::to_string(info.param) + "_tokens"; });
+
+TEST(FastOpsDelegation, OpsNotAcceleratedRunOnTheReference) {
+  auto x = random_f32({100, 3, 1, 1}, 12);
+  OwnedTensor dst(DType::F32, {100, 3, 1, 1});
+  EXPECT_EQ(compare(CLPORT_OP_SOFTMAX, {&x}, dst, test::params_f(0.5f)), 0.0);
+  EXPECT_EQ(compare(CLPORT_OP_SCALE, {&x}, dst, test::params_f(3.0f)), 0.0);
+}
+
+TEST(FastOpsDelegation, ErrorsAreTheReferenceErrors) {
+  auto fast = make_fast_cpu_backend(2);
+  auto x = random_f32({576, 2, 1, 1}, 13);
+  OwnedTensor wrong(DType::F32, {575, 2, 1, 1});
+  EXPECT_EQ(test::run_on(*fast, CLPORT_OP_RMS_NORM, {&x}, wrong, test::params_f(1e-5f)).stage(),
+            Stage::InvalidArgument);
+  EXPECT_EQ(test::run_on(*fast, CLPORT_OP_ADD, {&x}, x, {}).stage(), Stage::InvalidArgument);
+  const Status unknown = test::run_on(*fast, static_cast<clport_op_kind>(999), {&x}, x, {});
+  EXPECT_EQ(unknown.stage(), Stage::Unsupported) << unknown.to_string();
+}
+
+}  // namespace
+}  // namespace clport
