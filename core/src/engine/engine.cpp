@@ -18,15 +18,14 @@ Status context_full(const LlamaModel& model, size_t prompt_tokens, int generated
   const uint64_t limit = model.hparams().n_ctx_train;
   // The last sampled token is never fed back, so prompt + n_predict - 1 positions are needed.
   const uint64_t needed = prompt_tokens + static_cast<uint64_t>(n_predict > 0 ? n_predict - 1 : 0);
-  std::string what = generated == 0
-                         ? "context full: the prompt has " + std::to_string(prompt_tokens) +
-                               " tokens but the context holds " + std::to_string(holds)
-                         : "context full after " + std::to_string(generated) + " of " +
-                               std::to_string(n_predict) + " tokens: the context holds " +
-                               std::to_string(holds) + " tokens (prompt " +
-                               std::to_string(prompt_tokens) + ", generated " +
-                               std::to_string(generated) + ") and " +
-                               std::to_string(needed) + " are needed";
+  const std::string what =
+      generated == 0
+          ? "context full: the prompt has " + std::to_string(prompt_tokens) +
+                " tokens but the context holds " + std::to_string(holds)
+          : "context full after " + std::to_string(generated) + " of " +
+                std::to_string(n_predict) + " tokens: the context holds " + std::to_string(holds) +
+                " tokens (prompt " + std::to_string(prompt_tokens) + ", generated " +
+                std::to_string(generated) + ") and " + std::to_string(needed) + " are needed";
   if (needed <= limit) {
     return Status(Stage::InvalidArgument,
                   what + "; raise it with --ctx " + std::to_string(needed) +

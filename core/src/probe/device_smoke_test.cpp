@@ -1,6 +1,6 @@
 // run_device_smoke_test (clport/device_smoke_test.h). The program is built straight from source,
 // not through the program cache: a cached binary would hide a compiler that fails every build,
-// and `clport check` should leave nothing behind.
+// and the cache is for kernels that run again.
 #include "clport/device_smoke_test.h"
 
 #include <functional>
