@@ -9,8 +9,8 @@
 
 #include "clport/bench_ops.h"
 #include "command_registry.h"
-#include "option_ranges.h"
 #include "engine_flags.h"
+#include "option_ranges.h"
 
 namespace clport::cli {
 namespace {

@@ -10,8 +10,8 @@
 
 #include "clport/engine.h"
 #include "command_registry.h"
-#include "option_ranges.h"
 #include "engine_flags.h"
+#include "option_ranges.h"
 
 namespace clport::cli {
 namespace {
