@@ -9,6 +9,7 @@
 #include "clport/engine.h"
 #include "command_registry.h"
 #include "engine_flags.h"
+#include "option_ranges.h"
 
 namespace clport::cli {
 namespace {
@@ -96,8 +97,10 @@ const RegisterBenchCommand kRegister{
     {"e2e", "Text generation speed and memory vs the CPU path", [](CLI::App& app) {
        auto flags = std::make_shared<E2eFlags>();
        flags->engine.add_to(app);
-       app.add_option("--prompt-tokens", flags->prompt_tokens, "prompt length");
-       app.add_option("--gen-tokens", flags->gen_tokens, "tokens to generate");
+       app.add_option("--prompt-tokens", flags->prompt_tokens, "prompt length")
+           ->transform(integer_range(1, kMaxTokens));
+       app.add_option("--gen-tokens", flags->gen_tokens, "tokens to generate")
+           ->transform(integer_range(1, kMaxTokens));
        app.add_flag("--no-reference", flags->no_reference, "skip the CPU reference run");
        app.add_option("--json", flags->json_file, "write results as JSON to this file");
        return [flags]() { return run(*flags); };

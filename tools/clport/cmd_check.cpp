@@ -1,16 +1,30 @@
-// `clport check [--library PATH]`: is OpenCL usable here, and if not, why. Loads the library,
-// probes the devices, and creates a context and a queue on the first device that allows it.
-// Exit 0 and one line naming library, platform and device; otherwise 10 + the failing stage
-// (clport/status.h) and the reason on stderr.
-#include <algorithm>
+// `clport check [--library PATH] [--config FILE] [--device auto|N]`: can `clport run` use OpenCL
+// here, and if not, why. Takes the inputs `run` takes (the policy from --config or CLPORT_CONFIG
+// with its `opencl_library:`, CLPORT_OPENCL_LIBRARY, the device choice), then goes through the
+// stages in order: load the library, find platforms and devices, pick the device `run` would
+// pick, apply the policy's deny rules, create a context and a queue, and build, run and compare
+// one tiny kernel. Exit 0 and one line naming library, platform and device; otherwise 10 + the
+// failing stage (clport/status.h, table in the README) and the reason on stderr.
+#include <cstdlib>
 #include <iostream>
+#include <memory>
 
+#include "clport/device_context.h"
 #include "clport/device_info.h"
-#include "clport/opencl_loader.h"
+#include "clport/device_selection.h"
+#include "clport/device_smoke_test.h"
+#include "clport/policy.h"
 #include "command_registry.h"
+#include "option_ranges.h"
 
 namespace clport::cli {
 namespace {
+
+struct CheckArgs {
+  std::string library;
+  std::string config;
+  std::string device = "auto";
+};
 
 int fail(const Status& status) {
   std::cerr << "clport check: " << status.to_string() << "\n";
@@ -26,43 +40,62 @@ const char* kind_name(LibraryKind kind) {
   return "?";
 }
 
-int run_check(const std::string& library_path) {
-  LoaderOptions options;
-  options.explicit_path = library_path;
-  LoadReport report = load_opencl(options);
-  if (!report.library) return fail(report.status);
-  const clport_cl_api& cl = report.library->api();
+int run_check(const CheckArgs& args) {
+  auto policy = Policy::load(args.config);  // "" = CLPORT_CONFIG when set, as for `run`
+  if (!policy.ok()) return fail(policy.status());
+  // --library wins; then the policy's `opencl_library:`, which `run` would use; the loader reads
+  // CLPORT_OPENCL_LIBRARY when both are empty.
+  const std::string library =
+      args.library.empty() ? policy->globals().opencl_library : args.library;
+  DeviceInventory inventory = discover_devices(library);
+  if (inventory.devices.empty()) return fail(inventory.status);
 
-  auto devices = probe_all_devices(cl);
-  if (!devices.ok()) return fail(devices.status());
-  // GPUs first: a machine with a GPU and a CPU runtime should be judged by its GPU.
-  std::stable_partition(devices->begin(), devices->end(), [](const DeviceInfo& d) {
-    return (d.type & CL_DEVICE_TYPE_GPU) != 0;
-  });
-  Status first_failure;
-  for (const DeviceInfo& device : *devices) {
-    Status usable = check_device_usable(cl, device);
-    if (usable.ok()) {
-      std::cout << "OpenCL usable: library " << report.library->path() << " ("
-                << kind_name(report.library->kind()) << "), platform '" << device.platform_name
-                << "' (" << device.platform_version << "), device '" << device.name << "' ("
-                << device.klass.family
-                << (device.klass.generation.empty() ? "" : " " + device.klass.generation)
-                << ")\n";
-      return 0;
+  int index = best_device_index(inventory.devices);
+  if (args.device != "auto") {
+    index = std::atoi(args.device.c_str());  // the option's validator allowed digits only
+    if (index >= static_cast<int>(inventory.devices.size())) {
+      return fail(Status(Stage::InvalidArgument,
+                         "device " + args.device + " does not exist (" +
+                             std::to_string(inventory.devices.size()) +
+                             " found; see `clport devices`)"));
     }
-    if (first_failure.ok()) first_failure = usable;
   }
-  return fail(first_failure);
+  const AvailableDevice& chosen = inventory.devices[static_cast<size_t>(index)];
+  const DeviceInfo& device = chosen.info;
+  const DevicePolicy device_policy = policy->evaluate(device);
+  if (device_policy.device_denied) {
+    return fail(Status(Stage::DeviceUnusable, "device '" + device.name +
+                                                  "' is denied by the policy: " +
+                                                  device_policy.deny_reason));
+  }
+  Status usable = check_device_usable(chosen.library->api(), device);
+  if (!usable.ok()) return fail(usable);
+  auto context = DeviceContext::create(chosen.library, device);
+  if (!context.ok()) return fail(context.status());
+  Status computes = run_device_smoke_test(*context.value());
+  if (!computes.ok()) return fail(computes);
+
+  std::cout << "OpenCL usable: library " << chosen.library->path() << " ("
+            << kind_name(chosen.library->kind()) << "), platform '" << device.platform_name
+            << "' (" << device.platform_version << "), device '" << device.name << "' ("
+            << device.klass.family
+            << (device.klass.generation.empty() ? "" : " " + device.klass.generation)
+            << "); test kernel built, ran and matched\n";
+  return 0;
 }
 
 const RegisterCommand kRegister{
-    {"check", "Say whether OpenCL is usable here (exit 0), or which stage fails and why",
+    {"check", "Say whether `clport run` can use OpenCL here (exit 0), or which stage fails and why",
      [](CLI::App& sub) {
-       auto library = std::make_shared<std::string>();
-       sub.add_option("--library", *library,
-                      "OpenCL library to use instead of searching (like CLPORT_OPENCL_LIBRARY)");
-       return [library]() { return run_check(*library); };
+       auto args = std::make_shared<CheckArgs>();
+       sub.add_option("--library", args->library,
+                      "OpenCL library to use instead of the policy's opencl_library: and the search "
+                      "(like CLPORT_OPENCL_LIBRARY)");
+       sub.add_option("--config", args->config, "policy YAML layered on the defaults (default: CLPORT_CONFIG)");
+       sub.add_option("--device", args->device,
+                      "auto (the device `clport run` picks) or a device index from `clport devices`")
+           ->transform(device_choice(/*allow_cpu=*/false));
+       return [args]() { return run_check(*args); };
      }}};
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "clport/conformance.h"
 #include "command_registry.h"
+#include "option_ranges.h"
 
 namespace clport::cli {
 namespace {
@@ -23,14 +24,16 @@ const RegisterCommand kRegister{
      [](CLI::App& sub) {
        auto args = std::make_shared<ConformanceArgs>();
        sub.add_option("--plugin", args->options.plugin, "plugin name or plugin file")->required();
-       sub.add_option("--device", args->options.device_index, "device index (see `clport devices`)");
+       sub.add_option("--device", args->options.device_index, "device index (see `clport devices`)")
+           ->transform(integer_range(0, kMaxDeviceIndex));
        sub.add_flag("--small", args->options.small, "small shapes only");
        sub.add_flag("--require-all", args->options.require_all,
                     "fail when the plugin does not support a catalogue case");
        sub.add_option("--filter", args->options.filter, "run only cases whose name contains this (or any of \"a|b|...\")");
-       sub.add_option("--seed", args->options.seed, "random seed (0: from the clock)");
+       sub.add_option("--seed", args->options.seed, "random seed (0: from the clock)")
+           ->transform(unsigned_range(0, UINT64_MAX));
        sub.add_option("--precision", args->options.precision, "0 auto, 1 fp32, 2 fp16")
-           ->check(CLI::Range(0, 2));
+           ->transform(integer_range(0, 2));
        sub.add_flag("--hide-unsupported", args->hide_unsupported, "omit unsupported cases");
        sub.add_option("--settings", args->settings_file,
                       "YAML file of plugin settings (e.g. gemv_wg: 128), as a policy would pass them")

@@ -11,6 +11,7 @@
 #include "clport/gguf.h"
 #include "clport/llama_model.h"
 #include "command_registry.h"
+#include "option_ranges.h"
 
 namespace clport::cli {
 namespace {
@@ -305,7 +306,8 @@ const RegisterCommand kRegister{
        app.add_option("model", flags->model, "GGUF model file")->required();
        app.add_flag("--tensors", flags->list_tensors, "list every tensor");
        app.add_flag("--all", flags->all_metadata, "show more array elements");
-       app.add_option("--device", flags->device, "device for the op-binding report");
+       app.add_option("--device", flags->device, "device for the op-binding report")
+           ->transform(device_choice());
        app.add_option("--plugin", flags->plugin, "force this plugin in the op-binding report");
        app.add_option("--config", flags->config_path, "policy YAML for the op-binding report");
        return [flags]() { return info(*flags); };

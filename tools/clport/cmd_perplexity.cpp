@@ -8,6 +8,7 @@
 #include "clport/model_checks.h"
 #include "command_registry.h"
 #include "engine_flags.h"
+#include "option_ranges.h"
 
 namespace clport::cli {
 namespace {
@@ -24,10 +25,12 @@ int run(PerplexityFlags f) {
   std::stringstream text;
   text << in.rdbuf();
   auto options = f.engine.resolved();
-  const uint32_t chunk = options.llama.n_ctx;  // -c: the perplexity context is the chunk size
   auto engine = Engine::open(options, terminal_progress_bar());
   if (!engine.ok()) return report_failure("perplexity", engine.status());
   Engine& e = *engine.value();
+  // The chunk size is the context the model got from -c (0 and values past the model's own
+  // context length resolved by the loader).
+  const uint32_t chunk = e.model().n_ctx();
   auto tokens = e.tokenizer().encode(text.str(), false, false);
   if (!tokens.ok()) return report_failure("perplexity", tokens.status());
   auto ids = tokens.value();
@@ -54,7 +57,8 @@ const RegisterCommand kRegister{
        flags->engine.options.llama.n_ctx = 512;  // llama.cpp's default perplexity context
        flags->engine.add_to(app);
        app.add_option("-f,--file", flags->text_file, "text file")->required();
-       app.add_option("--chunks", flags->max_chunks, "score at most this many chunks (0 = all)");
+       app.add_option("--chunks", flags->max_chunks, "score at most this many chunks (0 = all)")
+           ->transform(integer_range(0, kMaxTokens));
        return [flags]() { return run(*flags); };
      }}};
 

@@ -12,6 +12,7 @@
 #include "clport/engine.h"
 #include "command_registry.h"
 #include "engine_flags.h"
+#include "option_ranges.h"
 
 namespace clport::cli {
 namespace {
@@ -116,7 +117,8 @@ const RegisterCommand kRegister{
        auto flags = std::make_shared<ProfileFlags>();
        flags->engine.add_to(app);
        app.add_option("-p,--prompt", flags->prompt, "prompt text");
-       app.add_option("-n,--n-predict", flags->n_predict, "tokens to generate");
+       app.add_option("-n,--n-predict", flags->n_predict, "tokens to generate")
+           ->transform(integer_range(0, kMaxTokens));
        app.add_option("--trace", flags->trace_file, "write a Chrome/Perfetto trace JSON file");
        return [flags]() { return run(*flags); };
      }}};

@@ -86,19 +86,29 @@ const RegisterCommand kRegister{
        auto flags = std::make_shared<RunFlags>();
        flags->engine.add_to(app);
        app.add_option("-p,--prompt", flags->prompt, "prompt text")->required();
-       app.add_option("-n,--n-predict", flags->n_predict, "tokens to generate");
+       app.add_option("-n,--n-predict", flags->n_predict,
+                      "tokens to generate (0 = only evaluate the prompt); the prompt and all but "
+                      "the last of them must fit the context (-c)")
+           ->transform(integer_range(0, kMaxTokens));
        app.add_flag("--chat", flags->chat, "wrap the prompt in the model's chat template (ChatML)");
        app.add_option("--system", flags->system, "system message for --chat");
-       app.add_option("--temp", flags->sampling.temperature, "temperature (0 = greedy)");
-       app.add_option("--top-k", flags->sampling.top_k, "top-k (0 = off)");
-       app.add_option("--top-p", flags->sampling.top_p, "top-p (1 = off)");
-       app.add_option("--repeat-penalty", flags->sampling.repeat_penalty, "repetition penalty");
-       app.add_option("--repeat-last-n", flags->sampling.repeat_last_n, "penalty window");
-       app.add_option("--seed", flags->sampling.seed, "random seed");
+       app.add_option("--temp", flags->sampling.temperature, "temperature (0 = greedy)")
+           ->transform(number_range(0, 100));
+       app.add_option("--top-k", flags->sampling.top_k, "top-k (0 = off)")
+           ->transform(integer_range(0, kMaxTokens));
+       app.add_option("--top-p", flags->sampling.top_p, "top-p (1 = off)")
+           ->transform(number_range(0, 1));
+       app.add_option("--repeat-penalty", flags->sampling.repeat_penalty, "repetition penalty (1 = off)")
+           ->transform(number_range(0, 10, /*min_exclusive=*/true));
+       app.add_option("--repeat-last-n", flags->sampling.repeat_last_n, "penalty window (0 = off)")
+           ->transform(integer_range(0, kMaxTokens));
+       app.add_option("--seed", flags->sampling.seed, "random seed")
+           ->transform(unsigned_range(0, UINT64_MAX));
        app.add_flag("--no-bos", flags->no_bos, "do not add the BOS token");
        app.add_flag("--check-layers", flags->check_layers,
                     "compare every layer with the CPU reference and name the first divergent one");
-       app.add_option("--check-threshold", flags->check_threshold, "NMSE threshold for --check-layers");
+       app.add_option("--check-threshold", flags->check_threshold, "NMSE threshold for --check-layers")
+           ->transform(number_range(0, 1));
        return [flags]() { return run(*flags); };
      }}};
 

@@ -12,6 +12,7 @@
 #include "clport/policy.h"
 #include "clport/tuner.h"
 #include "command_registry.h"
+#include "option_ranges.h"
 
 namespace clport::cli {
 namespace {
@@ -123,17 +124,18 @@ const RegisterCommand kRegister{
     {"tune", "Time a plugin's kernel parameters on a device and store the winners",
      [](CLI::App& sub) {
        auto args = std::make_shared<TuneArgs>();
-       sub.add_option("--device", args->device, "device index (see `clport devices`; default: the best one)");
+       sub.add_option("--device", args->device, "device index (see `clport devices`; default: the best one)")
+           ->transform(integer_range(0, kMaxDeviceIndex));
        sub.add_option("--plugin", args->plugin, "plugin to tune (default: the one bound first on the device)");
        sub.add_option("--level", args->level, "fast, normal or exhaustive (default: the policy's `tuning:`)")
            ->check(CLI::IsMember({"fast", "normal", "exhaustive"}));
        sub.add_option("--config", args->config, "policy file (default: CLPORT_CONFIG)");
        sub.add_flag("--tiny", args->tiny, "tiny shapes (tests, very slow devices)");
        sub.add_option("--repeats", args->repeats, "timed runs per candidate (default: by level)")
-           ->check(CLI::Range(1, 1000));
+           ->transform(integer_range(1, 1000));
        sub.add_option("--accept-within", args->accept_within,
                       "store the best candidate when its time <= defaults x (1 + this); default -0.02")
-           ->check(CLI::Range(-0.9, 100.0));
+           ->transform(number_range(-0.9, 100.0));
        return [args]() { return run_tune(*args); };
      }}};
 

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "clport/engine.h"
+#include "option_ranges.h"
 
 namespace clport::cli {
 
@@ -19,12 +20,18 @@ struct EngineFlags {
   void add_to(CLI::App& app) {
     app.add_option("-m,--model", options.model_path, "GGUF model file")->required();
     app.add_option("--device", options.device,
-                   "auto (best OpenCL device, else CPU), cpu, or a device index from `clport devices`");
+                   "auto (best OpenCL device, else CPU), cpu, or a device index from `clport devices`")
+        ->transform(device_choice());
     app.add_option("--plugin", options.plugin, "use this plugin for every op it supports");
     app.add_option("--config", options.config_path, "policy YAML layered on the defaults");
-    app.add_option("-c,--ctx", options.llama.n_ctx, "KV cache length in tokens");
-    app.add_option("-b,--batch", options.llama.n_batch, "prompt tokens per forward step");
-    app.add_option("-t,--threads", options.n_threads, "CPU threads (0 = all cores)");
+    app.add_option("-c,--ctx", options.llama.n_ctx,
+                   "KV cache length in tokens (0 = the model's own context length; larger values "
+                   "are capped at it)")
+        ->transform(integer_range(0, kMaxTokens));
+    app.add_option("-b,--batch", options.llama.n_batch, "prompt tokens per forward step")
+        ->transform(integer_range(1, kMaxBatch));
+    app.add_option("-t,--threads", options.n_threads, "CPU threads (0 = all cores)")
+        ->transform(integer_range(0, kMaxThreads));
     app.add_flag("--cpu-fp32", options.cpu_float_activations,
                  "CPU backend: float activations in quantized mat-muls (precision fp32)");
     app.add_option("--kv-type", kv_type, "KV cache type: f16 or f32")

@@ -34,7 +34,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help exits 0; every usage error (unknown option, value out of range, ...) exits 2, the
+    // code the README documents, rather than CLI11's own 100+ numbers.
+    return app.exit(e) == 0 ? 0 : 2;
   }
   if (!log_level.empty()) clport::set_log_level(log_level);
   try {

@@ -63,7 +63,9 @@ class CLPORT_API Engine {
 
   // Evaluates the prompt (from position 0, the cache is reused from scratch), then samples up
   // to n_predict tokens, calling on_token for each (return false to stop). Stops at an
-  // end-of-generation token.
+  // end-of-generation token. A context too small for the prompt and all but the last of the
+  // n_predict tokens is an InvalidArgument status saying how many fit and what to raise (the
+  // tokens generated until then have been passed to on_token).
   Status generate(const std::vector<int32_t>& prompt, int n_predict, Sampler& sampler,
                   const std::function<bool(int32_t)>& on_token, GenerationStats* stats);
 

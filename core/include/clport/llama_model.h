@@ -36,7 +36,7 @@ struct LlamaHParams {
 CLPORT_API Result<LlamaHParams> read_llama_hparams(const GgufFile& file);
 
 struct LlamaOptions {
-  uint32_t n_ctx = 2048;   // KV cache length (capped at the training context)
+  uint32_t n_ctx = 2048;   // KV cache length (0: the training context; capped at it)
   uint32_t n_batch = 64;   // prompt tokens per forward step (scratch size)
   DType kv_dtype = DType::F16;
   // Let the device's plugins run fused patterns (norm into its mat-mul, Q/K/V as one weight,

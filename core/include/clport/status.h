@@ -31,6 +31,7 @@ enum class Stage : int {
   Unsupported = 15,       // valid request this build/device cannot serve
   Device = 16,            // an OpenCL call failed at run time
   Internal = 17,          // a bug in clport
+  WrongResult = 18,       // a kernel ran but computed wrong values (`clport check`'s test kernel)
 };
 
 CLPORT_API const char* stage_name(Stage stage);

@@ -22,6 +22,7 @@ const char* stage_name(Stage stage) {
     case Stage::Unsupported: return "unsupported";
     case Stage::Device: return "device error";
     case Stage::Internal: return "internal error";
+    case Stage::WrongResult: return "wrong result";
   }
   return "unknown stage";
 }

@@ -3,13 +3,38 @@
 #include <chrono>
 
 #include "clport/gguf.h"
-#include "clport/log.h"
 
 namespace clport {
 namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Why the context cannot take the next token: how many tokens it holds, how many the request
+// needs, and whether --ctx can help (it cannot past the model's own context length).
+Status context_full(const LlamaModel& model, size_t prompt_tokens, int generated, int n_predict) {
+  const uint64_t holds = model.n_ctx();
+  const uint64_t limit = model.hparams().n_ctx_train;
+  // The last sampled token is never fed back, so prompt + n_predict - 1 positions are needed.
+  const uint64_t needed = prompt_tokens + static_cast<uint64_t>(n_predict > 0 ? n_predict - 1 : 0);
+  const std::string what =
+      generated == 0
+          ? "context full: the prompt has " + std::to_string(prompt_tokens) +
+                " tokens but the context holds " + std::to_string(holds)
+          : "context full after " + std::to_string(generated) + " of " +
+                std::to_string(n_predict) + " tokens: the context holds " + std::to_string(holds) +
+                " tokens (prompt " + std::to_string(prompt_tokens) + ", generated " +
+                std::to_string(generated) + ") and " + std::to_string(needed) + " are needed";
+  if (needed <= limit) {
+    return Status(Stage::InvalidArgument,
+                  what + "; raise it with --ctx " + std::to_string(needed) +
+                      " (the model's own context length is " + std::to_string(limit) +
+                      "; --ctx 0 uses all of it)");
+  }
+  return Status(Stage::InvalidArgument,
+                what + "; the model's own context length is " + std::to_string(limit) +
+                    ", the most --ctx can give: shorten the prompt or ask for fewer tokens (-n)");
 }
 
 }  // namespace
@@ -56,6 +81,11 @@ Status Engine::generate(const std::vector<int32_t>& prompt, int n_predict, Sampl
   GenerationStats& st = stats ? *stats : local;
   st.load_seconds = load_seconds_;
   if (prompt.empty()) return Status(Stage::InvalidArgument, "the prompt has no tokens");
+  if (n_predict < 0) {
+    return Status(Stage::InvalidArgument,
+                  "n_predict is " + std::to_string(n_predict) + "; it must be 0 or more");
+  }
+  if (prompt.size() > model_->n_ctx()) return context_full(*model_, prompt.size(), 0, n_predict);
   std::vector<float> logits;
   std::vector<int32_t> history = prompt;
 
@@ -74,8 +104,8 @@ Status Engine::generate(const std::vector<int32_t>& prompt, int n_predict, Sampl
     if (on_token && !on_token(next)) break;
     if (i + 1 == n_predict) break;
     if (n_past + 1 > model_->n_ctx()) {
-      logger("engine")->warn("context of {} tokens is full; stopping", model_->n_ctx());
-      break;
+      st.generation_seconds = seconds_since(t0);
+      return context_full(*model_, prompt.size(), i + 1, n_predict);
     }
     CLPORT_RETURN_IF_ERROR(model_->forward({next}, n_past, false, logits));
     ++n_past;

@@ -25,9 +25,13 @@ std::vector<std::string> known_opencl_locations() {
   paths.push_back("libOpenCL-pixel.so");
   return paths;
 #elif defined(__APPLE__)
+  // Both are dlopen-able, which is all this loader does: dyld opens a framework's binary by its
+  // path (since macOS 11 out of the shared cache, with no file on disk), and a bare name is
+  // searched on the dyld paths (Homebrew's ocl-icd or pocl).
   return {"/System/Library/Frameworks/OpenCL.framework/OpenCL", "libOpenCL.dylib"};
 #elif defined(_WIN32)
-  return {"OpenCL.dll", "C:\\Windows\\System32\\OpenCL.dll"};
+  // No OpenCL.dll entries: the loader opens libraries with POSIX dlopen only (README).
+#error "clport does not support Windows yet: the OpenCL loader uses POSIX dlopen, plugins are checked as ELF files"
 #else
   // ICD loaders first (they see every registered vendor), then vendor libraries that are often
   // installed but not registered (the NVIDIA driver in containers, PoCL without its .icd file).

@@ -63,6 +63,7 @@ Result<LlamaHParams> read_llama_hparams(const GgufFile& file) {
   }
 
   // Sanity limits: a corrupt header must not turn into a giant allocation.
+  if (hp.n_ctx_train == 0) return bad(p + "context_length must be > 0");
   if (hp.n_layer == 0 || hp.n_layer > 512) return bad(p + "block_count out of range");
   if (hp.n_embd == 0 || hp.n_embd > 65536) return bad(p + "embedding_length out of range");
   if (hp.n_ff == 0 || hp.n_ff > 262144) return bad(p + "feed_forward_length out of range");

@@ -186,7 +186,10 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
   }
   if (hp.tied_output) w.output = w.tok_embd;
 
-  model->n_ctx_ = std::min<uint32_t>(std::max<uint32_t>(options.n_ctx, 1), hp.n_ctx_train);
+  // 0 asks for the model's own context length; more than it is capped there (positions past the
+  // training context are ones the model never learned). The default (2048) is often above a small
+  // model's length, so capping is not worth a warning; a full context names the limit instead.
+  model->n_ctx_ = options.n_ctx == 0 ? hp.n_ctx_train : std::min(options.n_ctx, hp.n_ctx_train);
   model->n_batch_ = std::max<uint32_t>(1, std::min(options.n_batch, model->n_ctx_));
   for (auto& L : w.layers) {
     auto kv = backend.alloc(options.kv_dtype, {hp.head_dim, hp.n_head_kv, model->n_ctx_, 2});
