@@ -51,6 +51,7 @@
       qv[e.x] = r.x; /* pairs are disjoint: no other work-item touches e */                    \
       qv[e.y] = r.y;                                                                           \
     }                                                                                          \
+    barrier(CLK_LOCAL_MEM_FENCE); /* every rotated pair is in qv before any score reads it */  \
     if (store_new) {                                                                           \
       /* One decode token: its K and V come from the projection (K rotated, both rounded to    \
          the cache type), the first query head of each KV group stores them at slot n_past, and \
