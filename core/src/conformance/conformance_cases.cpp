@@ -252,6 +252,16 @@ void kv_store_rope(std::vector<CaseSpec>& out, DType kv, int mode, int64_t hd, i
   out.push_back(c);
 }
 
+// RoPE over the whole head at position n_past, base 10000, and attention's 1/sqrt(hd) scale.
+void set_rope_attention_params(CaseSpec& c, int mode, int64_t n_past, int64_t hd) {
+  c.i[0] = mode;
+  c.i[1] = static_cast<int32_t>(n_past);
+  c.i[2] = static_cast<int32_t>(hd);
+  c.f[0] = 10000.0f;
+  c.f[1] = 1.0f;
+  c.f[2] = 1.0f / std::sqrt(static_cast<float>(hd));
+}
+
 // Attention whose query (a slice of a fused projection) is rotated first.
 void rope_attention(std::vector<CaseSpec>& out, DType kv, int mode, int64_t hd, int64_t nh, int64_t nkv,
                     int64_t nt, int64_t n_past, int64_t n_ctx) {
@@ -264,12 +274,7 @@ void rope_attention(std::vector<CaseSpec>& out, DType kv, int mode, int64_t hd, 
   c.src = {projection_slice(hd, nh, nt, hd * (nh + 2 * nkv), 0), typed(kv, {hd, nkv, n_ctx, 1}),
            typed(kv, {hd, nkv, n_ctx, 1})};
   c.dst = f32({hd, nh, nt, 1});
-  c.i[0] = mode;
-  c.i[1] = static_cast<int32_t>(n_past);
-  c.i[2] = static_cast<int32_t>(hd);
-  c.f[0] = 10000.0f;
-  c.f[1] = 1.0f;
-  c.f[2] = 1.0f / std::sqrt(static_cast<float>(hd));
+  set_rope_attention_params(c, mode, n_past, hd);
   c.threshold = kAttention;
   out.push_back(c);
 }
@@ -289,12 +294,7 @@ void rope_kv_store_attention(std::vector<CaseSpec>& out, DType kv, int mode, int
            projection_slice(hd, nkv, 1, row, hd * (nh + nkv)), typed(kv, {hd, nkv, n_ctx, 2})};
   c.dst = f32({hd, nh, 1, 1});
   c.inout_src = 3;  // the cache: slot n_past gets this token's K and V
-  c.i[0] = mode;
-  c.i[1] = static_cast<int32_t>(n_past);
-  c.i[2] = static_cast<int32_t>(hd);
-  c.f[0] = 10000.0f;
-  c.f[1] = 1.0f;
-  c.f[2] = 1.0f / std::sqrt(static_cast<float>(hd));
+  set_rope_attention_params(c, mode, n_past, hd);
   c.threshold = kAttention;
   out.push_back(c);
 }

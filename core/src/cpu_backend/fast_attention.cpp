@@ -7,6 +7,7 @@
 #include "cpu_backend/fast_ops.h"
 #include "cpu_backend/simd_kernels.h"
 #include "ops/cpu_common.h"
+#include "ops/cpu_kernels.h"
 
 namespace clport::fastcpu {
 namespace {
@@ -24,35 +25,11 @@ using cpu::detail::unsupported;
 // Multiply-adds below which the calling thread does the whole op.
 constexpr double kMinMacsForPool = 64.0 * 1024.0;
 
+// The reference's checks, plus what the SIMD rows need.
 Status check_operands(const Srcs& src, const HostTensor& dst, const cpu::OpParams& p) {
   constexpr const char* kOp = "attention";
-  CLPORT_RETURN_IF_ERROR(check_src_count(kOp, src, 3, 3));
+  CLPORT_RETURN_IF_ERROR(cpu::detail::check_attention_operands(src, dst, p));
   const HostTensor& q = src[0];
-  const HostTensor& k = src[1];
-  const HostTensor& v = src[2];
-  CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "src0 (q)", q, {DType::F32}));
-  CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "src1 (K cache)", k, {DType::F32, DType::F16}));
-  CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "src2 (V cache)", v, {DType::F32, DType::F16}));
-  CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "dst", dst, {DType::F32}));
-  CLPORT_RETURN_IF_ERROR(check_same_shape(kOp, "src0 (q)", q, "dst", dst));
-  CLPORT_RETURN_IF_ERROR(check_same_shape(kOp, "src1 (K cache)", k, "src2 (V cache)", v));
-  if (k.dtype != v.dtype) return unsupported(kOp, "K and V caches must have the same dtype");
-  if (q.ne[3] != 1 || k.ne[3] != 1) return unsupported(kOp, "q and caches must be at most 3-D");
-  if (k.ne[0] != q.ne[0]) {
-    return invalid(kOp, "head_dim of q " + describe(q) + " and K cache " + describe(k) + " differ");
-  }
-  if (q.ne[1] % k.ne[1] != 0) {
-    return invalid(kOp, "n_head " + std::to_string(q.ne[1]) + " is not a multiple of n_kv_head " +
-                            std::to_string(k.ne[1]));
-  }
-  const int64_t n_past = p.i[0];
-  if (n_past < 0) return invalid(kOp, "n_past (iparams[0]) must be >= 0");
-  if (n_past + q.ne[2] > k.ne[2]) {
-    return invalid(kOp, "n_past " + std::to_string(n_past) + " + n_tokens " +
-                            std::to_string(q.ne[2]) + " exceeds the cache length " +
-                            std::to_string(k.ne[2]));
-  }
-  if (!std::isfinite(p.f[0])) return invalid(kOp, "scale (fparams[0]) must be finite");
   if (q.nb[1] % sizeof(float) != 0 || dst.nb[1] % sizeof(float) != 0) {
     return unsupported(kOp, "q and dst heads must start on float boundaries");
   }

@@ -9,6 +9,7 @@
 #include "cpu_backend/fast_ops.h"
 #include "cpu_backend/simd_kernels.h"
 #include "ops/cpu_common.h"
+#include "ops/cpu_kernels.h"
 
 namespace clport::fastcpu {
 namespace {
@@ -31,27 +32,11 @@ constexpr double kMinMacsForPool = 64.0 * 1024.0;
 // Activation values below which quantizing the rows is not worth spreading over threads.
 constexpr int64_t kMinValuesForParallelQuantize = 32 * 1024;
 
+// The reference's checks, plus what the SIMD rows need.
 Status check_operands(const Srcs& src, const HostTensor& dst) {
   constexpr const char* kOp = "mul_mat";
-  CLPORT_RETURN_IF_ERROR(check_src_count(kOp, src, 2, 2));
-  const HostTensor& w = src[0];
+  CLPORT_RETURN_IF_ERROR(cpu::detail::check_mul_mat_operands(src, dst));
   const HostTensor& a = src[1];
-  CLPORT_RETURN_IF_ERROR(check_weight_tensor(kOp, "src0 (weight)", w));
-  CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "src1 (activations)", a, {DType::F32}));
-  CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "dst", dst, {DType::F32}));
-  const int64_t K = w.ne[0], N = w.ne[1], M = a.ne[1];
-  if (a.ne[0] != K) {
-    return invalid(kOp, "inner dimensions differ: src0 " + describe(w) + ", src1 " + describe(a));
-  }
-  if (a.ne[2] % w.ne[2] != 0 || a.ne[3] % w.ne[3] != 0) {
-    return invalid(
-        kOp, "src0 batch dims of " + describe(w) + " must divide those of src1 " + describe(a));
-  }
-  if (dst.ne[0] != N || dst.ne[1] != M || dst.ne[2] != a.ne[2] || dst.ne[3] != a.ne[3]) {
-    return invalid(kOp, "dst must be [" + std::to_string(N) + ", " + std::to_string(M) + ", " +
-                            std::to_string(a.ne[2]) + ", " + std::to_string(a.ne[3]) + "], got " +
-                            describe(dst));
-  }
   if (a.nb[1] % sizeof(float) != 0 || dst.nb[1] % sizeof(float) != 0) {
     return unsupported(kOp, "activation and dst rows must start on float boundaries");
   }

@@ -40,7 +40,10 @@ class KvRows {
   std::vector<float> converted_;
 };
 
-Status check_operands(const Srcs& src, const HostTensor& dst, const OpParams& p) {
+
+}  // namespace
+
+Status check_attention_operands(const Srcs& src, const HostTensor& dst, const OpParams& p) {
   constexpr const char* kOp = "attention";
   CLPORT_RETURN_IF_ERROR(check_src_count(kOp, src, 3, 3));
   const HostTensor& q = src[0];
@@ -72,10 +75,8 @@ Status check_operands(const Srcs& src, const HostTensor& dst, const OpParams& p)
   return Status::ok_status();
 }
 
-}  // namespace
-
 Status attention(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads) {
-  CLPORT_RETURN_IF_ERROR(check_operands(src, dst, p));
+  CLPORT_RETURN_IF_ERROR(check_attention_operands(src, dst, p));
   const HostTensor& q = src[0];
   const int64_t hd = q.ne[0], n_head = q.ne[1], n_tokens = q.ne[2];
   const int64_t group = n_head / src[1].ne[1];

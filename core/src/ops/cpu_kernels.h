@@ -23,6 +23,10 @@ Status mul(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_thre
 Status scale(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
 Status copy(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
 
+// Operand checks of the reference ops, shared with the fast CPU backend.
+Status check_mul_mat_operands(const Srcs& src, const HostTensor& dst);
+Status check_attention_operands(const Srcs& src, const HostTensor& dst, const OpParams& p);
+
 // Fused patterns: each is the composition of the ops above (cpu_fused.cpp).
 Status rms_norm_mul_mat(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
 Status mul_mat_add(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);

@@ -18,7 +18,7 @@ constexpr int64_t kTile = 4;
 
 }  // namespace
 
-Status mul_mat(const Srcs& src, const HostTensor& dst, const OpParams&, int n_threads) {
+Status check_mul_mat_operands(const Srcs& src, const HostTensor& dst) {
   constexpr const char* kOp = "mul_mat";
   CLPORT_RETURN_IF_ERROR(check_src_count(kOp, src, 2, 2));
   const HostTensor& w = src[0];
@@ -39,6 +39,14 @@ Status mul_mat(const Srcs& src, const HostTensor& dst, const OpParams&, int n_th
                             std::to_string(a.ne[2]) + ", " + std::to_string(a.ne[3]) + "], got " +
                             describe(dst));
   }
+  return Status::ok_status();
+}
+
+Status mul_mat(const Srcs& src, const HostTensor& dst, const OpParams&, int n_threads) {
+  CLPORT_RETURN_IF_ERROR(check_mul_mat_operands(src, dst));
+  const HostTensor& w = src[0];
+  const HostTensor& a = src[1];
+  const int64_t K = w.ne[0], N = w.ne[1], M = a.ne[1];
 
   const int64_t tiles = (N + kTile - 1) / kTile;
   const int64_t batches = a.ne[2] * a.ne[3];
