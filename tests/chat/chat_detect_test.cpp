@@ -81,11 +81,17 @@ const Case kCases[] = {
      "message[\"role\"] == \"assistant\" %}{{- message[\"content\"] + eos_token}}{%- endif %}"
      "{%- endfor %}",
      ChatFamily::MistralV3Tekken},
-    {"Mistral Small 3 (v7)",
+    {"Mistral Small 3 (v7, tekken: no spaces)",
      "{{- bos_token }}{%- if system_message is defined %}{{- '[SYSTEM_PROMPT]' + system_message + "
      "'[/SYSTEM_PROMPT]' }}{%- endif %}{%- for message in loop_messages %}{%- if message['role'] "
      "== 'user' %}{{- '[INST]' + message['content'] + '[/INST]' }}{%- elif message['role'] == "
      "'assistant' %}{{- message['content'] + eos_token }}{%- endif %}{%- endfor %}",
+     ChatFamily::MistralV7Tekken},
+    {"Mistral v7 with spaces",
+     "{{- bos_token }}{%- for message in messages %}{%- if message['role'] == 'system' %}"
+     "{{- '[SYSTEM_PROMPT] ' + message['content'] + '[/SYSTEM_PROMPT]' }}{%- elif "
+     "message['role'] == 'user' %}{{- '[INST] ' + message['content'] + '[/INST]' }}{%- else %}"
+     "{{- ' ' + message['content'] + eos_token }}{%- endif %}{%- endfor %}",
      ChatFamily::MistralV7},
     {"Llama 3.x",
      "{{- bos_token }}{%- if messages[0]['role'] == 'system' %}{%- set system_message = "
@@ -219,8 +225,15 @@ MemoryFile file_with_template(const char* jinja) {
   return out;
 }
 
+const char* gemma3_template() {
+  for (const auto& c : kCases) {
+    if (c.family == ChatFamily::Gemma) return c.jinja;
+  }
+  return nullptr;
+}
+
 TEST(ChatChoice, TheFileTemplateDecides) {
-  auto file = file_with_template(kCases[11].jinja);  // Gemma 3
+  auto file = file_with_template(gemma3_template());
   ASSERT_TRUE(file);
   auto choice = choose_chat_template(*file, "");
   ASSERT_TRUE(choice.ok()) << choice.status().to_string();
@@ -229,7 +242,7 @@ TEST(ChatChoice, TheFileTemplateDecides) {
 }
 
 TEST(ChatChoice, TheNameOverridesTheFile) {
-  auto file = file_with_template(kCases[11].jinja);
+  auto file = file_with_template(gemma3_template());
   ASSERT_TRUE(file);
   auto choice = choose_chat_template(*file, "llama3");
   ASSERT_TRUE(choice.ok());

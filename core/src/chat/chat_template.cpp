@@ -56,7 +56,11 @@ bool has_any(std::string_view text, std::initializer_list<std::string_view> mark
 // Templates with [INST]: Llama 2 and the Mistral generations, told apart by how they write the
 // system prompt and the spaces around [INST].
 ChatFamily detect_inst_family(std::string_view t) {
-  if (has(t, "[SYSTEM_PROMPT]")) return ChatFamily::MistralV7;
+  if (has(t, "[SYSTEM_PROMPT]")) {
+    // v7 writes a space after its markers, the tekken tokenizer's templates do not.
+    return has_any(t, {"[SYSTEM_PROMPT] ", "[INST] "}) ? ChatFamily::MistralV7
+                                                       : ChatFamily::MistralV7Tekken;
+  }
   // Mistral's own templates (tool-era, or the system message glued to the first [INST]) as
   // opposed to the community Llama 2 ones.
   const bool mistral = has_any(t, {"[AVAILABLE_TOOLS]", "[INST] ' + system_message",
