@@ -1,6 +1,7 @@
 // Writes a random-weight LLaMA model (see random_model.h) for CLI tests and speed runs:
 //   make_test_model OUT.gguf [dtype] [key=value ...]
-// keys: embd, ff, layers, heads, kv_heads, ctx, vocab, tied (0/1), seed; e.g. the SmolLM2-135M
+// keys: embd, ff, layers, heads, kv_heads, ctx, vocab, tied (0/1), seed, chat (gemma, chatml,
+// unknown: a tokenizer.chat_template of that family); e.g. the SmolLM2-135M
 // shape: make_test_model smol.gguf q4_1 embd=576 ff=1536 layers=30 heads=9 kv_heads=3 vocab=49152
 #include <cstdio>
 #include <cstdlib>
@@ -46,10 +47,14 @@ int main(int argc, char** argv) {
       spec.weight_dtype = *dtype;
       continue;
     }
+    if (arg.compare(0, eq, "chat") == 0) {
+      spec.chat_template = arg.substr(eq + 1);
+      continue;
+    }
     char* end = nullptr;
     const unsigned long value = std::strtoul(arg.c_str() + eq + 1, &end, 10);
     if (end == arg.c_str() + eq + 1 || *end != '\0' || !set_key(spec, arg.substr(0, eq), value)) {
-      std::fprintf(stderr, "bad option %s (keys: embd ff layers heads kv_heads ctx vocab tied seed)\n", argv[i]);
+      std::fprintf(stderr, "bad option %s (keys: embd ff layers heads kv_heads ctx vocab tied seed chat)\n", argv[i]);
       return 2;
     }
   }

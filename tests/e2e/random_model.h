@@ -25,10 +25,15 @@ struct RandomModelSpec {
   uint32_t n_ctx = 128;
   uint32_t n_vocab = 300;  // >= 259: 3 control tokens + 256 byte tokens + filler words
   uint64_t seed = 1;
+  // tokenizer.chat_template: "" (none), "gemma" or "chatml" (a template of that family, its
+  // turn markers added to the vocabulary as control tokens), "unknown" (a template no family
+  // matches).
+  std::string chat_template;
 };
 
-// Writes the model to `path`. The vocabulary has 3 control tokens, 256 byte tokens and words
-// up to spec.n_vocab.
+// Writes the model to `path`. The vocabulary has 3 control tokens, 256 byte tokens, the chat
+// template's markers, and words up to spec.n_vocab. An unknown chat_template is an
+// InvalidArgument status.
 Status write_random_llama(const std::string& path, const RandomModelSpec& spec);
 
 }  // namespace clport::test
