@@ -19,7 +19,7 @@ struct ConformanceArgs {
   std::string settings_file;
 };
 
-const RegisterCommand kRegister{
+const RegisterCommand kRegisterConformance{
     {"conformance", "Check one plugin's ops against the CPU reference on one device",
      [](CLI::App& sub) {
        auto args = std::make_shared<ConformanceArgs>();

@@ -52,7 +52,7 @@ int run(PerplexityFlags f) {
   return 0;
 }
 
-const RegisterCommand kRegister{
+const RegisterCommand kRegisterPerplexity{
     {"perplexity", "Chunked perplexity of a model on a text file", [](CLI::App& app) {
        auto flags = std::make_shared<PerplexityFlags>();
        flags->engine.options.llama.n_ctx = 512;  // llama.cpp's default perplexity context

@@ -119,7 +119,7 @@ int run(const RunFlags& f) {
   return check_result;
 }
 
-const RegisterCommand kRegister{
+const RegisterCommand kRegisterRun{
     {"run", "Generate text with a GGUF model", [](CLI::App& app) {
        auto flags = std::make_shared<RunFlags>();
        flags->engine.add_to(app);
