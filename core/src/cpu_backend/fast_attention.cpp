@@ -22,9 +22,6 @@ using cpu::detail::row_f32;
 using cpu::detail::row_ptr;
 using cpu::detail::unsupported;
 
-// Multiply-adds below which the calling thread does the whole op.
-constexpr double kMinMacsForPool = 64.0 * 1024.0;
-
 // The reference's checks, plus what the SIMD rows need.
 Status check_operands(const Srcs& src, const HostTensor& dst, const cpu::OpParams& p) {
   constexpr const char* kOp = "attention";

@@ -28,7 +28,6 @@ using cpu::detail::unsupported;
 // balance on the smallest mat-mul of a LLaMA layer (576 rows).
 constexpr int64_t kTileRows = 16;
 // Below this many multiply-adds a call runs on the calling thread: waking the pool costs more.
-constexpr double kMinMacsForPool = 64.0 * 1024.0;
 // Activation values below which quantizing the rows is not worth spreading over threads.
 constexpr int64_t kMinValuesForParallelQuantize = 32 * 1024;
 

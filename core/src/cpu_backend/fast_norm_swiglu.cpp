@@ -18,8 +18,6 @@ using cpu::detail::flat_row_f32;
 using cpu::detail::invalid;
 using cpu::detail::rows;
 
-// Values per op below which one thread does it all (a decode token's norm is 576 values).
-constexpr int64_t kMinValuesForPool = 16 * 1024;
 
 template <typename Fn>
 void for_rows(ThreadPool& pool, int64_t n_rows, int64_t row_length, Fn&& fn) {

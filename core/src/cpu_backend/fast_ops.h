@@ -11,6 +11,10 @@
 
 namespace clport::fastcpu {
 
+// Below these sizes the calling thread does the whole op: waking the pool costs more.
+inline constexpr double kMinMacsForPool = 64.0 * 1024.0;  // multiply-adds (mat-mul, attention)
+inline constexpr int64_t kMinValuesForPool = 16 * 1024;   // values (a decode token's norm is 576)
+
 using Srcs = std::vector<cpu::HostTensor>;
 
 // ROPE's cos / sin per (token, pair): the same for every layer of a forward pass, so computed

@@ -21,7 +21,6 @@ using cpu::detail::unsupported;
 
 constexpr int kModeNormal = 0;
 constexpr int kModeNeox = 2;
-constexpr int64_t kMinValuesForPool = 16 * 1024;
 
 const RopeTable& table_for(RopeTable& t, int64_t pos0, int64_t n_tokens, int64_t n_rot, double base,
                            double freq_scale) {

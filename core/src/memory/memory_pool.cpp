@@ -24,6 +24,11 @@ bool is_out_of_memory(cl_int err) {
 
 size_t round_up(size_t value, size_t multiple) { return (value + multiple - 1) / multiple * multiple; }
 
+}  // namespace
+
+// Named (not anonymous) because MemoryPool::Impl, which has external linkage, holds them.
+namespace memory_pool_detail {
+
 struct Block {
   cl_mem mem = nullptr;
   memory::RangeAllocator ranges;
@@ -37,7 +42,10 @@ struct Allocation {
   size_t offset = 0;
 };
 
-}  // namespace
+}  // namespace memory_pool_detail
+
+using memory_pool_detail::Allocation;
+using memory_pool_detail::Block;
 
 struct MemoryPool::Impl {
   const clport_cl_api& cl;

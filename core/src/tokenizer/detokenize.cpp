@@ -10,7 +10,6 @@
 namespace clport {
 namespace {
 
-constexpr std::string_view kSpmSpace = "\xE2\x96\x81";
 
 std::string unescape_spm_spaces(std::string_view text) {
   std::string out;

@@ -11,8 +11,6 @@
 namespace clport {
 namespace {
 
-// SentencePiece writes spaces as U+2581 LOWER ONE EIGHTH BLOCK.
-constexpr std::string_view kSpmSpace = "\xE2\x96\x81";
 
 std::string escape_spm_spaces(std::string_view text, bool add_prefix) {
   std::string out;
