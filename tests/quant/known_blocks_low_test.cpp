@@ -121,7 +121,7 @@ TEST(KnownBlocks, BF16) {
 TEST(KnownBlocks, BF16RoundsToNearestEven) {
   // 1 + 2^-8 lies halfway between 1 and 1 + 2^-7: ties go to the even mantissa (1.0); 1 + 3*2^-8
   // lies halfway between 1 + 2^-7 and 1 + 2^-6: even is 1 + 2^-6. Just above half rounds up.
-  const float x[4] = {1.00390625f, 1.01171875f, 1.0039063f, -0.0f};
+  const float x[4] = {1.00390625f, 1.01171875f, std::nextafter(1.00390625f, 2.0f), -0.0f};
   uint8_t out[8];
   ASSERT_TRUE(quantize_row(DType::BF16, x, out, 4).ok());
   float y[4];
