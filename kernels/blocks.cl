@@ -20,6 +20,11 @@
 //   Q4_K 144 B: f16 d, f16 dmin, u8 scales[12] (6-bit scale/min pairs), u8 qs[128]
 //   Q5_K 176 B: f16 d, f16 dmin, u8 scales[12], u8 qh[32], u8 qs[128]
 //   Q6_K 210 B: u8 ql[128], u8 qh[64], i8 scales[16], f16 d
+//   Q2_K 84 B: u8 scales[16] (4-bit scale | 4-bit min << 4), u8 qs[64], f16 d, f16 dmin
+//   Q3_K 110 B: u8 hmask[32], u8 qs[64], u8 scales[12] (16 6-bit scales + 32), f16 d
+//   IQ4_NL 18 B: f16 d, u8 qs[16]                x = kIq4nl[nibble] * d
+// For these three a second decoder, dq8_T(row, s, q, &a, &b), gives elements 4q..4q+3 (a) and
+// 16+4q..16+4q+3 (b) of run s, the quarter the GPU GEMV split works on.
 // In a legacy block, element j < 16 is the low nibble of qs[j], element j + 16 the high nibble.
 
 #define QK_LEGACY 32
@@ -162,6 +167,100 @@ inline void dq32_q6_k(const global uchar* row, uint s, float16* lo, float16* hi)
   *hi = convert_float16(q1) * (d * (float)sc[1]);
 }
 
+// Q2_K / Q3_K run j (0..7) of a super-block: half n = j / 4, group g = j % 4. Element l of the
+// run sits in bits 2g, 2g+1 of qs[32n + l], in sub-block 8n + 2g + l / 16; Q3_K's third bit is
+// bit 4n + g of hmask[l].
+inline void dq32_q2_k(const global uchar* row, uint s, float16* lo, float16* hi) {
+  const global uchar* b = row + (size_t)(s / 8) * 84;
+  const uint j = s % 8, n = j / 4, g = j % 4;
+  const global uchar* sc = b + 8 * n + 2 * g;
+  const float d = ld_f16(b + 80), dmin = ld_f16(b + 82);
+  const global uchar* qs = b + 16 + 32 * n;
+  const int16 q0 = (convert_int16(vload16(0, qs)) >> (int)(2 * g)) & 3;
+  const int16 q1 = (convert_int16(vload16(1, qs)) >> (int)(2 * g)) & 3;
+  *lo = convert_float16(q0) * (d * (float)(sc[0] & 15)) - dmin * (float)(sc[0] >> 4);
+  *hi = convert_float16(q1) * (d * (float)(sc[1] & 15)) - dmin * (float)(sc[1] >> 4);
+}
+
+inline void dq8_q2_k(const global uchar* row, uint s, uint q, float4* a, float4* c) {
+  const global uchar* b = row + (size_t)(s / 8) * 84;
+  const uint j = s % 8, n = j / 4, g = j % 4;
+  const global uchar* sc = b + 8 * n + 2 * g;
+  const float d = ld_f16(b + 80), dmin = ld_f16(b + 82);
+  const global uchar* qs = b + 16 + 32 * n + 4 * q;
+  const int4 q0 = (convert_int4(vload4(0, qs)) >> (int)(2 * g)) & 3;
+  const int4 q1 = (convert_int4(vload4(4, qs)) >> (int)(2 * g)) & 3;
+  *a = convert_float4(q0) * (d * (float)(sc[0] & 15)) - dmin * (float)(sc[0] >> 4);
+  *c = convert_float4(q1) * (d * (float)(sc[1] & 15)) - dmin * (float)(sc[1] >> 4);
+}
+
+// Signed scale i (0..15) of a Q3_K block: low nibble = nibble i / 8 of byte i % 8, top 2 bits =
+// bits 2(i / 4), 2(i / 4) + 1 of byte 8 + i % 4.
+inline float q3_k_scale(const global uchar* sc, uint i) {
+  const uint low = (sc[i % 8] >> (4 * (i / 8))) & 15u;
+  const uint high = (sc[8 + i % 4] >> (2 * (i / 4))) & 3u;
+  return (float)((int)(low | (high << 4)) - 32);
+}
+
+inline void dq32_q3_k(const global uchar* row, uint s, float16* lo, float16* hi) {
+  const global uchar* b = row + (size_t)(s / 8) * 110;
+  const uint j = s % 8, n = j / 4, g = j % 4;
+  const float d = ld_f16(b + 108);
+  const global uchar* qs = b + 32 + 32 * n;
+  const int shift = (int)(2 * g), bit = (int)(4 * n + g);
+  const int16 q0 = (((convert_int16(vload16(0, qs)) >> shift) & 3) |
+                    (((convert_int16(vload16(0, b)) >> bit) & 1) << 2)) - 4;
+  const int16 q1 = (((convert_int16(vload16(1, qs)) >> shift) & 3) |
+                    (((convert_int16(vload16(1, b)) >> bit) & 1) << 2)) - 4;
+  *lo = convert_float16(q0) * (d * q3_k_scale(b + 96, 8 * n + 2 * g));
+  *hi = convert_float16(q1) * (d * q3_k_scale(b + 96, 8 * n + 2 * g + 1));
+}
+
+inline void dq8_q3_k(const global uchar* row, uint s, uint q, float4* a, float4* c) {
+  const global uchar* b = row + (size_t)(s / 8) * 110;
+  const uint j = s % 8, n = j / 4, g = j % 4;
+  const float d = ld_f16(b + 108);
+  const global uchar* qs = b + 32 + 32 * n + 4 * q;
+  const global uchar* hm = b + 4 * q;
+  const int shift = (int)(2 * g), bit = (int)(4 * n + g);
+  const int4 q0 = (((convert_int4(vload4(0, qs)) >> shift) & 3) | (((convert_int4(vload4(0, hm)) >> bit) & 1) << 2)) - 4;
+  const int4 q1 = (((convert_int4(vload4(4, qs)) >> shift) & 3) | (((convert_int4(vload4(4, hm)) >> bit) & 1) << 2)) - 4;
+  *a = convert_float4(q0) * (d * q3_k_scale(b + 96, 8 * n + 2 * g));
+  *c = convert_float4(q1) * (d * q3_k_scale(b + 96, 8 * n + 2 * g + 1));
+}
+
+// IQ4_NL's fixed code table (the GGUF format's values).
+constant float kIq4nl[16] = {-127.0f, -104.0f, -83.0f, -65.0f, -49.0f, -35.0f, -22.0f, -10.0f,
+                             1.0f,    13.0f,   25.0f,  38.0f,  53.0f,  69.0f,  89.0f,  113.0f};
+
+// Table lookups lane by lane (OpenCL C has no vector gather). The vectors are built element by
+// element, never by joining smaller vectors (see hsum16 for the oclgrind shuffle problem).
+inline float4 iq4_nl_lookup4(uint4 c) {
+  return (float4)(kIq4nl[c.x], kIq4nl[c.y], kIq4nl[c.z], kIq4nl[c.w]);
+}
+#define IQ4_NL_LANE(q, i, SH) kIq4nl[((q).s##i >> (SH)) & 15]
+#define IQ4_NL_LOOKUP16(q, SH)                                                                 \
+  (float16)(IQ4_NL_LANE(q, 0, SH), IQ4_NL_LANE(q, 1, SH), IQ4_NL_LANE(q, 2, SH), IQ4_NL_LANE(q, 3, SH), \
+            IQ4_NL_LANE(q, 4, SH), IQ4_NL_LANE(q, 5, SH), IQ4_NL_LANE(q, 6, SH), IQ4_NL_LANE(q, 7, SH), \
+            IQ4_NL_LANE(q, 8, SH), IQ4_NL_LANE(q, 9, SH), IQ4_NL_LANE(q, a, SH), IQ4_NL_LANE(q, b, SH), \
+            IQ4_NL_LANE(q, c, SH), IQ4_NL_LANE(q, d, SH), IQ4_NL_LANE(q, e, SH), IQ4_NL_LANE(q, f, SH))
+
+inline void dq32_iq4_nl(const global uchar* row, uint s, float16* lo, float16* hi) {
+  const global uchar* b = row + (size_t)s * 18;
+  const float d = ld_f16(b);
+  const uchar16 q = vload16(0, b + 2);
+  *lo = IQ4_NL_LOOKUP16(q, 0) * d;
+  *hi = IQ4_NL_LOOKUP16(q, 4) * d;
+}
+
+inline void dq8_iq4_nl(const global uchar* row, uint s, uint q, float4* a, float4* c) {
+  const global uchar* b = row + (size_t)s * 18;
+  const float d = ld_f16(b);
+  const uint4 v = convert_uint4(vload4(0, b + 2 + 4 * q));
+  *a = iq4_nl_lookup4(v & 15u) * d;
+  *c = iq4_nl_lookup4(v >> 4) * d;
+}
+
 #define CLPORT_DEFINE_DOT32(T)                                                              \
   inline float dot32_##T(const global uchar* row, uint s, const global float* x) {         \
     float16 lo, hi;                                                                         \
@@ -176,6 +275,16 @@ CLPORT_DEFINE_DOT32(q8_0)
 CLPORT_DEFINE_DOT32(q4_k)
 CLPORT_DEFINE_DOT32(q5_k)
 CLPORT_DEFINE_DOT32(q6_k)
+CLPORT_DEFINE_DOT32(q2_k)
+CLPORT_DEFINE_DOT32(q3_k)
+CLPORT_DEFINE_DOT32(iq4_nl)
 
 // Applies M(T) to every quantized type (to stamp out one kernel per type).
-#define CLPORT_FOR_EACH_QUANT(M) M(q4_0) M(q4_1) M(q5_0) M(q5_1) M(q8_0) M(q4_k) M(q5_k) M(q6_k)
+#define CLPORT_FOR_EACH_QUANT(M) \
+  M(q4_0) M(q4_1) M(q5_0) M(q5_1) M(q8_0) M(q4_k) M(q5_k) M(q6_k) M(q2_k) M(q3_k) M(iq4_nl)
+
+// bfloat16: the top 16 bits of a float. Arguments in vload order (index, pointer).
+inline float ld_bf16(uint i, const global ushort* p) { return as_float((uint)p[i] << 16); }
+inline float4 ld_bf16_4(uint i, const global ushort* p) {
+  return as_float4(convert_uint4(vload4(i, p)) << 16);
+}

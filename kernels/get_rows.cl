@@ -44,3 +44,15 @@ kernel __attribute__((reqd_work_group_size(ELT_WG, 1, 1))) void get_rows_f16(
     v = vload_half(i, CLPORT_AT(const global half*, src, src_off + (size_t)r * src_row_bytes));
   CLPORT_AT(global float*, dst, dst_off)[(size_t)t * D + i] = v;
 }
+
+kernel __attribute__((reqd_work_group_size(ELT_WG, 1, 1))) void get_rows_bf16(
+    const global uchar* src, ulong src_off, ulong src_row_bytes, const global uchar* idx,
+    ulong idx_off, global uchar* dst, ulong dst_off, int D, int rows) {
+  const int i = get_global_id(0), t = get_global_id(1);
+  if (i >= D) return;
+  const int r = CLPORT_AT(const global int*, idx, idx_off)[t];
+  float v = 0.0f;
+  if (r >= 0 && r < rows)
+    v = ld_bf16(i, CLPORT_AT(const global ushort*, src, src_off + (size_t)r * src_row_bytes));
+  CLPORT_AT(global float*, dst, dst_off)[(size_t)t * D + i] = v;
+}

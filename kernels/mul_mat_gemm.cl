@@ -188,6 +188,9 @@ inline void gemm_store_x(local float* xt, const float4* r, int tid) {
 #define CLPORT_GEMM_Q_FETCH_q4_k(K0) CLPORT_GEMM_Q_FETCH(q4_k, K0)
 #define CLPORT_GEMM_Q_FETCH_q5_k(K0) CLPORT_GEMM_Q_FETCH(q5_k, K0)
 #define CLPORT_GEMM_Q_FETCH_q6_k(K0) CLPORT_GEMM_Q_FETCH(q6_k, K0)
+#define CLPORT_GEMM_Q_FETCH_q2_k(K0) CLPORT_GEMM_Q_FETCH(q2_k, K0)
+#define CLPORT_GEMM_Q_FETCH_q3_k(K0) CLPORT_GEMM_Q_FETCH(q3_k, K0)
+#define CLPORT_GEMM_Q_FETCH_iq4_nl(K0) CLPORT_GEMM_Q_FETCH(iq4_nl, K0)
 CLPORT_FOR_EACH_QUANT(CLPORT_GEMM_Q)
 
 // F32 weights: float4 fetches like x.
@@ -234,4 +237,26 @@ inline float4 gemm_fetch4_f16(const global half* row, int k, int K) {
 kernel __attribute__((reqd_work_group_size(GEMM_WGX, GEMM_WGY, 1))) void mul_mat_gemm_f16(
     CLPORT_GEMM_ARGS) {
   CLPORT_GEMM_BODY(CLPORT_GEMM_F16_REGS, CLPORT_GEMM_F16_FETCH, CLPORT_GEMM_PLAIN_STORE)
+}
+
+// BF16 weights: four values at a time, widened by a shift (as F16, with the tail zero-padded).
+inline float4 gemm_fetch4_bf16(const global ushort* row, int k, int K) {
+  if (k + 3 < K) return ld_bf16_4(0, row + k);
+  float4 v = (float4)(0.0f);
+  if (k < K) v.x = ld_bf16(k, row);
+  if (k + 1 < K) v.y = ld_bf16(k + 1, row);
+  if (k + 2 < K) v.z = ld_bf16(k + 2, row);
+  return v;
+}
+#define CLPORT_GEMM_BF16_FETCH(K0)                                                            \
+  for (int i = 0; i < GEMM_WV; ++i) {                                                         \
+    const int e = tid + i * GEMM_NT, nn = e / (GEMM_TK / 4), kq = e % (GEMM_TK / 4);         \
+    wr[i] = (e < GEMM_TN * GEMM_TK / 4 && n0 + nn < N)                                        \
+        ? gemm_fetch4_bf16(CLPORT_AT(const global ushort*, w, w_off + (size_t)(n0 + nn) * w_row_bytes), \
+                           (K0) + 4 * kq, K)                                                  \
+        : (float4)(0.0f);                                                                     \
+  }
+kernel __attribute__((reqd_work_group_size(GEMM_WGX, GEMM_WGY, 1))) void mul_mat_gemm_bf16(
+    CLPORT_GEMM_ARGS) {
+  CLPORT_GEMM_BODY(CLPORT_GEMM_F16_REGS, CLPORT_GEMM_BF16_FETCH, CLPORT_GEMM_PLAIN_STORE)
 }

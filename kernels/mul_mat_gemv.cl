@@ -185,6 +185,21 @@ inline float gv_q6_k(const global uchar* row, uint s, float16 xl, float16 xh, fl
   return -32.0f * (d0 * sl + d1 * sh);
 }
 
+// Q2_K, Q3_K, IQ4_NL: the run decoded by blocks.cl, then multiplied (these have no tuned
+// decode-into-the-dot path; correctness first, and the decoders are vector code already).
+#define CLPORT_GV_DECODED(T)                                                                  \
+  inline float gv_##T(const global uchar* row, uint s, float16 xl, float16 xh, float sl, float sh, float16* v) { \
+    float16 lo, hi;                                                                           \
+    dq32_##T(row, s, &lo, &hi);                                                               \
+    (void)sl;                                                                                 \
+    (void)sh;                                                                                 \
+    *v += gv_dot(lo, xl, hi, xh);                                                             \
+    return 0.0f;                                                                              \
+  }
+CLPORT_GV_DECODED(q2_k)
+CLPORT_GV_DECODED(q3_k)
+CLPORT_GV_DECODED(iq4_nl)
+
 // K-quants, GEMV_SPLIT 1: a work-item walks whole 256-element super-blocks, so each row's
 // half-precision scales and 6-bit sub-block scales are decoded once per super-block (gk_prep_*:
 // sc[j], mn[j] for its 8 runs) instead of once per 32-element run. On a CPU that per-run scalar
@@ -347,6 +362,19 @@ inline float gq_q6_k(const global uchar* row, uint s, uint q, float4 xa, float4 
   return ld_f16(b + 208) * ((float)sc[0] * dot(a, xa) + (float)sc[1] * dot(c, xb));
 }
 
+// Q2_K, Q3_K, IQ4_NL in the quarter split: blocks.cl's quarter decoders.
+#define CLPORT_GQ_DECODED(T)                                                                  \
+  inline float gq_##T(const global uchar* row, uint s, uint q, float4 xa, float4 xb, float sa, float sb) { \
+    float4 a, c;                                                                              \
+    dq8_##T(row, s, q, &a, &c);                                                               \
+    (void)sa;                                                                                 \
+    (void)sb;                                                                                 \
+    return dot(a, xa) + dot(c, xb);                                                           \
+  }
+CLPORT_GQ_DECODED(q2_k)
+CLPORT_GQ_DECODED(q3_k)
+CLPORT_GQ_DECODED(iq4_nl)
+
 // The accumulation macros below take NR, the number of weight rows accumulated at once (wr[r],
 // set up by CLPORT_GEMV_ROW_POINTERS: GEMV_ROWS, or 2 * GEMV_ROWS when a fused kernel reads a
 // second weight), and NORM: 1 when the kernel fuses the RMSNorm in front (each x value is used
@@ -446,6 +474,9 @@ inline float gq_q6_k(const global uchar* row, uint s, uint q, float4 xa, float4 
 #define CLPORT_GEMV_ACC_q5_0(NR, NORM) CLPORT_GEMV_Q_ACCUMULATE(q5_0, NR, NORM)
 #define CLPORT_GEMV_ACC_q5_1(NR, NORM) CLPORT_GEMV_Q_ACCUMULATE(q5_1, NR, NORM)
 #define CLPORT_GEMV_ACC_q8_0(NR, NORM) CLPORT_GEMV_Q_ACCUMULATE(q8_0, NR, NORM)
+#define CLPORT_GEMV_ACC_q2_k(NR, NORM) CLPORT_GEMV_Q_ACCUMULATE(q2_k, NR, NORM)
+#define CLPORT_GEMV_ACC_q3_k(NR, NORM) CLPORT_GEMV_Q_ACCUMULATE(q3_k, NR, NORM)
+#define CLPORT_GEMV_ACC_iq4_nl(NR, NORM) CLPORT_GEMV_Q_ACCUMULATE(iq4_nl, NR, NORM)
 
 // Plain weights: float4 chunks, then a scalar tail for K % 4.
 #define CLPORT_GEMV_PLAIN_ACCUMULATE(WT, LOAD4, LOAD1, NR, NORM)                               \
@@ -476,6 +507,7 @@ inline float gq_q6_k(const global uchar* row, uint s, uint q, float4 xa, float4 
 #define CLPORT_LOAD_F32_1(i, p) ((p)[i])
 #define CLPORT_GEMV_ACC_f32(NR, NORM) CLPORT_GEMV_PLAIN_ACCUMULATE(float, vload4, CLPORT_LOAD_F32_1, NR, NORM)
 #define CLPORT_GEMV_ACC_f16(NR, NORM) CLPORT_GEMV_PLAIN_ACCUMULATE(half, vload_half4, vload_half, NR, NORM)
+#define CLPORT_GEMV_ACC_bf16(NR, NORM) CLPORT_GEMV_PLAIN_ACCUMULATE(ushort, ld_bf16_4, ld_bf16, NR, NORM)
 
 // What every GEMV kernel starts with: its rows, its column of x and the accumulators. w1 (the
 // second weight of a fused kernel) and gr (the norm weight) default to harmless aliases.
@@ -505,6 +537,7 @@ inline float gq_q6_k(const global uchar* row, uint s, uint q, float4 xa, float4 
 CLPORT_FOR_EACH_QUANT(CLPORT_GEMV_KERNEL)
 CLPORT_GEMV_KERNEL(f32)
 CLPORT_GEMV_KERNEL(f16)
+CLPORT_GEMV_KERNEL(bf16)
 #else
 // The fused GEMVs (GEMV_FUSED builds them as their own program). Each work-group reduces NR
 // rows (plus the norm's sum of squares as one more) and its first GEMV_ROWS work-items store.
@@ -612,4 +645,5 @@ inline float gemv_row_total(local const float* red, uint r) {
 CLPORT_FOR_EACH_QUANT(CLPORT_GEMV_FUSED_KERNELS)
 CLPORT_GEMV_FUSED_KERNELS(f32)
 CLPORT_GEMV_FUSED_KERNELS(f16)
+CLPORT_GEMV_FUSED_KERNELS(bf16)
 #endif

@@ -85,9 +85,10 @@ TEST(BenchOpsJson, EveryQuickCasePresentAndConsistent) {
   const json& doc = bench_run().doc;
   ASSERT_TRUE(doc["matmul"].is_array());
   const double copy_gbps = doc["copy"]["gb_per_s"].get<double>();
-  // Quick set: K=576 has no K-quants (576 % 256 != 0), K=2048 has all ten dtypes.
+  // Quick set: K=576 has no K-quants (576 % 256 != 0), K=2048 has every weight dtype.
   std::set<std::tuple<std::string, std::string, int64_t, int64_t>> want, got;
-  for (const char* d : {"f32", "f16", "q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "q4_K", "q5_K", "q6_K"}) {
+  for (const char* d : {"f32", "f16", "q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "q4_K", "q5_K", "q6_K",
+                        "q2_K", "q3_K", "iq4_nl", "bf16"}) {
     for (const char* path : {"gemv", "gemm"}) {
       if (std::string(d).find("_K") == std::string::npos) want.emplace(path, d, 576, 1536);
       want.emplace(path, d, 2048, 8192);

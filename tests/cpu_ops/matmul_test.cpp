@@ -53,9 +53,11 @@ TEST_P(MulMatAllDtypes, MatchesNaiveOnDequantizedWeight) {
     const auto got = d.values();
     EXPECT_LT(nmse(ref.data(), got.data(), ref.size()), 1e-10)
         << dtype_name(dtype) << " K=" << s.k << " N=" << s.n << " M=" << s.m;
-    // And the quantized result is still close to the unquantized product.
+    // And the quantized result is still close to the unquantized product (Q2_K's 2-bit codes
+    // alone lose about 0.075 of the signal on random weights).
     const auto exact = naive_matmul(wf, act, s.k, s.n, s.m);
-    EXPECT_LT(nmse(exact.data(), got.data(), exact.size()), 0.05) << dtype_name(dtype);
+    const double bound = dtype == DType::Q2_K ? 0.12 : 0.05;
+    EXPECT_LT(nmse(exact.data(), got.data(), exact.size()), bound) << dtype_name(dtype);
   }
 }
 

@@ -114,6 +114,7 @@ std::vector<Case> all_cases() {
   for (DType d : {DType::Q4_0, DType::Q6_K, DType::F16}) cases.push_back({d, true, false, false});
   cases.push_back({DType::Q4_K, true, false, true, DType::Q6_K});
   cases.push_back({DType::Q4_K, true, false, false, DType::Q6_K});
+  cases.push_back({DType::Q3_K, true, false, true, DType::Q5_K});  // as Q3_K_M files mix them
   return cases;
 }
 

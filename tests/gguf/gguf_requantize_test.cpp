@@ -27,6 +27,10 @@ uint32_t expected_file_type(DType t) {
     case DType::Q4_K: return 14;
     case DType::Q5_K: return 16;
     case DType::Q6_K: return 18;
+    case DType::Q2_K: return 10;
+    case DType::Q3_K: return 11;
+    case DType::IQ4_NL: return 25;
+    case DType::BF16: return 32;
     default: return 999;
   }
 }

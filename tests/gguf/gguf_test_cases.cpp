@@ -146,7 +146,7 @@ std::vector<MalformedCase> make_malformed_cases() {
   });
   add("tensor_type_unknown", "tensor 'tensor_a': unknown or unsupported tensor type 99",
       [&](B& b) { poke<int32_t>(b, at.type("tensor_a", 2), 99); });
-  add("tensor_type_q2_k", "unknown or unsupported tensor type 10", [&](B& b) { poke<int32_t>(b, at.type("tensor_a", 2), 10); });
+  add("tensor_type_iq2_xxs", "unknown or unsupported tensor type 16", [&](B& b) { poke<int32_t>(b, at.type("tensor_a", 2), 16); });
   add("row_not_block_multiple", "tensor 'tensor_b': row length 48 is not a multiple of the q8_0 block size 32",
       [&](B& b) { poke<int64_t>(b, at.dim("tensor_b", 0), 48); });
 

@@ -227,6 +227,8 @@ const char* file_type_name(uint64_t t) {
     case 16: return "mostly q5_K (small)";
     case 17: return "mostly q5_K (medium)";
     case 18: return "mostly q6_K";
+    case 25: return "mostly iq4_nl";
+    case 32: return "mostly bf16";
     default: return "other";
   }
 }

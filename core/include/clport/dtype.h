@@ -24,11 +24,15 @@ enum class DType : int32_t {
   Q5_K = CLPORT_DTYPE_Q5_K,
   Q6_K = CLPORT_DTYPE_Q6_K,
   I32 = CLPORT_DTYPE_I32,
+  Q2_K = CLPORT_DTYPE_Q2_K,
+  Q3_K = CLPORT_DTYPE_Q3_K,
+  IQ4_NL = CLPORT_DTYPE_IQ4_NL,
+  BF16 = CLPORT_DTYPE_BF16,
 };
 
 struct DTypeTraits {
   DType dtype;
-  std::string_view name;  // GGUF spelling: "f32", "q4_0", "q4_K", ...
+  std::string_view name;  // GGUF spelling: "f32", "q4_0", "q4_K", "iq4_nl", "bf16", ...
   int64_t block_size;     // elements per block (1 for plain types)
   int64_t block_bytes;    // bytes per block
   bool quantized;
@@ -41,9 +45,9 @@ CLPORT_API std::optional<DType> dtype_from_name(std::string_view name);  // case
 inline std::string_view dtype_name(DType d) { return traits(d).name; }
 
 // Every dtype usable as a weight (the ones the ops must support).
-inline constexpr DType kWeightDTypes[] = {DType::F32,  DType::F16,  DType::Q4_0, DType::Q4_1,
-                                          DType::Q5_0, DType::Q5_1, DType::Q8_0, DType::Q4_K,
-                                          DType::Q5_K, DType::Q6_K};
+inline constexpr DType kWeightDTypes[] = {
+    DType::F32,  DType::F16,  DType::Q4_0, DType::Q4_1, DType::Q5_0,   DType::Q5_1, DType::Q8_0,
+    DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::Q2_K, DType::Q3_K, DType::IQ4_NL, DType::BF16};
 
 // Bytes for a row of n elements; std::nullopt when n is negative, not a multiple of the block
 // size, or the byte count overflows.

@@ -48,7 +48,11 @@ typedef enum clport_dtype {
   CLPORT_DTYPE_Q4_K = 12,
   CLPORT_DTYPE_Q5_K = 13,
   CLPORT_DTYPE_Q6_K = 14,
-  CLPORT_DTYPE_I32 = 26
+  CLPORT_DTYPE_I32 = 26,
+  CLPORT_DTYPE_Q2_K = 10,
+  CLPORT_DTYPE_Q3_K = 11,
+  CLPORT_DTYPE_IQ4_NL = 20,
+  CLPORT_DTYPE_BF16 = 30
 } clport_dtype;
 
 /* Ops. Shapes below use ne[] order (innermost first). Unless stated, src/dst are contiguous F32. */

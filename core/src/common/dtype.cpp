@@ -14,7 +14,9 @@ constexpr DTypeTraits kTraits[] = {
     {DType::Q5_0, "q5_0", 32, 22, true},   {DType::Q5_1, "q5_1", 32, 24, true},
     {DType::Q8_0, "q8_0", 32, 34, true},   {DType::Q4_K, "q4_K", 256, 144, true},
     {DType::Q5_K, "q5_K", 256, 176, true}, {DType::Q6_K, "q6_K", 256, 210, true},
-    {DType::I32, "i32", 1, 4, false},
+    {DType::I32, "i32", 1, 4, false},      {DType::Q2_K, "q2_K", 256, 84, true},
+    {DType::Q3_K, "q3_K", 256, 110, true}, {DType::IQ4_NL, "iq4_nl", 32, 18, true},
+    {DType::BF16, "bf16", 1, 2, false},
 };
 
 }  // namespace

@@ -58,7 +58,7 @@ void get_rows(std::vector<CaseSpec>& out, DType d, int64_t D, int64_t rows, int6
   idx.index_limit = rows;
   c.src = {typed(d, {D, rows, 1, 1}), idx};
   c.dst = f32({D, n, 1, 1});
-  c.threshold = d == DType::F32 || d == DType::F16 ? kExact : kNearExact;
+  c.threshold = d == DType::F32 || d == DType::F16 || d == DType::BF16 ? kExact : kNearExact;
   out.push_back(c);
 }
 
@@ -305,7 +305,7 @@ std::vector<CaseSpec> catalogue(bool small) {
   std::vector<CaseSpec> out;
   const bool big = !small;
   for (DType d : kWeightDTypes) {
-    const bool plain = d == DType::F32 || d == DType::F16;
+    const bool plain = d == DType::F32 || d == DType::F16 || d == DType::BF16;
     const int64_t qk = traits(d).block_size;
     const int64_t base_k = qk == 256 ? 256 : 64;  // smallest whole-block row worth testing
     get_rows(out, d, small ? base_k : 4 * base_k, small ? 5 : 37, small ? 3 : 6);
@@ -331,6 +331,7 @@ std::vector<CaseSpec> catalogue(bool small) {
     mul_mat(out, DType::F16, 4096, 4096, 1);
     mul_mat(out, DType::Q6_K, 2048, 1536, 1);
     mul_mat(out, DType::Q8_0, 576, 1536, 5);
+    mul_mat(out, DType::Q3_K, 2048, 1536, 1);  // the bulk of a Q3_K_M file
   }
 
   rms_norm(out, {small ? 100 : 4096, 1, 1, 1}, true);

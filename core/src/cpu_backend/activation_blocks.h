@@ -43,7 +43,9 @@ inline ActivationLayout activation_layout(DType weight) {
     case DType::Q4_K:
     case DType::Q5_K:
     case DType::Q6_K: return ActivationLayout::kQ8BlockK;
-    default: return ActivationLayout::kNone;  // F32 / F16 weights take float activations
+    // F32 / F16 / BF16 weights, and the quantized dtypes without an integer kernel (Q2_K, Q3_K,
+    // IQ4_NL), take float activations.
+    default: return ActivationLayout::kNone;
   }
 }
 

@@ -1,7 +1,8 @@
 // MUL_MAT on the fast CPU backend: dst[N, M] = src1[K, M] x src0[K, N]^T (semantics and checks
 // as the reference's, cpu_matmul.cpp). Quantized weights: the activation rows are quantized once
-// per call to 8-bit blocks, then integer dot products. F32 / F16 weights, and quantized weights
-// under precision fp32: float dot products. Threads split the weight rows into tiles, so every
+// per call to 8-bit blocks, then integer dot products. F32 / F16 weights, quantized weights
+// under precision fp32, and the dtypes without an integer kernel (Q2_K, Q3_K, IQ4_NL, BF16: their
+// rows are dequantized tile by tile): float dot products. Threads split the weight rows into tiles, so every
 // weight byte is read once per call whatever M is.
 #include <algorithm>
 
@@ -117,8 +118,8 @@ void run_float(ThreadPool& pool, Scratch& scratch, const Problem& p) {
     });
     return;
   }
-  // precision fp32 with a quantized weight: each tile of weight rows is dequantized once into
-  // the thread's scratch and used for every activation row.
+  // Any other weight (precision fp32, or no integer kernel for the dtype): each tile of weight
+  // rows is dequantized once into the thread's scratch and used for every activation row.
   scratch.per_thread.resize(static_cast<size_t>(pool.size()));
   for (auto& s : scratch.per_thread) {
     if (s.size() < static_cast<size_t>(kTileRows * p.K))
@@ -144,7 +145,8 @@ Status mul_mat(ThreadPool& pool, Scratch& scratch, bool float_activations, const
   CLPORT_RETURN_IF_ERROR(check_operands(src, dst));
   const HostTensor& w = src[0];
   const HostTensor& a = src[1];
-  const bool quantized = traits(w.dtype).quantized && !float_activations;
+  const bool quantized =
+      activation_layout(w.dtype) != ActivationLayout::kNone && !float_activations;
   const int64_t r2 = a.ne[2] / w.ne[2], r3 = a.ne[3] / w.ne[3];
   for (int64_t i3 = 0; i3 < a.ne[3]; ++i3) {
     for (int64_t i2 = 0; i2 < a.ne[2]; ++i2) {

@@ -24,6 +24,10 @@ int32_t file_type_for(DType t) {
     case DType::Q4_K: return 14;
     case DType::Q5_K: return 16;
     case DType::Q6_K: return 18;
+    case DType::Q2_K: return 10;
+    case DType::Q3_K: return 11;
+    case DType::IQ4_NL: return 25;
+    case DType::BF16: return 32;
     default: return -1;
   }
 }
@@ -37,6 +41,7 @@ DType fallback_for(DType target, int64_t row) {
   if (target == DType::Q4_K) alt = DType::Q5_0;
   if (target == DType::Q5_K) alt = DType::Q5_1;
   if (target == DType::Q6_K) alt = DType::Q8_0;
+  if (target == DType::Q2_K || target == DType::Q3_K) alt = DType::IQ4_NL;
   return fits(alt) ? alt : DType::F16;
 }
 

@@ -73,7 +73,8 @@ Status check_tensor(const char* op, const char* name, const HostTensor& t,
 Status check_weight_tensor(const char* op, const char* name, const HostTensor& t) {
   return check_tensor(op, name, t,
                       {DType::F32, DType::F16, DType::Q4_0, DType::Q4_1, DType::Q5_0, DType::Q5_1,
-                       DType::Q8_0, DType::Q4_K, DType::Q5_K, DType::Q6_K});
+                       DType::Q8_0, DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::Q2_K, DType::Q3_K,
+                       DType::IQ4_NL, DType::BF16});
 }
 
 Status check_src_count(const char* op, const std::vector<HostTensor>& src, size_t lo, size_t hi) {

@@ -16,7 +16,7 @@ struct Codec {
   QuantFn quant;
 };
 
-// Block codec for a quantized dtype; {nullptr, nullptr} for the plain types.
+// Block codec for a quantized dtype; {nullptr, nullptr} for the plain types (F32, F16, BF16).
 Codec codec_for(DType dtype) {
   switch (dtype) {
     case DType::Q4_0: return {quant::dequant_q4_0, quant::quant_q4_0};
@@ -27,6 +27,9 @@ Codec codec_for(DType dtype) {
     case DType::Q4_K: return {quant::dequant_q4_k, quant::quant_q4_k};
     case DType::Q5_K: return {quant::dequant_q5_k, quant::quant_q5_k};
     case DType::Q6_K: return {quant::dequant_q6_k, quant::quant_q6_k};
+    case DType::Q2_K: return {quant::dequant_q2_k, quant::quant_q2_k};
+    case DType::Q3_K: return {quant::dequant_q3_k, quant::quant_q3_k};
+    case DType::IQ4_NL: return {quant::dequant_iq4_nl, quant::quant_iq4_nl};
     default: return {nullptr, nullptr};
   }
 }
@@ -66,6 +69,8 @@ Status dequantize_row(DType dtype, const void* src, float* dst, int64_t n) {
     std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float));
   } else if (dtype == DType::F16) {
     quant::half_row_to_float(static_cast<const uint8_t*>(src), dst, n);
+  } else if (dtype == DType::BF16) {
+    quant::bf16_row_to_float(static_cast<const uint8_t*>(src), dst, n);
   } else {
     codec_for(dtype).dequant(static_cast<const uint8_t*>(src), dst, nblocks);
   }
@@ -81,6 +86,8 @@ Status quantize_row(DType dtype, const float* src, void* dst, int64_t n) {
   } else if (dtype == DType::F16) {
     auto* h = static_cast<uint8_t*>(dst);
     for (int64_t i = 0; i < n; ++i) quant::store_u16(h + 2 * i, float_to_half(src[i]));
+  } else if (dtype == DType::BF16) {
+    quant::float_row_to_bf16(src, static_cast<uint8_t*>(dst), n);
   } else {
     // Scale searches are meaningless on NaN/inf; refuse instead of writing garbage blocks.
     for (int64_t i = 0; i < n; ++i) {

@@ -56,6 +56,25 @@ void quant_q4_k(const float* src, uint8_t* dst, int64_t nblocks);
 void quant_q5_k(const float* src, uint8_t* dst, int64_t nblocks);
 void quant_q6_k(const float* src, uint8_t* dst, int64_t nblocks);
 
+// The 2- and 3-bit K-quants (quant_k_low.cpp).
+void dequant_q2_k(const uint8_t* __restrict src, float* __restrict dst, int64_t nblocks);
+void dequant_q3_k(const uint8_t* __restrict src, float* __restrict dst, int64_t nblocks);
+void quant_q2_k(const float* src, uint8_t* dst, int64_t nblocks);
+void quant_q3_k(const float* src, uint8_t* dst, int64_t nblocks);
+
+// IQ4_NL, 32 elements of 4-bit indices into kIq4nlTable (quant_iq4_nl.cpp). The table is the
+// GGUF format's fixed one.
+inline constexpr int8_t kIq4nlTable[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
+                                           1,    13,   25,  38,  53,  69,  89,  113};
+void dequant_iq4_nl(const uint8_t* __restrict src, float* __restrict dst, int64_t nblocks);
+void quant_iq4_nl(const float* src, uint8_t* dst, int64_t nblocks);
+
+// bfloat16 (bfloat16.cpp): n little-endian bf16 values <-> float.
+float bf16_to_float(uint16_t h);
+uint16_t float_to_bf16(float f);  // round to nearest even; NaN stays NaN
+void bf16_row_to_float(const uint8_t* src, float* dst, int64_t n);
+void float_row_to_bf16(const float* src, uint8_t* dst, int64_t n);
+
 // Scale searches shared by the K-quant encoders (quant_k_search.cpp).
 // Fits x[i] ~= scale * q[i] - offset with q in [0, nmax], scale >= 0, offset >= 0 (the K-quant
 // "min" is stored as a non-negative offset subtracted from every value).

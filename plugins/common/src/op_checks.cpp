@@ -12,7 +12,9 @@ constexpr DTypeInfo kTypes[] = {
     {CLPORT_DTYPE_Q5_0, "q5_0", 32, 22},  {CLPORT_DTYPE_Q5_1, "q5_1", 32, 24},
     {CLPORT_DTYPE_Q8_0, "q8_0", 32, 34},  {CLPORT_DTYPE_Q4_K, "q4_K", 256, 144},
     {CLPORT_DTYPE_Q5_K, "q5_K", 256, 176}, {CLPORT_DTYPE_Q6_K, "q6_K", 256, 210},
-    {CLPORT_DTYPE_I32, "i32", 1, 4},
+    {CLPORT_DTYPE_I32, "i32", 1, 4},      {CLPORT_DTYPE_Q2_K, "q2_K", 256, 84},
+    {CLPORT_DTYPE_Q3_K, "q3_K", 256, 110}, {CLPORT_DTYPE_IQ4_NL, "iq4_nl", 32, 18},
+    {CLPORT_DTYPE_BF16, "bf16", 1, 2},
 };
 
 constexpr int64_t kMaxIndex = std::numeric_limits<int32_t>::max();  // kernels index with int
