@@ -2,6 +2,8 @@
 // `nblocks` whole blocks laid out exactly as GGUF stores them (little-endian, packed, no padding).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #include "clport/quant.h"
@@ -11,6 +13,11 @@ namespace clport::quant {
 // Block geometry (GGUF facts; dtype.cpp holds the same numbers for the rest of the core).
 inline constexpr int kQK = 32;    // elements per legacy block (Q4_0 .. Q8_0)
 inline constexpr int kQKK = 256;  // elements per K-quant super-block
+
+// Nearest integer to v, clamped to [lo, hi] (quantizer codes).
+inline int round_clamp(float v, int lo, int hi) {
+  return static_cast<int>(std::min<long>(std::max<long>(std::lround(v), lo), hi));
+}
 
 inline uint16_t load_u16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
 inline uint32_t load_u32(const uint8_t* p) {

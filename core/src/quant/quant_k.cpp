@@ -43,9 +43,6 @@ void pack_scales(const uint8_t sc[kSub], const uint8_t m[kSub], uint8_t* p) {
   }
 }
 
-int round_clamp(float v, int lo, int hi) {
-  return static_cast<int>(std::min<long>(std::max<long>(std::lround(v), lo), hi));
-}
 
 // Shared Q4_K / Q5_K body: x[32s + l] = d*sc[s]*q - dmin*m[s], q read by `code(s, l)`.
 template <typename CodeFn>

@@ -17,15 +17,12 @@ namespace {
 
 constexpr int kQ2KBytes = 84;
 constexpr int kQ3KBytes = 110;
-constexpr int kSub = 16;
-constexpr int kSubLen = 16;
+constexpr int kLowSub = 16;
+constexpr int kLowSubLen = 16;
 
-int round_clamp(float v, int lo, int hi) {
-  return static_cast<int>(std::min<long>(std::max<long>(std::lround(v), lo), hi));
-}
 
 // Sub-block (0..15) and the qs byte / bit pair of element e.
-int sub_of(int e) { return e / kSubLen; }
+int sub_of(int e) { return e / kLowSubLen; }
 int qs_index(int e) { return 32 * (e / 128) + e % 32; }
 int qs_shift(int e) { return 2 * ((e % 128) / 32); }
 
@@ -35,9 +32,9 @@ int q3_scale(const uint8_t* p, int i) {
   return (low | (high << 4)) - 32;
 }
 
-void pack_q3_scales(const int sc[kSub], uint8_t* p) {
+void pack_q3_scales(const int sc[kLowSub], uint8_t* p) {
   for (int i = 0; i < 12; ++i) p[i] = 0;
-  for (int i = 0; i < kSub; ++i) {
+  for (int i = 0; i < kLowSub; ++i) {
     const int u = sc[i] + 32;
     p[i % 8] = static_cast<uint8_t>(p[i % 8] | ((u & 0xf) << (4 * (i / 8))));
     p[8 + i % 4] = static_cast<uint8_t>(p[8 + i % 4] | ((u >> 4) << (2 * (i / 4))));
@@ -67,8 +64,8 @@ void dequant_q3_k(const uint8_t* __restrict src, float* __restrict dst, int64_t 
     const uint8_t* qs = src + 32;
     const uint8_t* scales = src + 96;
     const float d = load_half(src + 108);
-    float step[kSub];
-    for (int s = 0; s < kSub; ++s) step[s] = d * static_cast<float>(q3_scale(scales, s));
+    float step[kLowSub];
+    for (int s = 0; s < kLowSub; ++s) step[s] = d * static_cast<float>(q3_scale(scales, s));
     for (int e = 0; e < kQKK; ++e) {
       const int low = (qs[qs_index(e)] >> qs_shift(e)) & 3;
       const int bit = (hmask[e % 32] >> (4 * (e / 128) + (e % 128) / 32)) & 1;
@@ -79,10 +76,10 @@ void dequant_q3_k(const uint8_t* __restrict src, float* __restrict dst, int64_t 
 
 void quant_q2_k(const float* src, uint8_t* dst, int64_t nblocks) {
   for (int64_t b = 0; b < nblocks; ++b, src += kQKK, dst += kQ2KBytes) {
-    float scale[kSub], offset[kSub];
+    float scale[kLowSub], offset[kLowSub];
     float max_scale = 0.0f, max_offset = 0.0f;
-    for (int s = 0; s < kSub; ++s) {
-      fit_scale_offset(src + s * kSubLen, kSubLen, 3, &scale[s], &offset[s]);
+    for (int s = 0; s < kLowSub; ++s) {
+      fit_scale_offset(src + s * kLowSubLen, kLowSubLen, 3, &scale[s], &offset[s]);
       max_scale = std::max(max_scale, scale[s]);
       max_offset = std::max(max_offset, offset[s]);
     }
@@ -90,8 +87,8 @@ void quant_q2_k(const float* src, uint8_t* dst, int64_t nblocks) {
     const float dmin = store_half(dst + 82, max_offset / 15.0f);
     uint8_t* qs = dst + 16;
     for (int i = 0; i < 64; ++i) qs[i] = 0;
-    float step[kSub], off[kSub];
-    for (int s = 0; s < kSub; ++s) {
+    float step[kLowSub], off[kLowSub];
+    for (int s = 0; s < kLowSub; ++s) {
       const int sc = d > 0.0f ? round_clamp(scale[s] / d, 0, 15) : 0;
       const int m = dmin > 0.0f ? round_clamp(offset[s] / dmin, 0, 15) : 0;
       dst[s] = static_cast<uint8_t>(sc | (m << 4));
@@ -108,15 +105,15 @@ void quant_q2_k(const float* src, uint8_t* dst, int64_t nblocks) {
 
 void quant_q3_k(const float* src, uint8_t* dst, int64_t nblocks) {
   for (int64_t b = 0; b < nblocks; ++b, src += kQKK, dst += kQ3KBytes) {
-    float scale[kSub];
+    float scale[kLowSub];
     float extreme = 0.0f;  // the scale of largest magnitude, with its sign: it gets code -32
-    for (int s = 0; s < kSub; ++s) {
-      scale[s] = fit_scale_symmetric(src + s * kSubLen, kSubLen, -4, 3);
+    for (int s = 0; s < kLowSub; ++s) {
+      scale[s] = fit_scale_symmetric(src + s * kLowSubLen, kLowSubLen, -4, 3);
       if (std::fabs(scale[s]) > std::fabs(extreme)) extreme = scale[s];
     }
     const float d = store_half(dst + 108, extreme / -32.0f);
-    int sc[kSub];
-    for (int s = 0; s < kSub; ++s) sc[s] = d != 0.0f ? round_clamp(scale[s] / d, -32, 31) : 0;
+    int sc[kLowSub];
+    for (int s = 0; s < kLowSub; ++s) sc[s] = d != 0.0f ? round_clamp(scale[s] / d, -32, 31) : 0;
     pack_q3_scales(sc, dst + 96);
     uint8_t* hmask = dst;
     uint8_t* qs = dst + 32;
