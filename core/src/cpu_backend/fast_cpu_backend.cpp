@@ -24,6 +24,7 @@ const char* op_name(clport_op_kind kind) {
     case CLPORT_OP_SOFTMAX: return "softmax";
     case CLPORT_OP_SILU: return "silu";
     case CLPORT_OP_SWIGLU: return "swiglu";
+    case CLPORT_OP_GEGLU: return "geglu";
     case CLPORT_OP_ADD: return "add";
     case CLPORT_OP_MUL: return "mul";
     case CLPORT_OP_SCALE: return "scale";
