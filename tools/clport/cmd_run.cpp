@@ -51,7 +51,7 @@ int run(const RunFlags& f) {
   auto engine = Engine::open(f.engine.resolved(), terminal_progress_bar());
   if (!engine.ok()) return report_failure("run", engine.status());
   Engine& e = *engine.value();
-  const std::string text = f.chat ? apply_chatml(f.prompt, f.system) : f.prompt;
+  const std::string text = f.chat ? apply_chat_for_arch(e.model().hparams().arch, f.prompt, f.system) : f.prompt;
   const bool add_bos = !f.no_bos && e.tokenizer().add_bos_default();
   auto prompt = e.tokenizer().encode(text, add_bos, /*parse_special=*/f.chat);
   if (!prompt.ok()) return report_failure("run", prompt.status());
@@ -90,7 +90,7 @@ const RegisterCommand kRegister{
                       "tokens to generate (0 = only evaluate the prompt); the prompt and all but "
                       "the last of them must fit the context (-c)")
            ->transform(integer_range(0, kMaxTokens));
-       app.add_flag("--chat", flags->chat, "wrap the prompt in the model's chat template (ChatML)");
+       app.add_flag("--chat", flags->chat, "wrap the prompt in the model's chat format (Gemma's turns for gemma3, else ChatML)");
        app.add_option("--system", flags->system, "system message for --chat");
        app.add_option("--temp", flags->sampling.temperature, "temperature (0 = greedy)")
            ->transform(number_range(0, 100));

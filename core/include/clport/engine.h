@@ -82,6 +82,13 @@ class CLPORT_API Engine {
 // Chat template for instruct models (ChatML, as SmolLM2 uses): the prompt wrapped as a user turn
 // followed by the assistant header. `system` is omitted when empty.
 CLPORT_API std::string apply_chatml(const std::string& user, const std::string& system = "");
+// Gemma's turns (gemma3): <start_of_turn>user ... <end_of_turn> then the model header; Gemma has
+// no system role, so a system message leads the user turn. A stopgap by architecture until the
+// chat template is read from the file (tokenizer.chat_template).
+CLPORT_API std::string apply_gemma_turns(const std::string& user, const std::string& system = "");
+// The chat wrapping for a model of architecture `arch` (gemma3: Gemma's turns, else ChatML).
+CLPORT_API std::string apply_chat_for_arch(const std::string& arch, const std::string& user,
+                                           const std::string& system = "");
 
 // Chooses and creates the backend for EngineOptions (device selection, plugins, policy).
 // Defined in engine_backend.cpp.

@@ -121,4 +121,13 @@ std::string apply_chatml(const std::string& user, const std::string& system) {
   return out;
 }
 
+std::string apply_gemma_turns(const std::string& user, const std::string& system) {
+  const std::string text = system.empty() ? user : system + "\n\n" + user;
+  return "<start_of_turn>user\n" + text + "<end_of_turn>\n<start_of_turn>model\n";
+}
+
+std::string apply_chat_for_arch(const std::string& arch, const std::string& user, const std::string& system) {
+  return arch == "gemma3" ? apply_gemma_turns(user, system) : apply_chatml(user, system);
+}
+
 }  // namespace clport
