@@ -2,8 +2,8 @@
 // Needs reduce.cl and rope_math.cl in front.
 //   q   [head_dim, n_head, n_tokens] F32, rows contiguous, byte strides q_nb1 (head), q_nb2
 //       (token); rotated here first (RoPE at position n_past + t) when n_rot > 0
-//   store_new (one token, n_past its position): kn / vn are that token's K and V
-//       [head_dim, n_kv_head] F32 (row strides kn_nb1, vn_nb1), stored here at slot n_past of the
+//   STORE_NEW (the attention_store_* kernels; one token, n_past its position): kn / vn are that
+//       token's K and V [head_dim, n_kv_head] F32 (row strides kn_nb1, vn_nb1), stored here at slot n_past of the
 //       cache (V kv_nb3 bytes after K) and used from local memory: RoPE + KV store + attention in
 //       one kernel
 //   K,V [head_dim, n_kv_head, n_ctx] F32 or F16, byte strides kv_nb1 (head), kv_nb2 (position)
@@ -27,17 +27,16 @@
 #define CLPORT_KV_LOAD_F16(i, p) vload_half(i, p)
 #define CLPORT_KV_LOAD4_F16(i, p) vload_half4(i, p)
 
-#define CLPORT_ATTENTION(NAME, KT, LOAD1, LOAD4, STORE1, ROUND)                                              \
+#define CLPORT_ATTENTION(NAME, STORE_NEW, KT, LOAD1, LOAD4, STORE1, ROUND)                                            \
   kernel __attribute__((reqd_work_group_size(ATT_WG, 1, 1))) void NAME(                        \
       const global uchar* q, ulong q_off, const global uchar* k, ulong k_off,                  \
       const global uchar* v, ulong v_off, ulong kv_nb1, ulong kv_nb2, global uchar* out,       \
       ulong out_off, int head_dim, int n_head, int n_kv_head, int n_past, float scale,         \
       ulong q_nb1, ulong q_nb2, int n_rot, int neox, float freq_base, float freq_scale,        \
       const global uchar* kn, ulong kn_off, ulong kn_nb1, const global uchar* vn, ulong vn_off,  \
-      ulong vn_nb1, global uchar* cache, ulong cache_off, ulong kv_nb3, int store_new,          \
-      int window) {                                                                            \
+      ulong vn_nb1, global uchar* cache, ulong cache_off, ulong kv_nb3, int window) {          \
     local float qv[ATT_WG * ATT_DPT];                                                          \
-    local float kv_new[2 * ATT_WG * ATT_DPT]; /* store_new: this step's K (roped), then V */    \
+    local float kv_new[2 * ATT_WG * ATT_DPT]; /* STORE_NEW: this step's K (roped), then V */    \
     local float p[ATT_WG];                                                                     \
     local float scratch[ATT_WG];                                                               \
     const int h = get_group_id(0), t = get_group_id(1), lid = get_local_id(0);                 \
@@ -54,7 +53,7 @@
       qv[e.y] = r.y;                                                                           \
     }                                                                                          \
     barrier(CLK_LOCAL_MEM_FENCE); /* every rotated pair is in qv before any score reads it */  \
-    if (store_new) {                                                                           \
+    if (STORE_NEW) {                                                                           \
       /* One decode token: its K and V come from the projection (K rotated, both rounded to    \
          the cache type), the first query head of each KV group stores them at slot n_past, and \
          every head reads that key from here: no work-group reads a slot written in this run. */ \
@@ -83,8 +82,8 @@
       }                                                                                        \
       barrier(CLK_LOCAL_MEM_FENCE);                                                            \
     }                                                                                          \
-    /* Keys read from the cache; with store_new the last one (n_past) comes from kv_new after. */ \
-    const int n_keys = store_new ? n_past : n_past + t + 1;                                    \
+    /* Keys read from the cache; with STORE_NEW the last one (n_past) comes from kv_new after. */ \
+    const int n_keys = STORE_NEW ? n_past : n_past + t + 1;                                    \
     const int first = window > 0 ? max(0, n_past + t + 1 - window) : 0;                        \
     const global uchar* kbase = k + k_off + (size_t)kvh * kv_nb1;                              \
     const global uchar* vbase = v + v_off + (size_t)kvh * kv_nb1;                              \
@@ -120,7 +119,7 @@
       m = m_new;                                                                               \
       barrier(CLK_LOCAL_MEM_FENCE); /* p is rewritten by the next chunk */                     \
     }                                                                                          \
-    if (store_new) { /* the new key: one more online-softmax step, same on every work-item */  \
+    if (STORE_NEW) { /* the new key: one more online-softmax step, same on every work-item */  \
       float dotv = 0.0f;                                                                       \
       for (int d = 0; d < head_dim; ++d) dotv += kv_new[d] * qv[d];                            \
       const float s = dotv * scale, m_new = fmax(m, s);                                        \
@@ -150,5 +149,9 @@ inline float kv_round_f16(float x) {
 }
 #define CLPORT_KV_ROUND_F16(x) kv_round_f16(x)
 
-CLPORT_ATTENTION(attention_f32, float, CLPORT_KV_LOAD_F32, CLPORT_KV_LOAD4_F32, CLPORT_KV_STORE_F32, CLPORT_KV_ROUND_F32)
-CLPORT_ATTENTION(attention_f16, half, CLPORT_KV_LOAD_F16, CLPORT_KV_LOAD4_F16, CLPORT_KV_STORE_F16, CLPORT_KV_ROUND_F16)
+// STORE_NEW is a compile-time constant rather than a kernel argument: PoCL 5.0's work-group
+// compiler crashes (SIGSEGV at the first enqueue) on barriers inside a branch on an argument.
+CLPORT_ATTENTION(attention_f32, 0, float, CLPORT_KV_LOAD_F32, CLPORT_KV_LOAD4_F32, CLPORT_KV_STORE_F32, CLPORT_KV_ROUND_F32)
+CLPORT_ATTENTION(attention_f16, 0, half, CLPORT_KV_LOAD_F16, CLPORT_KV_LOAD4_F16, CLPORT_KV_STORE_F16, CLPORT_KV_ROUND_F16)
+CLPORT_ATTENTION(attention_store_f32, 1, float, CLPORT_KV_LOAD_F32, CLPORT_KV_LOAD4_F32, CLPORT_KV_STORE_F32, CLPORT_KV_ROUND_F32)
+CLPORT_ATTENTION(attention_store_f16, 1, half, CLPORT_KV_LOAD_F16, CLPORT_KV_LOAD4_F16, CLPORT_KV_STORE_F16, CLPORT_KV_ROUND_F16)

@@ -32,7 +32,29 @@ std::vector<uint8_t> norm_weight(std::mt19937_64& rng, int64_t n) {
   return out;
 }
 
-void add_vocab(GgufWriter& w, uint32_t n_vocab) {
+struct TestChatTemplate {
+  std::string_view name;
+  std::string_view jinja;
+  std::vector<std::string> markers;  // control tokens the format writes
+};
+
+// Short templates with each family's markers, in the style of the models' own.
+const TestChatTemplate kChatTemplates[] = {
+    {"gemma",
+     "{{ bos_token }}{%- for message in messages -%}{%- if message['role'] == 'assistant' -%}"
+     "{%- set role = 'model' -%}{%- else -%}{%- set role = message['role'] -%}{%- endif -%}"
+     "{{ '<start_of_turn>' + role + '\n' + message['content'] | trim + '<end_of_turn>\n' }}"
+     "{%- endfor -%}{%- if add_generation_prompt -%}{{ '<start_of_turn>model\n' }}{%- endif -%}",
+     {"<start_of_turn>", "<end_of_turn>"}},
+    {"chatml",
+     "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\n' + "
+     "message['content'] + '<|im_end|>\n' }}{% endfor %}{% if add_generation_prompt %}"
+     "{{ '<|im_start|>assistant\n' }}{% endif %}",
+     {"<|im_start|>", "<|im_end|>"}},
+    {"unknown", "{% for message in messages %}{{ message['content'] }}{% endfor %}", {}},
+};
+
+void add_vocab(GgufWriter& w, uint32_t n_vocab, const TestChatTemplate* chat) {
   std::vector<std::string> tokens{"<unk>", "<s>", "</s>"};
   std::vector<float> scores{0, 0, 0};
   std::vector<int32_t> types{2, 3, 3};
@@ -42,6 +64,16 @@ void add_vocab(GgufWriter& w, uint32_t n_vocab) {
     tokens.push_back(buf);
     scores.push_back(0);
     types.push_back(6);
+  }
+  if (chat) {
+    for (const auto& marker : chat->markers) {
+      tokens.push_back(marker);
+      scores.push_back(0);
+      types.push_back(3);
+    }
+    w.set_string("tokenizer.chat_template", chat->jinja);
+    // As in Gemma's files: no space after every turn marker.
+    w.set_bool("tokenizer.ggml.add_space_prefix", false);
   }
   const std::string space = "\xE2\x96\x81";  // U+2581, SentencePiece's word boundary
   const char* words[] = {"the", "a", "of", "and", "to", "in", "is", "it"};
@@ -88,9 +120,23 @@ Status write_random_llama(const std::string& path, const RandomModelSpec& s) {
   } else if (s.head_dim != 0 && s.head_dim * s.n_head != s.n_embd) {
     return Status(Stage::InvalidArgument, "a llama model's head size is n_embd / n_head");
   }
-  if (s.n_vocab < 259) return Status(Stage::InvalidArgument, "a random model needs n_vocab >= 259");
+  const TestChatTemplate* chat = nullptr;
+  if (!s.chat_template.empty()) {
+    for (const auto& t : kChatTemplates) {
+      if (t.name == s.chat_template) chat = &t;
+    }
+    if (!chat) {
+      return Status(Stage::InvalidArgument, "no test chat template '" + s.chat_template +
+                                                "' (gemma, chatml, unknown)");
+    }
+  }
+  const size_t n_markers = chat ? chat->markers.size() : 0;
+  if (s.n_vocab < 259 + n_markers) {
+    return Status(Stage::InvalidArgument, "a random model needs n_vocab >= " +
+                                              std::to_string(259 + n_markers));
+  }
   const int64_t kVocab = s.n_vocab;
-  add_vocab(w, s.n_vocab);
+  add_vocab(w, s.n_vocab, chat);
 
   const int64_t E = s.n_embd, F = s.n_ff;
   const int64_t NQ = HD * s.n_head, KV = HD * s.n_head_kv;

@@ -32,11 +32,15 @@ struct RandomModelSpec {
   uint32_t head_dim = 0;
   uint32_t sliding_window = 8;
   uint32_t swa_period = 0;  // 0: no key written (the Gemma 3 default, 6, applies)
+  // tokenizer.chat_template: "" (none), "gemma" or "chatml" (a template of that family, its
+  // turn markers added to the vocabulary as control tokens), "unknown" (a template no family
+  // matches).
+  std::string chat_template;
 };
 
-// Writes the model to `path`. The vocabulary has 3 control tokens, 256 byte tokens and words
-// up to spec.n_vocab.
-// (Any spec.arch: the name says the family the generator started with.)
+// Writes the model to `path` (any spec.arch: the name says the family the generator started
+// with). The vocabulary has 3 control tokens, 256 byte tokens, the chat template's markers, and
+// words up to spec.n_vocab. An unknown chat_template is an InvalidArgument status.
 Status write_random_llama(const std::string& path, const RandomModelSpec& spec);
 
 }  // namespace clport::test

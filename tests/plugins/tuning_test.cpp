@@ -40,7 +40,7 @@ TEST(Tuning, GpuGetsQuarterSplitWideGemvAndKMajorTiles) {
   EXPECT_EQ(t.gemm_tm, 32u);
   EXPECT_EQ(t.gemv_max_m_q4q8, 0);  // same limit as every other dtype
   EXPECT_EQ(t.att_wg, 128u);  // a GPU at the stock attention shape
-  EXPECT_EQ(t.rope_attention, 0u);
+  EXPECT_EQ(t.rope_attention, 1u);
   EXPECT_EQ(t.validate(1024), "");
 }
 

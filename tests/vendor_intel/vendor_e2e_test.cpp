@@ -8,6 +8,17 @@
 //   VENDOR_GEMV_KERNEL "intel_gemv_"    prefix of that plugin's GEMV kernel names
 //   FAKECL_FORWARD_LIBRARY, PLUGIN_DIR  the test OpenCL library and the built plugins
 // CLPORT_TEST_MODEL (the SmolLM2 Q4_1 file) comes from ctest.
+//
+// Optional, for a run on an OpenCL whose device really has the vendor's extension (the Intel
+// sub-group suite: PoCL 5.0's CPU device behind the UHD 770 identity):
+//   VENDOR_REAL_OPENCL "libpocl.so.2"           FAKECL_TARGET when the environment has none
+//   VENDOR_REAL_EXTENSION "cl_intel_subgroups"  the device behind FAKECL_TARGET must list it
+//                                               (asked before the identity is applied); when
+//                                               it does not, every test is skipped with why
+//   VENDOR_CHECK_CONFORMANCE                    also runs the conformance suite and requires
+//                                               the vendor GEMV on every decode-shape MUL_MAT
+// CLPORT_TEST_FAKECL_FORWARD and CLPORT_TEST_PLUGIN_DIR replace the build's paths (a bundle
+// run on another machine: scripts/run-subgroup-tests.sh).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -17,8 +28,11 @@
 #include <string>
 #include <vector>
 
+#include "clport/conformance.h"
+#include "clport/device_info.h"
 #include "clport/engine.h"
 #include "clport/gguf.h"
+#include "clport/opencl_loader.h"
 #include "clport/nmse.h"
 #include "clport/op_desc.h"
 #include "random_model.h"
@@ -26,16 +40,59 @@
 namespace clport {
 namespace {
 
+const char* env_or(const char* name, const char* fallback) {
+  const char* value = std::getenv(name);
+  return value != nullptr && *value != '\0' ? value : fallback;
+}
+
+#ifdef VENDOR_REAL_EXTENSION
+// "" when a device behind the forwarding library (FAKECL_TARGET, no identity yet) lists the
+// extension, else what was found instead.
+std::string real_device_lacks_extension() {
+  const std::string target = env_or("FAKECL_TARGET", "libOpenCL.so.1");
+  LoadReport load = load_opencl();
+  if (load.library == nullptr) return "no OpenCL behind FAKECL_TARGET=" + target + ": " + load.status.to_string();
+  auto devices = probe_all_devices(load.library->api());
+  if (!devices.ok()) return "probing FAKECL_TARGET=" + target + " failed: " + devices.status().to_string();
+  std::string found;
+  for (const DeviceInfo& d : devices.value()) {
+    if (std::find(d.extensions.begin(), d.extensions.end(), VENDOR_REAL_EXTENSION) != d.extensions.end()) return "";
+    found += (found.empty() ? "" : "; ") + d.name + " (" + d.device_version + ")";
+  }
+  return "no device behind FAKECL_TARGET=" + target + " lists " VENDOR_REAL_EXTENSION " (found: " +
+         (found.empty() ? "none" : found) + "); run scripts/run-subgroup-tests.sh where an OpenCL has it";
+}
+#endif
+
+// Why every test is skipped ("" to run them): set once by the environment below.
+std::string& skip_reason() {
+  static std::string reason;
+  return reason;
+}
+
 // The spoofed identity and this build's plugins, for everything the test creates.
 class SpoofedIdentity : public ::testing::Environment {
  public:
   void SetUp() override {
-    ::setenv("CLPORT_OPENCL_LIBRARY", FAKECL_FORWARD_LIBRARY, 1);
+    ::setenv("CLPORT_OPENCL_LIBRARY", env_or("CLPORT_TEST_FAKECL_FORWARD", FAKECL_FORWARD_LIBRARY), 1);
+    ::setenv("CLPORT_PLUGIN_PATH", env_or("CLPORT_TEST_PLUGIN_DIR", PLUGIN_DIR), 1);
+#ifdef VENDOR_REAL_EXTENSION
+    ::setenv("FAKECL_TARGET", env_or("FAKECL_TARGET", VENDOR_REAL_OPENCL), 1);
+    ::unsetenv("FAKECL_PRESET");
+    skip_reason() = real_device_lacks_extension();
+#endif
     ::setenv("FAKECL_PRESET", VENDOR_PRESET, 1);
-    ::setenv("CLPORT_PLUGIN_PATH", PLUGIN_DIR, 1);
   }
 };
 [[maybe_unused]] const auto* const kIdentity = ::testing::AddGlobalTestEnvironment(new SpoofedIdentity);
+
+// Each test skips itself (reported per test, so ctest sees the skip) when the environment said so.
+class VENDOR_SUITE : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!skip_reason().empty()) GTEST_SKIP() << skip_reason();
+  }
+};
 
 std::vector<int32_t> greedy(LlamaModel& model, std::vector<int32_t> tokens, int n, std::vector<float>* first_logits) {
   std::vector<float> logits;
@@ -97,7 +154,7 @@ void expect_vendor_matches_cpu(const std::string& path, const std::vector<int32_
                             << VENDOR_PLUGIN << "'s own GEMV";
 }
 
-TEST(VENDOR_SUITE, RandomQ4_0ModelRunsOnVendorKernelsWithCpuTokens) {
+TEST_F(VENDOR_SUITE, RandomQ4_0ModelRunsOnVendorKernelsWithCpuTokens) {
   {
     auto device = create_backend(EngineOptions{});
     ASSERT_TRUE(device.ok()) << device.status().to_string();
@@ -115,7 +172,7 @@ TEST(VENDOR_SUITE, RandomQ4_0ModelRunsOnVendorKernelsWithCpuTokens) {
 
 // A gemma3 model: the vendor serves its mat-muls while GEGLU and the sliding-window attention
 // (ops it does not offer) fall back to the generic plugin at plan time, never to wrong results.
-TEST(VENDOR_SUITE, RandomGemma3ModelFallsBackToGenericForItsNewOps) {
+TEST_F(VENDOR_SUITE, RandomGemma3ModelFallsBackToGenericForItsNewOps) {
   auto device = create_backend(EngineOptions{});
   ASSERT_TRUE(device.ok()) << device.status().to_string();
   const clport_tensor act = contiguous_tensor(CLPORT_DTYPE_F32, {512, 1, 1, 1}, 2);
@@ -152,7 +209,7 @@ TEST(VENDOR_SUITE, RandomGemma3ModelFallsBackToGenericForItsNewOps) {
 
 // The real SmolLM2-135M re-quantized to Q4_0 (CLPORT_TEST_MODEL names the Q4_1 file the e2e
 // fixture fetches). Without the file the test fails: it is not skipped.
-TEST(VENDOR_SUITE, SmolLM2RequantizedToQ4_0MatchesCpuGreedyTokens) {
+TEST_F(VENDOR_SUITE, SmolLM2RequantizedToQ4_0MatchesCpuGreedyTokens) {
   const char* source = std::getenv("CLPORT_TEST_MODEL");
   ASSERT_TRUE(source != nullptr && std::filesystem::exists(source)) << "CLPORT_TEST_MODEL does not name a model file";
   const auto path = std::filesystem::temp_directory_path() /
@@ -170,6 +227,32 @@ TEST(VENDOR_SUITE, SmolLM2RequantizedToQ4_0MatchesCpuGreedyTokens) {
   expect_vendor_matches_cpu(path.string(), ids.value(), 12, 128, 1e-4);
   std::filesystem::remove(path);
 }
+
+#ifdef VENDOR_CHECK_CONFORMANCE
+// The plugin's conformance suite under the identity, with the kernels of each case recorded:
+// every case passes, and every decode-shape MUL_MAT (M = 1) the plugin serves ran the vendor's
+// GEMV kernels (VENDOR_GEMV_KERNEL names the path expected, e.g. the sub-group one).
+TEST_F(VENDOR_SUITE, ConformanceDecodeMatMulsRunOnVendorGemv) {
+  conformance::Options options;
+  options.plugin = VENDOR_PLUGIN;
+  options.record_kernels = true;
+  auto report = conformance::run(options);
+  ASSERT_TRUE(report.ok()) << report.status().to_string();
+  const std::string table = conformance::format_table(report.value(), false);
+  EXPECT_TRUE(report->ok(false)) << table;
+  int decode_cases = 0;
+  for (const conformance::CaseResult& c : report->cases) {
+    const bool decode = c.op == "mul_mat" && c.shape.size() > 4 && c.shape.compare(c.shape.size() - 4, 4, " M=1") == 0;
+    if (!c.supported || !decode) continue;
+    ++decode_cases;
+    const bool vendor_gemv = std::any_of(c.kernels.begin(), c.kernels.end(), [](const std::string& k) {
+      return k.rfind(VENDOR_GEMV_KERNEL, 0) == 0;
+    });
+    EXPECT_TRUE(vendor_gemv) << c.name << " did not run a " VENDOR_GEMV_KERNEL "* kernel\n" << table;
+  }
+  EXPECT_GT(decode_cases, 5) << table;
+}
+#endif
 
 }  // namespace
 }  // namespace clport

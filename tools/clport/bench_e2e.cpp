@@ -93,7 +93,7 @@ int run(const E2eFlags& f) {
   return 0;
 }
 
-const RegisterBenchCommand kRegister{
+const RegisterBenchCommand kRegisterBenchE2e{
     {"e2e", "Text generation speed and memory vs the CPU path", [](CLI::App& app) {
        auto flags = std::make_shared<E2eFlags>();
        flags->engine.add_to(app);

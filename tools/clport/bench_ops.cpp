@@ -74,7 +74,7 @@ int run(OpsFlags& f) {
   return 0;
 }
 
-const RegisterBenchCommand kRegister{
+const RegisterBenchCommand kRegisterBenchOps{
     {"ops", "Copy bandwidth, mat-mul GEMV/GEMM per dtype (vs CLBlast), program cache start",
      [](CLI::App& app) {
        auto f = std::make_shared<OpsFlags>();

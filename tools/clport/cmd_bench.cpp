@@ -13,7 +13,7 @@ std::vector<Command>& bench_registry() {
 
 namespace {
 
-const RegisterCommand kRegister{
+const RegisterCommand kRegisterBench{
     {"bench", "Benchmarks: ops (kernels, bandwidth) and e2e (text generation)", [](CLI::App& app) {
        app.require_subcommand(1);
        auto runners = std::make_shared<std::map<CLI::App*, std::function<int()>>>();

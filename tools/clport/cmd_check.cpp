@@ -31,7 +31,7 @@ int fail(const Status& status) {
   return 10 + static_cast<int>(status.stage());
 }
 
-const char* kind_name(LibraryKind kind) {
+const char* kind_phrase(LibraryKind kind) {
   switch (kind) {
     case LibraryKind::DirectExports: return "direct exports";
     case LibraryKind::IcdDispatch: return "ICD dispatch";
@@ -76,7 +76,7 @@ int run_check(const CheckArgs& args) {
   if (!computes.ok()) return fail(computes);
 
   std::cout << "OpenCL usable: library " << chosen.library->path() << " ("
-            << kind_name(chosen.library->kind()) << "), platform '" << device.platform_name
+            << kind_phrase(chosen.library->kind()) << "), platform '" << device.platform_name
             << "' (" << device.platform_version << "), device '" << device.name << "' ("
             << device.klass.family
             << (device.klass.generation.empty() ? "" : " " + device.klass.generation)
@@ -84,7 +84,7 @@ int run_check(const CheckArgs& args) {
   return 0;
 }
 
-const RegisterCommand kRegister{
+const RegisterCommand kRegisterCheck{
     {"check", "Say whether `clport run` can use OpenCL here (exit 0), or which stage fails and why",
      [](CLI::App& sub) {
        auto args = std::make_shared<CheckArgs>();

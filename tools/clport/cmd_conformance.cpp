@@ -19,7 +19,7 @@ struct ConformanceArgs {
   std::string settings_file;
 };
 
-const RegisterCommand kRegister{
+const RegisterCommand kRegisterConformance{
     {"conformance", "Check one plugin's ops against the CPU reference on one device",
      [](CLI::App& sub) {
        auto args = std::make_shared<ConformanceArgs>();
@@ -35,6 +35,8 @@ const RegisterCommand kRegister{
        sub.add_option("--precision", args->options.precision, "0 auto, 1 fp32, 2 fp16")
            ->transform(integer_range(0, 2));
        sub.add_flag("--hide-unsupported", args->hide_unsupported, "omit unsupported cases");
+       sub.add_flag("--kernels", args->options.record_kernels,
+                    "name the kernels each case ran (profiles the queue)");
        sub.add_option("--settings", args->settings_file,
                       "YAML file of plugin settings (e.g. gemv_wg: 128), as a policy would pass them")
            ->check(CLI::ExistingFile);

@@ -14,7 +14,7 @@ namespace {
 
 using nlohmann::json;
 
-const char* kind_name(LibraryKind kind) {
+const char* kind_id(LibraryKind kind) {
   switch (kind) {
     case LibraryKind::DirectExports: return "direct-exports";
     case LibraryKind::IcdDispatch: return "icd-dispatch";
@@ -108,9 +108,9 @@ int run_devices(bool as_json, bool all_libraries) {
   size_t device_count = 0;
   Status last_failure = report.status;
   for (const auto& library : libraries) {
-    json lib{{"path", library->path()}, {"kind", kind_name(library->kind())},
+    json lib{{"path", library->path()}, {"kind", kind_id(library->kind())},
              {"missing_optional", library->missing_optional()}, {"devices", json::array()}};
-    text << "\nlibrary " << library->path() << " (" << kind_name(library->kind()) << ")\n";
+    text << "\nlibrary " << library->path() << " (" << kind_id(library->kind()) << ")\n";
     auto devices = probe_all_devices(library->api());
     if (!devices.ok()) {
       lib["error"] = devices.status().to_string();
@@ -141,7 +141,7 @@ int run_devices(bool as_json, bool all_libraries) {
   return 10 + static_cast<int>(last_failure.ok() ? Stage::NoDevice : last_failure.stage());
 }
 
-const RegisterCommand kRegister{
+const RegisterCommand kRegisterDevices{
     {"devices", "List OpenCL libraries, platforms and devices, and how clport classifies them",
      [](CLI::App& sub) {
        auto as_json = std::make_shared<bool>(false);

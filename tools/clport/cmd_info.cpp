@@ -303,7 +303,7 @@ int info(const InfoFlags& flags) {
   return print_op_bindings(f, flags, out);
 }
 
-const RegisterCommand kRegister{
+const RegisterCommand kRegisterInfo{
     {"info", "Describe a GGUF model: architecture, sizes, tensor types, metadata", [](CLI::App& app) {
        auto flags = std::make_shared<InfoFlags>();
        app.add_option("model", flags->model, "GGUF model file")->required();

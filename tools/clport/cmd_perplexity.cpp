@@ -1,4 +1,5 @@
-// `clport perplexity -m MODEL -f TEXT [-c CTX]`: the standard chunked perplexity.
+// `clport perplexity -m MODEL -f TEXT [-c CTX]`: chunked perplexity with llama-perplexity's
+// convention (model_checks.h), so the two tools print the same number for the same file.
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -31,7 +32,7 @@ int run(PerplexityFlags f) {
   // The chunk size is the context the model got from -c (0 and values past the model's own
   // context length resolved by the loader).
   const uint32_t chunk = e.model().n_ctx();
-  auto tokens = e.tokenizer().encode(text.str(), false, false);
+  auto tokens = perplexity_tokens(e.tokenizer(), text.str());
   if (!tokens.ok()) return report_failure("perplexity", tokens.status());
   auto ids = tokens.value();
   if (f.max_chunks > 0 && ids.size() > size_t(f.max_chunks) * chunk) {
@@ -51,7 +52,7 @@ int run(PerplexityFlags f) {
   return 0;
 }
 
-const RegisterCommand kRegister{
+const RegisterCommand kRegisterPerplexity{
     {"perplexity", "Chunked perplexity of a model on a text file", [](CLI::App& app) {
        auto flags = std::make_shared<PerplexityFlags>();
        flags->engine.options.llama.n_ctx = 512;  // llama.cpp's default perplexity context

@@ -112,7 +112,7 @@ int run(const ProfileFlags& f) {
   return 0;
 }
 
-const RegisterCommand kRegister{
+const RegisterCommand kRegisterProfile{
     {"profile", "Per-kernel time table (OpenCL profiling) for a prompt", [](CLI::App& app) {
        auto flags = std::make_shared<ProfileFlags>();
        flags->engine.add_to(app);

@@ -54,7 +54,7 @@ int quantize(const QuantizeFlags& f) {
   return 0;
 }
 
-const RegisterCommand kRegister{
+const RegisterCommand kRegisterQuantize{
     {"quantize", "Re-quantize a GGUF model's weights to one type", [](CLI::App& app) {
        auto flags = std::make_shared<QuantizeFlags>();
        app.add_option("input", flags->input, "input GGUF model")->required();

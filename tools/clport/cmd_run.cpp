@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "clport/chat_template.h"
 #include "clport/engine.h"
 #include "clport/model_checks.h"
 #include "command_registry.h"
@@ -16,7 +17,9 @@ struct RunFlags {
   std::string prompt;
   int n_predict = 128;
   bool chat = false;
+  std::string chat_template;  // a family name; "" = recognise the file's template
   std::string system;
+  bool verbose_prompt = false;
   SamplerOptions sampling;
   bool no_bos = false;
   bool check_layers = false;
@@ -47,30 +50,65 @@ int check_layers(Engine& e, const std::vector<int32_t>& prompt, const RunFlags& 
   return 0;
 }
 
+// The prompt as the model sees it: with --chat, a system (when given) and a user turn in the
+// chat format of the file (or of --chat-template), opening the assistant's turn.
+struct PreparedPrompt {
+  std::vector<int32_t> tokens;
+  std::vector<int32_t> stop_tokens;  // the chat family's end of turn
+};
+
+Result<PreparedPrompt> prepare_prompt(Engine& e, const RunFlags& f) {
+  const Tokenizer& tok = e.tokenizer();
+  const bool add_bos = !f.no_bos && tok.add_bos_default();
+  const bool chat = f.chat || !f.chat_template.empty();
+  PreparedPrompt out;
+  std::string text = f.prompt;
+  if (chat) {
+    auto choice = choose_chat_template(e.file(), f.chat_template);
+    if (!choice.ok()) return choice.status();
+    std::vector<ChatMessage> messages;
+    if (!f.system.empty()) messages.push_back({"system", f.system});
+    messages.push_back({"user", f.prompt});
+    const std::string eos_text = tok.eos() >= 0 ? tok.token_to_piece(tok.eos(), true) : "";
+    auto formatted = format_chat(choice->family, messages, /*add_generation_prompt=*/true, eos_text);
+    if (!formatted.ok()) return formatted.status();
+    text = formatted.value();
+    out.stop_tokens = chat_stop_tokens(choice->family, tok);
+    std::cerr << "chat template: " << chat_family_name(choice->family) << " (from "
+              << choice->source << ")\n";
+  }
+  auto tokens = tok.encode(text, add_bos, /*parse_special=*/chat);
+  if (!tokens.ok()) return tokens.status();
+  out.tokens = std::move(tokens.value());
+  if (f.verbose_prompt) {
+    std::cerr << "prompt (" << out.tokens.size() << " tokens):\n"
+              << tok.decode(out.tokens, /*render_special=*/true) << "\n";
+  }
+  return out;
+}
+
 int run(const RunFlags& f) {
   auto engine = Engine::open(f.engine.resolved(), terminal_progress_bar());
   if (!engine.ok()) return report_failure("run", engine.status());
   Engine& e = *engine.value();
-  const std::string text = f.chat ? apply_chat_for_arch(e.model().hparams().arch, f.prompt, f.system) : f.prompt;
-  const bool add_bos = !f.no_bos && e.tokenizer().add_bos_default();
-  auto prompt = e.tokenizer().encode(text, add_bos, /*parse_special=*/f.chat);
+  auto prompt = prepare_prompt(e, f);
   if (!prompt.ok()) return report_failure("run", prompt.status());
 
   std::cerr << "backend: " << e.backend().description() << "\n";
   int check_result = 0;
-  if (f.check_layers) check_result = check_layers(e, prompt.value(), f);
-  if (!f.chat) std::cout << f.prompt;
+  if (f.check_layers) check_result = check_layers(e, prompt->tokens, f);
+  if (!f.chat && f.chat_template.empty()) std::cout << f.prompt;
   std::cout.flush();
   Sampler sampler(f.sampling);
   TokenStreamDecoder decoder(e.tokenizer());
   GenerationStats stats;
-  Status st = e.generate(prompt.value(), f.n_predict, sampler,
+  Status st = e.generate(prompt->tokens, f.n_predict, sampler,
                          [&](int32_t token) {
                            std::cout << decoder.push(token);
                            std::cout.flush();
                            return true;
                          },
-                         &stats);
+                         &stats, prompt->stop_tokens);
   std::cout << decoder.flush() << std::endl;
   if (!st.ok()) return report_failure("run", st);
   std::fprintf(stderr,
@@ -81,7 +119,7 @@ int run(const RunFlags& f) {
   return check_result;
 }
 
-const RegisterCommand kRegister{
+const RegisterCommand kRegisterRun{
     {"run", "Generate text with a GGUF model", [](CLI::App& app) {
        auto flags = std::make_shared<RunFlags>();
        flags->engine.add_to(app);
@@ -90,8 +128,15 @@ const RegisterCommand kRegister{
                       "tokens to generate (0 = only evaluate the prompt); the prompt and all but "
                       "the last of them must fit the context (-c)")
            ->transform(integer_range(0, kMaxTokens));
-       app.add_flag("--chat", flags->chat, "wrap the prompt in the model's chat format (Gemma's turns for gemma3, else ChatML)");
+       app.add_flag("--chat", flags->chat,
+                    "wrap the prompt in the chat format of the file's tokenizer.chat_template and "
+                    "stop at its end-of-turn token");
+       app.add_option("--chat-template", flags->chat_template,
+                      "chat format to use instead of the file's (implies --chat): " +
+                          chat_family_names());
        app.add_option("--system", flags->system, "system message for --chat");
+       app.add_flag("--verbose-prompt", flags->verbose_prompt,
+                    "print the prompt as tokenized (chat markers included) and its token count");
        app.add_option("--temp", flags->sampling.temperature, "temperature (0 = greedy)")
            ->transform(number_range(0, 100));
        app.add_option("--top-k", flags->sampling.top_k, "top-k (0 = off)")

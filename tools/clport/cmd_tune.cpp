@@ -120,7 +120,7 @@ int run_tune(const TuneArgs& args) {
   return 0;
 }
 
-const RegisterCommand kRegister{
+const RegisterCommand kRegisterTune{
     {"tune", "Time a plugin's kernel parameters on a device and store the winners",
      [](CLI::App& sub) {
        auto args = std::make_shared<TuneArgs>();

@@ -6,7 +6,7 @@
 
 namespace clport::cli {
 namespace {
-const RegisterCommand kRegister{{"version", "Print the clport version", [](CLI::App&) {
+const RegisterCommand kRegisterVersion{{"version", "Print the clport version", [](CLI::App&) {
                                    return []() {
                                      std::cout << "clport " << CLPORT_VERSION_STRING << "\n";
                                      return 0;

@@ -30,6 +30,9 @@ struct Options {
   // The plugin's settings (its config_yaml, as a policy's `settings: {plugin: ...}` would hand
   // it), so that a tuning or kernel variant is checked exactly as it will run. Empty: defaults.
   std::string settings_yaml;
+  // Profile the queue and name the kernels each case ran (CaseResult::kernels): which of a
+  // plugin's kernel variants really served a case.
+  bool record_kernels = false;
 };
 
 struct CaseResult {
@@ -48,6 +51,7 @@ struct CaseResult {
   // The weight went through the plugin's prepare_weight first (its own layout, as a model's
   // weights do), so the case checked that layout's kernels.
   bool prepared = false;
+  std::vector<std::string> kernels;  // with Options::record_kernels: kernels run, in order, once each
 };
 
 struct Report {
@@ -63,6 +67,7 @@ struct Report {
 CLPORT_API Result<Report> run(const Options& options);
 
 // A fixed-width table, one line per case, plus a summary line.
+// With recorded kernels, each case line ends with the kernels it ran.
 CLPORT_API std::string format_table(const Report& report, bool show_unsupported = true);
 
 // Appended for the driver self-test (issue 6): runs the catalogue (options.small, filter, seed)

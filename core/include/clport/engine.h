@@ -65,9 +65,12 @@ class CLPORT_API Engine {
   // to n_predict tokens, calling on_token for each (return false to stop). Stops at an
   // end-of-generation token. A context too small for the prompt and all but the last of the
   // n_predict tokens is an InvalidArgument status saying how many fit and what to raise (the
-  // tokens generated until then have been passed to on_token).
+  // tokens generated until then have been passed to on_token). `stop_tokens` end generation
+  // too (a chat family's end-of-turn tokens: chat_stop_tokens()); like an end-of-generation
+  // token, a stop token is not passed to on_token.
   Status generate(const std::vector<int32_t>& prompt, int n_predict, Sampler& sampler,
-                  const std::function<bool(int32_t)>& on_token, GenerationStats* stats);
+                  const std::function<bool(int32_t)>& on_token, GenerationStats* stats,
+                  const std::vector<int32_t>& stop_tokens = {});
 
  private:
   Engine() = default;
@@ -78,17 +81,6 @@ class CLPORT_API Engine {
   double load_seconds_ = 0;
   EngineOptions options_;
 };
-
-// Chat template for instruct models (ChatML, as SmolLM2 uses): the prompt wrapped as a user turn
-// followed by the assistant header. `system` is omitted when empty.
-CLPORT_API std::string apply_chatml(const std::string& user, const std::string& system = "");
-// Gemma's turns (gemma3): <start_of_turn>user ... <end_of_turn> then the model header; Gemma has
-// no system role, so a system message leads the user turn. A stopgap by architecture until the
-// chat template is read from the file (tokenizer.chat_template).
-CLPORT_API std::string apply_gemma_turns(const std::string& user, const std::string& system = "");
-// The chat wrapping for a model of architecture `arch` (gemma3: Gemma's turns, else ChatML).
-CLPORT_API std::string apply_chat_for_arch(const std::string& arch, const std::string& user,
-                                           const std::string& system = "");
 
 // Chooses and creates the backend for EngineOptions (device selection, plugins, policy).
 // Defined in engine_backend.cpp.

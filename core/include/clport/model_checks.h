@@ -6,11 +6,13 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "clport/export.h"
 #include "clport/llama_model.h"
 #include "clport/status.h"
+#include "clport/tokenizer.h"
 
 namespace clport {
 
@@ -44,11 +46,35 @@ struct PerplexityResult {
   int scored_tokens = 0;
 };
 
-// Standard chunked perplexity (as llama.cpp's perplexity tool computes it): the tokens cut into
-// non-overlapping chunks of n_ctx tokens (the first token of each chunk replaced by BOS when
-// bos >= 0), each chunk evaluated from an empty cache, and only the second half of each chunk
-// scored (each scored token has at least n_ctx/2 tokens of context). `on_chunk` reports the
-// running estimate.
+// Perplexity follows llama-perplexity's convention, so that both print the same number on the
+// same file and text:
+//  - the text is tokenized once, with BOS first when the vocabulary adds it
+//    (tokenizer.ggml.add_bos_token) and special-token texts left as plain text;
+//  - chunk c is tokens [c * n_ctx, (c + 1) * n_ctx) of that stream (a partial last chunk is
+//    dropped), with its first token replaced by BOS when the vocabulary adds it;
+//  - each chunk is evaluated from an empty cache and only its second half is scored: the logits
+//    at rows n_ctx/2 .. n_ctx-2 against the stream's next tokens.
+
+// The token stream of a text, as above.
+CLPORT_API Result<std::vector<int32_t>> perplexity_tokens(const Tokenizer& tokenizer,
+                                                          std::string_view text);
+
+// What one chunk feeds and scores.
+struct PerplexityChunkTokens {
+  std::vector<int32_t> input;      // n_ctx tokens, the first replaced by BOS when bos >= 0
+  uint32_t first_scored_row = 0;   // n_ctx / 2: the logits row that predicts targets[0]
+  std::vector<int32_t> targets;    // targets[i]: the stream's token after input row first + i
+};
+
+// Chunk `index` of `tokens` (the stream from perplexity_tokens) for a context of n_ctx tokens;
+// bos < 0 keeps the first token. An InvalidArgument status when the chunk is not whole or
+// n_ctx < 2.
+CLPORT_API Result<PerplexityChunkTokens> perplexity_chunk(const std::vector<int32_t>& tokens,
+                                                          uint32_t n_ctx, size_t index, int32_t bos);
+
+// Chunked perplexity of `tokens` (the stream from perplexity_tokens) in chunks of n_ctx tokens;
+// `bos` is the vocabulary's BOS id when it adds BOS, else -1. `on_chunk` reports the running
+// estimate.
 CLPORT_API Result<PerplexityResult> perplexity(LlamaModel& model, const std::vector<int32_t>& tokens,
                                                uint32_t n_ctx, int32_t bos,
                                                const std::function<void(const PerplexityChunk&)>& on_chunk = {});

@@ -18,9 +18,11 @@ std::string format_table(const Report& report, bool show_unsupported) {
     if (!c.supported && !show_unsupported) continue;
     const char* verdict = !c.supported ? "unsupported" : c.passed ? "pass" : "FAIL";
     const std::string dtype = c.dtype + (c.prepared ? " (prep.)" : "");
-    std::snprintf(line, sizeof line, "%-10s %-20s %-40s %-11s %10.2e %10.0e %9.2f\n", c.op.c_str(),
+    std::snprintf(line, sizeof line, "%-10s %-20s %-40s %-11s %10.2e %10.0e %9.2f", c.op.c_str(),
                   dtype.c_str(), c.shape.c_str(), verdict, c.nmse, c.threshold, c.millis);
     out << line;
+    for (size_t i = 0; i < c.kernels.size(); ++i) out << (i == 0 ? "  " : ",") << c.kernels[i];
+    out << "\n";
     if (c.supported && !c.passed) out << "           -> " << c.message << "\n";
   }
   out << "\n" << report.passed << " passed, " << report.failed << " failed, " << report.unsupported

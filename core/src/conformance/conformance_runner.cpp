@@ -155,6 +155,7 @@ class CaseRunner {
       (void)ctx_.finish();
       table_.release_layout(inst_, l);
     });
+    (void)ctx_.take_timings();  // only this case's kernels below
     const auto t0 = std::chrono::steady_clock::now();
     clport_plugin_error* error = nullptr;
     const int32_t rc = table_.enqueue_op(inst_, &op, &error);
@@ -162,6 +163,8 @@ class CaseRunner {
       return Status(Stage::Plugin, "enqueue_op returned " + std::to_string(rc) + ": " + take_error(table_, error));
     CLPORT_RETURN_IF_ERROR(ctx_.finish());
     r.millis = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    for (const KernelTiming& t : ctx_.take_timings())
+      if (std::find(r.kernels.begin(), r.kernels.end(), t.name) == r.kernels.end()) r.kernels.push_back(t.name);
 
     std::vector<uint8_t> got(dst.initial.size());
     CLPORT_RETURN_IF_ERROR(ctx_.read(dst.buffer, 0, got.data(), got.size()));
@@ -257,7 +260,9 @@ Result<Report> run_impl(const Options& options) {
   if (!plugin.ok()) return plugin.status();
   const clport_plugin& table = plugin.value()->table();
 
-  auto ctx = DeviceContext::create(load.library, info);
+  DeviceContextOptions context_options;
+  context_options.profiling = options.record_kernels;
+  auto ctx = DeviceContext::create(load.library, info, context_options);
   if (!ctx.ok()) return ctx.status();
   const DeviceInfo& dev = ctx.value()->info();
   const clport_device_desc desc = dev.to_desc();

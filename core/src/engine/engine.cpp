@@ -1,5 +1,6 @@
 #include "clport/engine.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "clport/gguf.h"
@@ -76,7 +77,8 @@ Result<std::unique_ptr<Engine>> Engine::open(const EngineOptions& options,
 }
 
 Status Engine::generate(const std::vector<int32_t>& prompt, int n_predict, Sampler& sampler,
-                        const std::function<bool(int32_t)>& on_token, GenerationStats* stats) {
+                        const std::function<bool(int32_t)>& on_token, GenerationStats* stats,
+                        const std::vector<int32_t>& stop_tokens) {
   GenerationStats local;
   GenerationStats& st = stats ? *stats : local;
   st.load_seconds = load_seconds_;
@@ -101,6 +103,7 @@ Status Engine::generate(const std::vector<int32_t>& prompt, int n_predict, Sampl
     history.push_back(next);
     ++st.generated_tokens;
     if (tokenizer_->is_eog(next)) break;
+    if (std::find(stop_tokens.begin(), stop_tokens.end(), next) != stop_tokens.end()) break;
     if (on_token && !on_token(next)) break;
     if (i + 1 == n_predict) break;
     if (n_past + 1 > model_->n_ctx()) {
@@ -112,22 +115,6 @@ Status Engine::generate(const std::vector<int32_t>& prompt, int n_predict, Sampl
   }
   st.generation_seconds = seconds_since(t0);
   return Status();
-}
-
-std::string apply_chatml(const std::string& user, const std::string& system) {
-  std::string out;
-  if (!system.empty()) out += "<|im_start|>system\n" + system + "<|im_end|>\n";
-  out += "<|im_start|>user\n" + user + "<|im_end|>\n<|im_start|>assistant\n";
-  return out;
-}
-
-std::string apply_gemma_turns(const std::string& user, const std::string& system) {
-  const std::string text = system.empty() ? user : system + "\n\n" + user;
-  return "<start_of_turn>user\n" + text + "<end_of_turn>\n<start_of_turn>model\n";
-}
-
-std::string apply_chat_for_arch(const std::string& arch, const std::string& user, const std::string& system) {
-  return arch == "gemma3" ? apply_gemma_turns(user, system) : apply_chatml(user, system);
 }
 
 }  // namespace clport

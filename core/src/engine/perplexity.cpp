@@ -1,8 +1,22 @@
+// Chunked perplexity: every chunk (perplexity_chunks.cpp) through the model from an empty cache,
+// the negative log-likelihood of its scored tokens summed as llama-perplexity sums it.
 #include <cmath>
 
 #include "clport/model_checks.h"
 
 namespace clport {
+namespace {
+
+// -log softmax(row)[target], with the maximum subtracted first so exp() cannot overflow.
+double token_nll(const float* row, uint32_t n_vocab, int32_t target) {
+  float max_logit = row[0];
+  for (uint32_t v = 1; v < n_vocab; ++v) max_logit = std::max(max_logit, row[v]);
+  double sum = 0;
+  for (uint32_t v = 0; v < n_vocab; ++v) sum += std::exp(double(row[v]) - max_logit);
+  return -(double(row[target]) - max_logit - std::log(sum));
+}
+
+}  // namespace
 
 Result<PerplexityResult> perplexity(LlamaModel& model, const std::vector<int32_t>& tokens,
                                     uint32_t n_ctx, int32_t bos,
@@ -20,30 +34,29 @@ Result<PerplexityResult> perplexity(LlamaModel& model, const std::vector<int32_t
                                               std::to_string(n_ctx));
   }
   const uint32_t n_vocab = model.hparams().n_vocab;
-  const uint32_t first = n_ctx / 2;
   double nll = 0, nll2 = 0;
   long count = 0;
   PerplexityResult result;
   std::vector<float> logits;
   for (size_t c = 0; c < n_chunks; ++c) {
-    std::vector<int32_t> chunk(tokens.begin() + c * n_ctx, tokens.begin() + (c + 1) * n_ctx);
-    if (bos >= 0) chunk[0] = bos;
-    CLPORT_RETURN_IF_ERROR(model.forward(chunk, 0, true, logits));
-    // Logits at position j predict the original token j + 1; score the second half only.
-    for (uint32_t j = first; j + 1 < n_ctx; ++j) {
-      const float* row = logits.data() + static_cast<size_t>(j) * n_vocab;
-      float max_logit = row[0];
-      for (uint32_t v = 1; v < n_vocab; ++v) max_logit = std::max(max_logit, row[v]);
-      double sum = 0;
-      for (uint32_t v = 0; v < n_vocab; ++v) sum += std::exp(double(row[v]) - max_logit);
-      const int32_t target = tokens[c * n_ctx + j + 1];
-      const double token_nll = -(double(row[target]) - max_logit - std::log(sum));
-      if (!std::isfinite(token_nll)) {
+    auto chunk = perplexity_chunk(tokens, n_ctx, c, bos);
+    if (!chunk.ok()) return chunk.status();
+    CLPORT_RETURN_IF_ERROR(model.forward(chunk->input, 0, true, logits));
+    for (size_t i = 0; i < chunk->targets.size(); ++i) {
+      const size_t row = chunk->first_scored_row + i;
+      const int32_t target = chunk->targets[i];
+      if (target < 0 || static_cast<uint32_t>(target) >= n_vocab) {
+        return Status(Stage::InvalidArgument, "token id " + std::to_string(target) +
+                                                  " is outside the vocabulary of " +
+                                                  std::to_string(n_vocab));
+      }
+      const double t = token_nll(logits.data() + row * n_vocab, n_vocab, target);
+      if (!std::isfinite(t)) {
         return Status(Stage::Device, "non-finite logits in chunk " + std::to_string(c) +
                                          " (try --check-layers to find the layer)");
       }
-      nll += token_nll;
-      nll2 += token_nll * token_nll;
+      nll += t;
+      nll2 += t * t;
       ++count;
     }
     result.chunks = static_cast<int>(c + 1);

@@ -172,7 +172,7 @@ std::string check_kv_store_rope(const clport_op& op) {
   return "";
 }
 
-// One decode token's RoPE + KV store + attention (the attention kernel with store_new).
+// One decode token's RoPE + KV store + attention (the attention_store_* kernels).
 std::string check_rope_kv_store_attention(const clport_op& op, const Tuning& t) {
   if (op.n_src != 4) return "rope_kv_store_attention takes q, k, v and the KV cache";
   clport_op store = op;

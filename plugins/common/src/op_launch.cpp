@@ -151,8 +151,9 @@ void OpRunner::attention(const clport_op& op) {
   const clport_tensor &q = *op.src[0], &kc = store ? k_half : *op.src[1], &vc = store ? v_half : *op.src[2],
                       &d = *op.dst;
   const clport_tensor &kn = store ? *op.src[1] : q, &vn = store ? *op.src[2] : q;
-  const sdk::Kernel& k = kernel(ProgramId::Attention, kc.dtype == CLPORT_DTYPE_F16
-                                                          ? "attention_f16" : "attention_f32");
+  const bool f16 = kc.dtype == CLPORT_DTYPE_F16;
+  const sdk::Kernel& k = kernel(ProgramId::Attention, store ? (f16 ? "attention_store_f16" : "attention_store_f32")
+                                                            : (f16 ? "attention_f16" : "attention_f32"));
   // Plain ATTENTION: n_past in iparams[0], scale in fparams[0], q contiguous, no rotation.
   const bool rope = op.kind != CLPORT_OP_ATTENTION;
   const uint64_t q_nb1 = rope ? q.nb[1] : q.ne[0] * 4, q_nb2 = rope ? q.nb[2] : q.ne[0] * q.ne[1] * 4;
@@ -162,8 +163,7 @@ void OpRunner::attention(const clport_op& op) {
            u64(q_nb1), u64(q_nb2), cl_int(rope ? op.iparams[2] : 0),
            cl_int(rope && op.iparams[0] == 2 ? 1 : 0), rope ? op.fparams[0] : 1.0f,
            rope ? op.fparams[1] : 1.0f, kn.buffer, u64(kn.offset), u64(kn.nb[1]), vn.buffer, u64(vn.offset),
-           u64(vn.nb[1]), kc.buffer, u64(kc.offset), u64(store ? op.src[3]->nb[3] : 0), cl_int(store ? 1 : 0),
-           cl_int(op.iparams[3]));
+           u64(vn.nb[1]), kc.buffer, u64(kc.offset), u64(store ? op.src[3]->nb[3] : 0), cl_int(op.iparams[3]));
   const size_t global[2] = {static_cast<size_t>(q.ne[1]) * tuning_.att_wg,
                             static_cast<size_t>(q.ne[2])};
   const size_t local[2] = {tuning_.att_wg, 1};

@@ -56,7 +56,7 @@ std::string Tuning::validate(uint32_t max_wg) const {
   if (gemv_split != 0 && gemv_split != 1 && gemv_split != 4) err << "gemv_split must be 0, 1 or 4; ";
   if (gemm_kmajor > 2) err << "gemm_kmajor must be 0, 1 or 2; ";
   if (f16_bits > 2) err << "f16_bits must be 0, 1 or 2; ";
-  if (rope_attention > 2) err << "rope_attention must be 0, 1 or 2; ";
+  if (rope_attention > 1) err << "rope_attention must be 0 or 1; ";
   return err.str();
 }
 
@@ -118,7 +118,6 @@ void apply_device_defaults(Tuning& t, const clport_device_desc& device) {
   // PoCL runs the row-major one 1.9x faster.
   if (t.gemm_kmajor == 2) t.gemm_kmajor = gpu ? 1 : 0;
   if (t.f16_bits == 2) t.f16_bits = gpu ? 0 : 1;
-  if (t.rope_attention == 2) t.rope_attention = gpu ? 0 : 1;
   if (t.gemv_max_m_q4q8 < 0) t.gemv_max_m_q4q8 = gpu ? 0 : (int64_t{1} << 30);
   // Attention: a GPU left at the stock 64 work-items per (head, token) gets 128: generation ran
   // 1.07-1.14x faster on an H200 (SmolLM2 and 1B shapes; 32 and 256 were slower).

@@ -39,6 +39,16 @@
 #define INTEL_SG_ATTR
 #endif
 
+// The kernels are named after the path they were compiled for (intel_gemv_sg_q4_0 or
+// intel_gemv_local_q4_0): the host asks for the sub-group names, so a compiler that silently
+// lacks the extension macros fails kernel creation (and the host falls back knowingly), and
+// profiles say which path ran.
+#if INTEL_SG
+#define INTEL_GEMV_NAME(T) intel_gemv_sg_##T
+#else
+#define INTEL_GEMV_NAME(T) intel_gemv_local_##T
+#endif
+
 #if INTEL_SG && defined(cl_intel_subgroups_short) && defined(cl_khr_fp16)
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
 #define INTEL_BLOCK_F16 1
@@ -79,7 +89,7 @@ inline float sg_sum(float v, local float* scratch) {
 // reduction, and never stored.
 #define INTEL_GEMV_Q(T)                                                                       \
   kernel __attribute__((reqd_work_group_size(SG_WG, 1, 1))) INTEL_SG_ATTR void              \
-  intel_gemv_##T(INTEL_GEMV_ARGS) {                                                          \
+  INTEL_GEMV_NAME(T)(INTEL_GEMV_ARGS) {                                                      \
     local float scratch[SG_WG];                                                               \
     const int n = (int)(get_group_id(0) * SG_ROWS + sg_index()), m = (int)get_global_id(1); \
     const global uchar* row = w + w_off + (size_t)min(n, N - 1) * w_row_bytes;               \
@@ -99,7 +109,7 @@ INTEL_GEMV_Q(q6_k)
 // F16 rows in chunks of 8 * SG_SIZE halves, then a lane-strided tail for K % (8 * SG_SIZE).
 // aligned != 0 (the host checked 16-byte aligned row starts and x rows) allows block reads;
 // it is a kernel argument, so the branch is uniform.
-kernel __attribute__((reqd_work_group_size(SG_WG, 1, 1))) INTEL_SG_ATTR void intel_gemv_f16(
+kernel __attribute__((reqd_work_group_size(SG_WG, 1, 1))) INTEL_SG_ATTR void INTEL_GEMV_NAME(f16)(
     INTEL_GEMV_ARGS, int aligned) {
   local float scratch[SG_WG];
   const int n = (int)(get_group_id(0) * SG_ROWS + sg_index()), m = (int)get_global_id(1);
@@ -111,8 +121,7 @@ kernel __attribute__((reqd_work_group_size(SG_WG, 1, 1))) INTEL_SG_ATTR void int
 #if INTEL_BLOCK_F16
   if (aligned != 0) {
     // Lane l receives elements base + l + k * SG_SIZE (k = 0..7) of both W and x.
-    for (uint c = 0; c < nchunk; ++c) {
-      const uint base = c * 8 * SG_SIZE;
+    for (uint base = 0; base < nchunk * 8 * SG_SIZE; base += 8 * SG_SIZE) {
       const ushort8 wb = intel_sub_group_block_read_us8((const global ushort*)(row + base));
       const uint8 xb = intel_sub_group_block_read8((const global uint*)(xr + base));
       acc8 += convert_float8(as_half8(wb)) * as_float8(xb);
@@ -121,11 +130,11 @@ kernel __attribute__((reqd_work_group_size(SG_WG, 1, 1))) INTEL_SG_ATTR void int
 #endif
   {
     (void)aligned;
-    // Lane l takes the contiguous 8 elements base + 8l .. base + 8l + 7.
-    for (uint c = 0; c < nchunk; ++c) {
-      const uint at = c * 8 * SG_SIZE + 8 * lane;
+    // Lane l takes the contiguous 8 elements base + 8l .. base + 8l + 7. Written as one bounded
+    // loop over `at`: PoCL 5.0 summed wrongly (K < 8 * SG_SIZE, no whole chunk) when this was a
+    // loop over a chunk count followed by the tail.
+    for (uint at = 8 * lane; at < nchunk * 8 * SG_SIZE; at += 8 * SG_SIZE)
       acc8 += vload_half8(0, row + at) * vload8(0, xr + at);
-    }
   }
   const float4 acc4 = acc8.lo + acc8.hi;
   float acc = (acc4.x + acc4.y) + (acc4.z + acc4.w);

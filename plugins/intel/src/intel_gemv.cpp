@@ -12,20 +12,21 @@ namespace {
 // does not depend on a cl_ext.h recent enough to have it.
 constexpr cl_device_info kSubGroupSizesIntel = 0x4108;
 
-std::string kernel_name(int32_t dtype) {
+// The weight-type part of the kernel names; intel_gemv.cl prefixes it with the path
+// (intel_gemv_sg_ or intel_gemv_local_).
+std::string dtype_suffix(int32_t dtype) {
   switch (dtype) {
-    case CLPORT_DTYPE_F16: return "intel_gemv_f16";
-    case CLPORT_DTYPE_Q4_0: return "intel_gemv_q4_0";
-    case CLPORT_DTYPE_Q4_1: return "intel_gemv_q4_1";
-    case CLPORT_DTYPE_Q8_0: return "intel_gemv_q8_0";
-    case CLPORT_DTYPE_Q4_K: return "intel_gemv_q4_k";
-    case CLPORT_DTYPE_Q6_K: return "intel_gemv_q6_k";
+    case CLPORT_DTYPE_F16: return "f16";
+    case CLPORT_DTYPE_Q4_0: return "q4_0";
+    case CLPORT_DTYPE_Q4_1: return "q4_1";
+    case CLPORT_DTYPE_Q8_0: return "q8_0";
+    case CLPORT_DTYPE_Q4_K: return "q4_k";
+    case CLPORT_DTYPE_Q6_K: return "q6_k";
     default: return "";
   }
 }
 
-constexpr const char* kKernels[] = {"intel_gemv_f16",  "intel_gemv_q4_0", "intel_gemv_q4_1",
-                                    "intel_gemv_q8_0", "intel_gemv_q4_k", "intel_gemv_q6_k"};
+constexpr const char* kSuffixes[] = {"f16", "q4_0", "q4_1", "q8_0", "q4_k", "q6_k"};
 
 bool power_of_two(uint32_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
@@ -65,7 +66,11 @@ uint32_t choose_sub_group_size(const clport_cl_api& cl, cl_device_id device) {
 IntelGemv::IntelGemv(const clport_host& host, SubgroupConfig config)
     : host_(host), h_(host), config_(std::move(config)) {}
 
-bool IntelGemv::has_kernel(int32_t weight_dtype) { return !kernel_name(weight_dtype).empty(); }
+bool IntelGemv::has_kernel(int32_t weight_dtype) { return !dtype_suffix(weight_dtype).empty(); }
+
+bool IntelGemv::sub_groups() const { return config_.extra_options.find("CLPORT_NO_SUBGROUPS") == std::string::npos; }
+
+std::string IntelGemv::kernel_prefix() const { return sub_groups() ? "intel_gemv_sg_" : "intel_gemv_local_"; }
 
 // Builds the program and creates every kernel up front. A compiler may define the
 // cl_intel_subgroups macro without the runtime implementing the built-ins (oclgrind behind a
@@ -78,12 +83,17 @@ void IntelGemv::build() {
     try {
       kernels_.clear();
       program_ = clport::sdk::Program(&h_.cl(), h_.build_program(source, config_.build_options()));
-      for (const char* name : kKernels) kernels_.emplace(name, clport::sdk::Kernel(h_.cl(), program_, name));
+      for (const char* suffix : kSuffixes)
+        kernels_.emplace(suffix, clport::sdk::Kernel(h_.cl(), program_, (kernel_prefix() + suffix).c_str()));
+      if (sub_groups())
+        h_.log(CLPORT_LOG_INFO, "intel: GEMV on sub-groups of " + std::to_string(config_.sg_size) + " lanes, " +
+                                    std::to_string(config_.sg_rows) + " rows per work-group" +
+                                    (config_.reqd_size ? ", required sub-group size" : ""));
       return;
     } catch (const clport::sdk::Failure& f) {
       kernels_.clear();
       program_ = clport::sdk::Program();
-      if (config_.extra_options.find("CLPORT_NO_SUBGROUPS") != std::string::npos) throw;
+      if (!sub_groups()) throw;
       h_.log(CLPORT_LOG_WARN, std::string("intel: sub-group GEMV kernels failed (") + f.what() +
                                   "); using the local-memory reduction instead");
       config_.extra_options += " -DCLPORT_NO_SUBGROUPS=1";
@@ -91,20 +101,20 @@ void IntelGemv::build() {
   }
 }
 
-const clport::sdk::Kernel& IntelGemv::kernel(const std::string& name) {
+const clport::sdk::Kernel& IntelGemv::kernel(const std::string& suffix) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (program_.get() == nullptr) build();
-  auto it = kernels_.find(name);
-  if (it == kernels_.end()) throw clport::sdk::Failure("intel: kernel " + name + " missing from intel_gemv.cl");
+  auto it = kernels_.find(suffix);
+  if (it == kernels_.end()) throw clport::sdk::Failure("intel: kernel " + kernel_prefix() + suffix + " missing");
   return it->second;
 }
 
 void IntelGemv::enqueue(const clport_op& op) {
   using clport::sdk::set_args;
   const clport_tensor &w = *op.src[0], &x = *op.src[1], &d = *op.dst;
-  const std::string name = kernel_name(w.dtype);
-  if (name.empty()) throw clport::sdk::unsupported("intel: no sub-group GEMV for this weight dtype");
-  const clport::sdk::Kernel& k = kernel(name);
+  const std::string suffix = dtype_suffix(w.dtype);
+  if (suffix.empty()) throw clport::sdk::unsupported("intel: no sub-group GEMV for this weight dtype");
+  const clport::sdk::Kernel& k = kernel(suffix);
   const cl_int K = static_cast<cl_int>(w.ne[0]), N = static_cast<cl_int>(w.ne[1]);
   const cl_ulong w_off = w.offset, w_row = static_cast<cl_ulong>(w.nb[1]), x_off = x.offset, d_off = d.offset;
   if (w.dtype == CLPORT_DTYPE_F16) {

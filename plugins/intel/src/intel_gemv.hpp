@@ -40,7 +40,9 @@ class IntelGemv {
   const SubgroupConfig& config() const { return config_; }
 
  private:
-  const clport::sdk::Kernel& kernel(const std::string& name);
+  bool sub_groups() const;          // false once built (or configured) for the fallback
+  std::string kernel_prefix() const;  // "intel_gemv_sg_" or "intel_gemv_local_"
+  const clport::sdk::Kernel& kernel(const std::string& suffix);
   void build();
 
   const clport_host& host_;

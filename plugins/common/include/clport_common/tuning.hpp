@@ -53,11 +53,8 @@ struct Tuning {
   uint32_t att_wg = 64;      // attention work-group (power of two)
   uint32_t att_dpt = 4;      // output dims per attention work-item: head_dim <= att_wg * att_dpt
   // Claim ROPE_ATTENTION (Q's RoPE inside the attention kernel of a prompt batch): 1 yes, 0 no
-  // (the plan then runs ROPE + ATTENTION), 2 = by device type: on CPUs only for now. On the H200
-  // that kernel gave NMSE 1e-3 .. 1e-2 in 5 of 6 conformance cases, varying between runs: a
-  // missing barrier between Q's rotation and the scores (oclgrind's race check found it; fixed),
-  // but the fixed kernel has not run on a GPU yet.
-  uint32_t rope_attention = 2;
+  // (the plan then runs ROPE + ATTENTION: the escape hatch for a driver that miscompiles it).
+  uint32_t rope_attention = 1;
   std::string extra_options; // appended to every program's build options
 
   // The largest M that takes the GEMV path for a weight of this dtype.
