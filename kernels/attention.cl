@@ -8,7 +8,8 @@
 //       one kernel
 //   K,V [head_dim, n_kv_head, n_ctx] F32 or F16, byte strides kv_nb1 (head), kv_nb2 (position)
 //   out [head_dim, n_head, n_tokens] F32, contiguous
-// Query t sees keys 0 .. n_past + t; head h reads kv head h / (n_head / n_kv_head).
+// Query t sees keys 0 .. n_past + t, with window > 0 only the last `window` of them; head h
+// reads kv head h / (n_head / n_kv_head).
 // One work-group of ATT_WG per (head, token); global size (n_head * ATT_WG, n_tokens).
 // Keys are visited in chunks of ATT_WG (one key per work-item for the score), the running max
 // and sum are rescaled per chunk, so any n_ctx works with fixed local memory. Work-item l owns
@@ -33,7 +34,7 @@
       ulong out_off, int head_dim, int n_head, int n_kv_head, int n_past, float scale,         \
       ulong q_nb1, ulong q_nb2, int n_rot, int neox, float freq_base, float freq_scale,        \
       const global uchar* kn, ulong kn_off, ulong kn_nb1, const global uchar* vn, ulong vn_off,  \
-      ulong vn_nb1, global uchar* cache, ulong cache_off, ulong kv_nb3) {                       \
+      ulong vn_nb1, global uchar* cache, ulong cache_off, ulong kv_nb3, int window) {          \
     local float qv[ATT_WG * ATT_DPT];                                                          \
     local float kv_new[2 * ATT_WG * ATT_DPT]; /* STORE_NEW: this step's K (roped), then V */    \
     local float p[ATT_WG];                                                                     \
@@ -83,11 +84,12 @@
     }                                                                                          \
     /* Keys read from the cache; with STORE_NEW the last one (n_past) comes from kv_new after. */ \
     const int n_keys = STORE_NEW ? n_past : n_past + t + 1;                                    \
+    const int first = window > 0 ? max(0, n_past + t + 1 - window) : 0;                        \
     const global uchar* kbase = k + k_off + (size_t)kvh * kv_nb1;                              \
     const global uchar* vbase = v + v_off + (size_t)kvh * kv_nb1;                              \
     float m = -INFINITY, l = 0.0f, acc[ATT_DPT];                                               \
     for (int i = 0; i < ATT_DPT; ++i) acc[i] = 0.0f;                                           \
-    for (int j0 = 0; j0 < n_keys; j0 += ATT_WG) {                                              \
+    for (int j0 = first; j0 < n_keys; j0 += ATT_WG) {                                          \
       const int j = j0 + lid;                                                                  \
       float s = -INFINITY;                                                                     \
       if (j < n_keys) {                                                                        \

@@ -24,6 +24,17 @@ CLPORT_ELT_KERNEL swiglu_f32(const global uchar* gate, ulong gate_off, const glo
   CLPORT_AT(global float*, dst, dst_off)[i] = g / (1.0f + exp(-g)) * u;
 }
 
+// GELU in its tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+CLPORT_ELT_KERNEL geglu_f32(const global uchar* gate, ulong gate_off, const global uchar* up,
+                            ulong up_off, global uchar* dst, ulong dst_off, uint n) {
+  const size_t i = get_global_id(0);
+  if (i >= n) return;
+  const float g = CLPORT_AT(const global float*, gate, gate_off)[i];
+  const float u = CLPORT_AT(const global float*, up, up_off)[i];
+  const float inner = 0.7978845608f * (g + 0.044715f * g * g * g);
+  CLPORT_AT(global float*, dst, dst_off)[i] = 0.5f * g * (1.0f + tanh(inner)) * u;
+}
+
 CLPORT_ELT_KERNEL scale_f32(const global uchar* a, ulong a_off, global uchar* dst, ulong dst_off,
                             uint n, float s) {
   const size_t i = get_global_id(0);

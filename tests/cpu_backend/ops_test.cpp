@@ -84,6 +84,8 @@ TEST_P(FastOps, AttentionOverF16AndF32Caches) {
     p.i[0] = n_past;
     p.f[0] = 0.125f;
     EXPECT_LT(compare(CLPORT_OP_ATTENTION, {&q, &k, &v}, dst, p), 1e-10) << dtype_name(cache);
+    p.i[3] = 7;  // a sliding window of the last 7 positions
+    EXPECT_LT(compare(CLPORT_OP_ATTENTION, {&q, &k, &v}, dst, p), 1e-10) << dtype_name(cache) << " window";
   }
 }
 
@@ -96,6 +98,7 @@ TEST_P(FastOps, AddSwigluBitExact) {
   EXPECT_EQ(compare(CLPORT_OP_ADD, {&a, &b}, dst, {}), 0.0);
   EXPECT_EQ(compare(CLPORT_OP_ADD, {&a, &bias}, dst, {}), 0.0);  // broadcast row
   EXPECT_LT(compare(CLPORT_OP_SWIGLU, {&a, &b}, dst, {}), 1e-12);
+  EXPECT_LT(compare(CLPORT_OP_GEGLU, {&a, &b}, dst, {}), 1e-12);  // float GELU against double
 }
 
 TEST_P(FastOps, CopyIntoAKvCacheSlot) {

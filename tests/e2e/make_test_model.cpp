@@ -1,8 +1,11 @@
-// Writes a random-weight LLaMA model (see random_model.h) for CLI tests and speed runs:
-//   make_test_model OUT.gguf [dtype] [key=value ...]
+// Writes a random-weight model (see random_model.h) for CLI tests and speed runs:
+//   make_test_model OUT.gguf [dtype] [arch=llama|gemma3] [key=value ...]
 // keys: embd, ff, layers, heads, kv_heads, ctx, vocab, tied (0/1), seed, chat (gemma, chatml,
-// unknown: a tokenizer.chat_template of that family); e.g. the SmolLM2-135M
-// shape: make_test_model smol.gguf q4_1 embd=576 ff=1536 layers=30 heads=9 kv_heads=3 vocab=49152
+// unknown: a tokenizer.chat_template of that family), and for gemma3 head_dim, window,
+// swa_period; e.g. the SmolLM2-135M shape: make_test_model smol.gguf q4_1 embd=576 ff=1536
+// layers=30 heads=9 kv_heads=3 vocab=49152; the Gemma 3 270M shape: make_test_model g3.gguf q8_0
+// arch=gemma3 embd=640 ff=2048 layers=18 heads=4 kv_heads=1 head_dim=256 window=512
+// vocab=262144 ctx=32768
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -23,6 +26,9 @@ bool set_key(clport::test::RandomModelSpec& spec, const std::string& key, unsign
   else if (key == "vocab") spec.n_vocab = v;
   else if (key == "tied") spec.tied_output = value != 0;
   else if (key == "seed") spec.seed = value;
+  else if (key == "head_dim") spec.head_dim = v;
+  else if (key == "window") spec.sliding_window = v;
+  else if (key == "swa_period") spec.swa_period = v;
   else return false;
   return true;
 }
@@ -38,6 +44,10 @@ int main(int argc, char** argv) {
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
     const size_t eq = arg.find('=');
+    if (arg.rfind("arch=", 0) == 0) {
+      spec.arch = arg.substr(5);
+      continue;
+    }
     if (eq == std::string::npos) {
       auto dtype = clport::dtype_from_name(arg);
       if (!dtype) {
@@ -54,7 +64,7 @@ int main(int argc, char** argv) {
     char* end = nullptr;
     const unsigned long value = std::strtoul(arg.c_str() + eq + 1, &end, 10);
     if (end == arg.c_str() + eq + 1 || *end != '\0' || !set_key(spec, arg.substr(0, eq), value)) {
-      std::fprintf(stderr, "bad option %s (keys: embd ff layers heads kv_heads ctx vocab tied seed chat)\n", argv[i]);
+      std::fprintf(stderr, "bad option %s (keys: arch embd ff layers heads kv_heads ctx vocab tied seed chat head_dim window swa_period)\n", argv[i]);
       return 2;
     }
   }

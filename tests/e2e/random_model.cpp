@@ -95,18 +95,31 @@ void add_vocab(GgufWriter& w, uint32_t n_vocab, const TestChatTemplate* chat) {
 }  // namespace
 
 Status write_random_llama(const std::string& path, const RandomModelSpec& s) {
+  if (s.arch != "llama" && s.arch != "gemma3")
+    return Status(Stage::InvalidArgument, "random models are llama or gemma3, not '" + s.arch + "'");
+  const bool gemma = s.arch == "gemma3";
   std::mt19937_64 rng(s.seed);
   GgufWriter w;
-  w.set_string("general.architecture", "llama");
+  const std::string p = s.arch + ".";
+  w.set_string("general.architecture", s.arch);
   w.set_string("general.name", "clport-random-test-model");
-  w.set_u32("llama.context_length", s.n_ctx);
-  w.set_u32("llama.embedding_length", s.n_embd);
-  w.set_u32("llama.block_count", s.n_layer);
-  w.set_u32("llama.feed_forward_length", s.n_ff);
-  w.set_u32("llama.attention.head_count", s.n_head);
-  w.set_u32("llama.attention.head_count_kv", s.n_head_kv);
-  w.set_f32("llama.rope.freq_base", 10000.0f);
-  w.set_f32("llama.attention.layer_norm_rms_epsilon", 1e-5f);
+  w.set_u32(p + "context_length", s.n_ctx);
+  w.set_u32(p + "embedding_length", s.n_embd);
+  w.set_u32(p + "block_count", s.n_layer);
+  w.set_u32(p + "feed_forward_length", s.n_ff);
+  w.set_u32(p + "attention.head_count", s.n_head);
+  w.set_u32(p + "attention.head_count_kv", s.n_head_kv);
+  w.set_f32(p + "rope.freq_base", gemma ? 1000000.0f : 10000.0f);
+  w.set_f32(p + "attention.layer_norm_rms_epsilon", gemma ? 1e-6f : 1e-5f);
+  const int64_t HD = s.head_dim != 0 ? s.head_dim : s.n_embd / s.n_head;
+  if (gemma) {
+    w.set_u32(p + "attention.key_length", static_cast<uint32_t>(HD));
+    w.set_u32(p + "attention.value_length", static_cast<uint32_t>(HD));
+    w.set_u32(p + "attention.sliding_window", s.sliding_window);
+    if (s.swa_period != 0) w.set_u32(p + "attention.sliding_window_pattern", s.swa_period);
+  } else if (s.head_dim != 0 && s.head_dim * s.n_head != s.n_embd) {
+    return Status(Stage::InvalidArgument, "a llama model's head size is n_embd / n_head");
+  }
   const TestChatTemplate* chat = nullptr;
   if (!s.chat_template.empty()) {
     for (const auto& t : kChatTemplates) {
@@ -126,7 +139,7 @@ Status write_random_llama(const std::string& path, const RandomModelSpec& s) {
   add_vocab(w, s.n_vocab, chat);
 
   const int64_t E = s.n_embd, F = s.n_ff;
-  const int64_t KV = static_cast<int64_t>(s.n_embd / s.n_head) * s.n_head_kv;
+  const int64_t NQ = HD * s.n_head, KV = HD * s.n_head_kv;
   // The embedding table is scaled up (std ~1) like real embeddings.
   std::vector<float> embd(static_cast<size_t>(E * kVocab));
   std::normal_distribution<float> unit(0.0f, 1.0f);
@@ -140,11 +153,17 @@ Status write_random_llama(const std::string& path, const RandomModelSpec& s) {
   for (uint32_t l = 0; l < s.n_layer; ++l) {
     const std::string b = "blk." + std::to_string(l) + ".";
     CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_norm.weight", DType::F32, {E}, norm_weight(rng, E)));
-    CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_q.weight", s.weight_dtype, {E, E}, random_weight(rng, s.weight_dtype, E, E)));
+    CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_q.weight", s.weight_dtype, {E, NQ}, random_weight(rng, s.weight_dtype, E, NQ)));
     CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_k.weight", s.weight_dtype, {E, KV}, random_weight(rng, s.weight_dtype, E, KV)));
     const DType v_dtype = s.attn_v_dtype.value_or(s.weight_dtype);
     CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_v.weight", v_dtype, {E, KV}, random_weight(rng, v_dtype, E, KV)));
-    CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_output.weight", s.weight_dtype, {E, E}, random_weight(rng, s.weight_dtype, E, E)));
+    CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_output.weight", s.weight_dtype, {NQ, E}, random_weight(rng, s.weight_dtype, NQ, E)));
+    if (gemma) {
+      CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_q_norm.weight", DType::F32, {HD}, norm_weight(rng, HD)));
+      CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_k_norm.weight", DType::F32, {HD}, norm_weight(rng, HD)));
+      CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "post_attention_norm.weight", DType::F32, {E}, norm_weight(rng, E)));
+      CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "post_ffw_norm.weight", DType::F32, {E}, norm_weight(rng, E)));
+    }
     CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "ffn_norm.weight", DType::F32, {E}, norm_weight(rng, E)));
     CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "ffn_gate.weight", s.weight_dtype, {E, F}, random_weight(rng, s.weight_dtype, E, F)));
     CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "ffn_up.weight", s.weight_dtype, {E, F}, random_weight(rng, s.weight_dtype, E, F)));

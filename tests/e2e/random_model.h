@@ -1,6 +1,7 @@
-// Small LLaMA-family models with random weights, written as GGUF by the test suite itself (no
-// model files are committed): any weight dtype, tied or untied output, grouped-query attention,
-// and a tiny SentencePiece-style vocabulary (byte tokens) so the tokenizer loads too.
+// Small models with random weights, written as GGUF by the test suite itself (no model files are
+// committed): the llama or the gemma3 architecture, any weight dtype, tied or untied output,
+// grouped-query attention, and a tiny SentencePiece-style vocabulary (byte tokens) so the
+// tokenizer loads too.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 namespace clport::test {
 
 struct RandomModelSpec {
+  std::string arch = "llama";  // or "gemma3": per-head Q/K norms, post-norms, GEGLU, sliding window
   DType weight_dtype = DType::Q8_0;
   // attn_v in another dtype (as Q4_K_M files do with Q6_K): Q, K and V cannot be one weight.
   std::optional<DType> attn_v_dtype;
@@ -25,15 +27,20 @@ struct RandomModelSpec {
   uint32_t n_ctx = 128;
   uint32_t n_vocab = 300;  // >= 259: 3 control tokens + 256 byte tokens + filler words
   uint64_t seed = 1;
+  // gemma3 only: head size (0: n_embd / n_head; Gemma 3 270M has 256 against 640 / 4), the
+  // sliding window of the local layers and the period of the global ones.
+  uint32_t head_dim = 0;
+  uint32_t sliding_window = 8;
+  uint32_t swa_period = 0;  // 0: no key written (the Gemma 3 default, 6, applies)
   // tokenizer.chat_template: "" (none), "gemma" or "chatml" (a template of that family, its
   // turn markers added to the vocabulary as control tokens), "unknown" (a template no family
   // matches).
   std::string chat_template;
 };
 
-// Writes the model to `path`. The vocabulary has 3 control tokens, 256 byte tokens, the chat
-// template's markers, and words up to spec.n_vocab. An unknown chat_template is an
-// InvalidArgument status.
+// Writes the model to `path` (any spec.arch: the name says the family the generator started
+// with). The vocabulary has 3 control tokens, 256 byte tokens, the chat template's markers, and
+// words up to spec.n_vocab. An unknown chat_template is an InvalidArgument status.
 Status write_random_llama(const std::string& path, const RandomModelSpec& spec);
 
 }  // namespace clport::test

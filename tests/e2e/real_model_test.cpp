@@ -1,11 +1,13 @@
-// The real SmolLM2-135M-Instruct (Q4_1) file: greedy generation on the OpenCL device must match
-// the CPU path token for token. The model is fetched by scripts/fetch-model.sh (ctest fixture)
-// and named by CLPORT_TEST_MODEL; without it the test fails (it is not skipped).
+// A real model file (SmolLM2-135M-Instruct Q4_1; Gemma 3 270M Q4_K_M): greedy generation on the
+// OpenCL device must match the CPU path token for token, for a plain prompt and a chat turn in
+// the model's own format. The model is fetched by scripts/fetch-model.sh or fetch-gemma3.sh
+// (ctest fixtures) and named by CLPORT_TEST_MODEL; without it the test fails (it is not skipped).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdlib>
 
+#include "clport/chat_template.h"
 #include "clport/engine.h"
 #include "clport/gguf.h"
 
@@ -51,9 +53,15 @@ TEST(RealModel, GreedyTokensOnDeviceMatchCpuFor64Tokens) {
   auto cpu_model = LlamaModel::load(file.value(), *cpu, lo);
   ASSERT_TRUE(cpu_model.ok()) << cpu_model.status().to_string();
 
-  const char* prompts[] = {"The capital of France is",
-                           "<|im_start|>user\nWrite a haiku about rain.<|im_end|>\n<|im_start|>assistant\n"};
-  for (const char* prompt : prompts) {
+  const std::string arch = cpu_model.value()->hparams().arch;
+  // The file's chat format; the Gemma 3 270M file carries no tokenizer.chat_template, so its
+  // family is named.
+  auto choice = choose_chat_template(*file.value(), arch == "gemma3" ? "gemma" : "");
+  ASSERT_TRUE(choice.ok()) << choice.status().to_string();
+  auto chat = format_chat(choice->family, {{"user", "Write a haiku about rain."}}, true, "");
+  ASSERT_TRUE(chat.ok()) << chat.status().to_string();
+  const std::string prompts[] = {"The capital of France is", chat.value()};
+  for (const std::string& prompt : prompts) {
     auto ids = tokenizer.value()->encode(prompt, tokenizer.value()->add_bos_default(), true);
     ASSERT_TRUE(ids.ok());
     const auto want = greedy(*cpu_model.value(), ids.value(), 64);

@@ -170,6 +170,43 @@ TEST_F(VENDOR_SUITE, RandomQ4_0ModelRunsOnVendorKernelsWithCpuTokens) {
   std::filesystem::remove(path);
 }
 
+// A gemma3 model: the vendor serves its mat-muls while GEGLU and the sliding-window attention
+// (ops it does not offer) fall back to the generic plugin at plan time, never to wrong results.
+TEST_F(VENDOR_SUITE, RandomGemma3ModelFallsBackToGenericForItsNewOps) {
+  auto device = create_backend(EngineOptions{});
+  ASSERT_TRUE(device.ok()) << device.status().to_string();
+  const clport_tensor act = contiguous_tensor(CLPORT_DTYPE_F32, {512, 1, 1, 1}, 2);
+  const clport_op geglu = two_source_op(CLPORT_OP_GEGLU, act, act, act);
+  EXPECT_EQ(device.value()->plugin_for(geglu), "generic");
+  const clport_tensor q = contiguous_tensor(CLPORT_DTYPE_F32, {128, 4, 1, 1}, 3),
+                      kv = contiguous_tensor(CLPORT_DTYPE_F16, {128, 2, 64, 1}, 3);
+  clport_op att{};
+  att.struct_size = sizeof(att);
+  att.kind = CLPORT_OP_ATTENTION;
+  att.n_src = 3;
+  att.src[0] = &q;
+  att.src[1] = &kv;
+  att.src[2] = &kv;
+  att.dst = &q;
+  att.iparams[0] = 10;
+  att.iparams[3] = 4;  // sliding window
+  att.fparams[0] = 0.1f;
+  EXPECT_EQ(device.value()->plugin_for(att), "generic");
+
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("clport_vendor_gemma3_" + std::string(VENDOR_PLUGIN) + std::to_string(::getpid()) + ".gguf");
+  test::RandomModelSpec spec;
+  spec.arch = "gemma3";
+  spec.weight_dtype = DType::Q4_0;
+  spec.head_dim = 128;
+  spec.n_layer = 3;
+  spec.sliding_window = 4;
+  spec.swa_period = 3;
+  ASSERT_TRUE(test::write_random_llama(path.string(), spec).ok());
+  expect_vendor_matches_cpu(path.string(), {1, 260, 70, 261, 100, 262, 33, 263, 264, 120, 299}, 8, 64, 1e-6);
+  std::filesystem::remove(path);
+}
+
 // The real SmolLM2-135M re-quantized to Q4_0 (CLPORT_TEST_MODEL names the Q4_1 file the e2e
 // fixture fetches). Without the file the test fails: it is not skipped.
 TEST_F(VENDOR_SUITE, SmolLM2RequantizedToQ4_0MatchesCpuGreedyTokens) {

@@ -11,6 +11,7 @@
 #include "clport/gguf.h"
 #include "clport/llama_model.h"
 #include "command_registry.h"
+#include "info_hparams.h"
 #include "option_ranges.h"
 
 namespace clport::cli {
@@ -118,7 +119,8 @@ int print_op_bindings(const GgufFile& model, const InfoFlags& flags, std::ostrea
        {abi_tensor(DType::F32, {HD, hp->n_head, 8, 1}), abi_tensor(DType::F16, {HD, hp->n_head_kv, 64, 1}),
         abi_tensor(DType::F16, {HD, hp->n_head_kv, 64, 1})},
        abi_tensor(DType::F32, {HD, hp->n_head, 8, 1}));
-  show("SWIGLU", CLPORT_OP_SWIGLU,
+  const bool geglu = hp->ffn_act == FfnActivation::GeluTanh;
+  show(geglu ? "GEGLU" : "SWIGLU", geglu ? CLPORT_OP_GEGLU : CLPORT_OP_SWIGLU,
        {abi_tensor(DType::F32, {hp->n_ff, 8, 1, 1}), abi_tensor(DType::F32, {hp->n_ff, 8, 1, 1})},
        abi_tensor(DType::F32, {hp->n_ff, 8, 1, 1}));
   show("ADD", CLPORT_OP_ADD, {abi_tensor(DType::F32, {E, 8, 1, 1}), abi_tensor(DType::F32, {E, 8, 1, 1})},
@@ -297,6 +299,7 @@ int info(const InfoFlags& flags) {
     out << "file type:    " << ft.value() << " (" << file_type_name(ft.value()) << ")\n";
   }
   if (arch.ok()) print_sizes(f, arch.value(), out);
+  if (arch.ok()) print_hparams(f, out);
   print_tensors(f, flags.list_tensors, out);
   print_metadata(f, flags.all_metadata, out);
   return print_op_bindings(f, flags, out);

@@ -1,6 +1,6 @@
-// LLaMA-family decoder (LLaMA 2/3, SmolLM2, TinyLlama; Qwen2 next): hyper-parameters from GGUF
-// metadata, weights on a Backend, KV cache on the same backend, and the forward pass written
-// once for every backend. Prompts run as batches (GEMM path), generation one token at a time
+// Decoder-only transformers of the LLaMA lineage (llama: LLaMA 2/3, SmolLM2, TinyLlama; gemma3):
+// hyper-parameters from GGUF metadata, weights on a Backend, KV cache on the same backend, and
+// the forward pass written once for every backend (one graph builder per architecture family). Prompts run as batches (GEMM path), generation one token at a time
 // (GEMV path).
 #pragma once
 
@@ -19,16 +19,34 @@ namespace clport {
 class GgufFile;
 struct ForwardPlan;
 
+enum class FfnActivation { Silu, GeluTanh };  // the gate's activation: SwiGLU or GEGLU
+
 struct LlamaHParams {
-  std::string arch;  // "llama" (also what SmolLM2 and TinyLlama use), "qwen2"
+  std::string arch;  // "llama" (also what SmolLM2 and TinyLlama use), "gemma3"
   uint32_t n_vocab = 0, n_ctx_train = 0, n_embd = 0, n_layer = 0, n_ff = 0;
   uint32_t n_head = 0, n_head_kv = 0, head_dim = 0, n_rot = 0;
   float rope_freq_base = 10000.0f;
   float rope_freq_scale = 1.0f;  // from rope.scaling (linear): 1 / factor
-  int32_t rope_mode = 0;         // 0 normal (llama), 2 NeoX (qwen2)
+  int32_t rope_mode = 0;         // 0 normal (llama), 2 NeoX (gemma3, qwen2)
   float rms_eps = 1e-5f;
   bool tied_output = false;      // output projection shares token_embd
   bool qkv_bias = false;         // qwen2
+  float attn_scale = 0.0f;       // the scores' factor; 1/sqrt(head_dim) unless the family says
+  float embd_scale = 1.0f;       // token embeddings are multiplied by it (gemma3: sqrt(n_embd))
+  bool qk_norm = false;          // RMSNorm per head on Q and K before RoPE (gemma3)
+  bool post_norms = false;       // RMSNorm on the attention and FFN outputs before the residual
+  FfnActivation ffn_act = FfnActivation::Silu;
+  // Sliding-window layers (gemma3): swa_layers[i] says layer i attends to the last n_swa
+  // positions only and rotates with rope_freq_base_swa (no rope scaling); the others are global.
+  uint32_t n_swa = 0;
+  std::vector<bool> swa_layers;
+  float rope_freq_base_swa = 10000.0f;
+
+  bool is_swa_layer(uint32_t layer) const {
+    return n_swa > 0 && layer < swa_layers.size() && swa_layers[layer];
+  }
+  uint32_t q_rows() const { return n_head * head_dim; }     // rows of the Q projection
+  uint32_t kv_rows() const { return n_head_kv * head_dim; } // rows of the K and V projections
 };
 
 // Reads and validates the hyper-parameters; unsupported architectures and inconsistent values
@@ -87,6 +105,7 @@ class CLPORT_API LlamaModel {
   // go through the vocabulary projection; hooked keeps every tensor the layer hook reads.
   const ForwardPlan& plan_for(uint32_t n, int64_t logit_rows, bool hooked);
   ForwardPlan build_plan(uint32_t n, int64_t logit_rows, bool hooked) const;
+  friend class PlanBuilder;  // the blocks the graph builders share (plan_builder.h)
   // True when the plugin that would run the plain mat-mul `weight x plain_input -> plain_dst`
   // (any plugin when weight is NULL) claims the fused op.
   bool claims(clport_op_kind fused, const std::vector<const TensorRef*>& src, const TensorRef& dst,

@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define CLPORT_PLUGIN_ABI_MAJOR 1
-#define CLPORT_PLUGIN_ABI_MINOR 1
+#define CLPORT_PLUGIN_ABI_MINOR 2
 #define CLPORT_PLUGIN_ENTRY_SYMBOL "clport_plugin_entry"
 
 #if defined(_WIN32)
@@ -74,7 +74,10 @@ typedef enum clport_op_kind {
    * src1 = K cache [head_dim, n_kv_head, n_ctx] F16 or F32; src2 = V cache, same shape and type;
    * dst [head_dim, n_head, n_tokens] F32. iparams[0] = n_past (cached positions before this
    * batch); query t sees keys 0 .. n_past + t. n_head % n_kv_head == 0 (grouped-query heads:
-   * head h uses kv head h / (n_head / n_kv_head)). fparams[0] = scale (usually 1/sqrt(hd)). */
+   * head h uses kv head h / (n_head / n_kv_head)). fparams[0] = scale (usually 1/sqrt(hd)).
+   * iparams[3] = sliding window (ABI 1.2): > 0 hides keys at positions <= pos_q - window
+   * (query at position pos_q sees pos_q - window + 1 .. pos_q); 0 = no window. The host never
+   * sends a window to a plugin built for an older minor version. */
   CLPORT_OP_ATTENTION = 5,
   /* Row-wise softmax of src0 * fparams[0]. */
   CLPORT_OP_SOFTMAX = 6,
@@ -114,13 +117,18 @@ typedef enum clport_op_kind {
   /* ATTENTION whose query is rotated first: src0 = q [head_dim, n_head, n_tokens] F32 before
    * RoPE (rows contiguous, any row / token stride), src1 / src2 the K / V cache as for
    * ATTENTION; rope parameters as ROPE (iparams[1] = n_past is also the attention's),
-   * fparams[2] = attention scale. */
+   * fparams[2] = attention scale, iparams[3] = sliding window as for ATTENTION. */
   CLPORT_OP_ROPE_ATTENTION = 17,
   /* KV_STORE_ROPE followed by ROPE_ATTENTION: src0 = q, src1 = k, src2 = v (as for those two
    * ops), src3 = the cache of KV_STORE_ROPE (its K and V halves are the attention's K and V);
    * parameters as ROPE_ATTENTION. */
   CLPORT_OP_ROPE_KV_STORE_ATTENTION = 18,
-  CLPORT_OP_COUNT_ = 19
+
+  /* ABI 1.2. */
+  /* dst = gelu(src0) * src1 (gate, up), GELU in its tanh approximation:
+   * gelu(x) = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). */
+  CLPORT_OP_GEGLU = 19,
+  CLPORT_OP_COUNT_ = 20
 } clport_op_kind;
 
 typedef struct clport_tensor {

@@ -119,7 +119,7 @@ Result<WeightLayout> DeviceBinding::prepare_weight(clport_op_kind kind, const cl
 std::vector<OpBindingRow> DeviceBinding::summary() const {
   std::vector<OpBindingRow> rows;
   auto add = [&](int32_t kind, std::string dtype, std::string variant, std::initializer_list<clport_tensor> srcs,
-                 clport_tensor dst, std::array<int32_t, 3> ip = {0, 0, 0}) {
+                 clport_tensor dst, std::array<int32_t, 4> ip = {0, 0, 0, 0}) {
     std::vector<clport_tensor> storage(srcs);
     clport_op op{};
     op.struct_size = sizeof(op);
@@ -127,7 +127,7 @@ std::vector<OpBindingRow> DeviceBinding::summary() const {
     op.n_src = static_cast<int32_t>(storage.size());
     for (size_t i = 0; i < storage.size(); ++i) op.src[i] = &storage[i];
     op.dst = &dst;
-    for (int i = 0; i < 3; ++i) op.iparams[i] = ip[i];
+    for (int i = 0; i < 4; ++i) op.iparams[i] = ip[i];
     op.fparams[0] = kind == CLPORT_OP_RMS_NORM ? 1e-5f : (kind == CLPORT_OP_ROPE ? 10000.0f : 1.0f);
     op.fparams[1] = 1.0f;
     const BoundInstance* inst = select(op);
@@ -158,10 +158,13 @@ std::vector<OpBindingRow> DeviceBinding::summary() const {
   for (clport_dtype kv : {CLPORT_DTYPE_F16, CLPORT_DTYPE_F32}) {
     const clport_tensor cache = contiguous_tensor(kv, {128, 8, 512, 1}, 3);
     add(CLPORT_OP_ATTENTION, kv == CLPORT_DTYPE_F16 ? "f16 kv" : "f32 kv", "", {heads, cache, cache}, heads);
+    add(CLPORT_OP_ATTENTION, kv == CLPORT_DTYPE_F16 ? "f16 kv" : "f32 kv", "sliding window", {heads, cache, cache},
+        heads, {0, 0, 0, 512});
   }
   add(CLPORT_OP_SOFTMAX, "f32", "", {act}, act);
   add(CLPORT_OP_SILU, "f32", "", {act}, act);
   add(CLPORT_OP_SWIGLU, "f32", "", {act, act}, act);
+  add(CLPORT_OP_GEGLU, "f32", "", {act, act}, act);
   add(CLPORT_OP_ADD, "f32", "", {act, act}, act);
   add(CLPORT_OP_MUL, "f32", "", {act, act}, act);
   add(CLPORT_OP_SCALE, "f32", "", {act}, act);

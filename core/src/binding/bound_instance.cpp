@@ -1,6 +1,7 @@
 // Lifetime of plugin instances and repacked weights; every call into a plugin is guarded.
 #include "clport/binding.h"
 #include "clport/log.h"
+#include "clport/op_desc.h"
 
 namespace clport {
 
@@ -21,6 +22,7 @@ BoundInstance::~BoundInstance() {
 }
 
 bool BoundInstance::supports(const clport_op& op) const {
+  if (op_abi_minor(op) > plugin_->abi_minor()) return false;
   try {
     return plugin_->table().supports_op(instance_, &op) != 0;
   } catch (...) {
@@ -81,6 +83,7 @@ const char* op_kind_name(int32_t kind) {
     case CLPORT_OP_KV_STORE_ROPE: return "ROPE+KV_STORE";
     case CLPORT_OP_ROPE_ATTENTION: return "ROPE+ATTENTION";
     case CLPORT_OP_ROPE_KV_STORE_ATTENTION: return "ROPE+KV_STORE+ATTENTION";
+    case CLPORT_OP_GEGLU: return "GEGLU";
     default: return "?";
   }
 }

@@ -30,4 +30,12 @@ clport_op two_source_op(clport_op_kind kind, const clport_tensor& a, const clpor
   return op;
 }
 
+uint32_t op_abi_minor(const clport_op& op) {
+  if (op.kind == CLPORT_OP_GEGLU) return 2;
+  const bool attention = op.kind == CLPORT_OP_ATTENTION || op.kind == CLPORT_OP_ROPE_ATTENTION ||
+                         op.kind == CLPORT_OP_ROPE_KV_STORE_ATTENTION;
+  if (attention && op.iparams[3] != 0) return 2;
+  return 0;  // an older plugin refuses kinds it does not know by itself
+}
+
 }  // namespace clport

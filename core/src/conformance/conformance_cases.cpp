@@ -106,18 +106,22 @@ void rope(std::vector<CaseSpec>& out, int mode, Ne ne, int n_rot, int pos0, floa
   out.push_back(c);
 }
 
+// window > 0: a sliding window of that many keys (Gemma 3's local layers).
+std::string window_suffix(int32_t window) { return window > 0 ? " win=" + std::to_string(window) : ""; }
+
 void attention(std::vector<CaseSpec>& out, DType kv, int64_t hd, int64_t nh, int64_t nkv,
-               int64_t nt, int64_t n_past, int64_t n_ctx) {
+               int64_t nt, int64_t n_past, int64_t n_ctx, int32_t window = 0) {
   CaseSpec c;
   c.op = "attention";
   c.dtype = "kv " + tname(kv);
   c.shape = "hd=" + std::to_string(hd) + " h=" + std::to_string(nh) + "/" + std::to_string(nkv) +
             " t=" + std::to_string(nt) + " past=" + std::to_string(n_past) +
-            " ctx=" + std::to_string(n_ctx);
+            " ctx=" + std::to_string(n_ctx) + window_suffix(window);
   c.kind = CLPORT_OP_ATTENTION;
   c.src = {f32({hd, nh, nt, 1}), typed(kv, {hd, nkv, n_ctx, 1}), typed(kv, {hd, nkv, n_ctx, 1})};
   c.dst = f32({hd, nh, nt, 1});
   c.i[0] = static_cast<int32_t>(n_past);
+  c.i[3] = window;
   c.f[0] = 1.0f / std::sqrt(static_cast<float>(hd));
   c.threshold = kAttention;
   out.push_back(c);
@@ -264,17 +268,19 @@ void set_rope_attention_params(CaseSpec& c, int mode, int64_t n_past, int64_t hd
 
 // Attention whose query (a slice of a fused projection) is rotated first.
 void rope_attention(std::vector<CaseSpec>& out, DType kv, int mode, int64_t hd, int64_t nh, int64_t nkv,
-                    int64_t nt, int64_t n_past, int64_t n_ctx) {
+                    int64_t nt, int64_t n_past, int64_t n_ctx, int32_t window = 0) {
   CaseSpec c;
   c.op = "rope+attention";
   c.dtype = "kv " + tname(kv) + (mode == 2 ? " neox" : " normal");
   c.shape = "hd=" + std::to_string(hd) + " h=" + std::to_string(nh) + "/" + std::to_string(nkv) +
-            " t=" + std::to_string(nt) + " past=" + std::to_string(n_past) + " ctx=" + std::to_string(n_ctx);
+            " t=" + std::to_string(nt) + " past=" + std::to_string(n_past) + " ctx=" + std::to_string(n_ctx) +
+            window_suffix(window);
   c.kind = CLPORT_OP_ROPE_ATTENTION;
   c.src = {projection_slice(hd, nh, nt, hd * (nh + 2 * nkv), 0), typed(kv, {hd, nkv, n_ctx, 1}),
            typed(kv, {hd, nkv, n_ctx, 1})};
   c.dst = f32({hd, nh, nt, 1});
   set_rope_attention_params(c, mode, n_past, hd);
+  c.i[3] = window;
   c.threshold = kAttention;
   out.push_back(c);
 }
@@ -282,12 +288,12 @@ void rope_attention(std::vector<CaseSpec>& out, DType kv, int mode, int64_t hd, 
 // One decode token's RoPE + KV store + attention: its K and V are slices of the projection, the
 // cache (src3) holds the earlier positions.
 void rope_kv_store_attention(std::vector<CaseSpec>& out, DType kv, int mode, int64_t hd, int64_t nh, int64_t nkv,
-                             int64_t n_past, int64_t n_ctx) {
+                             int64_t n_past, int64_t n_ctx, int32_t window = 0) {
   CaseSpec c;
   c.op = "rope+kv_store+attention";
   c.dtype = "kv " + tname(kv) + (mode == 2 ? " neox" : " normal");
   c.shape = "hd=" + std::to_string(hd) + " h=" + std::to_string(nh) + "/" + std::to_string(nkv) +
-            " past=" + std::to_string(n_past) + " ctx=" + std::to_string(n_ctx);
+            " past=" + std::to_string(n_past) + " ctx=" + std::to_string(n_ctx) + window_suffix(window);
   c.kind = CLPORT_OP_ROPE_KV_STORE_ATTENTION;
   const int64_t row = hd * (nh + 2 * nkv);
   c.src = {projection_slice(hd, nh, 1, row, 0), projection_slice(hd, nkv, 1, row, hd * nh),
@@ -295,6 +301,7 @@ void rope_kv_store_attention(std::vector<CaseSpec>& out, DType kv, int mode, int
   c.dst = f32({hd, nh, 1, 1});
   c.inout_src = 3;  // the cache: slot n_past gets this token's K and V
   set_rope_attention_params(c, mode, n_past, hd);
+  c.i[3] = window;
   c.threshold = kAttention;
   out.push_back(c);
 }
@@ -349,8 +356,11 @@ std::vector<CaseSpec> catalogue(bool small) {
     if (small) {
       attention(out, kv, 16, 4, 2, 3, 2, 8);
       attention(out, kv, 10, 2, 1, 1, 0, 3);
+      attention(out, kv, 16, 2, 1, 3, 4, 8, 3);  // sliding window shorter than the keys
       continue;
     }
+    attention(out, kv, 64, 4, 1, 5, 90, 128, 32);  // sliding window, prefill past its edge
+    attention(out, kv, 256, 4, 1, 1, 200, 256, 100);  // Gemma 3 270M's head size, decode
     attention(out, kv, 64, 8, 2, 1, 37, 64);      // decode step, GQA 4:1
     attention(out, kv, 64, 4, 4, 7, 0, 16);       // prefill from empty, causal mask
     attention(out, kv, 128, 4, 2, 3, 200, 256);   // more keys than one work-group
@@ -364,6 +374,8 @@ std::vector<CaseSpec> catalogue(bool small) {
   unary(out, "scale", CLPORT_OP_SCALE, {small ? 37 : 1001, 3, 1, 1}, 0.37f, kNearExact);
   binary(out, "swiglu", CLPORT_OP_SWIGLU, {small ? 37 : 11008, 2, 1, 1}, {small ? 37 : 11008, 2, 1, 1}, kReduce);
   binary(out, "swiglu", CLPORT_OP_SWIGLU, {small ? 5 : 4099, 1, 1, 1}, {small ? 5 : 4099, 1, 1, 1}, kReduce);
+  binary(out, "geglu", CLPORT_OP_GEGLU, {small ? 37 : 2048, 3, 1, 1}, {small ? 37 : 2048, 3, 1, 1}, kReduce);
+  binary(out, "geglu", CLPORT_OP_GEGLU, {small ? 5 : 4099, 1, 1, 1}, {small ? 5 : 4099, 1, 1, 1}, kReduce);
   for (auto [name, kind] : {std::pair{"add", CLPORT_OP_ADD}, std::pair{"mul", CLPORT_OP_MUL}}) {
     binary(out, name, kind, {small ? 37 : 4097, 3, 1, 1}, {small ? 37 : 4097, 3, 1, 1}, kNearExact);
     binary(out, name, kind, {small ? 37 : 4096, 5, 1, 1}, {small ? 37 : 4096, 1, 1, 1}, kNearExact);
@@ -395,6 +407,8 @@ std::vector<CaseSpec> catalogue(bool small) {
     }
     if (big) rope_attention(out, kv, 0, 64, 9, 3, 1, 100, 128);
     for (int mode : {0, 2}) rope_kv_store_attention(out, kv, mode, small ? 16 : 64, small ? 4 : 8, 2, small ? 2 : 37, small ? 8 : 64);
+    rope_attention(out, kv, 2, small ? 16 : 64, 4, 1, small ? 2 : 4, small ? 5 : 60, small ? 8 : 64, small ? 3 : 20);
+    rope_kv_store_attention(out, kv, 2, small ? 16 : 64, 4, 1, small ? 5 : 90, small ? 8 : 128, small ? 3 : 40);
     if (big) rope_kv_store_attention(out, kv, 0, 64, 9, 3, 130, 256);  // more keys than a work-group
   }
   return out;

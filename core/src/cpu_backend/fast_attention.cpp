@@ -61,13 +61,15 @@ Status attention(ThreadPool& pool, Scratch& scratch, const Srcs& src, const Host
       g.q_head_stride = q.nb[1] / static_cast<int64_t>(sizeof(float));
       g.out = row_f32(dst, kv * group, t);
       g.out_head_stride = dst.nb[1] / static_cast<int64_t>(sizeof(float));
-      g.k = row_ptr(k, kv, 0);
-      g.v = row_ptr(v, kv, 0);
+      const int64_t n_keys = n_past + t + 1;  // causal: positions 0 .. n_past + t
+      const int64_t first = cpu::detail::first_visible_key(n_keys, p.i[3]);
+      g.k = row_ptr(k, kv, first);
+      g.v = row_ptr(v, kv, first);
       g.k_pos_stride = k.nb[2];
       g.v_pos_stride = v.nb[2];
       g.f16_cache = k.dtype == DType::F16;
       g.n_heads = group;
-      g.n_keys = n_past + t + 1;  // causal: positions 0 .. n_past + t
+      g.n_keys = n_keys - first;
       g.head_dim = hd;
       g.scale = p.f[0];
       g.scores = scratch.per_thread[static_cast<size_t>(thread)].data();

@@ -24,6 +24,7 @@ const char* op_name(clport_op_kind kind) {
     case CLPORT_OP_SOFTMAX: return "softmax";
     case CLPORT_OP_SILU: return "silu";
     case CLPORT_OP_SWIGLU: return "swiglu";
+    case CLPORT_OP_GEGLU: return "geglu";
     case CLPORT_OP_ADD: return "add";
     case CLPORT_OP_MUL: return "mul";
     case CLPORT_OP_SCALE: return "scale";
@@ -100,10 +101,12 @@ class FastCpuBackend final : public Backend {
           return fastcpu::mul_mat(pool_, scratch_, options_.float_activations, host_src_, out);
         case CLPORT_OP_RMS_NORM: return fastcpu::rms_norm(pool_, host_src_, out, params);
         case CLPORT_OP_SWIGLU: return fastcpu::swiglu(pool_, host_src_, out);
+        case CLPORT_OP_GEGLU: return fastcpu::geglu(pool_, host_src_, out);
         case CLPORT_OP_ROPE: return fastcpu::rope(pool_, scratch_, host_src_, out, params);
         case CLPORT_OP_ATTENTION:
           return fastcpu::attention(pool_, scratch_, host_src_, out, params);
         case CLPORT_OP_ADD:
+        case CLPORT_OP_SCALE:
         case CLPORT_OP_COPY:
         case CLPORT_OP_GET_ROWS:
           // Memory-bound and small in a forward pass: the reference on this thread is as fast as

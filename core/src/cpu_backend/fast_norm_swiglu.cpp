@@ -1,5 +1,6 @@
-// RMS_NORM and SWIGLU on the fast CPU backend: the reference's checks, SIMD rows, rows split
-// over the pool when a prompt batch makes them worth it.
+// RMS_NORM, SWIGLU and GEGLU on the fast CPU backend: the reference's checks, SIMD rows (GEGLU:
+// a float loop; the reference computes GELU in double), rows split over the pool when a prompt
+// batch makes them worth it.
 #include <cmath>
 
 #include "cpu_backend/fast_ops.h"
@@ -61,19 +62,40 @@ Status rms_norm(ThreadPool& pool, const Srcs& src, const HostTensor& dst, const 
   return Status::ok_status();
 }
 
-Status swiglu(ThreadPool& pool, const Srcs& src, const HostTensor& dst) {
-  constexpr const char* kOp = "swiglu";
-  CLPORT_RETURN_IF_ERROR(check_src_count(kOp, src, 2, 2));
-  CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "src0 (gate)", src[0], {DType::F32}));
-  CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "src1 (up)", src[1], {DType::F32}));
-  CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "dst", dst, {DType::F32}));
-  CLPORT_RETURN_IF_ERROR(check_same_shape(kOp, "src0", src[0], "dst", dst));
-  CLPORT_RETURN_IF_ERROR(check_same_shape(kOp, "src1", src[1], "dst", dst));
+namespace {
+
+// Shared body of the gated activations: the reference's checks, then `row` per row.
+template <typename Row>
+Status gated(ThreadPool& pool, const char* op, const Srcs& src, const HostTensor& dst, Row row) {
+  CLPORT_RETURN_IF_ERROR(check_src_count(op, src, 2, 2));
+  CLPORT_RETURN_IF_ERROR(check_tensor(op, "src0 (gate)", src[0], {DType::F32}));
+  CLPORT_RETURN_IF_ERROR(check_tensor(op, "src1 (up)", src[1], {DType::F32}));
+  CLPORT_RETURN_IF_ERROR(check_tensor(op, "dst", dst, {DType::F32}));
+  CLPORT_RETURN_IF_ERROR(check_same_shape(op, "src0", src[0], "dst", dst));
+  CLPORT_RETURN_IF_ERROR(check_same_shape(op, "src1", src[1], "dst", dst));
   const int64_t n = dst.ne[0];
   for_rows(pool, rows(dst), n, [&](int64_t r) {
-    swiglu_row(flat_row_f32(src[0], r), flat_row_f32(src[1], r), flat_row_f32(dst, r), n);
+    row(flat_row_f32(src[0], r), flat_row_f32(src[1], r), flat_row_f32(dst, r), n);
   });
   return Status::ok_status();
+}
+
+void geglu_row(const float* gate, const float* up, float* out, int64_t n) {
+  constexpr float kSqrt2OverPi = 0.7978845608f;
+  for (int64_t i = 0; i < n; ++i) {
+    const float g = gate[i];
+    out[i] = 0.5f * g * (1.0f + std::tanh(kSqrt2OverPi * (g + 0.044715f * g * g * g))) * up[i];
+  }
+}
+
+}  // namespace
+
+Status swiglu(ThreadPool& pool, const Srcs& src, const HostTensor& dst) {
+  return gated(pool, "swiglu", src, dst, swiglu_row);
+}
+
+Status geglu(ThreadPool& pool, const Srcs& src, const HostTensor& dst) {
+  return gated(pool, "geglu", src, dst, geglu_row);
 }
 
 }  // namespace clport::fastcpu

@@ -40,6 +40,7 @@ Status mul_mat(ThreadPool& pool, Scratch& scratch, bool float_activations, const
 Status rms_norm(ThreadPool& pool, const Srcs& src, const cpu::HostTensor& dst,
                 const cpu::OpParams& p);
 Status swiglu(ThreadPool& pool, const Srcs& src, const cpu::HostTensor& dst);
+Status geglu(ThreadPool& pool, const Srcs& src, const cpu::HostTensor& dst);
 Status rope(ThreadPool& pool, Scratch& scratch, const Srcs& src, const cpu::HostTensor& dst,
             const cpu::OpParams& p);
 Status attention(ThreadPool& pool, Scratch& scratch, const Srcs& src, const cpu::HostTensor& dst,

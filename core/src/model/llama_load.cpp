@@ -1,4 +1,4 @@
-// Loading a LLaMA-family model: check every tensor the graph needs (name, shape, dtype) before
+// Loading a model of any supported family: check every tensor the graph needs (name, shape, dtype) before
 // touching the device, then upload weights once, allocate the KV cache and the scratch buffers.
 #include <algorithm>
 
@@ -61,8 +61,8 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
   }
 
   // Plan: every tensor, checked before anything is uploaded.
-  const int64_t E = hp.n_embd, F = hp.n_ff, V = hp.n_vocab;
-  const int64_t KV = static_cast<int64_t>(hp.n_head_kv) * hp.head_dim;
+  const int64_t E = hp.n_embd, F = hp.n_ff, V = hp.n_vocab, HD = hp.head_dim;
+  const int64_t NQ = hp.q_rows(), KV = hp.kv_rows();
   struct Planned {
     const GgufTensorInfo* info;
     TensorRef* slot;
@@ -91,10 +91,18 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
     const std::string b = "blk." + std::to_string(i) + ".";
     auto& L = w.layers[i];
     CLPORT_RETURN_IF_ERROR(add(b + "attn_norm.weight", {E}, true, &L.attn_norm));
-    CLPORT_RETURN_IF_ERROR(add(b + "attn_q.weight", {E, E}, false, &L.wq));
+    CLPORT_RETURN_IF_ERROR(add(b + "attn_q.weight", {E, NQ}, false, &L.wq));
     CLPORT_RETURN_IF_ERROR(add(b + "attn_k.weight", {E, KV}, false, &L.wk));
     CLPORT_RETURN_IF_ERROR(add(b + "attn_v.weight", {E, KV}, false, &L.wv));
-    CLPORT_RETURN_IF_ERROR(add(b + "attn_output.weight", {E, E}, false, &L.wo));
+    CLPORT_RETURN_IF_ERROR(add(b + "attn_output.weight", {NQ, E}, false, &L.wo));
+    if (hp.qk_norm) {
+      CLPORT_RETURN_IF_ERROR(add(b + "attn_q_norm.weight", {HD}, true, &L.attn_q_norm));
+      CLPORT_RETURN_IF_ERROR(add(b + "attn_k_norm.weight", {HD}, true, &L.attn_k_norm));
+    }
+    if (hp.post_norms) {
+      CLPORT_RETURN_IF_ERROR(add(b + "post_attention_norm.weight", {E}, true, &L.post_attn_norm));
+      CLPORT_RETURN_IF_ERROR(add(b + "post_ffw_norm.weight", {E}, true, &L.post_ffn_norm));
+    }
     CLPORT_RETURN_IF_ERROR(add(b + "ffn_norm.weight", {E}, true, &L.ffn_norm));
     CLPORT_RETURN_IF_ERROR(add(b + "ffn_gate.weight", {E, F}, false, &L.w_gate));
     CLPORT_RETURN_IF_ERROR(add(b + "ffn_up.weight", {E, F}, false, &L.w_up));
@@ -154,14 +162,17 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
       } else {
         for (Planned* part : {q, k, v}) part->matmul = !fused_norm_mm(weight_of(part->info));
       }
+      // With post-norms the output and down projections feed a norm, not the residual.
       Planned* wo = find(&L.wo);
-      wo->matmul = !fused_mm_add(weight_of(wo->info));
+      wo->matmul = hp.post_norms || !fused_mm_add(weight_of(wo->info));
       Planned* down = find(&L.w_down);
-      down->matmul = !fused_mm_add(weight_of(down->info));
+      down->matmul = hp.post_norms || !fused_mm_add(weight_of(down->info));
       Planned *g = find(&L.w_gate), *u = find(&L.w_up);
       const TensorRef wg = weight_of(g->info), wu = weight_of(u->info), act = out_of(wg.ne[1]);
-      const bool ffn = model->claims(CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU, {&wg, &x1, &norm_w, &wu}, act, norm,
-                                     &wg, &xn1, &act);
+      const bool ffn = hp.ffn_act == FfnActivation::Silu
+                           ? model->claims(CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU, {&wg, &x1, &norm_w, &wu}, act, norm,
+                                           &wg, &xn1, &act)
+                           : fused_norm_mm(wg) && fused_norm_mm(wu);
       g->matmul = g->matmul && !ffn;
       u->matmul = u->matmul && !ffn;
     }
@@ -208,7 +219,6 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
     DType dtype;
     int64_t rows;
   };
-  const int64_t NQ = static_cast<int64_t>(hp.n_head) * hp.head_dim;
   const Buf bufs[] = {{&s.x, DType::F32, E},
                       {&s.xn, DType::F32, E},
                       {&s.qkv, DType::F32, std::max<int64_t>(NQ + 2 * KV, E)},
@@ -224,12 +234,19 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
     if (!t.ok()) return t.status();
     *b.slot = t.value();
   }
+  if (hp.qk_norm) {
+    for (const Buf& b : {Buf{&s.q_tmp, DType::F32, NQ}, Buf{&s.k_tmp, DType::F32, KV}}) {
+      auto t = backend.alloc(b.dtype, {b.rows, B, 1, 1});
+      if (!t.ok()) return t.status();
+      *b.slot = t.value();
+    }
+  }
   s.proj = s.qkv;  // see the lifetime note in llama_weights.h
   auto ids = backend.alloc(DType::I32, {B, 1, 1, 1});
   if (!ids.ok()) return ids.status();
   s.ids = ids.value();
-  logger("model")->info("loaded {} layers, n_embd {}, n_head {}/{} kv, vocab {}, ctx {}, on {}",
-                        hp.n_layer, hp.n_embd, hp.n_head, hp.n_head_kv, hp.n_vocab, model->n_ctx_,
+  logger("model")->info("loaded {} ({} layers, n_embd {}, n_head {}/{} kv, head size {}), vocab {}, ctx {}, on {}",
+                        hp.arch, hp.n_layer, hp.n_embd, hp.n_head, hp.n_head_kv, hp.head_dim, hp.n_vocab, model->n_ctx_,
                         backend.description());
   return model;
 }

@@ -17,6 +17,8 @@ struct LlamaModel::Weights {
     TensorRef attn_norm, wq, wk, wv, wo;
     TensorRef wqkv;  // Q, K and V rows in one weight when fused (then wq/wk/wv are unset)
     TensorRef ffn_norm, w_gate, w_up, w_down;
+    TensorRef attn_q_norm, attn_k_norm;       // [head_dim] per-head norms (qk_norm families)
+    TensorRef post_attn_norm, post_ffn_norm;  // [n_embd] output norms (post_norms families)
     TensorRef kv_cache;          // [head_dim, n_head_kv, n_ctx, 2]: K at index 0 of dim 3, V at 1
     TensorRef k_cache, v_cache;  // views of kv_cache: [head_dim, n_head_kv, n_ctx]
   };
@@ -35,8 +37,9 @@ struct LlamaModel::Scratch {
   TensorRef x;         // residual stream [n_embd, n_batch]
   TensorRef xn;        // normalised input of attention / FFN
   TensorRef qkv;       // projections (see above)
-  TensorRef q_rope, k_rope;  // rotated Q / K when RoPE runs as its own op
-  TensorRef attn;      // attention output [n_embd, n_batch]
+  TensorRef q_rope, k_rope;  // rotated Q / K when RoPE runs as its own op (and normed Q / K)
+  TensorRef q_tmp, k_tmp;    // contiguous copies of Q / K heads for the per-head norm (qk_norm)
+  TensorRef attn;      // attention output [n_head * head_dim, n_batch]
   TensorRef proj;      // attention / FFN-down projection before the residual add
   TensorRef gate, up, act;  // [n_ff, n_batch]
   TensorRef logits;    // [n_vocab, n_batch]

@@ -1,7 +1,8 @@
 // ATTENTION: causal scaled-dot-product attention of q[head_dim, n_head, n_tokens] over a KV
 // cache [head_dim, n_kv_head, n_ctx] (F16 or F32). Query t (absolute position n_past + t) sees
-// keys 0 .. n_past + t; head h reads kv head h / (n_head / n_kv_head). Softmax subtracts the row
-// maximum, so large scores do not overflow.
+// keys 0 .. n_past + t, or with a sliding window W (iparams[3] > 0) only the last W of them;
+// head h reads kv head h / (n_head / n_kv_head). Softmax subtracts the row maximum, so large
+// scores do not overflow.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -43,6 +44,10 @@ class KvRows {
 
 }  // namespace
 
+int64_t first_visible_key(int64_t n_keys, int32_t window) {
+  return window > 0 ? std::max<int64_t>(0, n_keys - window) : 0;
+}
+
 Status check_attention_operands(const Srcs& src, const HostTensor& dst, const OpParams& p) {
   constexpr const char* kOp = "attention";
   CLPORT_RETURN_IF_ERROR(check_src_count(kOp, src, 3, 3));
@@ -72,6 +77,7 @@ Status check_attention_operands(const Srcs& src, const HostTensor& dst, const Op
                             std::to_string(k.ne[2]));
   }
   if (!std::isfinite(p.f[0])) return invalid(kOp, "scale (fparams[0]) must be finite");
+  if (p.i[3] < 0) return invalid(kOp, "sliding window (iparams[3]) must be >= 0 (0 = none)");
   return Status::ok_status();
 }
 
@@ -102,19 +108,20 @@ Status attention(const Srcs& src, const HostTensor& dst, const OpParams& p, int 
       const int64_t t = item / n_head, h = item % n_head;
       const int64_t kv = h / group;
       const int64_t n_keys = n_past + t + 1;  // causal: positions 0 .. n_past + t
+      const int64_t first = first_visible_key(n_keys, p.i[3]);
       const float* qrow = row_f32(q, h, t);
       float max = -INFINITY;
-      for (int64_t j = 0; j < n_keys; ++j) {
+      for (int64_t j = first; j < n_keys; ++j) {
         s[j] = scale * dot(qrow, keys.row(kv, j), hd);
         max = std::max(max, s[j]);
       }
       double sum = 0.0;
-      for (int64_t j = 0; j < n_keys; ++j) {
+      for (int64_t j = first; j < n_keys; ++j) {
         s[j] = std::exp(s[j] - max);
         sum += s[j];
       }
       std::fill(out_acc, out_acc + hd, 0.0f);
-      for (int64_t j = 0; j < n_keys; ++j) {
+      for (int64_t j = first; j < n_keys; ++j) {
         const float* vrow = values.row(kv, j);
         const float w = s[j];
         for (int64_t d = 0; d < hd; ++d) out_acc[d] += w * vrow[d];

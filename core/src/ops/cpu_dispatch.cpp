@@ -23,6 +23,7 @@ OpFn op_function(clport_op_kind kind) {
     case CLPORT_OP_SOFTMAX: return detail::softmax;
     case CLPORT_OP_SILU: return detail::silu;
     case CLPORT_OP_SWIGLU: return detail::swiglu;
+    case CLPORT_OP_GEGLU: return detail::geglu;
     case CLPORT_OP_ADD: return detail::add;
     case CLPORT_OP_MUL: return detail::mul;
     case CLPORT_OP_SCALE: return detail::scale;

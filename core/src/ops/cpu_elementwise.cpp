@@ -1,4 +1,4 @@
-// Element-wise ops: SILU, SWIGLU, SCALE, and ADD / MUL with src1 broadcast (src1's ne[i] must
+// Element-wise ops: SILU, SWIGLU, GEGLU, SCALE, and ADD / MUL with src1 broadcast (src1's ne[i] must
 // divide src0's: element (i0..i3) of src0 pairs with (i0 % ne1[0], ..., i3 % ne1[3]) of src1).
 #include <cmath>
 
@@ -80,25 +80,43 @@ Status scale(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_th
   return unary("scale", src, dst, n_threads, [s](float x) { return x * s; });
 }
 
-Status swiglu(const Srcs& src, const HostTensor& dst, const OpParams&, int n_threads) {
-  constexpr const char* kOp = "swiglu";
-  CLPORT_RETURN_IF_ERROR(check_src_count(kOp, src, 2, 2));
-  CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "src0 (gate)", src[0], {DType::F32}));
-  CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "src1 (up)", src[1], {DType::F32}));
-  CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "dst", dst, {DType::F32}));
-  CLPORT_RETURN_IF_ERROR(check_same_shape(kOp, "src0", src[0], "dst", dst));
-  CLPORT_RETURN_IF_ERROR(check_same_shape(kOp, "src1", src[1], "dst", dst));
+namespace {
+
+// Shared body of the gated activations: dst = act(gate) * up, all three the same shape.
+template <typename Act>
+Status gated(const char* op, const Srcs& src, const HostTensor& dst, int n_threads, double cost, Act act) {
+  CLPORT_RETURN_IF_ERROR(check_src_count(op, src, 2, 2));
+  CLPORT_RETURN_IF_ERROR(check_tensor(op, "src0 (gate)", src[0], {DType::F32}));
+  CLPORT_RETURN_IF_ERROR(check_tensor(op, "src1 (up)", src[1], {DType::F32}));
+  CLPORT_RETURN_IF_ERROR(check_tensor(op, "dst", dst, {DType::F32}));
+  CLPORT_RETURN_IF_ERROR(check_same_shape(op, "src0", src[0], "dst", dst));
+  CLPORT_RETURN_IF_ERROR(check_same_shape(op, "src1", src[1], "dst", dst));
   const int64_t n = dst.ne[0];
-  run_parallel(plan_threads(rows(dst), 12.0 * static_cast<double>(n), n_threads), rows(dst),
+  run_parallel(plan_threads(rows(dst), cost * static_cast<double>(n), n_threads), rows(dst),
                [&](int, int64_t begin, int64_t end) {
                  for (int64_t r = begin; r < end; ++r) {
                    const float* gate = flat_row_f32(src[0], r);
                    const float* up = flat_row_f32(src[1], r);
                    float* out = flat_row_f32(dst, r);
-                   for (int64_t i = 0; i < n; ++i) out[i] = silu_value(gate[i]) * up[i];
+                   for (int64_t i = 0; i < n; ++i) out[i] = act(gate[i]) * up[i];
                  }
                });
   return Status::ok_status();
+}
+
+}  // namespace
+
+float gelu_tanh_value(float x) {
+  const double v = x, sqrt_2_over_pi = 0.79788456080286535588;
+  return static_cast<float>(0.5 * v * (1.0 + std::tanh(sqrt_2_over_pi * (v + 0.044715 * v * v * v))));
+}
+
+Status swiglu(const Srcs& src, const HostTensor& dst, const OpParams&, int n_threads) {
+  return gated("swiglu", src, dst, n_threads, 12.0, silu_value);
+}
+
+Status geglu(const Srcs& src, const HostTensor& dst, const OpParams&, int n_threads) {
+  return gated("geglu", src, dst, n_threads, 16.0, gelu_tanh_value);
 }
 
 Status add(const Srcs& src, const HostTensor& dst, const OpParams&, int n_threads) {

@@ -90,6 +90,7 @@ Status rope_attention(const Srcs& src, const HostTensor& dst, const OpParams& p,
   CLPORT_RETURN_IF_ERROR(rope({src[0]}, q_rope, p, n_threads));
   OpParams att;
   att.i[0] = p.i[1];
+  att.i[3] = p.i[3];
   att.f[0] = p.f[2];
   return attention({q_rope, src[1], src[2]}, dst, att, n_threads);
 }

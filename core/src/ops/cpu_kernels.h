@@ -18,6 +18,9 @@ Status rope(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_thr
 Status attention(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
 Status silu(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
 Status swiglu(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
+Status geglu(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
+// GELU in its tanh approximation, the value GEGLU applies to the gate (computed in double).
+float gelu_tanh_value(float x);
 Status add(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
 Status mul(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
 Status scale(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
@@ -26,6 +29,9 @@ Status copy(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_thr
 // Operand checks of the reference ops, shared with the fast CPU backend.
 Status check_mul_mat_operands(const Srcs& src, const HostTensor& dst);
 Status check_attention_operands(const Srcs& src, const HostTensor& dst, const OpParams& p);
+// The first key a query sees when n_keys (positions 0 .. n_keys - 1) are causally visible and
+// `window` (0 = none) limits it to the last `window` of them.
+int64_t first_visible_key(int64_t n_keys, int32_t window);
 
 // Fused patterns: each is the composition of the ops above (cpu_fused.cpp).
 Status rms_norm_mul_mat(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);

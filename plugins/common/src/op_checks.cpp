@@ -154,6 +154,7 @@ std::string check_attention(const clport_op& op, const Tuning& t, bool rope) {
   if (hd > static_cast<int64_t>(t.att_wg) * t.att_dpt) return "head_dim too large for att tuning";
   const int64_t n_past = op.iparams[rope ? 1 : 0];
   if (n_past < 0 || n_past + n_tokens > k->ne[2]) return "n_past + n_tokens exceeds the cache";
+  if (op.iparams[3] < 0) return "sliding window must be >= 0 (0 = none)";
   return "";
 }
 
@@ -322,7 +323,8 @@ std::string check_op(const clport_op& op, const Tuning& t) {
     case CLPORT_OP_SOFTMAX:
     case CLPORT_OP_SILU:
     case CLPORT_OP_SCALE: return check_unary(op);
-    case CLPORT_OP_SWIGLU: return check_binary(op, false);
+    case CLPORT_OP_SWIGLU:
+    case CLPORT_OP_GEGLU: return check_binary(op, false);
     case CLPORT_OP_ADD:
     case CLPORT_OP_MUL: return check_binary(op, true);
     case CLPORT_OP_COPY: return check_copy(op);

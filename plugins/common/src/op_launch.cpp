@@ -163,7 +163,7 @@ void OpRunner::attention(const clport_op& op) {
            u64(q_nb1), u64(q_nb2), cl_int(rope ? op.iparams[2] : 0),
            cl_int(rope && op.iparams[0] == 2 ? 1 : 0), rope ? op.fparams[0] : 1.0f,
            rope ? op.fparams[1] : 1.0f, kn.buffer, u64(kn.offset), u64(kn.nb[1]), vn.buffer, u64(vn.offset),
-           u64(vn.nb[1]), kc.buffer, u64(kc.offset), u64(store ? op.src[3]->nb[3] : 0));
+           u64(vn.nb[1]), kc.buffer, u64(kc.offset), u64(store ? op.src[3]->nb[3] : 0), cl_int(op.iparams[3]));
   const size_t global[2] = {static_cast<size_t>(q.ne[1]) * tuning_.att_wg,
                             static_cast<size_t>(q.ne[2])};
   const size_t local[2] = {tuning_.att_wg, 1};
@@ -197,8 +197,8 @@ void OpRunner::unary(const clport_op& op) {
 void OpRunner::binary(const clport_op& op) {
   const clport_tensor &a = *op.src[0], &b = *op.src[1], &d = *op.dst;
   const cl_uint n = u32(element_count(a));
-  if (op.kind == CLPORT_OP_SWIGLU) {
-    const sdk::Kernel& k = kernel(ProgramId::Elementwise, "swiglu_f32");
+  if (op.kind == CLPORT_OP_SWIGLU || op.kind == CLPORT_OP_GEGLU) {
+    const sdk::Kernel& k = kernel(ProgramId::Elementwise, op.kind == CLPORT_OP_SWIGLU ? "swiglu_f32" : "geglu_f32");
     set_args(h_.cl(), k, a.buffer, u64(a.offset), b.buffer, u64(b.offset), d.buffer,
              u64(d.offset), n);
     const size_t global = round_up(n, tuning_.elt_wg), local = tuning_.elt_wg;

@@ -211,6 +211,7 @@ void OpRunner::enqueue(const clport_op& op) {
     case CLPORT_OP_SILU:
     case CLPORT_OP_SCALE: return unary(op);
     case CLPORT_OP_SWIGLU:
+    case CLPORT_OP_GEGLU:
     case CLPORT_OP_ADD:
     case CLPORT_OP_MUL: return binary(op);
     case CLPORT_OP_COPY: return copy(op);

@@ -22,6 +22,9 @@
 #ifndef FAKE_ABI_MAJOR
 #define FAKE_ABI_MAJOR CLPORT_PLUGIN_ABI_MAJOR
 #endif
+#ifndef FAKE_ABI_MINOR
+#define FAKE_ABI_MINOR 7
+#endif
 
 struct clport_plugin_error {
   int32_t code;
@@ -104,7 +107,7 @@ const clport_plugin kTable = {
 #else
     sizeof(clport_plugin),
 #endif
-    FAKE_ABI_MAJOR, 7, FAKE_NAME, "test", &probe, &create, &destroy, &supports_op, &prepare_weight,
+    FAKE_ABI_MAJOR, FAKE_ABI_MINOR, FAKE_NAME, "test", &probe, &create, &destroy, &supports_op, &prepare_weight,
     &release_layout, &enqueue_op, &error_code, &error_message, &release_error};
 
 }  // namespace

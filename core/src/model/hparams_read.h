@@ -1,0 +1,21 @@
+// Internal: reading the hyper-parameters of each architecture family from "<arch>.<key>"
+// GGUF keys. model_hparams.cpp picks the family by general.architecture.
+#pragma once
+
+#include "clport/gguf.h"
+#include "clport/llama_model.h"
+
+namespace clport {
+
+// The keys every family shares (sizes, head counts, context, rms epsilon, rope base and
+// scaling); hp.arch is set. Head size is left to the family.
+Status read_shared_hparams(const GgufFile& file, LlamaHParams& hp);
+// The rest of each family.
+Status read_llama_family_hparams(const GgufFile& file, LlamaHParams& hp);
+Status read_gemma3_hparams(const GgufFile& file, LlamaHParams& hp);
+// Limits every family's values must keep (a corrupt header must not become a giant allocation).
+Status check_hparams(const LlamaHParams& hp);
+
+inline Status hparams_error(const std::string& message) { return Status(Stage::Model, message); }
+
+}  // namespace clport

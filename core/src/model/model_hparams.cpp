@@ -1,0 +1,99 @@
+// Hyper-parameters from GGUF metadata: the architecture picks the family's reader; the keys
+// all families share are read once here, and every value is checked before a model is built.
+#include <cmath>
+
+#include "model/hparams_read.h"
+
+namespace clport {
+namespace {
+
+constexpr const char* kSupported = "supported: llama (LLaMA 2/3, SmolLM2, TinyLlama), gemma3 (Gemma 3)";
+
+}  // namespace
+
+Status read_shared_hparams(const GgufFile& file, LlamaHParams& hp) {
+  const std::string p = hp.arch + ".";
+#define CLPORT_READ(field, key)                         \
+  {                                                     \
+    auto v = file.get_u32(p + key);                     \
+    if (!v.ok()) return v.status();                     \
+    hp.field = v.value();                               \
+  }
+  CLPORT_READ(n_embd, "embedding_length")
+  CLPORT_READ(n_layer, "block_count")
+  CLPORT_READ(n_ff, "feed_forward_length")
+  CLPORT_READ(n_head, "attention.head_count")
+#undef CLPORT_READ
+  auto n_head_kv = file.get_u32_or(p + "attention.head_count_kv", hp.n_head);
+  if (!n_head_kv.ok()) return n_head_kv.status();
+  hp.n_head_kv = n_head_kv.value();
+  auto n_ctx = file.get_u32_or(p + "context_length", 2048);
+  if (!n_ctx.ok()) return n_ctx.status();
+  hp.n_ctx_train = n_ctx.value();
+  auto base = file.get_f32_or(p + "rope.freq_base", 10000.0f);
+  if (!base.ok()) return base.status();
+  hp.rope_freq_base = base.value();
+  auto eps = file.get_f32_or(p + "attention.layer_norm_rms_epsilon", 1e-5f);
+  if (!eps.ok()) return eps.status();
+  hp.rms_eps = eps.value();
+  auto scaling = file.get_string_or(p + "rope.scaling.type", "none");
+  if (!scaling.ok()) return scaling.status();
+  if (scaling.value() == "linear") {
+    auto factor = file.get_f32_or(p + "rope.scaling.factor", 1.0f);
+    if (!factor.ok()) return factor.status();
+    if (!(factor.value() > 0.0f)) return hparams_error(p + "rope.scaling.factor must be > 0");
+    hp.rope_freq_scale = 1.0f / factor.value();
+  } else if (scaling.value() != "none") {
+    return hparams_error("rope scaling type '" + scaling.value() + "' is not supported (none, linear)");
+  }
+  return Status();
+}
+
+Status check_hparams(const LlamaHParams& hp) {
+  const std::string p = hp.arch + ".";
+  if (hp.n_ctx_train == 0) return hparams_error(p + "context_length must be > 0");
+  if (hp.n_layer == 0 || hp.n_layer > 512) return hparams_error(p + "block_count out of range");
+  if (hp.n_embd == 0 || hp.n_embd > 65536) return hparams_error(p + "embedding_length out of range");
+  if (hp.n_ff == 0 || hp.n_ff > 262144) return hparams_error(p + "feed_forward_length out of range");
+  if (hp.n_head == 0 || hp.n_head > 1024) return hparams_error(p + "attention.head_count out of range");
+  if (hp.n_head_kv == 0 || hp.n_head % hp.n_head_kv != 0) {
+    return hparams_error(p + "attention.head_count_kv must divide attention.head_count");
+  }
+  if (hp.head_dim == 0 || hp.head_dim > 1024 || hp.head_dim % 2 != 0) {
+    return hparams_error(p + "head size must be even and at most 1024");
+  }
+  if (hp.n_rot == 0 || hp.n_rot > hp.head_dim || hp.n_rot % 2 != 0) {
+    return hparams_error(p + "rope.dimension_count must be even and <= the head size");
+  }
+  if (!(hp.rms_eps > 0.0f) || !std::isfinite(hp.rope_freq_base) || hp.rope_freq_base <= 0.0f ||
+      !std::isfinite(hp.rope_freq_base_swa) || hp.rope_freq_base_swa <= 0.0f) {
+    return hparams_error("rms epsilon and rope.freq_base must be positive");
+  }
+  if (!(hp.attn_scale > 0.0f) || !std::isfinite(hp.attn_scale) || !(hp.embd_scale > 0.0f) ||
+      !std::isfinite(hp.embd_scale)) {
+    return hparams_error("attention and embedding scales must be positive and finite");
+  }
+  if (hp.n_swa > 0x7fffffffu) return hparams_error(p + "attention.sliding_window out of range");
+  return Status();
+}
+
+Result<LlamaHParams> read_llama_hparams(const GgufFile& file) {
+  LlamaHParams hp;
+  auto arch = file.get_string("general.architecture");
+  if (!arch.ok()) return arch.status();
+  hp.arch = arch.value();
+  if (hp.arch == "llama") {
+    CLPORT_RETURN_IF_ERROR(read_llama_family_hparams(file, hp));
+  } else if (hp.arch == "gemma3") {
+    CLPORT_RETURN_IF_ERROR(read_gemma3_hparams(file, hp));
+  } else if (hp.arch == "qwen2") {
+    return hparams_error("architecture 'qwen2' is not supported yet (planned: needs Q/K/V bias add); " +
+                         std::string(kSupported));
+  } else {
+    return hparams_error("architecture '" + hp.arch + "' is not supported; " + kSupported);
+  }
+  CLPORT_RETURN_IF_ERROR(check_hparams(hp));
+  return hp;
+}
+
+}  // namespace clport

@@ -1,0 +1,254 @@
+// The shared blocks of the graph builders (see plan_builder.h). Where a plugin claims a fused
+// pattern the block takes it, otherwise the plain ops: every backend runs the same graph and
+// the CPU reference sees only plain ops.
+#include "model/plan_builder.h"
+
+#include <cmath>
+
+namespace clport {
+namespace {
+
+// Head-shaped view [head_dim, heads, n] of a projection slice: row stride head_dim, token stride
+// token_bytes, starting byte_offset into base.
+TensorRef heads_view(const TensorRef& base, int64_t head_dim, int64_t heads, int64_t n,
+                     uint64_t token_bytes, uint64_t byte_offset) {
+  return view(base, DType::F32, {head_dim, heads, n, 1},
+              {4, head_dim * 4, static_cast<int64_t>(token_bytes), static_cast<int64_t>(token_bytes) * n},
+              byte_offset);
+}
+
+bool contiguous_rows(const TensorRef& t) { return t.nb[2] == t.nb[1] * t.ne[1]; }
+
+}  // namespace
+
+bool LlamaModel::claims(clport_op_kind fused, const std::vector<const TensorRef*>& src,
+                        const TensorRef& dst, const cpu::OpParams& params, const TensorRef* weight,
+                        const TensorRef* plain_input, const TensorRef* plain_dst) const {
+  if (!plans_->fusion) return false;
+  const OpDescription f(fused, src, dst, params);
+  const std::string who = backend_.plugin_for(f.op);
+  if (who == "cpu") return false;
+  if (weight == nullptr) return true;
+  // The plugin that would run the plain mat-mul must be the one claiming the pattern, so a
+  // vendor plugin's tuned mat-mul is never traded for another plugin's fused kernel.
+  const OpDescription plain(CLPORT_OP_MUL_MAT, {weight, plain_input}, *plain_dst, {});
+  return backend_.plugin_for(plain.op) == who;
+}
+
+LlamaModel::Plans::Plans() = default;
+
+PlanBuilder::PlanBuilder(const LlamaModel& model, uint32_t n)
+    : model_(model), hp_(model.hp_), w_(*model.w_), s_(*model.s_), n_(n) {
+  const int64_t E = hp_.n_embd, NQ = hp_.q_rows(), HD = hp_.head_dim;
+  x = cols(s_.x, E);
+  xn = cols(s_.xn, E);
+  attn = cols(s_.attn, NQ);
+  proj = cols(s_.proj, E);
+  gate = cols(s_.gate, hp_.n_ff);
+  up = cols(s_.up, hp_.n_ff);
+  act = cols(s_.act, hp_.n_ff);
+  q_rope = view(s_.q_rope, {HD, hp_.n_head, n_, 1}, 0);
+  k_rope = view(s_.k_rope, {HD, hp_.n_head_kv, n_, 1}, 0);
+  attn_heads = view(s_.attn, {HD, hp_.n_head, n_, 1}, 0);
+  if (s_.q_tmp.valid()) q_tmp = view(s_.q_tmp, {HD, hp_.n_head, n_, 1}, 0);
+  if (s_.k_tmp.valid()) k_tmp = view(s_.k_tmp, {HD, hp_.n_head_kv, n_, 1}, 0);
+  norm_.f[0] = hp_.rms_eps;
+}
+
+PlanNode& PlanBuilder::add(clport_op_kind kind, std::vector<TensorRef> src, const TensorRef& dst,
+                           cpu::OpParams params, int n_past_param) {
+  PlanNode node;
+  node.kind = kind;
+  node.src = std::move(src);
+  node.dst = dst;
+  node.params = params;
+  node.n_past_param = n_past_param;
+  if (kind >= CLPORT_OP_RMS_NORM_MUL_MAT && kind <= CLPORT_OP_ROPE_KV_STORE_ATTENTION) ++plan_.fused_nodes;
+  plan_.nodes.push_back(std::move(node));
+  return plan_.nodes.back();
+}
+
+PlanBuilder::AttentionParams PlanBuilder::attention_params(uint32_t layer) const {
+  const bool swa = hp_.is_swa_layer(layer);
+  AttentionParams p;
+  p.rope.i[0] = hp_.rope_mode;
+  p.rope.i[2] = static_cast<int32_t>(hp_.n_rot);
+  p.rope.f[0] = swa ? hp_.rope_freq_base_swa : hp_.rope_freq_base;
+  p.rope.f[1] = swa ? 1.0f : hp_.rope_freq_scale;
+  const int32_t window = swa ? static_cast<int32_t>(hp_.n_swa) : 0;
+  p.rope_attention = p.rope;
+  p.rope_attention.f[2] = hp_.attn_scale;
+  p.rope_attention.i[3] = window;
+  p.attention.f[0] = hp_.attn_scale;
+  p.attention.i[3] = window;
+  return p;
+}
+
+void PlanBuilder::embed() {
+  TensorRef embd_rows = w_.tok_embd;
+  embd_rows.layout = nullptr;  // GET_ROWS reads the file layout, never a MUL_MAT repack
+  add(CLPORT_OP_GET_ROWS, {embd_rows, view(s_.ids, {n_, 1, 1, 1}, 0)}, x);
+  if (hp_.embd_scale != 1.0f) {
+    cpu::OpParams scale;
+    scale.f[0] = hp_.embd_scale;
+    add(CLPORT_OP_SCALE, {x}, x, scale);
+  }
+}
+
+PlanBuilder::Heads PlanBuilder::project_qkv(const Layer& L) {
+  const int64_t HD = hp_.head_dim, H = hp_.n_head, HKV = hp_.n_head_kv;
+  const int64_t NQ = hp_.q_rows(), NKV = hp_.kv_rows(), NQKV = NQ + 2 * NKV, B = s_.qkv.ne[1];
+  if (L.wqkv.valid()) {
+    const TensorRef qkv = cols(s_.qkv, NQKV);
+    if (claims(CLPORT_OP_RMS_NORM_MUL_MAT, {&L.wqkv, &x, &L.attn_norm}, qkv, norm_, &L.wqkv, &xn, &qkv)) {
+      add(CLPORT_OP_RMS_NORM_MUL_MAT, {L.wqkv, x, L.attn_norm}, qkv, norm_);
+    } else {
+      add(CLPORT_OP_RMS_NORM, {x, L.attn_norm}, xn, norm_);
+      add(CLPORT_OP_MUL_MAT, {L.wqkv, xn}, qkv);
+    }
+    const uint64_t token = static_cast<uint64_t>(NQKV) * 4;
+    return {heads_view(s_.qkv, HD, H, n_, token, 0), heads_view(s_.qkv, HD, HKV, n_, token, NQ * 4),
+            heads_view(s_.qkv, HD, HKV, n_, token, (NQ + NKV) * 4)};
+  }
+  const uint64_t k_at = static_cast<uint64_t>(NQ * B) * 4, v_at = k_at + static_cast<uint64_t>(NKV * B) * 4;
+  const TensorRef q = view(s_.qkv, {NQ, n_, 1, 1}, 0), k = view(s_.qkv, {NKV, n_, 1, 1}, k_at),
+                  v = view(s_.qkv, {NKV, n_, 1, 1}, v_at);
+  const bool fused = claims(CLPORT_OP_RMS_NORM_MUL_MAT, {&L.wq, &x, &L.attn_norm}, q, norm_, &L.wq, &xn, &q) &&
+                     claims(CLPORT_OP_RMS_NORM_MUL_MAT, {&L.wk, &x, &L.attn_norm}, k, norm_, &L.wk, &xn, &k) &&
+                     claims(CLPORT_OP_RMS_NORM_MUL_MAT, {&L.wv, &x, &L.attn_norm}, v, norm_, &L.wv, &xn, &v);
+  if (fused) {
+    add(CLPORT_OP_RMS_NORM_MUL_MAT, {L.wq, x, L.attn_norm}, q, norm_);
+    add(CLPORT_OP_RMS_NORM_MUL_MAT, {L.wk, x, L.attn_norm}, k, norm_);
+    add(CLPORT_OP_RMS_NORM_MUL_MAT, {L.wv, x, L.attn_norm}, v, norm_);
+  } else {
+    add(CLPORT_OP_RMS_NORM, {x, L.attn_norm}, xn, norm_);
+    add(CLPORT_OP_MUL_MAT, {L.wq, xn}, q);
+    add(CLPORT_OP_MUL_MAT, {L.wk, xn}, k);
+    add(CLPORT_OP_MUL_MAT, {L.wv, xn}, v);
+  }
+  return {view(s_.qkv, {HD, H, n_, 1}, 0), view(s_.qkv, {HD, HKV, n_, 1}, k_at), view(s_.qkv, {HD, HKV, n_, 1}, v_at)};
+}
+
+TensorRef PlanBuilder::norm_heads(const TensorRef& heads, const TensorRef& weight, const TensorRef& dst,
+                                  const TensorRef& tmp) {
+  if (contiguous_rows(heads) && heads.nb[1] == heads.ne[0] * 4) {
+    add(CLPORT_OP_RMS_NORM, {heads, weight}, dst, norm_);
+  } else {
+    // A slice of the joined Q/K/V projection: the norm kernels read contiguous rows only.
+    add(CLPORT_OP_COPY, {heads}, tmp);
+    add(CLPORT_OP_RMS_NORM, {tmp, weight}, dst, norm_);
+  }
+  return dst;
+}
+
+void PlanBuilder::kv_store(const Layer& L, const TensorRef& k_heads, const TensorRef& v_heads,
+                           const cpu::OpParams& rope) {
+  if (claims(CLPORT_OP_KV_STORE_ROPE, {&k_heads, &v_heads}, L.kv_cache, rope, nullptr, nullptr, nullptr)) {
+    add(CLPORT_OP_KV_STORE_ROPE, {k_heads, v_heads}, L.kv_cache, rope, 1);
+    return;
+  }
+  if (contiguous_rows(k_heads)) {
+    add(CLPORT_OP_ROPE, {k_heads}, k_rope, rope, 1);
+  } else {
+    add(CLPORT_OP_COPY, {k_heads}, k_rope);
+    add(CLPORT_OP_ROPE, {k_rope}, k_rope, rope, 1);
+  }
+  const int64_t HD = hp_.head_dim, HKV = hp_.n_head_kv;
+  const TensorRef k_slot = view(L.kv_cache, L.kv_cache.dtype, {HD, HKV, n_, 1}, L.k_cache.nb, 0);
+  const TensorRef v_slot = view(L.kv_cache, L.kv_cache.dtype, {HD, HKV, n_, 1}, L.v_cache.nb,
+                                static_cast<uint64_t>(L.kv_cache.nb[3]));
+  add(CLPORT_OP_COPY, {k_rope}, k_slot).dst_bytes_per_pos = static_cast<uint64_t>(L.kv_cache.nb[2]);
+  add(CLPORT_OP_COPY, {v_heads}, v_slot).dst_bytes_per_pos = static_cast<uint64_t>(L.kv_cache.nb[2]);
+}
+
+void PlanBuilder::attend(const Layer& L, const TensorRef& q_heads, const AttentionParams& p) {
+  if (claims(CLPORT_OP_ROPE_ATTENTION, {&q_heads, &L.k_cache, &L.v_cache}, attn_heads, p.rope_attention, nullptr,
+             nullptr, nullptr)) {
+    add(CLPORT_OP_ROPE_ATTENTION, {q_heads, L.k_cache, L.v_cache}, attn_heads, p.rope_attention, 1);
+    return;
+  }
+  if (contiguous_rows(q_heads)) {
+    add(CLPORT_OP_ROPE, {q_heads}, q_rope, p.rope, 1);
+  } else {
+    add(CLPORT_OP_COPY, {q_heads}, q_rope);
+    add(CLPORT_OP_ROPE, {q_rope}, q_rope, p.rope, 1);
+  }
+  add(CLPORT_OP_ATTENTION, {q_rope, L.k_cache, L.v_cache}, attn_heads, p.attention, 0);
+}
+
+void PlanBuilder::rope_store_attend(const Layer& L, const Heads& h, const AttentionParams& p) {
+  // One op where claimed (a decode step), else RoPE on K with the store at positions n_past ..,
+  // then attention with Q's RoPE in front.
+  if (claims(CLPORT_OP_ROPE_KV_STORE_ATTENTION, {&h.q, &h.k, &h.v, &L.kv_cache}, attn_heads, p.rope_attention,
+             nullptr, nullptr, nullptr)) {
+    add(CLPORT_OP_ROPE_KV_STORE_ATTENTION, {h.q, h.k, h.v, L.kv_cache}, attn_heads, p.rope_attention, 1);
+    return;
+  }
+  kv_store(L, h.k, h.v, p.rope);
+  attend(L, h.q, p);
+}
+
+PlanNode& PlanBuilder::mul_mat_residual(const TensorRef& weight, const TensorRef& input) {
+  if (claims(CLPORT_OP_MUL_MAT_ADD, {&weight, &input, &x}, x, {}, &weight, &input, &proj)) {
+    return add(CLPORT_OP_MUL_MAT_ADD, {weight, input, x}, x);
+  }
+  add(CLPORT_OP_MUL_MAT, {weight, input}, proj);
+  return add(CLPORT_OP_ADD, {x, proj}, x);
+}
+
+PlanNode& PlanBuilder::mul_mat_norm_residual(const TensorRef& weight, const TensorRef& input,
+                                             const TensorRef& norm_weight) {
+  add(CLPORT_OP_MUL_MAT, {weight, input}, proj);
+  add(CLPORT_OP_RMS_NORM, {proj, norm_weight}, xn, norm_);
+  return add(CLPORT_OP_ADD, {x, xn}, x);
+}
+
+void PlanBuilder::gated_ffn(const Layer& L, FfnActivation f) {
+  if (f == FfnActivation::Silu &&
+      claims(CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU, {&L.w_gate, &x, &L.ffn_norm, &L.w_up}, act, norm_, &L.w_gate, &xn,
+             &gate)) {
+    add(CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU, {L.w_gate, x, L.ffn_norm, L.w_up}, act, norm_);
+    return;
+  }
+  // Without a fused gated kernel, gate and up can still take the norm into their mat-muls
+  // (the norm is then computed twice, which costs less than a kernel of its own on a decode step).
+  const bool norm_fused =
+      f == FfnActivation::GeluTanh &&
+      claims(CLPORT_OP_RMS_NORM_MUL_MAT, {&L.w_gate, &x, &L.ffn_norm}, gate, norm_, &L.w_gate, &xn, &gate) &&
+      claims(CLPORT_OP_RMS_NORM_MUL_MAT, {&L.w_up, &x, &L.ffn_norm}, up, norm_, &L.w_up, &xn, &up);
+  if (norm_fused) {
+    add(CLPORT_OP_RMS_NORM_MUL_MAT, {L.w_gate, x, L.ffn_norm}, gate, norm_);
+    add(CLPORT_OP_RMS_NORM_MUL_MAT, {L.w_up, x, L.ffn_norm}, up, norm_);
+  } else {
+    add(CLPORT_OP_RMS_NORM, {x, L.ffn_norm}, xn, norm_);
+    add(CLPORT_OP_MUL_MAT, {L.w_gate, xn}, gate);
+    add(CLPORT_OP_MUL_MAT, {L.w_up, xn}, up);
+  }
+  add(f == FfnActivation::Silu ? CLPORT_OP_SWIGLU : CLPORT_OP_GEGLU, {gate, up}, act);
+}
+
+void PlanBuilder::hook_after(PlanNode& node, uint32_t layer) const {
+  node.hook_layer = static_cast<int>(layer);
+  node.hook_tensor = x;
+}
+
+void PlanBuilder::output(int64_t logit_rows, bool hooked) {
+  const int64_t E = hp_.n_embd;
+  const uint64_t first = static_cast<uint64_t>(n_ - logit_rows) * E * sizeof(float);
+  const TensorRef x_out = view(s_.x, {E, logit_rows, 1, 1}, first);
+  const TensorRef xn_out = view(s_.xn, {E, logit_rows, 1, 1}, first);
+  const TensorRef logits = view(s_.logits, {static_cast<int64_t>(hp_.n_vocab), logit_rows, 1, 1}, 0);
+  if (logit_rows > 0 && !hooked &&
+      claims(CLPORT_OP_RMS_NORM_MUL_MAT, {&w_.output, &x_out, &w_.output_norm}, logits, norm_, &w_.output, &xn_out,
+             &logits)) {
+    add(CLPORT_OP_RMS_NORM_MUL_MAT, {w_.output, x_out, w_.output_norm}, logits, norm_);
+    return;
+  }
+  if (logit_rows == 0 && !hooked) return;
+  PlanNode& final_norm = add(CLPORT_OP_RMS_NORM, {x, w_.output_norm}, xn, norm_);
+  final_norm.hook_layer = static_cast<int>(hp_.n_layer);
+  final_norm.hook_tensor = xn;
+  if (logit_rows > 0) add(CLPORT_OP_MUL_MAT, {w_.output, xn_out}, logits);
+}
+
+}  // namespace clport

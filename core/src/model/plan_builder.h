@@ -1,0 +1,84 @@
+// Internal: the blocks the architecture graph builders share (llama_graph.cpp, gemma3_graph.cpp):
+// the embedding, norm + Q/K/V projections, RoPE + KV-cache store + attention, a mat-mul into the
+// residual, the gated FFN and the vocabulary projection. Each block takes the fused pattern where
+// the plugin that runs its plain mat-mul claims it (LlamaModel::claims), else the plain ops.
+#pragma once
+
+#include "model/llama_plan.h"
+#include "model/llama_weights.h"
+
+namespace clport {
+
+class PlanBuilder {
+ public:
+  using Layer = LlamaModel::Weights::Layer;
+
+  // One step over n tokens of `model` (its weights and scratch are in place).
+  PlanBuilder(const LlamaModel& model, uint32_t n);
+
+  PlanNode& add(clport_op_kind kind, std::vector<TensorRef> src, const TensorRef& dst, cpu::OpParams params = {},
+                int n_past_param = -1);
+  ForwardPlan take() { return std::move(plan_); }
+
+  // The parameters of one layer's RoPE and attention ops: its RoPE base and scaling (sliding
+  // layers have their own), its window (0 = none) and the family's score scale.
+  struct AttentionParams {
+    cpu::OpParams rope, rope_attention, attention;
+  };
+  AttentionParams attention_params(uint32_t layer) const;
+  const cpu::OpParams& norm() const { return norm_; }
+
+  // x = embedding rows of the token ids, times hp.embd_scale when that is not 1.
+  void embed();
+  // Q, K and V of rms_norm(x) * attn_norm as head-shaped views [head_dim, heads, n].
+  struct Heads {
+    TensorRef q, k, v;
+  };
+  Heads project_qkv(const Layer& L);
+  // RMSNorm over each head of `heads` with `weight` [head_dim], into `dst` (contiguous, same
+  // shape); a strided slice is first copied to `tmp`.
+  TensorRef norm_heads(const TensorRef& heads, const TensorRef& weight, const TensorRef& dst, const TensorRef& tmp);
+  // K rotated into the layer's cache at positions n_past.., then attention of Q rotated over it,
+  // into attn (heads).
+  void rope_store_attend(const Layer& L, const Heads& h, const AttentionParams& p);
+  // x += weight x input (one fused op where claimed).
+  PlanNode& mul_mat_residual(const TensorRef& weight, const TensorRef& input);
+  // proj = weight x input, then x += rms_norm(proj) * norm_weight (post-norm families).
+  PlanNode& mul_mat_norm_residual(const TensorRef& weight, const TensorRef& input, const TensorRef& norm_weight);
+  // act = f(gate x n) * (up x n), n = rms_norm(x) * ffn_norm; f is SiLU or GELU(tanh).
+  void gated_ffn(const Layer& L, FfnActivation f);
+  // The final norm and the vocabulary projection of the last logit_rows tokens.
+  void output(int64_t logit_rows, bool hooked);
+  // The hidden state after `layer` is x once `node` has run.
+  void hook_after(PlanNode& node, uint32_t layer) const;
+
+  // Activation views of this step (n columns).
+  TensorRef x, xn, attn, proj, gate, up, act, q_rope, k_rope, attn_heads;
+  TensorRef q_tmp, k_tmp;
+
+ private:
+  bool claims(clport_op_kind fused, const std::vector<const TensorRef*>& src, const TensorRef& dst,
+              const cpu::OpParams& params, const TensorRef* weight, const TensorRef* plain_input,
+              const TensorRef* plain_dst) const {
+    return model_.claims(fused, src, dst, params, weight, plain_input, plain_dst);
+  }
+  TensorRef cols(const TensorRef& t, int64_t rows) const { return view(t, {rows, n_, 1, 1}, 0); }
+  void kv_store(const Layer& L, const TensorRef& k_heads, const TensorRef& v_heads, const cpu::OpParams& rope);
+  void attend(const Layer& L, const TensorRef& q_heads, const AttentionParams& p);
+
+  const LlamaModel& model_;
+  const LlamaHParams& hp_;
+  const LlamaModel::Weights& w_;
+  const LlamaModel::Scratch& s_;
+  int64_t n_;
+  cpu::OpParams norm_;
+  ForwardPlan plan_;
+};
+
+// The graph of each architecture family (one step over n tokens).
+ForwardPlan build_llama_graph(PlanBuilder& b, const LlamaHParams& hp, const LlamaModel::Weights& w,
+                              int64_t logit_rows, bool hooked);
+ForwardPlan build_gemma3_graph(PlanBuilder& b, const LlamaHParams& hp, const LlamaModel::Weights& w,
+                               int64_t logit_rows, bool hooked);
+
+}  // namespace clport

@@ -1,0 +1,49 @@
+#include "info_hparams.h"
+
+#include <string>
+
+#include "clport/llama_model.h"
+
+namespace clport::cli {
+namespace {
+
+// "0-4, 6-10": the layers that are local (sliding window) or, with local false, global.
+std::string layer_ranges(const LlamaHParams& hp, bool local) {
+  std::string out;
+  for (uint32_t i = 0; i < hp.n_layer;) {
+    if (hp.is_swa_layer(i) != local) {
+      ++i;
+      continue;
+    }
+    uint32_t j = i;
+    while (j + 1 < hp.n_layer && hp.is_swa_layer(j + 1) == local) ++j;
+    out += (out.empty() ? "" : ", ") + std::to_string(i) + (j > i ? "-" + std::to_string(j) : "");
+    i = j + 1;
+  }
+  return out.empty() ? "none" : out;
+}
+
+}  // namespace
+
+void print_hparams(const GgufFile& file, std::ostream& out) {
+  auto hp = read_llama_hparams(file);
+  if (!hp.ok()) {
+    out << "hyper-parameters: not loadable (" << hp.status().message() << ")\n";
+    return;
+  }
+  out << "hyper-parameters (" << hp->arch << ", as the model runs):\n"
+      << "  head size   " << hp->head_dim << " (q " << hp->q_rows() << " rows, k/v " << hp->kv_rows() << ")\n"
+      << "  rope        " << (hp->rope_mode == 2 ? "neox" : "normal") << ", " << hp->n_rot << " dims, base "
+      << hp->rope_freq_base << ", scale " << hp->rope_freq_scale << "\n"
+      << "  attention   scale " << hp->attn_scale << (hp->qk_norm ? ", RMSNorm per Q/K head" : "") << "\n"
+      << "  ffn         " << (hp->ffn_act == FfnActivation::GeluTanh ? "GELU(tanh)-gated" : "SwiGLU")
+      << (hp->post_norms ? ", post-attention and post-FFN norms" : "") << "\n"
+      << "  rms eps     " << hp->rms_eps << "\n";
+  if (hp->embd_scale != 1.0f) out << "  embeddings  scaled by " << hp->embd_scale << "\n";
+  if (hp->n_swa > 0) {
+    out << "  sliding     window " << hp->n_swa << ", rope base " << hp->rope_freq_base_swa << " on layers "
+        << layer_ranges(*hp, true) << "; global layers " << layer_ranges(*hp, false) << "\n";
+  }
+}
+
+}  // namespace clport::cli
