@@ -11,8 +11,8 @@ namespace {
 constexpr int kBytes = 18;
 // Candidate scales tried on each side of the range-based one; the table is non-uniform, so the
 // best scale is often not the one that maps the largest magnitude to the table's end.
-constexpr int kCandidates = 8;
-constexpr float kCandidateStep = 1.0f;
+constexpr int kScaleCandidates = 8;
+constexpr float kScaleCandidateStep = 1.0f;
 
 // The index of the table entry nearest to v (the table is sorted).
 int nearest_code(float v) {
@@ -39,8 +39,8 @@ float fit_block_scale(const float* x) {
   const float end = static_cast<float>(kIq4nlTable[0]);
   float best_scale = extreme / end;
   double best_err = -1.0;
-  for (int c = -kCandidates; c <= kCandidates; ++c) {
-    const float inv = (end + kCandidateStep * c) / extreme;
+  for (int c = -kScaleCandidates; c <= kScaleCandidates; ++c) {
+    const float inv = (end + kScaleCandidateStep * c) / extreme;
     double sum_vx = 0, sum_vv = 0;
     int code[kQK];
     for (int i = 0; i < kQK; ++i) {
