@@ -6,6 +6,7 @@
 #include "cpu_backend/fast_ops.h"
 #include "cpu_backend/simd_kernels.h"
 #include "ops/cpu_common.h"
+#include "ops/cpu_kernels.h"
 
 namespace clport::fastcpu {
 namespace {
@@ -67,12 +68,7 @@ namespace {
 // Shared body of the gated activations: the reference's checks, then `row` per row.
 template <typename Row>
 Status gated(ThreadPool& pool, const char* op, const Srcs& src, const HostTensor& dst, Row row) {
-  CLPORT_RETURN_IF_ERROR(check_src_count(op, src, 2, 2));
-  CLPORT_RETURN_IF_ERROR(check_tensor(op, "src0 (gate)", src[0], {DType::F32}));
-  CLPORT_RETURN_IF_ERROR(check_tensor(op, "src1 (up)", src[1], {DType::F32}));
-  CLPORT_RETURN_IF_ERROR(check_tensor(op, "dst", dst, {DType::F32}));
-  CLPORT_RETURN_IF_ERROR(check_same_shape(op, "src0", src[0], "dst", dst));
-  CLPORT_RETURN_IF_ERROR(check_same_shape(op, "src1", src[1], "dst", dst));
+  CLPORT_RETURN_IF_ERROR(cpu::detail::check_gated_operands(op, src, dst));
   const int64_t n = dst.ne[0];
   for_rows(pool, rows(dst), n, [&](int64_t r) {
     row(flat_row_f32(src[0], r), flat_row_f32(src[1], r), flat_row_f32(dst, r), n);

@@ -80,17 +80,23 @@ Status scale(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_th
   return unary("scale", src, dst, n_threads, [s](float x) { return x * s; });
 }
 
-namespace {
-
-// Shared body of the gated activations: dst = act(gate) * up, all three the same shape.
-template <typename Act>
-Status gated(const char* op, const Srcs& src, const HostTensor& dst, int n_threads, double cost, Act act) {
+// gate, up and dst: F32, the same shape (SWIGLU, GEGLU).
+Status check_gated_operands(const char* op, const Srcs& src, const HostTensor& dst) {
   CLPORT_RETURN_IF_ERROR(check_src_count(op, src, 2, 2));
   CLPORT_RETURN_IF_ERROR(check_tensor(op, "src0 (gate)", src[0], {DType::F32}));
   CLPORT_RETURN_IF_ERROR(check_tensor(op, "src1 (up)", src[1], {DType::F32}));
   CLPORT_RETURN_IF_ERROR(check_tensor(op, "dst", dst, {DType::F32}));
   CLPORT_RETURN_IF_ERROR(check_same_shape(op, "src0", src[0], "dst", dst));
   CLPORT_RETURN_IF_ERROR(check_same_shape(op, "src1", src[1], "dst", dst));
+  return Status::ok_status();
+}
+
+namespace {
+
+// Shared body of the gated activations: dst = act(gate) * up, all three the same shape.
+template <typename Act>
+Status gated(const char* op, const Srcs& src, const HostTensor& dst, int n_threads, double cost, Act act) {
+  CLPORT_RETURN_IF_ERROR(check_gated_operands(op, src, dst));
   const int64_t n = dst.ne[0];
   run_parallel(plan_threads(rows(dst), cost * static_cast<double>(n), n_threads), rows(dst),
                [&](int, int64_t begin, int64_t end) {

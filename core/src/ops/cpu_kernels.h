@@ -28,6 +28,7 @@ Status copy(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_thr
 
 // Operand checks of the reference ops, shared with the fast CPU backend.
 Status check_mul_mat_operands(const Srcs& src, const HostTensor& dst);
+Status check_gated_operands(const char* op, const Srcs& src, const HostTensor& dst);
 Status check_attention_operands(const Srcs& src, const HostTensor& dst, const OpParams& p);
 // The first key a query sees when n_keys (positions 0 .. n_keys - 1) are causally visible and
 // `window` (0 = none) limits it to the last `window` of them.
