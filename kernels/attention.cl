@@ -24,8 +24,22 @@
 
 #define CLPORT_KV_LOAD_F32(i, p) (p)[i]
 #define CLPORT_KV_LOAD4_F32(i, p) vload4(i, p)
+#if defined(__F16C__) && defined(__x86_64__)
+// x86 CPUs with F16C (PoCL defines the target's feature macros): vcvtph2ps through the
+// compiler's builtin instead of PoCL's software vload_half (~17 instructions a value).
+inline float att_load_f16(size_t i, const global half* p) {
+  return __builtin_ia32_vcvtph2ps((short8)(((const global short*)p)[i], 0, 0, 0, 0, 0, 0, 0))[0];
+}
+inline float4 att_load4_f16(size_t i, const global half* p) {
+  const short4 h = as_short4(vload4(i, (const global ushort*)p));
+  return __builtin_ia32_vcvtph2ps((short8)(h, (short4)(0)));
+}
+#define CLPORT_KV_LOAD_F16(i, p) att_load_f16(i, p)
+#define CLPORT_KV_LOAD4_F16(i, p) att_load4_f16(i, p)
+#else
 #define CLPORT_KV_LOAD_F16(i, p) vload_half(i, p)
 #define CLPORT_KV_LOAD4_F16(i, p) vload_half4(i, p)
+#endif
 
 #define CLPORT_ATTENTION(NAME, STORE_NEW, KT, LOAD1, LOAD4, STORE1, ROUND)                                            \
   kernel __attribute__((reqd_work_group_size(ATT_WG, 1, 1))) void NAME(                        \

@@ -36,7 +36,13 @@
 #ifndef CLPORT_F16_BITS
 #define CLPORT_F16_BITS 0
 #endif
-#if CLPORT_F16_BITS
+#if defined(__F16C__) && defined(__x86_64__)
+// x86 CPUs with F16C (PoCL defines the target's feature macros): one vcvtph2ps, exact for every
+// half, through the compiler's builtin (no cl_khr_fp16 needed). Measured 1.3x on PoCL's Q4_1 GEMV.
+inline float ld_f16(const global uchar* p) {
+  return __builtin_ia32_vcvtph2ps((short8)(*(const global short*)p, 0, 0, 0, 0, 0, 0, 0))[0];
+}
+#elif CLPORT_F16_BITS
 inline float ld_f16(const global uchar* p) {
   const uint h = *(const global ushort*)p, e = h & 0x7c00u;
   if (e == 0u || e == 0x7c00u) return vload_half(0, (const global half*)p);

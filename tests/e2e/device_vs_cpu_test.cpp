@@ -1,6 +1,9 @@
 // The device path against the CPU reference on small random-weight models the suite writes
 // itself: every weight dtype, tied and untied output, grouped-query attention; prompt (GEMM
-// path) and single-token steps (GEMV path) compared by NMSE of the logits.
+// path) and single-token steps (GEMV path) compared by NMSE of the logits. Each case runs on
+// float activations (policy `precision: fp32`) against the exact reference; the dtypes with an
+// integer GEMV also run on 8-bit activations (generic `int_dot: 1`) against the reference that
+// rounds activations the same way (tests/common/activation_policy.h says how close).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -10,6 +13,7 @@
 #include "clport/engine.h"
 #include "clport/gguf.h"
 #include "clport/nmse.h"
+#include "activation_policy.h"
 #include "random_model.h"
 
 namespace clport {
@@ -21,12 +25,19 @@ struct Case {
   bool packed = false;  // the generic plugin's opt-in packed GEMV layout (gemv_packed: 1)
   bool fusion = true;   // LlamaOptions::fusion
   std::optional<DType> v_dtype = std::nullopt;  // attn_v in another dtype
+  bool integer = false;  // 8-bit activations (the integer GEMV) instead of float ones
 };
+
+// The weight dtypes the generic plugin's integer GEMV serves (kernels/mul_mat_gemv_q8a.cl).
+bool has_integer_gemv(DType d) {
+  return d == DType::Q4_0 || d == DType::Q4_1 || d == DType::Q5_0 || d == DType::Q5_1 || d == DType::Q8_0;
+}
 
 std::string case_name(const testing::TestParamInfo<Case>& info) {
   return std::string(dtype_name(info.param.dtype)) + (info.param.tied ? "_tied" : "_untied") +
          (info.param.packed ? "_packed" : "") + (info.param.fusion ? "" : "_unfused") +
-         (info.param.v_dtype ? "_v_" + std::string(dtype_name(*info.param.v_dtype)) : "");
+         (info.param.v_dtype ? "_v_" + std::string(dtype_name(*info.param.v_dtype)) : "") +
+         (info.param.integer ? "_int8" : "");
 }
 
 class DeviceVsCpu : public testing::TestWithParam<Case> {};
@@ -46,18 +57,17 @@ TEST_P(DeviceVsCpu, LogitsMatchCpuReference) {
 
   EngineOptions options;  // device "auto": the best OpenCL device here (PoCL in CI)
   const auto policy = std::filesystem::path(path.string() + ".yaml");
-  if (c.packed) {
-    std::ofstream(policy) << "version: 1\nplugins:\n  generic:\n    gemv_packed: 1\n";
-    options.config_path = policy.string();
-    options.profiling = true;  // the kernel names show that the packed kernels ran
-  }
+  test::write_activation_policy(policy.string(), c.integer, c.packed);
+  options.config_path = policy.string();
+  options.profiling = true;  // the kernel names show which GEMV kernels ran
   auto device = create_backend(options);
+  std::filesystem::remove(policy);
   ASSERT_TRUE(device.ok()) << device.status().to_string();
   // A silent CPU fallback would make this test compare the CPU with itself.
   ASSERT_EQ(device.value()->name().rfind("opencl:", 0), 0u)
       << "no OpenCL device backend: " << device.value()->description();
   (void)device.value()->take_timings();  // the driver self-test's kernels are not the model's
-  auto cpu = make_cpu_backend();
+  auto cpu = make_cpu_backend(0, c.integer);
 
   LlamaOptions lo;
   lo.n_ctx = 64;
@@ -73,13 +83,14 @@ TEST_P(DeviceVsCpu, LogitsMatchCpuReference) {
   ASSERT_TRUE(dev_model.value()->forward(prompt, 0, true, got).ok());
   ASSERT_TRUE(cpu_model.value()->forward(prompt, 0, true, want).ok());
   ASSERT_EQ(got.size(), want.size());
-  EXPECT_LT(nmse(want.data(), got.data(), want.size()), 1e-6) << "prompt logits";
+  const double bound = c.integer ? test::kIntegerPathLogitNmse : 1e-6;
+  EXPECT_LT(nmse(want.data(), got.data(), want.size()), bound) << "prompt logits";
 
   uint32_t n_past = static_cast<uint32_t>(prompt.size());
   for (int32_t token : {5, 280, 17, 265}) {
     ASSERT_TRUE(dev_model.value()->forward({token}, n_past, false, got).ok());
     ASSERT_TRUE(cpu_model.value()->forward({token}, n_past, false, want).ok());
-    EXPECT_LT(nmse(want.data(), got.data(), want.size()), 1e-6) << "decode step at " << n_past;
+    EXPECT_LT(nmse(want.data(), got.data(), want.size()), bound) << "decode step at " << n_past;
     ++n_past;
   }
   // The decode step's plan on the generic plugin: fused patterns where claimed, 5 ops per layer
@@ -94,12 +105,17 @@ TEST_P(DeviceVsCpu, LogitsMatchCpuReference) {
     EXPECT_GT(decode.fused_nodes, 0);
     EXPECT_LE(decode.nodes, (c.v_dtype ? 7 : 5) * layers + 4) << "fused " << decode.fused_nodes;
   }
+  bool packed_gemv_ran = false, integer_gemv_ran = false;
+  for (const auto& t : device.value()->take_timings()) {
+    packed_gemv_ran = packed_gemv_ran || t.name.rfind("mul_mat_gemv_packed_", 0) == 0;
+    integer_gemv_ran = integer_gemv_ran || t.name.rfind("mul_mat_gemv_q8a_", 0) == 0;
+  }
   if (c.packed) {
-    bool packed_gemv_ran = false;
-    for (const auto& t : device.value()->take_timings())
-      packed_gemv_ran = packed_gemv_ran || t.name.rfind("mul_mat_gemv_packed_", 0) == 0;
     EXPECT_TRUE(packed_gemv_ran) << "gemv_packed: 1 was set, yet no packed GEMV kernel ran";
-    std::filesystem::remove(policy);
+  }
+  // On a plugin other than generic (a spoofed vendor device) the setting does not apply.
+  if (device.value()->description().find("plugins: generic") != std::string::npos) {
+    EXPECT_EQ(integer_gemv_ran, c.integer) << "int_dot: " << c.integer;
   }
   std::filesystem::remove(path);
 }
@@ -115,6 +131,13 @@ std::vector<Case> all_cases() {
   cases.push_back({DType::Q4_K, true, false, true, DType::Q6_K});
   cases.push_back({DType::Q4_K, true, false, false, DType::Q6_K});
   cases.push_back({DType::Q3_K, true, false, true, DType::Q5_K});  // as Q3_K_M files mix them
+  const size_t float_cases = cases.size();
+  for (size_t i = 0; i < float_cases; ++i) {
+    Case c = cases[i];
+    if (!has_integer_gemv(c.dtype) || c.packed || (c.v_dtype && !has_integer_gemv(*c.v_dtype))) continue;
+    c.integer = true;
+    cases.push_back(c);
+  }
   return cases;
 }
 

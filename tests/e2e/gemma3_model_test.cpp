@@ -10,6 +10,7 @@
 #include "clport/engine.h"
 #include "clport/gguf.h"
 #include "clport/nmse.h"
+#include "activation_policy.h"
 #include "random_model.h"
 
 namespace clport {
@@ -19,11 +20,13 @@ struct Case {
   DType dtype;
   bool fusion = true;
   std::optional<DType> v_dtype = std::nullopt;  // attn_v in another dtype (Q, K, V not joined)
+  bool integer = false;  // 8-bit activations (generic int_dot: 1) against the rounding reference
 };
 
 std::string case_name(const testing::TestParamInfo<Case>& info) {
   return std::string(dtype_name(info.param.dtype)) + (info.param.fusion ? "" : "_unfused") +
-         (info.param.v_dtype ? "_v_" + std::string(dtype_name(*info.param.v_dtype)) : "");
+         (info.param.v_dtype ? "_v_" + std::string(dtype_name(*info.param.v_dtype)) : "") +
+         (info.param.integer ? "_int8" : "");
 }
 
 // 4 heads of 128 against n_embd 256; 3 layers, window 4, period 3: layers 0 and 1 local, 2 global.
@@ -81,11 +84,16 @@ TEST_P(Gemma3DeviceVsCpu, LogitsMatchCpuReference) {
   auto file = GgufFile::open(path.string());
   ASSERT_TRUE(file.ok()) << file.status().to_string();
 
-  auto device = create_backend(EngineOptions{});
+  EngineOptions options;
+  const std::string policy = path.string() + ".yaml";
+  test::write_activation_policy(policy, c.integer);
+  options.config_path = policy;
+  auto device = create_backend(options);
+  std::filesystem::remove(policy);
   ASSERT_TRUE(device.ok()) << device.status().to_string();
   ASSERT_EQ(device.value()->name().rfind("opencl:", 0), 0u)
       << "no OpenCL device backend: " << device.value()->description();
-  auto cpu = make_cpu_backend();
+  auto cpu = make_cpu_backend(0, c.integer);
   auto dev_model = LlamaModel::load(file.value(), *device.value(), small_options(c.fusion));
   ASSERT_TRUE(dev_model.ok()) << dev_model.status().to_string();
   auto cpu_model = LlamaModel::load(file.value(), *cpu, small_options(c.fusion));
@@ -96,12 +104,13 @@ TEST_P(Gemma3DeviceVsCpu, LogitsMatchCpuReference) {
   ASSERT_TRUE(dev_model.value()->forward(kPrompt, 0, true, got).ok());
   ASSERT_TRUE(cpu_model.value()->forward(kPrompt, 0, true, want).ok());
   ASSERT_EQ(got.size(), want.size());
-  EXPECT_LT(nmse(want.data(), got.data(), want.size()), 1e-6) << "prompt logits";
+  const double bound = c.integer ? test::kIntegerPathLogitNmse : 1e-6;
+  EXPECT_LT(nmse(want.data(), got.data(), want.size()), bound) << "prompt logits";
   uint32_t n_past = static_cast<uint32_t>(kPrompt.size());
   for (int32_t token : {5, 280, 17, 265}) {
     ASSERT_TRUE(dev_model.value()->forward({token}, n_past, false, got).ok());
     ASSERT_TRUE(cpu_model.value()->forward({token}, n_past, false, want).ok());
-    EXPECT_LT(nmse(want.data(), got.data(), want.size()), 1e-6) << "decode step at " << n_past;
+    EXPECT_LT(nmse(want.data(), got.data(), want.size()), bound) << "decode step at " << n_past;
     ++n_past;
   }
   if (c.fusion) {
@@ -113,7 +122,9 @@ TEST_P(Gemma3DeviceVsCpu, LogitsMatchCpuReference) {
 
 INSTANTIATE_TEST_SUITE_P(Gemma3, Gemma3DeviceVsCpu,
                          testing::Values(Case{DType::Q8_0}, Case{DType::Q8_0, false}, Case{DType::F16},
-                                         Case{DType::Q4_K, true, DType::Q6_K}, Case{DType::Q5_0}),
+                                         Case{DType::Q4_K, true, DType::Q6_K}, Case{DType::Q5_0},
+                                         Case{DType::Q8_0, true, std::nullopt, true},
+                                         Case{DType::Q5_0, false, std::nullopt, true}),
                          case_name);
 
 TEST(Gemma3FastCpu, MatchesReference) {

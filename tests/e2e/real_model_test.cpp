@@ -1,37 +1,32 @@
 // A real model file (SmolLM2-135M-Instruct Q4_1; Gemma 3 270M Q4_K_M): greedy generation on the
-// OpenCL device must match the CPU path token for token, for a plain prompt and a chat turn in
-// the model's own format. The model is fetched by scripts/fetch-model.sh or fetch-gemma3.sh
-// (ctest fixtures) and named by CLPORT_TEST_MODEL; without it the test fails (it is not skipped).
+// OpenCL device against the CPU reference, for a plain prompt and a chat turn in the model's own
+// format, on both activation paths:
+//  - float activations (policy `precision: fp32`): token for token the reference's, 64 tokens;
+//  - the device's default (8-bit activations where the plugin has an integer GEMV, e.g. the
+//    generic plugin on a CPU device): identical, or the first divergence a near-tie in the
+//    reference's logits with the logits tracking the reference's up to there (greedy_compare.h).
+// The model is fetched by scripts/fetch-model.sh or fetch-gemma3.sh (ctest fixtures) and named by
+// CLPORT_TEST_MODEL; without it the test fails (it is not skipped).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 #include "clport/chat_template.h"
 #include "clport/engine.h"
 #include "clport/gguf.h"
+#include "greedy_compare.h"
 
 namespace clport {
 namespace {
 
+constexpr int kTokens = 64;
+
 std::string model_path() {
   const char* env = std::getenv("CLPORT_TEST_MODEL");
   return env ? env : "";
-}
-
-std::vector<int32_t> greedy(LlamaModel& model, std::vector<int32_t> tokens, int n) {
-  std::vector<float> logits;
-  std::vector<int32_t> out;
-  uint32_t n_past = 0;
-  for (int i = 0; i < n; ++i) {
-    if (!model.forward(tokens, n_past, false, logits).ok()) return out;
-    n_past += static_cast<uint32_t>(tokens.size());
-    const int32_t next =
-        static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
-    out.push_back(next);
-    tokens = {next};
-  }
-  return out;
 }
 
 TEST(RealModel, GreedyTokensOnDeviceMatchCpuFor64Tokens) {
@@ -42,14 +37,25 @@ TEST(RealModel, GreedyTokensOnDeviceMatchCpuFor64Tokens) {
   auto tokenizer = Tokenizer::from_gguf(*file.value());
   ASSERT_TRUE(tokenizer.ok()) << tokenizer.status().to_string();
 
+  const auto fp32_policy = std::filesystem::temp_directory_path() /
+                           ("clport_real_fp32_" + std::to_string(::getpid()) + ".yaml");
+  std::ofstream(fp32_policy) << "version: 1\nprecision: fp32\n";
+  EngineOptions fp32_options;
+  fp32_options.config_path = fp32_policy.string();
   auto device = create_backend(EngineOptions{});
+  auto device_fp32 = create_backend(fp32_options);
+  std::filesystem::remove(fp32_policy);
   ASSERT_TRUE(device.ok()) << device.status().to_string();
+  ASSERT_TRUE(device_fp32.ok()) << device_fp32.status().to_string();
   ASSERT_EQ(device.value()->name().rfind("opencl:", 0), 0u) << device.value()->description();
+  ASSERT_EQ(device_fp32.value()->name().rfind("opencl:", 0), 0u) << device_fp32.value()->description();
   auto cpu = make_cpu_backend();
   LlamaOptions lo;
   lo.n_ctx = 256;
   auto dev_model = LlamaModel::load(file.value(), *device.value(), lo);
   ASSERT_TRUE(dev_model.ok()) << dev_model.status().to_string();
+  auto fp32_model = LlamaModel::load(file.value(), *device_fp32.value(), lo);
+  ASSERT_TRUE(fp32_model.ok()) << fp32_model.status().to_string();
   auto cpu_model = LlamaModel::load(file.value(), *cpu, lo);
   ASSERT_TRUE(cpu_model.ok()) << cpu_model.status().to_string();
 
@@ -64,11 +70,17 @@ TEST(RealModel, GreedyTokensOnDeviceMatchCpuFor64Tokens) {
   for (const std::string& prompt : prompts) {
     auto ids = tokenizer.value()->encode(prompt, tokenizer.value()->add_bos_default(), true);
     ASSERT_TRUE(ids.ok());
-    const auto want = greedy(*cpu_model.value(), ids.value(), 64);
-    const auto got = greedy(*dev_model.value(), ids.value(), 64);
-    ASSERT_EQ(want.size(), 64u);
-    EXPECT_EQ(got, want) << "prompt: " << prompt << "\ncpu:    " << tokenizer.value()->decode(want)
-                         << "\ndevice: " << tokenizer.value()->decode(got);
+    const test::Greedy want = test::greedy_with_logits(*cpu_model.value(), ids.value(), kTokens);
+    ASSERT_EQ(want.tokens.size(), static_cast<size_t>(kTokens)) << want.error;
+    const test::Greedy fp32 = test::greedy_with_logits(*fp32_model.value(), ids.value(), kTokens);
+    EXPECT_EQ(fp32.tokens, want.tokens) << "precision fp32, prompt: " << prompt
+                                        << "\ncpu:    " << tokenizer.value()->decode(want.tokens)
+                                        << "\ndevice: " << tokenizer.value()->decode(fp32.tokens);
+    const test::Greedy got = test::greedy_with_logits(*dev_model.value(), ids.value(), kTokens);
+    const test::NearTieVerdict v = test::identical_or_near_tie(want, got);
+    std::printf("default path, prompt \"%s\": %s\n", prompt.c_str(), v.detail.c_str());
+    EXPECT_TRUE(v.ok) << v.detail << "\nprompt: " << prompt << "\ncpu:    " << tokenizer.value()->decode(want.tokens)
+                      << "\ndevice: " << tokenizer.value()->decode(got.tokens);
   }
 }
 

@@ -55,7 +55,8 @@ class PackedLayout : public ::testing::Test {
 
   // An instance with gemv_packed on; `host_override` replaces the host table when given.
   void create(const clport_host* host_override = nullptr) {
-    const clport_host* host = ctx_->make_host("generic", "gemv_packed: 1\n", 0);
+    // int_dot 0: the plain GEMV these tests compare the packed one with is the float kernel.
+    const clport_host* host = ctx_->make_host("generic", "gemv_packed: 1\nint_dot: 0\n", 0);
     ASSERT_NE(host, nullptr);
     host_ = *host;
     if (host_override != nullptr) host_ = *host_override;

@@ -17,6 +17,7 @@
 #include "clport/op_desc.h"
 #include "clport/opencl_loader.h"
 #include "clport/self_test.h"
+#include "activation_policy.h"
 #include "random_model.h"
 #include "scoped_env.h"
 
@@ -265,7 +266,13 @@ TEST_F(SelfTest, ModelForwardMatchesCpuDespiteTheBrokenKernel) {
   const std::vector<float> want = prompt_logits(*cpu, file.value());
   ASSERT_FALSE(want.empty());
 
-  auto device = create_backend(EngineOptions{});
+  // Float activations, so the device's logits are the exact reference's (the integer GEMV's
+  // rounding has its own tests).
+  const fs::path policy = fs::path(cache_dir()) / "fp32.yaml";
+  test::write_activation_policy(policy.string(), false);
+  EngineOptions options;
+  options.config_path = policy.string();
+  auto device = create_backend(options);
   ASSERT_TRUE(device.ok()) << device.status().to_string();
   ASSERT_EQ(device.value()->name().rfind("opencl:", 0), 0u) << device.value()->description();
   const std::vector<float> got = prompt_logits(*device.value(), file.value());
@@ -275,7 +282,7 @@ TEST_F(SelfTest, ModelForwardMatchesCpuDespiteTheBrokenKernel) {
 
   // Control: the same corruption with the self-test off really breaks the model.
   ScopedEnv off{{"CLPORT_SELF_TEST", "off"}};
-  auto unchecked = create_backend(EngineOptions{});
+  auto unchecked = create_backend(options);
   ASSERT_TRUE(unchecked.ok());
   const std::vector<float> broken = prompt_logits(*unchecked.value(), file.value());
   ASSERT_EQ(broken.size(), want.size());

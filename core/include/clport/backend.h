@@ -95,8 +95,10 @@ class CLPORT_API Backend {
   }
 };
 
-// The CPU backend: host memory, cpu::run_op. n_threads 0 = all cores.
-CLPORT_API std::unique_ptr<Backend> make_cpu_backend(int n_threads = 0);
+// The CPU backend: host memory, cpu::run_op. n_threads 0 = all cores. quantized_activations:
+// every mat-mul rounds its activations as an integer mat-mul does (cpu::OpParams), the
+// reference a device on its integer path is compared with.
+CLPORT_API std::unique_ptr<Backend> make_cpu_backend(int n_threads = 0, bool quantized_activations = false);
 
 // The fast CPU backend (core/src/cpu_backend): host memory like the reference, SIMD kernels
 // with run-time instruction-set dispatch, a persistent thread pool. Quantized mat-muls use 8-bit

@@ -52,6 +52,10 @@ struct CaseResult {
   // weights do), so the case checked that layout's kernels.
   bool prepared = false;
   std::vector<std::string> kernels;  // with Options::record_kernels: kernels run, in order, once each
+  // >= 0 when the plugin's result was judged as a mat-mul on quantized activations: its NMSE
+  // against the reference that rounds the activations the same way (nmse / threshold are then
+  // against the float reference and the quantized-activation bound).
+  double nmse_quantized = -1.0;
 };
 
 struct Report {

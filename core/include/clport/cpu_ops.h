@@ -30,6 +30,11 @@ struct HostTensor {
 struct OpParams {
   std::array<int32_t, 8> i{};
   std::array<float, 8> f{};
+  // MUL_MAT and the fused mat-muls: each activation row first rounded through the 8-bit blocks
+  // an integer mat-mul multiplies with (32-value blocks for Q4_0..Q8_0 weights, 256-value for
+  // the K-quants: d = max|x| / 127, q = x / d to nearest even, value d * q), so a kernel on
+  // quantized activations can be checked as tightly as a float one. No effect on other weights.
+  bool quantized_activations = false;
 };
 
 // Runs one op (semantics exactly as documented in plugin_abi.h). Never throws: bad shapes or

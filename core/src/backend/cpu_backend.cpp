@@ -12,7 +12,8 @@ namespace {
 
 class CpuBackend final : public Backend {
  public:
-  explicit CpuBackend(int n_threads) : n_threads_(n_threads) {}
+  CpuBackend(int n_threads, bool quantized_activations)
+      : n_threads_(n_threads), quantized_activations_(quantized_activations) {}
 
   std::string name() const override { return "cpu"; }
   std::string description() const override { return "CPU reference backend"; }
@@ -70,7 +71,9 @@ class CpuBackend final : public Backend {
     std::vector<cpu::HostTensor> host_src;
     host_src.reserve(src.size());
     for (const TensorRef* s : src) host_src.push_back(to_host(*s));
-    return cpu::run_op(kind, host_src, to_host(dst), params, n_threads_);
+    cpu::OpParams p = params;
+    p.quantized_activations = p.quantized_activations || quantized_activations_;
+    return cpu::run_op(kind, host_src, to_host(dst), p, n_threads_);
   }
 
   Status sync() override { return Status(); }
@@ -90,13 +93,14 @@ class CpuBackend final : public Backend {
   }
 
   int n_threads_;
+  bool quantized_activations_;
   uint64_t live_ = 0, peak_ = 0, weights_ = 0;
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cpu_backend(int n_threads) {
-  return std::make_unique<CpuBackend>(n_threads);
+std::unique_ptr<Backend> make_cpu_backend(int n_threads, bool quantized_activations) {
+  return std::make_unique<CpuBackend>(n_threads, quantized_activations);
 }
 
 }  // namespace clport

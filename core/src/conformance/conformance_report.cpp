@@ -21,6 +21,10 @@ std::string format_table(const Report& report, bool show_unsupported) {
     std::snprintf(line, sizeof line, "%-10s %-20s %-40s %-11s %10.2e %10.0e %9.2f", c.op.c_str(),
                   dtype.c_str(), c.shape.c_str(), verdict, c.nmse, c.threshold, c.millis);
     out << line;
+    if (c.nmse_quantized >= 0.0) {
+      std::snprintf(line, sizeof line, "  q8 act. %.2e", c.nmse_quantized);
+      out << line;
+    }
     for (size_t i = 0; i < c.kernels.size(); ++i) out << (i == 0 ? "  " : ",") << c.kernels[i];
     out << "\n";
     if (c.supported && !c.passed) out << "           -> " << c.message << "\n";

@@ -16,12 +16,14 @@
 #include "clport/plugin_manager.h"
 #include "conformance_cases.h"
 #include "conformance_operands.h"
+#include "quantized_activations.h"
 
 namespace clport::conformance {
 namespace {
 
 using detail::CaseSpec;
 using detail::Operand;
+
 
 // A created plugin instance, destroyed with the plugin's own destroy().
 struct Instance {
@@ -190,6 +192,15 @@ class CaseRunner {
     const std::vector<float> want = detail::gather_values(dst, host_dst);
     const std::vector<float> have = detail::gather_values(dst, got);
     r.nmse = nmse(want.data(), have.data(), want.size());
+    if (!(r.nmse <= spec.threshold) && detail::takes_quantized_activations(spec, src)) {
+      // An integer mat-mul on 8-bit activations (quantized_activations.h).
+      auto want_q = detail::quantized_activation_reference(spec, src, dst);
+      if (!want_q.ok()) return want_q.status();
+      r.threshold = detail::kQuantizedActivationNmse;
+      const std::string why =
+          detail::judge_quantized_activations(spec, r.nmse, have, want_q.value(), &r.nmse_quantized);
+      return why.empty() ? Status() : Status(Stage::Device, why);
+    }
     if (!(r.nmse <= spec.threshold)) {
       std::ostringstream m;
       m << "NMSE " << r.nmse << " above threshold " << spec.threshold;

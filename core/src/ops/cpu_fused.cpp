@@ -31,6 +31,13 @@ OpParams norm_params(const OpParams& p) {
   return n;
 }
 
+// The plain mat-mul inside a fused pattern rounds its activations as the pattern's would.
+OpParams mul_mat_params(const OpParams& p) {
+  OpParams m;
+  m.quantized_activations = p.quantized_activations;
+  return m;
+}
+
 }  // namespace
 
 Status rms_norm_mul_mat(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads) {
@@ -38,14 +45,14 @@ Status rms_norm_mul_mat(const Srcs& src, const HostTensor& dst, const OpParams& 
   std::vector<float> xn_data;
   const HostTensor xn = temp_f32(xn_data, src[1].ne);
   CLPORT_RETURN_IF_ERROR(rms_norm({src[1], src[2]}, xn, norm_params(p), n_threads));
-  return mul_mat({src[0], xn}, dst, OpParams{}, n_threads);
+  return mul_mat({src[0], xn}, dst, mul_mat_params(p), n_threads);
 }
 
-Status mul_mat_add(const Srcs& src, const HostTensor& dst, const OpParams&, int n_threads) {
+Status mul_mat_add(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads) {
   CLPORT_RETURN_IF_ERROR(check_src_count("mul_mat_add", src, 3, 3));
   std::vector<float> y_data;
   const HostTensor y = temp_f32(y_data, dst.ne);
-  CLPORT_RETURN_IF_ERROR(mul_mat({src[0], src[1]}, y, OpParams{}, n_threads));
+  CLPORT_RETURN_IF_ERROR(mul_mat({src[0], src[1]}, y, mul_mat_params(p), n_threads));
   return add({src[2], y}, dst, OpParams{}, n_threads);
 }
 
@@ -59,8 +66,8 @@ Status rms_norm_mul_mat_swiglu(const Srcs& src, const HostTensor& dst, const OpP
   const HostTensor xn = temp_f32(xn_data, src[1].ne);
   CLPORT_RETURN_IF_ERROR(rms_norm({src[1], src[2]}, xn, norm_params(p), n_threads));
   const HostTensor gate = temp_f32(gate_data, dst.ne), up = temp_f32(up_data, dst.ne);
-  CLPORT_RETURN_IF_ERROR(mul_mat({src[0], xn}, gate, OpParams{}, n_threads));
-  CLPORT_RETURN_IF_ERROR(mul_mat({src[3], xn}, up, OpParams{}, n_threads));
+  CLPORT_RETURN_IF_ERROR(mul_mat({src[0], xn}, gate, mul_mat_params(p), n_threads));
+  CLPORT_RETURN_IF_ERROR(mul_mat({src[3], xn}, up, mul_mat_params(p), n_threads));
   return swiglu({gate, up}, dst, OpParams{}, n_threads);
 }
 

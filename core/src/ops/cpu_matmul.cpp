@@ -3,7 +3,10 @@
 // i3 / (ne13 / ne03)). Each weight row is dequantized once per call into per-thread scratch
 // and dotted with every activation row; threads split tiles of output rows.
 #include <algorithm>
+#include <cmath>
 #include <vector>
+
+#include "cpu_backend/activation_blocks.h"
 
 #include "clport/quant.h"
 #include "ops/cpu_common.h"
@@ -15,6 +18,36 @@ namespace {
 
 // Weight rows per work item: the activation row is reused from L1 across the tile.
 constexpr int64_t kTile = 4;
+
+int64_t activation_block_size(DType weight) {
+  switch (fastcpu::activation_layout(weight)) {
+    case fastcpu::ActivationLayout::kQ8Block32: return 32;
+    case fastcpu::ActivationLayout::kQ8BlockK: return 256;
+    default: return 0;
+  }
+}
+
+// A contiguous copy of the activations a as an integer mat-mul on `weight` sees them (see
+// OpParams::quantized_activations); a itself when that weight takes float activations.
+HostTensor round_activations(const HostTensor& a, DType weight, std::vector<float>& storage) {
+  const int64_t block = activation_block_size(weight);
+  if (block == 0 || a.ne[0] % block != 0) return a;
+  const int64_t K = a.ne[0];
+  storage.resize(static_cast<size_t>(a.elements()));
+  float* out = storage.data();
+  for (int64_t i3 = 0; i3 < a.ne[3]; ++i3)
+    for (int64_t i2 = 0; i2 < a.ne[2]; ++i2)
+      for (int64_t m = 0; m < a.ne[1]; ++m, out += K) {
+        const float* x = row_f32(a, m, i2, i3);
+        for (int64_t b = 0; b < K; b += block) {
+          float amax = 0.0f;
+          for (int64_t i = b; i < b + block; ++i) amax = std::max(amax, std::fabs(x[i]));
+          const float d = amax / 127.0f, inv = d != 0.0f ? 1.0f / d : 0.0f;
+          for (int64_t i = b; i < b + block; ++i) out[i] = d * std::nearbyint(x[i] * inv);
+        }
+      }
+  return with_strides(HostTensor::contiguous(DType::F32, a.ne, storage.data()));
+}
 
 }  // namespace
 
@@ -42,11 +75,13 @@ Status check_mul_mat_operands(const Srcs& src, const HostTensor& dst) {
   return Status::ok_status();
 }
 
-Status mul_mat(const Srcs& src, const HostTensor& dst, const OpParams&, int n_threads) {
+Status mul_mat(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads) {
   CLPORT_RETURN_IF_ERROR(check_mul_mat_operands(src, dst));
   const HostTensor& w = src[0];
-  const HostTensor& a = src[1];
-  const int64_t K = w.ne[0], N = w.ne[1], M = a.ne[1];
+  const int64_t K = w.ne[0], N = w.ne[1];
+  std::vector<float> rounded;
+  const HostTensor a = p.quantized_activations ? round_activations(src[1], w.dtype, rounded) : src[1];
+  const int64_t M = a.ne[1];
 
   const int64_t tiles = (N + kTile - 1) / kTile;
   const int64_t batches = a.ne[2] * a.ne[3];

@@ -282,6 +282,12 @@ const DTypeInfo* dtype_info(int32_t id) {
   return nullptr;
 }
 
+std::string kernel_type_suffix(int32_t dtype) {
+  std::string s = dtype_info(dtype)->name;
+  for (char& c : s) c = static_cast<char>(c == 'K' ? 'k' : c);
+  return s;
+}
+
 bool is_weight_dtype(int32_t id) { return id != CLPORT_DTYPE_I32 && dtype_info(id) != nullptr; }
 
 int64_t element_count(const clport_tensor& t) { return t.ne[0] * t.ne[1] * t.ne[2] * t.ne[3]; }

@@ -11,11 +11,7 @@ namespace {
 using sdk::round_up;
 using sdk::set_args;
 
-std::string type_suffix(int32_t dtype) {
-  std::string s = dtype_info(dtype)->name;
-  for (char& c : s) c = static_cast<char>(c == 'K' ? 'k' : c);
-  return s;
-}
+std::string type_suffix(int32_t dtype) { return kernel_type_suffix(dtype); }
 
 cl_int i32(int64_t v) { return static_cast<cl_int>(v); }
 cl_uint u32(int64_t v) { return static_cast<cl_uint>(v); }
@@ -56,6 +52,7 @@ void OpRunner::mul_mat(const clport_op& op) {
   const bool gemv = M <= tuning_.gemv_max_m_for(w.dtype);
   // A packed weight's GEMV reads the packed arrays; its GEMM keeps the plain buffer.
   if (const PackedWeight* p = find_packed(w); p != nullptr && gemv) return mul_mat_packed(*p, op);
+  if (takes_q8a_gemv(op) && q8a_gemv(op)) return;
   if (gemv) {
     const sdk::Kernel& k = kernel(ProgramId::Gemv, "mul_mat_gemv_" + t);
     set_args(h_.cl(), k, w.buffer, u64(w.offset), u64(w.nb[1]), x.buffer, u64(x.offset), d.buffer,
@@ -98,6 +95,7 @@ void OpRunner::rope(const clport_op& op) {
 }
 
 void OpRunner::fused_gemv(const clport_op& op) {
+  if (takes_q8a_gemv(op) && q8a_gemv(op)) return;
   const clport_tensor &w = *op.src[0], &x = *op.src[1], &d = *op.dst;
   const int64_t K = w.ne[0], N = w.ne[1], M = x.ne[1];
   const std::string t = type_suffix(w.dtype);

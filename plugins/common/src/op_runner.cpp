@@ -12,6 +12,7 @@ namespace clport::plugin_common {
 OpRunner::OpRunner(const clport_host& host, const clport_device_desc& device, Tuning tuning)
     : host_(host), h_(host), tuning_(std::move(tuning)) {
   apply_device_defaults(tuning_, device);
+  if (host.precision == 1) tuning_.int_dot = 0;  // precision fp32: float activations everywhere
   if (std::string e = tuning_.validate(device.max_work_group_size); !e.empty())
     throw sdk::Failure("invalid kernel tuning for " + std::string(device.name ? device.name : "device") +
                        ": " + e);
@@ -23,6 +24,7 @@ std::vector<const char*> OpRunner::program_files(ProgramId id) {
     case ProgramId::Gemv:
     case ProgramId::GemvFused: return {"common.cl", "blocks.cl", "mul_mat_gemv.cl"};
     case ProgramId::GemvPacked: return {"common.cl", "blocks.cl", "mul_mat_gemv.cl", "mul_mat_gemv_packed.cl"};
+    case ProgramId::GemvQ8a: return {"common.cl", "blocks.cl", "mul_mat_gemv_q8a.cl"};
     case ProgramId::Gemm: return {"common.cl", "blocks.cl", "mul_mat_gemm.cl"};
     case ProgramId::Norm: return {"common.cl", "reduce.cl", "norm.cl"};
     case ProgramId::Softmax: return {"common.cl", "reduce.cl", "softmax.cl"};
@@ -50,6 +52,7 @@ std::string OpRunner::program_options(ProgramId id) const {
     case ProgramId::GemvPacked:
       o << " -DGEMV_WG=" << t.gemv_packed_wg << " -DGEMV_ROWS=" << t.gemv_packed_rows << " -DGEMV_SPLIT=" << t.gemv_split;
       break;
+    case ProgramId::GemvQ8a: o << " -DQ8A_ROWS=" << t.q8a_rows; break;
     case ProgramId::Gemm:
       o << " -DGEMM_TN=" << t.gemm_tn << " -DGEMM_TM=" << t.gemm_tm << " -DGEMM_RN=" << t.gemm_rn
         << " -DGEMM_RM=" << t.gemm_rm << " -DGEMM_KMAJOR=" << t.gemm_kmajor;
@@ -92,6 +95,7 @@ void OpRunner::free_buffers(const PackedWeight& w) noexcept {
 }
 
 OpRunner::~OpRunner() {
+  for (cl_mem m : act_buffers_) host_.free_buffer(host_.host_ctx, m);
   for (const PackedWeight* w : packed_) {
     free_buffers(*w);
     delete w;

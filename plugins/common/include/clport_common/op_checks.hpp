@@ -19,6 +19,8 @@ struct DTypeInfo {
 
 // NULL for an id the shared kernels do not know.
 const DTypeInfo* dtype_info(int32_t id);
+// The dtype as kernel names spell it ("q4_1", "q4_k", "f16"): dtype_info's name, lower case.
+std::string kernel_type_suffix(int32_t dtype);
 // F32, F16 and every GGUF block format: the dtypes usable as weights.
 bool is_weight_dtype(int32_t id);
 int64_t element_count(const clport_tensor& t);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <set>
@@ -16,7 +17,7 @@
 
 namespace clport::plugin_common {
 
-enum class ProgramId { GetRows, Gemv, GemvFused, GemvPacked, Gemm, Norm, Softmax, Attention, Rope, Elementwise, Copy, Count_ };
+enum class ProgramId { GetRows, Gemv, GemvFused, GemvPacked, GemvQ8a, Gemm, Norm, Softmax, Attention, Rope, Elementwise, Copy, Count_ };
 
 class OpRunner {
  public:
@@ -56,6 +57,16 @@ class OpRunner {
   std::string check(const clport_op& op) const;
   // RMS_NORM_MUL_MAT, MUL_MAT_ADD and RMS_NORM_MUL_MAT_SWIGLU: the fused GEMV kernels.
   void fused_gemv(const clport_op& op);
+  // The integer GEMV on quantized activations (op_launch_q8a.cpp): whether it serves this
+  // MUL_MAT-family op, and its launch (quantize the activation rows, then the GEMV).
+  // q8a_gemv returns false, having enqueued nothing, when the device has no memory for the
+  // quantized activations: the op then runs on the float GEMV (and so do all later ones).
+  bool takes_q8a_gemv(const clport_op& op) const;
+  bool q8a_gemv(const clport_op& op);
+  // Enqueues the quantization of x's rows (through the RMSNorm with weight g when g is not
+  // NULL) into the activation scratch, grown as needed; returns the scratch buffer, or NULL
+  // when the scratch cannot be allocated for lack of device memory.
+  cl_mem quantize_activations(const clport_tensor& x, const clport_tensor* g, float eps);
   void rope(const clport_op& op);
   void kv_store_rope(const clport_op& op);
   void attention(const clport_op& op);  // ATTENTION, ROPE_ATTENTION, ROPE_KV_STORE_ATTENTION
@@ -74,6 +85,13 @@ class OpRunner {
   std::map<cl_kernel, size_t> wg_limits_;  // CL_KERNEL_WORK_GROUP_SIZE per kernel (0: unknown)
   mutable std::mutex packed_mutex_;
   std::set<const PackedWeight*> packed_;  // handles this runner made and has not released
+  // Quantized activation rows (one op's input at a time: the in-order queue runs the GEMV that
+  // reads them before the next quantization overwrites them). Outgrown buffers are kept until
+  // the runner goes, since kernels already enqueued may still read them.
+  std::mutex act_mutex_;
+  std::vector<cl_mem> act_buffers_;
+  size_t act_bytes_ = 0;
+  std::atomic<bool> act_out_of_memory_{false};
 };
 
 }  // namespace clport::plugin_common

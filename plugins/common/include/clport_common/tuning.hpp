@@ -55,6 +55,13 @@ struct Tuning {
   // Claim ROPE_ATTENTION (Q's RoPE inside the attention kernel of a prompt batch): 1 yes, 0 no
   // (the plan then runs ROPE + ATTENTION: the escape hatch for a driver that miscompiles it).
   uint32_t rope_attention = 1;
+  // Quantized activations for the decode GEMV of Q4_0 / Q4_1 / Q5_0 / Q5_1 / Q8_0 weights
+  // (kernels/mul_mat_gemv_q8a.cl): the activation row is quantized to 8-bit blocks once per op
+  // and each weight block is an integer dot product. 1 on, 0 off, 2 = on for CPU devices (PoCL:
+  // 2.5-3x the float GEMV at 576 x 1536 and 4096 x 4096, Q4_1). The policy's `precision: fp32`
+  // turns it off.
+  uint32_t int_dot = 2;
+  uint32_t q8a_rows = 8;     // weight rows per work-item of the integer GEMV (Q8A_ROWS)
   std::string extra_options; // appended to every program's build options
 
   // The largest M that takes the GEMV path for a weight of this dtype.

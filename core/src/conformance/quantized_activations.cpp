@@ -1,0 +1,45 @@
+#include "quantized_activations.h"
+
+#include "clport/cpu_ops.h"
+#include "clport/nmse.h"
+#include "cpu_backend/activation_blocks.h"
+
+namespace clport::conformance::detail {
+
+bool takes_quantized_activations(const CaseSpec& spec, const std::vector<Operand>& src) {
+  const bool mat_mul = spec.kind == CLPORT_OP_MUL_MAT || spec.kind == CLPORT_OP_RMS_NORM_MUL_MAT ||
+                       spec.kind == CLPORT_OP_MUL_MAT_ADD || spec.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU;
+  return mat_mul && !src.empty() &&
+         fastcpu::activation_layout(src[0].spec.dtype) != fastcpu::ActivationLayout::kNone;
+}
+
+Result<std::vector<float>> quantized_activation_reference(const CaseSpec& spec, const std::vector<Operand>& src,
+                                                          const Operand& dst) {
+  std::vector<std::vector<uint8_t>> host_src;
+  for (const auto& s : src) host_src.push_back(s.initial);
+  std::vector<uint8_t> host_dst = dst.initial;
+  std::vector<cpu::HostTensor> views;
+  for (size_t i = 0; i < src.size(); ++i) views.push_back(src[i].host_view(host_src[i]));
+  cpu::OpParams params;
+  params.i = spec.i;
+  params.f = spec.f;
+  params.quantized_activations = true;
+  Status st = cpu::run_op(spec.kind, views, dst.host_view(host_dst), params);
+  if (!st.ok()) return Status(Stage::Internal, "CPU reference (quantized activations) failed: " + st.to_string());
+  return gather_values(dst, host_dst);
+}
+
+std::string judge_quantized_activations(const CaseSpec& spec, double nmse_float, const std::vector<float>& have,
+                                        const std::vector<float>& want_quantized, double* nmse_quantized) {
+  *nmse_quantized = nmse(want_quantized.data(), have.data(), have.size());
+  if (!(*nmse_quantized <= spec.threshold))
+    return "NMSE " + std::to_string(nmse_float) + " against the float reference and " +
+           std::to_string(*nmse_quantized) + " against the quantized-activation reference (threshold " +
+           std::to_string(spec.threshold) + ")";
+  if (have.size() >= kQuantizedActivationMinOutputs && !(nmse_float <= kQuantizedActivationNmse))
+    return "quantized activations: NMSE " + std::to_string(nmse_float) + " against the float reference, above " +
+           std::to_string(kQuantizedActivationNmse);
+  return "";
+}
+
+}  // namespace clport::conformance::detail

@@ -1,0 +1,37 @@
+// Judging a mat-mul that multiplies 8-bit activations (an integer kernel) rather than float
+// ones: against the CPU reference that rounds the activations the same way
+// (cpu::OpParams::quantized_activations) as tightly as a float kernel against the float
+// reference, and against the float reference within the bound the rounding costs. Shared by the
+// conformance runner and the tuner, which check kernels the same way.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "clport/status.h"
+#include "conformance_cases.h"
+#include "conformance_operands.h"
+
+namespace clport::conformance::detail {
+
+// Largest NMSE against the float reference (the bound llama.cpp's backend tests give mat-muls).
+constexpr double kQuantizedActivationNmse = 5e-4;
+// Over fewer outputs the float-reference NMSE measures how close to zero one dot product
+// happened to be (a single output is within 5e-4 only ~83% of the time for random data, at any
+// correct rounding), so that bound applies from this many outputs on; the quantized reference
+// holds always.
+constexpr size_t kQuantizedActivationMinOutputs = 32;
+
+// A mat-mul (plain or fused) whose weight dtype has an 8-bit activation layout.
+bool takes_quantized_activations(const CaseSpec& spec, const std::vector<Operand>& src);
+
+// The case's expected output with the activations rounded as an integer mat-mul sees them.
+Result<std::vector<float>> quantized_activation_reference(const CaseSpec& spec, const std::vector<Operand>& src,
+                                                          const Operand& dst);
+
+// "" when `have` passes as a mat-mul on quantized activations, else why not. nmse_float is its
+// NMSE against the float reference; *nmse_quantized receives the one against want_quantized.
+std::string judge_quantized_activations(const CaseSpec& spec, double nmse_float, const std::vector<float>& have,
+                                        const std::vector<float>& want_quantized, double* nmse_quantized);
+
+}  // namespace clport::conformance::detail

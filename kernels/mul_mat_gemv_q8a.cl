@@ -1,0 +1,245 @@
+// Matrix-vector product on 8-bit activations (decode path of CPU-class devices): the activation
+// row is quantized once per op (quantize_act_q8, optionally with the RMSNorm in front), then
+// every weight block is an integer dot product of its codes with the activation codes, scaled
+// once per block. Needs blocks.cl in front.
+//
+// Activation block (the CPU backend's Q8Block32, fastcpu/activation_blocks.h, so both paths
+// mean the same numbers): f32 d, f32 s = d * sum(q), i8 q[32], 40 bytes; value = d * q, with
+// d = max|x| / 127 and q = x / d rounded to nearest even, exactly as the CPU quantizer does.
+//
+// One work-item walks Q8A_ROWS whole weight rows (global size: (ceil(N / Q8A_ROWS), M), local
+// size 1; the SwiGLU kernel Q8A_SWIGLU_ROWS of each of its two weights): the activation block
+// is loaded once for all rows, and each row keeps 8 partial lanes that are summed once after
+// the loop. On x86 CPUs with AVX2 (PoCL defines the target's feature
+// macros), the 32-code dot product is vpmaddubsw + vpmaddwd on 256-bit registers, written with
+// the compiler's builtins; elsewhere the same sums in portable 16-bit arithmetic.
+
+#ifndef Q8A_ROWS
+#define Q8A_ROWS 8
+#endif
+// The SwiGLU kernel reads two weights: Q8A_SWIGLU_ROWS output rows of each per work-item keep
+// its accumulators in registers (2 x Q8A_ROWS spilled: 130 vs 80 us at 576 x 1536 on PoCL).
+#ifndef Q8A_SWIGLU_ROWS
+#define Q8A_SWIGLU_ROWS (Q8A_ROWS / 2 > 0 ? Q8A_ROWS / 2 : 1)
+#endif
+#define Q8A_BLOCK_BYTES 40
+
+kernel __attribute__((reqd_work_group_size(1, 1, 1))) void quantize_act_q8(
+    const global uchar* x, ulong x_off, const global uchar* g, ulong g_off, int norm, float eps,
+    global uchar* dst, ulong dst_off, int K) {
+  const int m = get_global_id(0);
+  const global float* xr = CLPORT_AT(const global float*, x, x_off) + (size_t)m * K;
+  const global float* gr = CLPORT_AT(const global float*, g, g_off);
+  global uchar* out = dst + dst_off + (size_t)m * (K / 32) * Q8A_BLOCK_BYTES;
+  float scale = 1.0f;
+  if (norm) {
+    float16 ss = (float16)(0.0f);
+    for (int b = 0; b < K / 32; ++b) {
+      const float16 lo = vload16(0, xr + 32 * b), hi = vload16(1, xr + 32 * b);
+      ss += lo * lo + hi * hi;
+    }
+    scale = 1.0f / sqrt(hsum16(ss) / (float)K + eps);
+  }
+  for (int b = 0; b < K / 32; ++b) {
+    float16 lo = vload16(0, xr + 32 * b), hi = vload16(1, xr + 32 * b);
+    if (norm) {
+      lo = lo * scale * vload16(0, gr + 32 * b);
+      hi = hi * scale * vload16(1, gr + 32 * b);
+    }
+    const float16 a = fmax(fabs(lo), fabs(hi));
+    const float8 a8 = fmax(a.lo, (float8)(a.s8, a.s9, a.sa, a.sb, a.sc, a.sd, a.se, a.sf));
+    const float4 a4 = fmax(a8.lo, a8.hi);
+    const float amax = fmax(fmax(a4.x, a4.y), fmax(a4.z, a4.w));
+    const float d = amax / 127.0f, inv = d != 0.0f ? 1.0f / d : 0.0f;
+    const int16 ql = convert_int16_rte(lo * inv), qh = convert_int16_rte(hi * inv);
+    const int16 qs = ql + qh;
+    const int8 q8 = qs.lo + (int8)(qs.s8, qs.s9, qs.sa, qs.sb, qs.sc, qs.sd, qs.se, qs.sf);
+    const int4 q4 = q8.lo + q8.hi;
+    global uchar* blk = out + (size_t)b * Q8A_BLOCK_BYTES;
+    *(global float*)blk = d;
+    *(global float*)(blk + 4) = d * (float)(q4.x + q4.y + q4.z + q4.w);
+    vstore16(convert_char16(ql), 0, (global char*)(blk + 8));
+    vstore16(convert_char16(qh), 1, (global char*)(blk + 8));
+  }
+}
+
+#if defined(__AVX2__) && defined(__x86_64__) && !defined(CLPORT_Q8A_PORTABLE)
+typedef char q8a_v32c __attribute__((vector_size(32)));
+typedef char q8a_v16c __attribute__((vector_size(16)));
+typedef short q8a_v16s __attribute__((vector_size(32)));
+typedef int q8a_v8i __attribute__((vector_size(32)));
+// The 32 activation codes of a block in one register.
+typedef q8a_v32c Q8aCodes;
+inline Q8aCodes q8a_load_codes(const global uchar* blk) {
+  const q8a_v16c lo = __builtin_astype(vload16(0, (const global char*)(blk + 8)), q8a_v16c);
+  const q8a_v16c hi = __builtin_astype(vload16(1, (const global char*)(blk + 8)), q8a_v16c);
+  return __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
+                                 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
+}
+inline q8a_v32c q8a_join(uchar16 lo, uchar16 hi) {
+  return __builtin_shufflevector(__builtin_astype(lo, q8a_v16c), __builtin_astype(hi, q8a_v16c), 0, 1, 2, 3, 4,
+                                 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25,
+                                 26, 27, 28, 29, 30, 31);
+}
+inline int8 q8a_pairs_to_int8(q8a_v16s p) {
+  const q8a_v16s ones = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+  return __builtin_astype(__builtin_ia32_pmaddwd256(p, ones), int8);
+}
+// Unsigned weight codes 0..255 (lo = codes 0..15, hi = 16..31) times the activation codes, as 8
+// partial sums. vpmaddubsw saturates its pair sums at 16 bits; 4-bit and 5-bit codes times
+// |q| <= 127 stay far below that.
+inline int8 q8a_dot_unsigned(uchar16 lo, uchar16 hi, Q8aCodes x) {
+  return q8a_pairs_to_int8(__builtin_ia32_pmaddubsw256(q8a_join(lo, hi), x));
+}
+// Signed weight codes: |w| times x with w's sign moved onto x (the unsigned-by-signed form).
+// Pair sums stay below 2^15 even for a code of -128 (2 * 128 * 127).
+inline int8 q8a_dot_signed(char16 lo, char16 hi, Q8aCodes x) {
+  const q8a_v32c w = q8a_join(as_uchar16(lo), as_uchar16(hi));
+  // psignb(w, w) is |w| as an unsigned byte (OpenCL's abs() became per-lane code in PoCL).
+  return q8a_pairs_to_int8(__builtin_ia32_pmaddubsw256(__builtin_ia32_psignb256(w, w), __builtin_ia32_psignb256(x, w)));
+}
+#else
+// Portable: codes widened to 16 bits once per block (activations) or per row (weights);
+// products of two codes and the sum of a pair fit 16 bits, the rest is summed in 32.
+typedef struct {
+  short16 lo, hi;
+} Q8aCodes;
+inline Q8aCodes q8a_load_codes(const global uchar* blk) {
+  Q8aCodes c;
+  c.lo = convert_short16(vload16(0, (const global char*)(blk + 8)));
+  c.hi = convert_short16(vload16(1, (const global char*)(blk + 8)));
+  return c;
+}
+inline int8 q8a_madd(short16 a, short16 b) {
+  return convert_int8(a.even) * convert_int8(b.even) + convert_int8(a.odd) * convert_int8(b.odd);
+}
+inline int8 q8a_dot_unsigned(uchar16 lo, uchar16 hi, Q8aCodes x) {
+  return q8a_madd(convert_short16(lo), x.lo) + q8a_madd(convert_short16(hi), x.hi);
+}
+inline int8 q8a_dot_signed(char16 lo, char16 hi, Q8aCodes x) {
+  return q8a_madd(convert_short16(lo), x.lo) + q8a_madd(convert_short16(hi), x.hi);
+}
+#endif
+
+// Per weight type: the integer dot of block s of a row with activation codes x, and the block's
+// scalar terms. Adds d_w * d_x * dot to *v (8 lanes) and returns the part carried by the
+// activation sum sx = d_x * sum(q_x): a minimum (Q4_1, Q5_1) or the code offset (Q4_0, Q5_0).
+inline float q8a_q4_0(const global uchar* row, uint s, Q8aCodes x, float dx, float sx, float8* v) {
+  const global uchar* b = row + (size_t)s * 18;
+  const uchar16 q = vload16(0, b + 2);
+  const float d = ld_f16(b);
+  *v += convert_float8(q8a_dot_unsigned(q & (uchar)15, q >> (uchar)4, x)) * (d * dx);
+  return -8.0f * d * sx;
+}
+
+inline float q8a_q4_1(const global uchar* row, uint s, Q8aCodes x, float dx, float sx, float8* v) {
+  const global uchar* b = row + (size_t)s * 20;
+  const uchar16 q = vload16(0, b + 4);
+  *v += convert_float8(q8a_dot_unsigned(q & (uchar)15, q >> (uchar)4, x)) * (ld_f16(b) * dx);
+  return ld_f16(b + 2) * sx;
+}
+
+inline uchar16 q8a_q5_high(uint qh, uint first) {
+  const uint16 shift = (uint16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) + first;
+  return convert_uchar16(((uint16)(qh) >> shift) & 1u) << (uchar)4;
+}
+
+inline float q8a_q5_0(const global uchar* row, uint s, Q8aCodes x, float dx, float sx, float8* v) {
+  const global uchar* b = row + (size_t)s * 22;
+  const uint qh = ld_u32(b + 2);
+  const uchar16 q = vload16(0, b + 6);
+  const float d = ld_f16(b);
+  const uchar16 lo = (q & (uchar)15) | q8a_q5_high(qh, 0), hi = (q >> (uchar)4) | q8a_q5_high(qh, 16);
+  *v += convert_float8(q8a_dot_unsigned(lo, hi, x)) * (d * dx);
+  return -16.0f * d * sx;
+}
+
+inline float q8a_q5_1(const global uchar* row, uint s, Q8aCodes x, float dx, float sx, float8* v) {
+  const global uchar* b = row + (size_t)s * 24;
+  const uint qh = ld_u32(b + 4);
+  const uchar16 q = vload16(0, b + 8);
+  const uchar16 lo = (q & (uchar)15) | q8a_q5_high(qh, 0), hi = (q >> (uchar)4) | q8a_q5_high(qh, 16);
+  *v += convert_float8(q8a_dot_unsigned(lo, hi, x)) * (ld_f16(b) * dx);
+  return ld_f16(b + 2) * sx;
+}
+
+inline float q8a_q8_0(const global uchar* row, uint s, Q8aCodes x, float dx, float sx, float8* v) {
+  const global uchar* b = row + (size_t)s * 34;
+  const global char* qs = (const global char*)(b + 2);
+  (void)sx;
+  *v += convert_float8(q8a_dot_signed(vload16(0, qs), vload16(1, qs), x)) * (ld_f16(b) * dx);
+  return 0.0f;
+}
+
+inline float q8a_hsum8(float8 v) {
+  const float4 a = v.lo + v.hi;
+  const float2 b = a.lo + a.hi;
+  return b.x + b.y;
+}
+
+// Sums NR rows of W against activation row m into tot[0..NR): rows r < ROWS from w0, the next
+// ROWS (a fused kernel's second weight) from w1, ROWS being the output rows per work-item. Rows
+// past N are clamped (computed, never stored).
+#define CLPORT_Q8A_ACCUMULATE(T, ROWS, NR)                                                    \
+  const int n0 = get_group_id(0) * (ROWS), m = get_global_id(1);                             \
+  const global uchar* xq = xa + xa_off + (size_t)m * (K / 32) * Q8A_BLOCK_BYTES;              \
+  const global uchar* wr[NR];                                                                 \
+  for (int r = 0; r < (NR); ++r)                                                              \
+    wr[r] = (r < (ROWS) ? w0 : w1) + (size_t)min(n0 + r % (ROWS), N - 1) * w_row_bytes;      \
+  float8 vacc[NR];                                                                            \
+  float tot[NR];                                                                              \
+  for (int r = 0; r < (NR); ++r) {                                                            \
+    vacc[r] = (float8)(0.0f);                                                                 \
+    tot[r] = 0.0f;                                                                            \
+  }                                                                                           \
+  for (uint s = 0; s < (uint)(K / 32); ++s) {                                                 \
+    const global uchar* blk = xq + (size_t)s * Q8A_BLOCK_BYTES;                               \
+    const float dx = *(const global float*)blk, sx = *(const global float*)(blk + 4);        \
+    const Q8aCodes codes = q8a_load_codes(blk);                                               \
+    _Pragma("unroll")                                                                         \
+    for (int r = 0; r < (NR); ++r) tot[r] += q8a_##T(wr[r], s, codes, dx, sx, &vacc[r]);     \
+  }                                                                                           \
+  for (int r = 0; r < (NR); ++r) tot[r] += q8a_hsum8(vacc[r]);
+
+#define CLPORT_Q8A_ARGS                                                                        \
+  const global uchar *w, ulong w_off, ulong w_row_bytes, const global uchar *xa, ulong xa_off, \
+      global uchar *dst, ulong dst_off, int K, int N
+
+#define CLPORT_Q8A_KERNELS(T)                                                                 \
+  /* dst = W x */                                                                             \
+  kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_q8a_##T(CLPORT_Q8A_ARGS) { \
+    const global uchar *w0 = w + w_off, *w1 = w0;                                             \
+    CLPORT_Q8A_ACCUMULATE(T, Q8A_ROWS, Q8A_ROWS)                                              \
+    global float* y = CLPORT_AT(global float*, dst, dst_off) + (size_t)m * N;                \
+    for (int r = 0; r < Q8A_ROWS; ++r)                                                        \
+      if (n0 + r < N) y[n0 + r] = tot[r];                                                     \
+  }                                                                                           \
+  /* dst = W x + res (res may be dst itself: each element is read, then written, by one item) */ \
+  kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_q8a_add_##T(      \
+      CLPORT_Q8A_ARGS, const global uchar* res, ulong res_off) {                              \
+    const global uchar *w0 = w + w_off, *w1 = w0;                                             \
+    CLPORT_Q8A_ACCUMULATE(T, Q8A_ROWS, Q8A_ROWS)                                              \
+    global float* y = CLPORT_AT(global float*, dst, dst_off) + (size_t)m * N;                \
+    const global float* rv = CLPORT_AT(const global float*, res, res_off) + (size_t)m * N;   \
+    for (int r = 0; r < Q8A_ROWS; ++r)                                                        \
+      if (n0 + r < N) y[n0 + r] = tot[r] + rv[n0 + r];                                        \
+  }                                                                                           \
+  /* dst = silu(Wg x) * (Wu x): accumulation rows r < Q8A_SWIGLU_ROWS are the gate's, the    \
+     next Q8A_SWIGLU_ROWS the up projection's */                                              \
+  kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_q8a_swiglu_##T(   \
+      CLPORT_Q8A_ARGS, const global uchar* u, ulong u_off) {                                  \
+    const global uchar *w0 = w + w_off, *w1 = u + u_off;                                      \
+    CLPORT_Q8A_ACCUMULATE(T, Q8A_SWIGLU_ROWS, 2 * Q8A_SWIGLU_ROWS)                            \
+    global float* y = CLPORT_AT(global float*, dst, dst_off) + (size_t)m * N;                \
+    for (int r = 0; r < Q8A_SWIGLU_ROWS; ++r) {                                               \
+      const float gate = tot[r], up = tot[Q8A_SWIGLU_ROWS + r];                               \
+      if (n0 + r < N) y[n0 + r] = gate / (1.0f + exp(-gate)) * up;                            \
+    }                                                                                         \
+  }
+
+// The weight dtypes with an integer kernel (the host asks only for these).
+CLPORT_Q8A_KERNELS(q4_0)
+CLPORT_Q8A_KERNELS(q4_1)
+CLPORT_Q8A_KERNELS(q5_0)
+CLPORT_Q8A_KERNELS(q5_1)
+CLPORT_Q8A_KERNELS(q8_0)
