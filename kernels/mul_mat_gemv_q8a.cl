@@ -3,9 +3,12 @@
 // every weight block is an integer dot product of its codes with the activation codes, scaled
 // once per block. Needs blocks.cl in front.
 //
-// Activation block (the CPU backend's Q8Block32, fastcpu/activation_blocks.h, so both paths
-// mean the same numbers): f32 d, f32 s = d * sum(q), i8 q[32], 40 bytes; value = d * q, with
-// d = max|x| / 127 and q = x / d rounded to nearest even, exactly as the CPU quantizer does.
+// Activation blocks (the CPU backend's, fastcpu/activation_blocks.h, so both paths mean the same
+// numbers), value = d * q with d = max|x| / 127 over the block and q = x / d rounded to nearest
+// even, exactly as the CPU quantizer does:
+//  Q8Block32 (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0 weights): f32 d, f32 s = d * sum(q), i8 q[32], 40 B;
+//  Q8BlockK (Q4_K, Q5_K, Q6_K weights): f32 d, i8 q[256], i16 bsums[16] (sums of each run of
+//  16 codes, which carry the K-quant minimums and Q6_K's offset), 292 B.
 //
 // One work-item walks Q8A_ROWS whole weight rows (global size: (ceil(N / Q8A_ROWS), M), local
 // size 1; the SwiGLU kernel Q8A_SWIGLU_ROWS of each of its two weights): the activation block
@@ -23,7 +26,44 @@
 #define Q8A_SWIGLU_ROWS (Q8A_ROWS / 2 > 0 ? Q8A_ROWS / 2 : 1)
 #endif
 #define Q8A_BLOCK_BYTES 40
+#define Q8A_KBLOCK_BYTES 292
 
+// The RMSNorm's scale of row xr (1 when norm is 0).
+inline float q8a_norm_scale(const global float* xr, int K, int norm, float eps) {
+  if (!norm) return 1.0f;
+  float16 ss = (float16)(0.0f);
+  for (int b = 0; b < K / 32; ++b) {
+    const float16 lo = vload16(0, xr + 32 * b), hi = vload16(1, xr + 32 * b);
+    ss += lo * lo + hi * hi;
+  }
+  return 1.0f / sqrt(hsum16(ss) / (float)K + eps);
+}
+
+// Elements 32 r .. 32 r + 31 of row xr, through the norm when it is on.
+inline void q8a_load_run(const global float* xr, const global float* gr, int r, int norm, float scale,
+                         float16* lo, float16* hi) {
+  *lo = vload16(0, xr + 32 * r);
+  *hi = vload16(1, xr + 32 * r);
+  if (norm) {
+    *lo = *lo * scale * vload16(0, gr + 32 * r);
+    *hi = *hi * scale * vload16(1, gr + 32 * r);
+  }
+}
+
+inline float q8a_absmax(float16 lo, float16 hi) {
+  const float16 a = fmax(fabs(lo), fabs(hi));
+  const float8 a8 = fmax(a.lo, (float8)(a.s8, a.s9, a.sa, a.sb, a.sc, a.sd, a.se, a.sf));
+  const float4 a4 = fmax(a8.lo, a8.hi);
+  return fmax(fmax(a4.x, a4.y), fmax(a4.z, a4.w));
+}
+
+inline int q8a_hsum_int16(int16 v) {
+  const int8 a = v.lo + (int8)(v.s8, v.s9, v.sa, v.sb, v.sc, v.sd, v.se, v.sf);
+  const int4 b = a.lo + a.hi;
+  return b.x + b.y + b.z + b.w;
+}
+
+// One work-item per activation row m (global size M): its Q8Block32 blocks.
 kernel __attribute__((reqd_work_group_size(1, 1, 1))) void quantize_act_q8(
     const global uchar* x, ulong x_off, const global uchar* g, ulong g_off, int norm, float eps,
     global uchar* dst, ulong dst_off, int K) {
@@ -31,35 +71,49 @@ kernel __attribute__((reqd_work_group_size(1, 1, 1))) void quantize_act_q8(
   const global float* xr = CLPORT_AT(const global float*, x, x_off) + (size_t)m * K;
   const global float* gr = CLPORT_AT(const global float*, g, g_off);
   global uchar* out = dst + dst_off + (size_t)m * (K / 32) * Q8A_BLOCK_BYTES;
-  float scale = 1.0f;
-  if (norm) {
-    float16 ss = (float16)(0.0f);
-    for (int b = 0; b < K / 32; ++b) {
-      const float16 lo = vload16(0, xr + 32 * b), hi = vload16(1, xr + 32 * b);
-      ss += lo * lo + hi * hi;
-    }
-    scale = 1.0f / sqrt(hsum16(ss) / (float)K + eps);
-  }
+  const float scale = q8a_norm_scale(xr, K, norm, eps);
   for (int b = 0; b < K / 32; ++b) {
-    float16 lo = vload16(0, xr + 32 * b), hi = vload16(1, xr + 32 * b);
-    if (norm) {
-      lo = lo * scale * vload16(0, gr + 32 * b);
-      hi = hi * scale * vload16(1, gr + 32 * b);
-    }
-    const float16 a = fmax(fabs(lo), fabs(hi));
-    const float8 a8 = fmax(a.lo, (float8)(a.s8, a.s9, a.sa, a.sb, a.sc, a.sd, a.se, a.sf));
-    const float4 a4 = fmax(a8.lo, a8.hi);
-    const float amax = fmax(fmax(a4.x, a4.y), fmax(a4.z, a4.w));
-    const float d = amax / 127.0f, inv = d != 0.0f ? 1.0f / d : 0.0f;
+    float16 lo, hi;
+    q8a_load_run(xr, gr, b, norm, scale, &lo, &hi);
+    const float d = q8a_absmax(lo, hi) / 127.0f, inv = d != 0.0f ? 1.0f / d : 0.0f;
     const int16 ql = convert_int16_rte(lo * inv), qh = convert_int16_rte(hi * inv);
-    const int16 qs = ql + qh;
-    const int8 q8 = qs.lo + (int8)(qs.s8, qs.s9, qs.sa, qs.sb, qs.sc, qs.sd, qs.se, qs.sf);
-    const int4 q4 = q8.lo + q8.hi;
     global uchar* blk = out + (size_t)b * Q8A_BLOCK_BYTES;
     *(global float*)blk = d;
-    *(global float*)(blk + 4) = d * (float)(q4.x + q4.y + q4.z + q4.w);
+    *(global float*)(blk + 4) = d * (float)q8a_hsum_int16(ql + qh);
     vstore16(convert_char16(ql), 0, (global char*)(blk + 8));
     vstore16(convert_char16(qh), 1, (global char*)(blk + 8));
+  }
+}
+
+// The same for the Q8BlockK layout (K a multiple of 256).
+kernel __attribute__((reqd_work_group_size(1, 1, 1))) void quantize_act_q8k(
+    const global uchar* x, ulong x_off, const global uchar* g, ulong g_off, int norm, float eps,
+    global uchar* dst, ulong dst_off, int K) {
+  const int m = get_global_id(0);
+  const global float* xr = CLPORT_AT(const global float*, x, x_off) + (size_t)m * K;
+  const global float* gr = CLPORT_AT(const global float*, g, g_off);
+  global uchar* out = dst + dst_off + (size_t)m * (K / 256) * Q8A_KBLOCK_BYTES;
+  const float scale = q8a_norm_scale(xr, K, norm, eps);
+  for (int b = 0; b < K / 256; ++b) {
+    float amax = 0.0f;
+    for (int r = 8 * b; r < 8 * b + 8; ++r) {
+      float16 lo, hi;
+      q8a_load_run(xr, gr, r, norm, scale, &lo, &hi);
+      amax = fmax(amax, q8a_absmax(lo, hi));
+    }
+    const float d = amax / 127.0f, inv = d != 0.0f ? 1.0f / d : 0.0f;
+    global uchar* blk = out + (size_t)b * Q8A_KBLOCK_BYTES;
+    *(global float*)blk = d;
+    global short* bsums = (global short*)(blk + 260);
+    for (int r = 0; r < 8; ++r) {
+      float16 lo, hi;
+      q8a_load_run(xr, gr, 8 * b + r, norm, scale, &lo, &hi);
+      const int16 ql = convert_int16_rte(lo * inv), qh = convert_int16_rte(hi * inv);
+      bsums[2 * r] = (short)q8a_hsum_int16(ql);
+      bsums[2 * r + 1] = (short)q8a_hsum_int16(qh);
+      vstore16(convert_char16(ql), 0, (global char*)(blk + 4 + 32 * r));
+      vstore16(convert_char16(qh), 1, (global char*)(blk + 4 + 32 * r));
+    }
   }
 }
 
@@ -70,9 +124,9 @@ typedef short q8a_v16s __attribute__((vector_size(32)));
 typedef int q8a_v8i __attribute__((vector_size(32)));
 // The 32 activation codes of a block in one register.
 typedef q8a_v32c Q8aCodes;
-inline Q8aCodes q8a_load_codes(const global uchar* blk) {
-  const q8a_v16c lo = __builtin_astype(vload16(0, (const global char*)(blk + 8)), q8a_v16c);
-  const q8a_v16c hi = __builtin_astype(vload16(1, (const global char*)(blk + 8)), q8a_v16c);
+inline Q8aCodes q8a_load_codes(const global char* codes) {
+  const q8a_v16c lo = __builtin_astype(vload16(0, codes), q8a_v16c);
+  const q8a_v16c hi = __builtin_astype(vload16(1, codes), q8a_v16c);
   return __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
                                  20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
 }
@@ -104,22 +158,27 @@ inline int8 q8a_dot_signed(char16 lo, char16 hi, Q8aCodes x) {
 typedef struct {
   short16 lo, hi;
 } Q8aCodes;
-inline Q8aCodes q8a_load_codes(const global uchar* blk) {
+inline Q8aCodes q8a_load_codes(const global char* codes) {
   Q8aCodes c;
-  c.lo = convert_short16(vload16(0, (const global char*)(blk + 8)));
-  c.hi = convert_short16(vload16(1, (const global char*)(blk + 8)));
+  c.lo = convert_short16(vload16(0, codes));
+  c.hi = convert_short16(vload16(1, codes));
   return c;
 }
-inline int8 q8a_madd(short16 a, short16 b) {
-  return convert_int8(a.even) * convert_int8(b.even) + convert_int8(a.odd) * convert_int8(b.odd);
+// Four partial sums of 16 products.
+inline int4 q8a_madd(short16 a, short16 b) {
+  const int8 p = convert_int8(a.even) * convert_int8(b.even) + convert_int8(a.odd) * convert_int8(b.odd);
+  return p.lo + p.hi;
 }
 inline int8 q8a_dot_unsigned(uchar16 lo, uchar16 hi, Q8aCodes x) {
-  return q8a_madd(convert_short16(lo), x.lo) + q8a_madd(convert_short16(hi), x.hi);
+  return (int8)(q8a_madd(convert_short16(lo), x.lo), q8a_madd(convert_short16(hi), x.hi));
 }
 inline int8 q8a_dot_signed(char16 lo, char16 hi, Q8aCodes x) {
-  return q8a_madd(convert_short16(lo), x.lo) + q8a_madd(convert_short16(hi), x.hi);
+  return (int8)(q8a_madd(convert_short16(lo), x.lo), q8a_madd(convert_short16(hi), x.hi));
 }
 #endif
+
+// Both forms return 8 partial sums: lanes 0..3 over codes 0..15 (lo), lanes 4..7 over 16..31
+// (hi), so that a scale per 16 codes (Q6_K) can be applied per lane.
 
 // Per weight type: the integer dot of block s of a row with activation codes x, and the block's
 // scalar terms. Adds d_w * d_x * dot to *v (8 lanes) and returns the part carried by the
@@ -171,6 +230,44 @@ inline float q8a_q8_0(const global uchar* row, uint s, Q8aCodes x, float dx, flo
   return 0.0f;
 }
 
+// K-quants: run j (0..7, 32 codes) of super-block blk against activation codes x; dx is the
+// activation block's scale, sx0 / sx1 = dx * (sum of its codes 0..15 / 16..31 of the run).
+inline float q8a_k_q4_k(const global uchar* blk, uint j, Q8aCodes x, float dx, float sx0, float sx1, float8* v) {
+  const float2 sm = k_scale_min(blk + 4, j);
+  const global uchar* qs = blk + 16 + 32 * (j / 2);
+  const uchar shift = (uchar)((j & 1) * 4);
+  const uchar16 lo = (vload16(0, qs) >> shift) & (uchar)15, hi = (vload16(1, qs) >> shift) & (uchar)15;
+  *v += convert_float8(q8a_dot_unsigned(lo, hi, x)) * (ld_f16(blk) * sm.x * dx);
+  return -ld_f16(blk + 2) * sm.y * (sx0 + sx1);
+}
+
+inline float q8a_k_q5_k(const global uchar* blk, uint j, Q8aCodes x, float dx, float sx0, float sx1, float8* v) {
+  const float2 sm = k_scale_min(blk + 4, j);
+  const global uchar* qh = blk + 16;
+  const global uchar* qs = blk + 48 + 32 * (j / 2);
+  const uchar shift = (uchar)((j & 1) * 4), bit = (uchar)j;
+  const uchar16 lo = ((vload16(0, qs) >> shift) & (uchar)15) | (((vload16(0, qh) >> bit) & (uchar)1) << (uchar)4);
+  const uchar16 hi = ((vload16(1, qs) >> shift) & (uchar)15) | (((vload16(1, qh) >> bit) & (uchar)1) << (uchar)4);
+  *v += convert_float8(q8a_dot_unsigned(lo, hi, x)) * (ld_f16(blk) * sm.x * dx);
+  return -ld_f16(blk + 2) * sm.y * (sx0 + sx1);
+}
+
+// Q6_K: a scale per 16 codes, so lanes 0..3 and 4..7 take their own; the codes' offset of 32
+// comes off through the activation sums.
+inline float q8a_k_q6_k(const global uchar* blk, uint j, Q8aCodes x, float dx, float sx0, float sx1, float8* v) {
+  const uint n = j / 4, g = j % 4;
+  const global char* sc = (const global char*)(blk + 192) + 8 * n + 2 * g;
+  const global uchar* ql = blk + 64 * n + 32 * (g & 1);
+  const global uchar* qh = blk + 128 + 32 * n;
+  const uchar lshift = (uchar)((g >> 1) * 4), hshift = (uchar)(2 * g);
+  const uchar16 lo = ((vload16(0, ql) >> lshift) & (uchar)15) | (((vload16(0, qh) >> hshift) & (uchar)3) << (uchar)4);
+  const uchar16 hi = ((vload16(1, ql) >> lshift) & (uchar)15) | (((vload16(1, qh) >> hshift) & (uchar)3) << (uchar)4);
+  const float d = ld_f16(blk + 208), d0 = d * (float)sc[0], d1 = d * (float)sc[1];
+  const float8 scale = (float8)((float4)(d0 * dx), (float4)(d1 * dx));
+  *v += convert_float8(q8a_dot_unsigned(lo, hi, x)) * scale;
+  return -32.0f * (d0 * sx0 + d1 * sx1);
+}
+
 inline float q8a_hsum8(float8 v) {
   const float4 a = v.lo + v.hi;
   const float2 b = a.lo + a.hi;
@@ -195,11 +292,48 @@ inline float q8a_hsum8(float8 v) {
   for (uint s = 0; s < (uint)(K / 32); ++s) {                                                 \
     const global uchar* blk = xq + (size_t)s * Q8A_BLOCK_BYTES;                               \
     const float dx = *(const global float*)blk, sx = *(const global float*)(blk + 4);        \
-    const Q8aCodes codes = q8a_load_codes(blk);                                               \
+    const Q8aCodes codes = q8a_load_codes((const global char*)(blk + 8));                     \
     _Pragma("unroll")                                                                         \
     for (int r = 0; r < (NR); ++r) tot[r] += q8a_##T(wr[r], s, codes, dx, sx, &vacc[r]);     \
   }                                                                                           \
   for (int r = 0; r < (NR); ++r) tot[r] += q8a_hsum8(vacc[r]);
+
+// The same over Q8BlockK activations and K-quant super-blocks of BYTES bytes.
+#define CLPORT_Q8A_ACCUMULATE_K(T, BYTES, ROWS, NR)                                          \
+  const int n0 = get_group_id(0) * (ROWS), m = get_global_id(1);                             \
+  const global uchar* xq = xa + xa_off + (size_t)m * (K / 256) * Q8A_KBLOCK_BYTES;            \
+  const global uchar* wr[NR];                                                                 \
+  for (int r = 0; r < (NR); ++r)                                                              \
+    wr[r] = (r < (ROWS) ? w0 : w1) + (size_t)min(n0 + r % (ROWS), N - 1) * w_row_bytes;      \
+  float8 vacc[NR];                                                                            \
+  float tot[NR];                                                                              \
+  for (int r = 0; r < (NR); ++r) {                                                            \
+    vacc[r] = (float8)(0.0f);                                                                 \
+    tot[r] = 0.0f;                                                                            \
+  }                                                                                           \
+  for (uint sb = 0; sb < (uint)(K / 256); ++sb) {                                             \
+    const global uchar* blk = xq + (size_t)sb * Q8A_KBLOCK_BYTES;                             \
+    const float dx = *(const global float*)blk;                                               \
+    const global short* bsums = (const global short*)(blk + 260);                             \
+    for (uint j = 0; j < 8; ++j) {                                                            \
+      const Q8aCodes codes = q8a_load_codes((const global char*)(blk + 4 + 32 * j));          \
+      const float sx0 = dx * (float)bsums[2 * j], sx1 = dx * (float)bsums[2 * j + 1];         \
+      _Pragma("unroll")                                                                       \
+      for (int r = 0; r < (NR); ++r)                                                          \
+        tot[r] += q8a_k_##T(wr[r] + (size_t)sb * (BYTES), j, codes, dx, sx0, sx1, &vacc[r]);  \
+    }                                                                                         \
+  }                                                                                           \
+  for (int r = 0; r < (NR); ++r) tot[r] += q8a_hsum8(vacc[r]);
+
+// Which accumulation each dtype uses (legacy blocks or K-quant super-blocks).
+#define CLPORT_Q8A_ACC_q4_0(ROWS, NR) CLPORT_Q8A_ACCUMULATE(q4_0, ROWS, NR)
+#define CLPORT_Q8A_ACC_q4_1(ROWS, NR) CLPORT_Q8A_ACCUMULATE(q4_1, ROWS, NR)
+#define CLPORT_Q8A_ACC_q5_0(ROWS, NR) CLPORT_Q8A_ACCUMULATE(q5_0, ROWS, NR)
+#define CLPORT_Q8A_ACC_q5_1(ROWS, NR) CLPORT_Q8A_ACCUMULATE(q5_1, ROWS, NR)
+#define CLPORT_Q8A_ACC_q8_0(ROWS, NR) CLPORT_Q8A_ACCUMULATE(q8_0, ROWS, NR)
+#define CLPORT_Q8A_ACC_q4_k(ROWS, NR) CLPORT_Q8A_ACCUMULATE_K(q4_k, 144, ROWS, NR)
+#define CLPORT_Q8A_ACC_q5_k(ROWS, NR) CLPORT_Q8A_ACCUMULATE_K(q5_k, 176, ROWS, NR)
+#define CLPORT_Q8A_ACC_q6_k(ROWS, NR) CLPORT_Q8A_ACCUMULATE_K(q6_k, 210, ROWS, NR)
 
 #define CLPORT_Q8A_ARGS                                                                        \
   const global uchar *w, ulong w_off, ulong w_row_bytes, const global uchar *xa, ulong xa_off, \
@@ -209,7 +343,7 @@ inline float q8a_hsum8(float8 v) {
   /* dst = W x */                                                                             \
   kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_q8a_##T(CLPORT_Q8A_ARGS) { \
     const global uchar *w0 = w + w_off, *w1 = w0;                                             \
-    CLPORT_Q8A_ACCUMULATE(T, Q8A_ROWS, Q8A_ROWS)                                              \
+    CLPORT_Q8A_ACC_##T(Q8A_ROWS, Q8A_ROWS)                                                    \
     global float* y = CLPORT_AT(global float*, dst, dst_off) + (size_t)m * N;                \
     for (int r = 0; r < Q8A_ROWS; ++r)                                                        \
       if (n0 + r < N) y[n0 + r] = tot[r];                                                     \
@@ -218,7 +352,7 @@ inline float q8a_hsum8(float8 v) {
   kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_q8a_add_##T(      \
       CLPORT_Q8A_ARGS, const global uchar* res, ulong res_off) {                              \
     const global uchar *w0 = w + w_off, *w1 = w0;                                             \
-    CLPORT_Q8A_ACCUMULATE(T, Q8A_ROWS, Q8A_ROWS)                                              \
+    CLPORT_Q8A_ACC_##T(Q8A_ROWS, Q8A_ROWS)                                                    \
     global float* y = CLPORT_AT(global float*, dst, dst_off) + (size_t)m * N;                \
     const global float* rv = CLPORT_AT(const global float*, res, res_off) + (size_t)m * N;   \
     for (int r = 0; r < Q8A_ROWS; ++r)                                                        \
@@ -229,7 +363,7 @@ inline float q8a_hsum8(float8 v) {
   kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_q8a_swiglu_##T(   \
       CLPORT_Q8A_ARGS, const global uchar* u, ulong u_off) {                                  \
     const global uchar *w0 = w + w_off, *w1 = u + u_off;                                      \
-    CLPORT_Q8A_ACCUMULATE(T, Q8A_SWIGLU_ROWS, 2 * Q8A_SWIGLU_ROWS)                            \
+    CLPORT_Q8A_ACC_##T(Q8A_SWIGLU_ROWS, 2 * Q8A_SWIGLU_ROWS)                                  \
     global float* y = CLPORT_AT(global float*, dst, dst_off) + (size_t)m * N;                \
     for (int r = 0; r < Q8A_SWIGLU_ROWS; ++r) {                                               \
       const float gate = tot[r], up = tot[Q8A_SWIGLU_ROWS + r];                               \
@@ -243,3 +377,6 @@ CLPORT_Q8A_KERNELS(q4_1)
 CLPORT_Q8A_KERNELS(q5_0)
 CLPORT_Q8A_KERNELS(q5_1)
 CLPORT_Q8A_KERNELS(q8_0)
+CLPORT_Q8A_KERNELS(q4_k)
+CLPORT_Q8A_KERNELS(q5_k)
+CLPORT_Q8A_KERNELS(q6_k)

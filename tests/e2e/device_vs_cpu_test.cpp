@@ -30,7 +30,8 @@ struct Case {
 
 // The weight dtypes the generic plugin's integer GEMV serves (kernels/mul_mat_gemv_q8a.cl).
 bool has_integer_gemv(DType d) {
-  return d == DType::Q4_0 || d == DType::Q4_1 || d == DType::Q5_0 || d == DType::Q5_1 || d == DType::Q8_0;
+  return d == DType::Q4_0 || d == DType::Q4_1 || d == DType::Q5_0 || d == DType::Q5_1 || d == DType::Q8_0 ||
+         d == DType::Q4_K || d == DType::Q5_K || d == DType::Q6_K;
 }
 
 std::string case_name(const testing::TestParamInfo<Case>& info) {

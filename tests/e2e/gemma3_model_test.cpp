@@ -124,6 +124,7 @@ INSTANTIATE_TEST_SUITE_P(Gemma3, Gemma3DeviceVsCpu,
                          testing::Values(Case{DType::Q8_0}, Case{DType::Q8_0, false}, Case{DType::F16},
                                          Case{DType::Q4_K, true, DType::Q6_K}, Case{DType::Q5_0},
                                          Case{DType::Q8_0, true, std::nullopt, true},
+                                         Case{DType::Q4_K, true, DType::Q6_K, true},
                                          Case{DType::Q5_0, false, std::nullopt, true}),
                          case_name);
 

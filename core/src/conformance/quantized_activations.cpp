@@ -30,13 +30,15 @@ Result<std::vector<float>> quantized_activation_reference(const CaseSpec& spec, 
 }
 
 std::string judge_quantized_activations(const CaseSpec& spec, double nmse_float, const std::vector<float>& have,
-                                        const std::vector<float>& want_quantized, double* nmse_quantized) {
+                                        const std::vector<float>& want_quantized, double* nmse_quantized,
+                                        bool* float_bounded) {
   *nmse_quantized = nmse(want_quantized.data(), have.data(), have.size());
+  *float_bounded = spec.kind == CLPORT_OP_MUL_MAT && have.size() >= kQuantizedActivationMinOutputs;
   if (!(*nmse_quantized <= spec.threshold))
     return "NMSE " + std::to_string(nmse_float) + " against the float reference and " +
            std::to_string(*nmse_quantized) + " against the quantized-activation reference (threshold " +
            std::to_string(spec.threshold) + ")";
-  if (have.size() >= kQuantizedActivationMinOutputs && !(nmse_float <= kQuantizedActivationNmse))
+  if (*float_bounded && !(nmse_float <= kQuantizedActivationNmse))
     return "quantized activations: NMSE " + std::to_string(nmse_float) + " against the float reference, above " +
            std::to_string(kQuantizedActivationNmse);
   return "";

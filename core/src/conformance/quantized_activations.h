@@ -15,11 +15,15 @@
 namespace clport::conformance::detail {
 
 // Largest NMSE against the float reference (the bound llama.cpp's backend tests give mat-muls).
+// It is a property of the rounding, not of a kernel (the quantized reference checks the kernel),
+// and it is judged where it is defined: on plain MUL_MAT cases of at least
+// kQuantizedActivationMinOutputs outputs. Over fewer outputs it measures how close to zero one
+// dot product happened to be (a single output is within 5e-4 only ~83% of the time for random
+// data, at any correct rounding). The fused patterns put that same mat-mul behind a norm (whose
+// random weights make heavy-tailed activations: 1.6e-4 .. 2.9e-4 over 10 seeds for K-quant
+// blocks of 256) or in front of SwiGLU (a product of two mat-muls: 3e-4 .. 1.3e-3); they are
+// judged by the quantized reference, their float NMSE reported.
 constexpr double kQuantizedActivationNmse = 5e-4;
-// Over fewer outputs the float-reference NMSE measures how close to zero one dot product
-// happened to be (a single output is within 5e-4 only ~83% of the time for random data, at any
-// correct rounding), so that bound applies from this many outputs on; the quantized reference
-// holds always.
 constexpr size_t kQuantizedActivationMinOutputs = 32;
 
 // A mat-mul (plain or fused) whose weight dtype has an 8-bit activation layout.
@@ -30,8 +34,10 @@ Result<std::vector<float>> quantized_activation_reference(const CaseSpec& spec, 
                                                           const Operand& dst);
 
 // "" when `have` passes as a mat-mul on quantized activations, else why not. nmse_float is its
-// NMSE against the float reference; *nmse_quantized receives the one against want_quantized.
+// NMSE against the float reference; *nmse_quantized receives the one against want_quantized,
+// *float_bounded whether kQuantizedActivationNmse was applied to nmse_float.
 std::string judge_quantized_activations(const CaseSpec& spec, double nmse_float, const std::vector<float>& have,
-                                        const std::vector<float>& want_quantized, double* nmse_quantized);
+                                        const std::vector<float>& want_quantized, double* nmse_quantized,
+                                        bool* float_bounded);
 
 }  // namespace clport::conformance::detail

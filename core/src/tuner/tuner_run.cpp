@@ -145,8 +145,9 @@ Trial run_trial(DeviceContext& ctx, const LoadedPlugin& plugin, const Options& o
     // A candidate on the integer path is judged as conformance judges it.
     if (!(err <= spec.threshold) && !b.want_quantized.empty()) {
       double err_q = 0.0;
-      const std::string why =
-          conformance::detail::judge_quantized_activations(spec, err, have, b.want_quantized, &err_q);
+      bool float_bounded = false;
+      const std::string why = conformance::detail::judge_quantized_activations(spec, err, have, b.want_quantized,
+                                                                               &err_q, &float_bounded);
       if (!why.empty()) return Status(Stage::Device, "wrong results (" + why + ")");
     } else if (!(err <= spec.threshold)) {
       return Status(Stage::Device, "wrong results (NMSE " + std::to_string(err) + ")");

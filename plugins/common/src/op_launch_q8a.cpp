@@ -11,16 +11,24 @@
 namespace clport::plugin_common {
 namespace {
 
-constexpr size_t kActivationBlockBytes = 40;  // f32 d, f32 d * sum(q), 32 int8 codes
+// The activation block layout a weight dtype is multiplied with (kernels/mul_mat_gemv_q8a.cl).
+struct ActivationBlocks {
+  int64_t values;     // 0: the dtype has no integer kernel
+  size_t bytes;
+  const char* quantize_kernel;
+};
 
-bool has_q8a_kernel(int32_t dtype) {
+ActivationBlocks activation_blocks(int32_t dtype) {
   switch (dtype) {
     case CLPORT_DTYPE_Q4_0:
     case CLPORT_DTYPE_Q4_1:
     case CLPORT_DTYPE_Q5_0:
     case CLPORT_DTYPE_Q5_1:
-    case CLPORT_DTYPE_Q8_0: return true;
-    default: return false;
+    case CLPORT_DTYPE_Q8_0: return {32, 40, "quantize_act_q8"};     // f32 d, f32 d * sum(q), 32 codes
+    case CLPORT_DTYPE_Q4_K:
+    case CLPORT_DTYPE_Q5_K:
+    case CLPORT_DTYPE_Q6_K: return {256, 292, "quantize_act_q8k"};  // f32 d, 256 codes, 16 run sums
+    default: return {0, 0, nullptr};
   }
 }
 
@@ -33,7 +41,8 @@ bool norm_in_front(const clport_op& op) {
 bool OpRunner::takes_q8a_gemv(const clport_op& op) const {
   if (tuning_.int_dot != 1 || act_out_of_memory_ || op.n_src < 2 || op.src[0] == nullptr || op.src[1] == nullptr) return false;
   const clport_tensor &w = *op.src[0], &x = *op.src[1];
-  if (!has_q8a_kernel(w.dtype) || w.layout != nullptr || w.ne[0] % 32 != 0) return false;
+  const ActivationBlocks blocks = activation_blocks(w.dtype);
+  if (blocks.values == 0 || w.layout != nullptr || w.ne[0] % blocks.values != 0) return false;
   // Every M: on the CPUs this path is for, the integer GEMV beats the float GEMM at prompt
   // sizes too (as the float GEMV already did for Q4_0 / Q4_1 / Q8_0, gemv_max_m_q4q8), and the
   // fused kernels are GEMVs at any M anyway.
@@ -47,9 +56,11 @@ bool OpRunner::takes_q8a_gemv(const clport_op& op) const {
   }
 }
 
-cl_mem OpRunner::quantize_activations(const clport_tensor& x, const clport_tensor* g, float eps) {
+cl_mem OpRunner::quantize_activations(const clport_tensor& x, int32_t weight_dtype, const clport_tensor* g,
+                                      float eps) {
   const int64_t K = x.ne[0], M = x.ne[1];
-  const size_t bytes = static_cast<size_t>(M * (K / 32)) * kActivationBlockBytes;
+  const ActivationBlocks blocks = activation_blocks(weight_dtype);
+  const size_t bytes = static_cast<size_t>(M * (K / blocks.values)) * blocks.bytes;
   cl_mem scratch = nullptr;
   {
     std::lock_guard<std::mutex> lock(act_mutex_);
@@ -69,7 +80,7 @@ cl_mem OpRunner::quantize_activations(const clport_tensor& x, const clport_tenso
     }
     scratch = act_buffers_.back();
   }
-  const sdk::Kernel& k = kernel(ProgramId::GemvQ8a, "quantize_act_q8");
+  const sdk::Kernel& k = kernel(ProgramId::GemvQ8a, blocks.quantize_kernel);
   sdk::set_args(h_.cl(), k, x.buffer, static_cast<cl_ulong>(x.offset), g ? g->buffer : x.buffer,
                 static_cast<cl_ulong>(g ? g->offset : 0), cl_int(g ? 1 : 0), eps, scratch, cl_ulong{0},
                 static_cast<cl_int>(K));
@@ -81,7 +92,7 @@ cl_mem OpRunner::quantize_activations(const clport_tensor& x, const clport_tenso
 bool OpRunner::q8a_gemv(const clport_op& op) {
   const clport_tensor &w = *op.src[0], &x = *op.src[1], &d = *op.dst;
   const int64_t K = w.ne[0], N = w.ne[1], M = x.ne[1];
-  const cl_mem xa = quantize_activations(x, norm_in_front(op) ? op.src[2] : nullptr, op.fparams[0]);
+  const cl_mem xa = quantize_activations(x, w.dtype, norm_in_front(op) ? op.src[2] : nullptr, op.fparams[0]);
   if (xa == nullptr) return false;
   const std::string t = kernel_type_suffix(w.dtype);
   const char* form = op.kind == CLPORT_OP_MUL_MAT_ADD ? "mul_mat_gemv_q8a_add_"

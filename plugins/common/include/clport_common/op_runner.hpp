@@ -64,9 +64,10 @@ class OpRunner {
   bool takes_q8a_gemv(const clport_op& op) const;
   bool q8a_gemv(const clport_op& op);
   // Enqueues the quantization of x's rows (through the RMSNorm with weight g when g is not
-  // NULL) into the activation scratch, grown as needed; returns the scratch buffer, or NULL
-  // when the scratch cannot be allocated for lack of device memory.
-  cl_mem quantize_activations(const clport_tensor& x, const clport_tensor* g, float eps);
+  // NULL), in the block layout weight_dtype multiplies, into the activation scratch, grown as
+  // needed; returns the scratch buffer, or NULL when the scratch cannot be allocated for lack of
+  // device memory.
+  cl_mem quantize_activations(const clport_tensor& x, int32_t weight_dtype, const clport_tensor* g, float eps);
   void rope(const clport_op& op);
   void kv_store_rope(const clport_op& op);
   void attention(const clport_op& op);  // ATTENTION, ROPE_ATTENTION, ROPE_KV_STORE_ATTENTION

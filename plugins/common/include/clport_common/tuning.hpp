@@ -50,14 +50,16 @@ struct Tuning {
   uint32_t f16_bits = 2;
   uint32_t norm_wg = 64;     // RMSNorm work-group (power of two)
   uint32_t softmax_wg = 64;  // softmax work-group (power of two)
-  uint32_t att_wg = 64;      // attention work-group (power of two)
+  // Attention work-group (power of two); 1 = the serial kernel, one work-item per (head, token)
+  // (what CPUs get by default, with att_dpt 256).
+  uint32_t att_wg = 64;
   uint32_t att_dpt = 4;      // output dims per attention work-item: head_dim <= att_wg * att_dpt
   // Claim ROPE_ATTENTION (Q's RoPE inside the attention kernel of a prompt batch): 1 yes, 0 no
   // (the plan then runs ROPE + ATTENTION: the escape hatch for a driver that miscompiles it).
   uint32_t rope_attention = 1;
-  // Quantized activations for the decode GEMV of Q4_0 / Q4_1 / Q5_0 / Q5_1 / Q8_0 weights
-  // (kernels/mul_mat_gemv_q8a.cl): the activation row is quantized to 8-bit blocks once per op
-  // and each weight block is an integer dot product. 1 on, 0 off, 2 = on for CPU devices (PoCL:
+  // Quantized activations for the mat-muls of Q4_0 / Q4_1 / Q5_0 / Q5_1 / Q8_0 / Q4_K / Q5_K /
+  // Q6_K weights (kernels/mul_mat_gemv_q8a.cl): the activation rows are quantized to 8-bit
+  // blocks once per op and each weight block is an integer dot product. 1 on, 0 off, 2 = on for CPU devices (PoCL:
   // 2.5-3x the float GEMV at 576 x 1536 and 4096 x 4096, Q4_1). The policy's `precision: fp32`
   // turns it off.
   uint32_t int_dot = 2;
