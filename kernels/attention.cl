@@ -178,7 +178,7 @@ inline float kv_round_f16(float x) {
     const int kvh = h / (n_head / n_kv_head);                                                  \
     const global float* qg = (const global float*)(q + q_off + h * q_nb1 + t * q_nb2);         \
     for (int d = 0; d < head_dim; ++d) {                                                       \
-      qv[d] = qg[d] * scale; /* the scale folded into q once instead of into every score */    \
+      qv[d] = qg[d];                                                                           \
       acc[d] = 0.0f;                                                                           \
     }                                                                                          \
     for (int i = 0; i < n_rot / 2; ++i) {                                                      \
@@ -226,6 +226,7 @@ inline float kv_round_f16(float x) {
         for (; d + 4 <= head_dim; d += 4) s += dot(LOAD4(d / 4, kr), (float4)(qv[d], qv[d + 1], qv[d + 2], qv[d + 3])); \
         for (; d < head_dim; ++d) s += LOAD1(d, kr) * qv[d];                                   \
       }                                                                                        \
+      s *= scale; /* after the dot, as the work-group kernel does */                           \
       if (s > m) {                                                                             \
         const float corr = exp(m - s);                                                         \
         l *= corr;                                                                             \

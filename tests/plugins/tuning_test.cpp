@@ -20,7 +20,9 @@ TEST(Tuning, CpuKeepsTheReductionFreeGemvAndRowMajorGemmTiles) {
   EXPECT_EQ(t.gemv_split, 1u);
   EXPECT_EQ(t.gemv_wg, 1u);
   EXPECT_EQ(t.gemv_rows, 8u);
-  EXPECT_EQ(t.att_wg, 64u);
+  EXPECT_EQ(t.att_wg, 1u);  // the serial attention kernel
+  EXPECT_EQ(t.att_dpt, 256u);
+  EXPECT_EQ(t.int_dot, 1u);  // 8-bit activations for the quantized mat-muls
   EXPECT_EQ(t.rope_attention, 1u);
   EXPECT_EQ(t.gemm_kmajor, 0u);
   EXPECT_EQ(t.gemm_rn, 8u);
@@ -35,6 +37,7 @@ TEST(Tuning, GpuGetsQuarterSplitWideGemvAndKMajorTiles) {
   EXPECT_EQ(t.gemv_split, 4u);
   EXPECT_EQ(t.gemv_wg, 128u);
   EXPECT_EQ(t.gemv_rows, 4u);
+  EXPECT_EQ(t.int_dot, 0u);  // float activations: the integer GEMV is CPU-shaped
   EXPECT_EQ(t.gemm_kmajor, 1u);
   EXPECT_EQ(t.gemm_tn, 64u);
   EXPECT_EQ(t.gemm_tm, 32u);
