@@ -230,42 +230,58 @@ inline float q8a_q8_0(const global uchar* row, uint s, Q8aCodes x, float dx, flo
   return 0.0f;
 }
 
-// K-quants: run j (0..7, 32 codes) of super-block blk against activation codes x; dx is the
-// activation block's scale, sx0 / sx1 = dx * (sum of its codes 0..15 / 16..31 of the run).
-inline float q8a_k_q4_k(const global uchar* blk, uint j, Q8aCodes x, float dx, float sx0, float sx1, float8* v) {
-  const float2 sm = k_scale_min(blk + 4, j);
+// K-quants. Per row and super-block, q8a_kprep_T decodes the scales once: sc[j] is the weight's
+// scale of run j (0..7) times the activation scale dx, mn[j] the run's minimum (Q6_K: sc[2j],
+// sc[2j + 1] for the run's two halves of 16, mn the same without dx). Then run j of the
+// super-block against activation codes x adds its integer dot, scaled, to *v and returns the
+// part carried by the activation sums sx0 / sx1 (dx times the sum of the run's codes 0..15 /
+// 16..31): the minimum (Q4_K, Q5_K) or the code offset of 32 (Q6_K).
+inline void q8a_kprep_q4_k(const global uchar* blk, float dx, float* sc, float* mn) {
+  const uchar4 a = vload4(0, blk + 4), b = vload4(1, blk + 4), c = vload4(2, blk + 4);
+  const uchar8 s6 = (uchar8)(a & (uchar)63, (c & (uchar)15) | ((a >> (uchar)6) << (uchar)4));
+  const uchar8 m6 = (uchar8)(b & (uchar)63, (c >> (uchar)4) | ((b >> (uchar)6) << (uchar)4));
+  vstore8(convert_float8(s6) * (ld_f16(blk) * dx), 0, sc);
+  vstore8(convert_float8(m6) * ld_f16(blk + 2), 0, mn);
+}
+#define q8a_kprep_q5_k q8a_kprep_q4_k
+
+inline void q8a_kprep_q6_k(const global uchar* blk, float dx, float* sc, float* mn) {
+  const float16 s = convert_float16(vload16(0, (const global char*)(blk + 192))) * ld_f16(blk + 208);
+  vstore16(s * dx, 0, sc);
+  vstore16(s, 0, mn);  // without dx: the offset term's activation sums carry it
+}
+
+inline float q8a_k_q4_k(const global uchar* blk, uint j, const float* sc, const float* mn, Q8aCodes x, float sx0,
+                        float sx1, float8* v) {
   const global uchar* qs = blk + 16 + 32 * (j / 2);
   const uchar shift = (uchar)((j & 1) * 4);
   const uchar16 lo = (vload16(0, qs) >> shift) & (uchar)15, hi = (vload16(1, qs) >> shift) & (uchar)15;
-  *v += convert_float8(q8a_dot_unsigned(lo, hi, x)) * (ld_f16(blk) * sm.x * dx);
-  return -ld_f16(blk + 2) * sm.y * (sx0 + sx1);
+  *v += convert_float8(q8a_dot_unsigned(lo, hi, x)) * sc[j];
+  return -mn[j] * (sx0 + sx1);
 }
 
-inline float q8a_k_q5_k(const global uchar* blk, uint j, Q8aCodes x, float dx, float sx0, float sx1, float8* v) {
-  const float2 sm = k_scale_min(blk + 4, j);
+inline float q8a_k_q5_k(const global uchar* blk, uint j, const float* sc, const float* mn, Q8aCodes x, float sx0,
+                        float sx1, float8* v) {
   const global uchar* qh = blk + 16;
   const global uchar* qs = blk + 48 + 32 * (j / 2);
   const uchar shift = (uchar)((j & 1) * 4), bit = (uchar)j;
   const uchar16 lo = ((vload16(0, qs) >> shift) & (uchar)15) | (((vload16(0, qh) >> bit) & (uchar)1) << (uchar)4);
   const uchar16 hi = ((vload16(1, qs) >> shift) & (uchar)15) | (((vload16(1, qh) >> bit) & (uchar)1) << (uchar)4);
-  *v += convert_float8(q8a_dot_unsigned(lo, hi, x)) * (ld_f16(blk) * sm.x * dx);
-  return -ld_f16(blk + 2) * sm.y * (sx0 + sx1);
+  *v += convert_float8(q8a_dot_unsigned(lo, hi, x)) * sc[j];
+  return -mn[j] * (sx0 + sx1);
 }
 
-// Q6_K: a scale per 16 codes, so lanes 0..3 and 4..7 take their own; the codes' offset of 32
-// comes off through the activation sums.
-inline float q8a_k_q6_k(const global uchar* blk, uint j, Q8aCodes x, float dx, float sx0, float sx1, float8* v) {
+// Q6_K: a scale per 16 codes, so lanes 0..3 and 4..7 take their own.
+inline float q8a_k_q6_k(const global uchar* blk, uint j, const float* sc, const float* mn, Q8aCodes x, float sx0,
+                        float sx1, float8* v) {
   const uint n = j / 4, g = j % 4;
-  const global char* sc = (const global char*)(blk + 192) + 8 * n + 2 * g;
   const global uchar* ql = blk + 64 * n + 32 * (g & 1);
   const global uchar* qh = blk + 128 + 32 * n;
   const uchar lshift = (uchar)((g >> 1) * 4), hshift = (uchar)(2 * g);
   const uchar16 lo = ((vload16(0, ql) >> lshift) & (uchar)15) | (((vload16(0, qh) >> hshift) & (uchar)3) << (uchar)4);
   const uchar16 hi = ((vload16(1, ql) >> lshift) & (uchar)15) | (((vload16(1, qh) >> hshift) & (uchar)3) << (uchar)4);
-  const float d = ld_f16(blk + 208), d0 = d * (float)sc[0], d1 = d * (float)sc[1];
-  const float8 scale = (float8)((float4)(d0 * dx), (float4)(d1 * dx));
-  *v += convert_float8(q8a_dot_unsigned(lo, hi, x)) * scale;
-  return -32.0f * (d0 * sx0 + d1 * sx1);
+  *v += convert_float8(q8a_dot_unsigned(lo, hi, x)) * (float8)((float4)(sc[2 * j]), (float4)(sc[2 * j + 1]));
+  return -32.0f * (mn[2 * j] * sx0 + mn[2 * j + 1] * sx1);
 }
 
 inline float q8a_hsum8(float8 v) {
@@ -315,12 +331,14 @@ inline float q8a_hsum8(float8 v) {
     const global uchar* blk = xq + (size_t)sb * Q8A_KBLOCK_BYTES;                             \
     const float dx = *(const global float*)blk;                                               \
     const global short* bsums = (const global short*)(blk + 260);                             \
+    float sc[NR][16], mn[NR][16];                                                             \
+    for (int r = 0; r < (NR); ++r) q8a_kprep_##T(wr[r] + (size_t)sb * (BYTES), dx, sc[r], mn[r]); \
     for (uint j = 0; j < 8; ++j) {                                                            \
       const Q8aCodes codes = q8a_load_codes((const global char*)(blk + 4 + 32 * j));          \
       const float sx0 = dx * (float)bsums[2 * j], sx1 = dx * (float)bsums[2 * j + 1];         \
       _Pragma("unroll")                                                                       \
       for (int r = 0; r < (NR); ++r)                                                          \
-        tot[r] += q8a_k_##T(wr[r] + (size_t)sb * (BYTES), j, codes, dx, sx0, sx1, &vacc[r]);  \
+        tot[r] += q8a_k_##T(wr[r] + (size_t)sb * (BYTES), j, sc[r], mn[r], codes, sx0, sx1, &vacc[r]); \
     }                                                                                         \
   }                                                                                           \
   for (int r = 0; r < (NR); ++r) tot[r] += q8a_hsum8(vacc[r]);
