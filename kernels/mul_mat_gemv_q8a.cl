@@ -164,10 +164,13 @@ inline Q8aCodes q8a_load_codes(const global char* codes) {
   c.hi = convert_short16(vload16(1, codes));
   return c;
 }
-// Four partial sums of 16 products.
+// Four partial sums of 16 products. The lanes are summed one by one rather than through
+// .even / .odd: oclgrind 21.10 marks a lane that a shufflevector takes from element 11 as
+// uninitialised (see hsum16 in blocks.cl), and the oclgrind conformance test runs this form.
 inline int4 q8a_madd(short16 a, short16 b) {
-  const int8 p = convert_int8(a.even) * convert_int8(b.even) + convert_int8(a.odd) * convert_int8(b.odd);
-  return p.lo + p.hi;
+  const int16 p = convert_int16(a) * convert_int16(b);
+  return (int4)(p.s0 + p.s1 + p.s2 + p.s3, p.s4 + p.s5 + p.s6 + p.s7, p.s8 + p.s9 + p.sa + p.sb,
+                p.sc + p.sd + p.se + p.sf);
 }
 inline int8 q8a_dot_unsigned(uchar16 lo, uchar16 hi, Q8aCodes x) {
   return (int8)(q8a_madd(convert_short16(lo), x.lo), q8a_madd(convert_short16(hi), x.hi));
