@@ -295,10 +295,12 @@ inline float q8a_hsum8(float8 v) {
 
 // Sums NR rows of W against activation row m into tot[0..NR): rows r < ROWS from w0, the next
 // ROWS (a fused kernel's second weight) from w1, ROWS being the output rows per work-item. Rows
-// past N are clamped (computed, never stored).
-#define CLPORT_Q8A_ACCUMULATE(T, ROWS, NR)                                                    \
+// past N are clamped (computed, never stored). The activation row has K / VALUES blocks of
+// BLOCK_BYTES; the per-dtype loops between BEGIN and END add each row's 8 lanes into vacc[r]
+// and its scalar terms into tot[r].
+#define CLPORT_Q8A_ROWS_BEGIN(ROWS, NR, VALUES, BLOCK_BYTES)                                 \
   const int n0 = get_group_id(0) * (ROWS), m = get_global_id(1);                             \
-  const global uchar* xq = xa + xa_off + (size_t)m * (K / 32) * Q8A_BLOCK_BYTES;              \
+  const global uchar* xq = xa + xa_off + (size_t)m * (K / (VALUES)) * (BLOCK_BYTES);          \
   const global uchar* wr[NR];                                                                 \
   for (int r = 0; r < (NR); ++r)                                                              \
     wr[r] = (r < (ROWS) ? w0 : w1) + (size_t)min(n0 + r % (ROWS), N - 1) * w_row_bytes;      \
@@ -307,7 +309,12 @@ inline float q8a_hsum8(float8 v) {
   for (int r = 0; r < (NR); ++r) {                                                            \
     vacc[r] = (float8)(0.0f);                                                                 \
     tot[r] = 0.0f;                                                                            \
-  }                                                                                           \
+  }
+#define CLPORT_Q8A_ROWS_END(NR) for (int r = 0; r < (NR); ++r) tot[r] += q8a_hsum8(vacc[r]);
+
+// Legacy 32-value blocks.
+#define CLPORT_Q8A_ACCUMULATE(T, ROWS, NR)                                                    \
+  CLPORT_Q8A_ROWS_BEGIN(ROWS, NR, 32, Q8A_BLOCK_BYTES)                                        \
   for (uint s = 0; s < (uint)(K / 32); ++s) {                                                 \
     const global uchar* blk = xq + (size_t)s * Q8A_BLOCK_BYTES;                               \
     const float dx = *(const global float*)blk, sx = *(const global float*)(blk + 4);        \
@@ -315,21 +322,11 @@ inline float q8a_hsum8(float8 v) {
     _Pragma("unroll")                                                                         \
     for (int r = 0; r < (NR); ++r) tot[r] += q8a_##T(wr[r], s, codes, dx, sx, &vacc[r]);     \
   }                                                                                           \
-  for (int r = 0; r < (NR); ++r) tot[r] += q8a_hsum8(vacc[r]);
+  CLPORT_Q8A_ROWS_END(NR)
 
-// The same over Q8BlockK activations and K-quant super-blocks of BYTES bytes.
+// K-quant super-blocks of BYTES bytes over Q8BlockK activations.
 #define CLPORT_Q8A_ACCUMULATE_K(T, BYTES, ROWS, NR)                                          \
-  const int n0 = get_group_id(0) * (ROWS), m = get_global_id(1);                             \
-  const global uchar* xq = xa + xa_off + (size_t)m * (K / 256) * Q8A_KBLOCK_BYTES;            \
-  const global uchar* wr[NR];                                                                 \
-  for (int r = 0; r < (NR); ++r)                                                              \
-    wr[r] = (r < (ROWS) ? w0 : w1) + (size_t)min(n0 + r % (ROWS), N - 1) * w_row_bytes;      \
-  float8 vacc[NR];                                                                            \
-  float tot[NR];                                                                              \
-  for (int r = 0; r < (NR); ++r) {                                                            \
-    vacc[r] = (float8)(0.0f);                                                                 \
-    tot[r] = 0.0f;                                                                            \
-  }                                                                                           \
+  CLPORT_Q8A_ROWS_BEGIN(ROWS, NR, 256, Q8A_KBLOCK_BYTES)                                      \
   for (uint sb = 0; sb < (uint)(K / 256); ++sb) {                                             \
     const global uchar* blk = xq + (size_t)sb * Q8A_KBLOCK_BYTES;                             \
     const float dx = *(const global float*)blk;                                               \
@@ -344,7 +341,7 @@ inline float q8a_hsum8(float8 v) {
         tot[r] += q8a_k_##T(wr[r] + (size_t)sb * (BYTES), j, sc[r], mn[r], codes, sx0, sx1, &vacc[r]); \
     }                                                                                         \
   }                                                                                           \
-  for (int r = 0; r < (NR); ++r) tot[r] += q8a_hsum8(vacc[r]);
+  CLPORT_Q8A_ROWS_END(NR)
 
 // Which accumulation each dtype uses (legacy blocks or K-quant super-blocks).
 #define CLPORT_Q8A_ACC_q4_0(ROWS, NR) CLPORT_Q8A_ACCUMULATE(q4_0, ROWS, NR)
