@@ -24,19 +24,8 @@
 
 #define CLPORT_KV_LOAD_F32(i, p) (p)[i]
 #define CLPORT_KV_LOAD4_F32(i, p) vload4(i, p)
-#if defined(__F16C__) && defined(__x86_64__)
-// x86 CPUs with F16C (PoCL defines the target's feature macros): vcvtph2ps through the
-// compiler's builtin instead of PoCL's software vload_half (~17 instructions a value), which
-// dominated the serial kernel below.
-inline float4 att_load4_f16(size_t i, const global half* p) {
-  const short4 h = as_short4(vload4(i, (const global ushort*)p));
-  return __builtin_ia32_vcvtph2ps((short8)(h, (short4)(0)));
-}
-#define CLPORT_KV_LOAD4_F16(i, p) att_load4_f16(i, p)
-#else
-#define CLPORT_KV_LOAD4_F16(i, p) vload_half4(i, p)
-#endif
 #define CLPORT_KV_LOAD_F16(i, p) vload_half(i, p)
+#define CLPORT_KV_LOAD4_F16(i, p) vload_half4(i, p)
 
 #define CLPORT_ATTENTION(NAME, STORE_NEW, KT, LOAD1, LOAD4, STORE1, ROUND)                                            \
   kernel __attribute__((reqd_work_group_size(ATT_WG, 1, 1))) void NAME(                        \
@@ -160,107 +149,8 @@ inline float kv_round_f16(float x) {
 }
 #define CLPORT_KV_ROUND_F16(x) kv_round_f16(x)
 
-// ATT_WG 1 (CPUs): one work-item per (head, token) walks every key itself, with the query, the
-// new K / V and the output accumulator in private arrays of ATT_DPT floats (head_dim <= ATT_DPT):
-// no barriers and no work-group reductions, which cost PoCL more than the arithmetic of a
-// decode step (the 64-item kernel spent ~100 us per layer on 9 heads of 64 dims). Same
-// arguments, grid (n_head, n_tokens) and results as the kernel above.
-#define CLPORT_ATTENTION_SERIAL(NAME, STORE_NEW, KT, LOAD1, LOAD4, STORE1, ROUND)                                     \
-  kernel __attribute__((reqd_work_group_size(1, 1, 1))) void NAME(                              \
-      const global uchar* q, ulong q_off, const global uchar* k, ulong k_off,                  \
-      const global uchar* v, ulong v_off, ulong kv_nb1, ulong kv_nb2, global uchar* out,       \
-      ulong out_off, int head_dim, int n_head, int n_kv_head, int n_past, float scale,         \
-      ulong q_nb1, ulong q_nb2, int n_rot, int neox, float freq_base, float freq_scale,        \
-      const global uchar* kn, ulong kn_off, ulong kn_nb1, const global uchar* vn, ulong vn_off,  \
-      ulong vn_nb1, global uchar* cache, ulong cache_off, ulong kv_nb3, int window) {          \
-    float qv[ATT_DPT], acc[ATT_DPT], k_new[ATT_DPT], v_new[ATT_DPT];                           \
-    const int h = get_group_id(0), t = get_group_id(1);                                        \
-    const int kvh = h / (n_head / n_kv_head);                                                  \
-    const global float* qg = (const global float*)(q + q_off + h * q_nb1 + t * q_nb2);         \
-    for (int d = 0; d < head_dim; ++d) {                                                       \
-      qv[d] = qg[d];                                                                           \
-      acc[d] = 0.0f;                                                                           \
-    }                                                                                          \
-    for (int i = 0; i < n_rot / 2; ++i) {                                                      \
-      const int2 e = rope_pair(i, n_rot, neox);                                                \
-      const float2 r = rope_rotate(qv[e.x], qv[e.y], rope_cos_sin(i, n_past + t, n_rot, freq_base, freq_scale)); \
-      qv[e.x] = r.x;                                                                           \
-      qv[e.y] = r.y;                                                                           \
-    }                                                                                          \
-    if (STORE_NEW) {                                                                           \
-      const global float* kg = (const global float*)(kn + kn_off + kvh * kn_nb1);              \
-      const global float* vg = (const global float*)(vn + vn_off + kvh * vn_nb1);              \
-      for (int d = 0; d < head_dim; ++d) {                                                     \
-        k_new[d] = kg[d];                                                                      \
-        v_new[d] = ROUND(vg[d]);                                                               \
-      }                                                                                        \
-      for (int i = 0; i < n_rot / 2; ++i) {                                                    \
-        const int2 e = rope_pair(i, n_rot, neox);                                              \
-        const float2 r = rope_rotate(k_new[e.x], k_new[e.y], rope_cos_sin(i, n_past, n_rot, freq_base, freq_scale)); \
-        k_new[e.x] = r.x;                                                                      \
-        k_new[e.y] = r.y;                                                                      \
-      }                                                                                        \
-      for (int d = 0; d < head_dim; ++d) k_new[d] = ROUND(k_new[d]);                           \
-      if (h % (n_head / n_kv_head) == 0) {                                                     \
-        global uchar* slot = cache + cache_off + (size_t)kvh * kv_nb1 + (size_t)n_past * kv_nb2; \
-        for (int d = 0; d < head_dim; ++d) {                                                   \
-          STORE1(k_new[d], d, (global KT*)slot);                                               \
-          STORE1(v_new[d], d, (global KT*)(slot + kv_nb3));                                    \
-        }                                                                                      \
-      }                                                                                        \
-    }                                                                                          \
-    const int n_keys = STORE_NEW ? n_past : n_past + t + 1;                                    \
-    const int first = window > 0 ? max(0, n_past + t + 1 - window) : 0;                        \
-    const global uchar* kbase = k + k_off + (size_t)kvh * kv_nb1;                              \
-    const global uchar* vbase = v + v_off + (size_t)kvh * kv_nb1;                              \
-    float m = -INFINITY, l = 0.0f;                                                             \
-    /* Online softmax; acc is rescaled only when the running max grows. */                     \
-    for (int j = first; j < n_keys + (STORE_NEW ? 1 : 0); ++j) {                               \
-      const bool fresh = STORE_NEW && j == n_keys;                                             \
-      const global KT* kr = (const global KT*)(kbase + (size_t)j * kv_nb2);                    \
-      float s = 0.0f;                                                                          \
-      if (fresh) {                                                                             \
-        for (int d = 0; d < head_dim; ++d) s += k_new[d] * qv[d];                              \
-      } else {                                                                                 \
-        int d = 0;                                                                             \
-        for (; d + 4 <= head_dim; d += 4) s += dot(LOAD4(d / 4, kr), (float4)(qv[d], qv[d + 1], qv[d + 2], qv[d + 3])); \
-        for (; d < head_dim; ++d) s += LOAD1(d, kr) * qv[d];                                   \
-      }                                                                                        \
-      s *= scale; /* after the dot, as the work-group kernel does */                           \
-      if (s > m) {                                                                             \
-        const float corr = exp(m - s);                                                         \
-        l *= corr;                                                                             \
-        for (int d = 0; d < head_dim; ++d) acc[d] *= corr;                                     \
-        m = s;                                                                                 \
-      }                                                                                        \
-      const float p = exp(s - m);                                                              \
-      l += p;                                                                                  \
-      if (fresh) {                                                                             \
-        for (int d = 0; d < head_dim; ++d) acc[d] = fma(p, v_new[d], acc[d]);                 \
-      } else {                                                                                 \
-        const global KT* vr = (const global KT*)(vbase + (size_t)j * kv_nb2);                  \
-        int d = 0;                                                                             \
-        for (; d + 4 <= head_dim; d += 4) {                                                    \
-          const float4 vv = LOAD4(d / 4, vr);                                                  \
-          acc[d] = fma(p, vv.x, acc[d]);                                                       \
-          acc[d + 1] = fma(p, vv.y, acc[d + 1]);                                               \
-          acc[d + 2] = fma(p, vv.z, acc[d + 2]);                                               \
-          acc[d + 3] = fma(p, vv.w, acc[d + 3]);                                               \
-        }                                                                                      \
-        for (; d < head_dim; ++d) acc[d] = fma(p, LOAD1(d, vr), acc[d]);                       \
-      }                                                                                        \
-    }                                                                                          \
-    global float* og = CLPORT_AT(global float*, out, out_off) + ((size_t)t * n_head + h) * head_dim; \
-    const float inv_l = 1.0f / l;                                                              \
-    for (int d = 0; d < head_dim; ++d) og[d] = acc[d] * inv_l;                                 \
-  }
-
 // STORE_NEW is a compile-time constant rather than a kernel argument: PoCL 5.0's work-group
 // compiler crashes (SIGSEGV at the first enqueue) on barriers inside a branch on an argument.
-#if ATT_WG == 1
-#undef CLPORT_ATTENTION
-#define CLPORT_ATTENTION CLPORT_ATTENTION_SERIAL
-#endif
 CLPORT_ATTENTION(attention_f32, 0, float, CLPORT_KV_LOAD_F32, CLPORT_KV_LOAD4_F32, CLPORT_KV_STORE_F32, CLPORT_KV_ROUND_F32)
 CLPORT_ATTENTION(attention_f16, 0, half, CLPORT_KV_LOAD_F16, CLPORT_KV_LOAD4_F16, CLPORT_KV_STORE_F16, CLPORT_KV_ROUND_F16)
 CLPORT_ATTENTION(attention_store_f32, 1, float, CLPORT_KV_LOAD_F32, CLPORT_KV_LOAD4_F32, CLPORT_KV_STORE_F32, CLPORT_KV_ROUND_F32)

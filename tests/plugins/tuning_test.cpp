@@ -20,8 +20,7 @@ TEST(Tuning, CpuKeepsTheReductionFreeGemvAndRowMajorGemmTiles) {
   EXPECT_EQ(t.gemv_split, 1u);
   EXPECT_EQ(t.gemv_wg, 1u);
   EXPECT_EQ(t.gemv_rows, 8u);
-  EXPECT_EQ(t.att_wg, 1u);  // the serial attention kernel
-  EXPECT_EQ(t.att_dpt, 256u);
+  EXPECT_EQ(t.att_wg, 64u);
   EXPECT_EQ(t.int_dot, 1u);  // 8-bit activations for the quantized mat-muls
   EXPECT_EQ(t.rope_attention, 1u);
   EXPECT_EQ(t.gemm_kmajor, 0u);

@@ -50,9 +50,7 @@ std::string Tuning::validate(uint32_t max_wg) const {
   else if ((gemm_tn / gemm_rn) * (gemm_tm / gemm_rm) > max_wg)
     err << "gemm work-group " << (gemm_tn / gemm_rn) * (gemm_tm / gemm_rm) << " > " << max_wg
         << "; ";
-  // att_wg 1 is the serial kernel: att_dpt is then the largest head_dim it takes.
-  if (att_dpt == 0 || att_dpt > (att_wg == 1 ? 1024u : 16u))
-    err << "att_dpt must be in 1..16 (1..1024 with att_wg 1); ";
+  if (att_dpt == 0 || att_dpt > 16) err << "att_dpt must be in 1..16; ";
   if (gemv_max_m < 1) err << "gemv_max_m must be >= 1; ";
   if (gemv_max_m_q4q8 < -1) err << "gemv_max_m_q4q8 must be >= 0 (or -1, by device type); ";
   if (gemv_split != 0 && gemv_split != 1 && gemv_split != 4) err << "gemv_split must be 0, 1 or 4; ";
@@ -128,12 +126,6 @@ void apply_device_defaults(Tuning& t, const clport_device_desc& device) {
   // Attention: a GPU left at the stock 64 work-items per (head, token) gets 128: generation ran
   // 1.07-1.14x faster on an H200 (SmolLM2 and 1B shapes; 32 and 256 were slower).
   if (gpu && t.att_wg == stock.att_wg && device.max_work_group_size >= 128) t.att_wg = 128;
-  // A CPU left at the stock shape gets the serial kernel (one work-item per head and token, no
-  // barriers; kernels/attention.cl), for head_dim up to 256.
-  if (!gpu && t.att_wg == stock.att_wg && t.att_dpt == stock.att_dpt) {
-    t.att_wg = 1;
-    t.att_dpt = 256;
-  }
   if (gpu && t.gemm_tn == stock.gemm_tn && t.gemm_tm == stock.gemm_tm && t.gemm_rn == stock.gemm_rn &&
       t.gemm_rm == stock.gemm_rm && device.max_work_group_size >= 128) {
     t.gemm_tn = 64;

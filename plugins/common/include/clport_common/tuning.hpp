@@ -50,9 +50,7 @@ struct Tuning {
   uint32_t f16_bits = 2;
   uint32_t norm_wg = 64;     // RMSNorm work-group (power of two)
   uint32_t softmax_wg = 64;  // softmax work-group (power of two)
-  // Attention work-group (power of two); 1 = the serial kernel, one work-item per (head, token)
-  // (what CPUs get by default, with att_dpt 256).
-  uint32_t att_wg = 64;
+  uint32_t att_wg = 64;      // attention work-group (power of two)
   uint32_t att_dpt = 4;      // output dims per attention work-item: head_dim <= att_wg * att_dpt
   // Claim ROPE_ATTENTION (Q's RoPE inside the attention kernel of a prompt batch): 1 yes, 0 no
   // (the plan then runs ROPE + ATTENTION: the escape hatch for a driver that miscompiles it).
