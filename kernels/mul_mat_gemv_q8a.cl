@@ -201,9 +201,14 @@ inline float q8a_q4_1(const global uchar* row, uint s, Q8aCodes x, float dx, flo
   return ld_f16(b + 2) * sx;
 }
 
+// Bit 4 of codes first .. first + 15 (first 0 or 16) from a Q5 block's 32 high bits, as 0 or 16:
+// each byte of qh repeated 8 times and tested against its bit (byte-wide vector ops; shifting
+// 32-bit lanes and narrowing cost PoCL several times more).
 inline uchar16 q8a_q5_high(uint qh, uint first) {
-  const uint16 shift = (uint16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) + first;
-  return convert_uchar16(((uint16)(qh) >> shift) & 1u) << (uchar)4;
+  const uchar lo = (uchar)(qh >> first), hi = (uchar)(qh >> (first + 8));
+  const uchar16 rep = (uchar16)((uchar8)(lo), (uchar8)(hi));
+  const uchar16 bit = (uchar16)(1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128);
+  return as_uchar16((rep & bit) != (uchar)0) & (uchar)16;
 }
 
 inline float q8a_q5_0(const global uchar* row, uint s, Q8aCodes x, float dx, float sx, float8* v) {
