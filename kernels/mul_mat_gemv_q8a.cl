@@ -63,15 +63,22 @@ inline int q8a_hsum_int16(int16 v) {
   return b.x + b.y + b.z + b.w;
 }
 
-// One work-item per activation row m (global size M): its Q8Block32 blocks.
-kernel __attribute__((reqd_work_group_size(1, 1, 1))) void quantize_act_q8(
-    const global uchar* x, ulong x_off, const global uchar* g, ulong g_off, int norm, float eps,
-    global uchar* dst, ulong dst_off, int K) {
-  const int m = get_global_id(0);
-  const global float* xr = CLPORT_AT(const global float*, x, x_off) + (size_t)m * K;
-  const global float* gr = CLPORT_AT(const global float*, g, g_off);
-  global uchar* out = dst + dst_off + (size_t)m * (K / 32) * Q8A_BLOCK_BYTES;
+// Both quantize kernels: one work-item per activation row m (global size M) writes that row's
+// K / VALUES blocks of BYTES at out; xr is the row, gr the norm weight, scale the norm's.
+#define CLPORT_Q8A_QUANTIZE_KERNEL(NAME)                                                      \
+  kernel __attribute__((reqd_work_group_size(1, 1, 1))) void NAME(                            \
+      const global uchar* x, ulong x_off, const global uchar* g, ulong g_off, int norm, float eps, \
+      global uchar* dst, ulong dst_off, int K)
+#define CLPORT_Q8A_QUANTIZE_ROW(VALUES, BYTES)                                                \
+  const int m = get_global_id(0);                                                             \
+  const global float* xr = CLPORT_AT(const global float*, x, x_off) + (size_t)m * K;         \
+  const global float* gr = CLPORT_AT(const global float*, g, g_off);                         \
+  global uchar* out = dst + dst_off + (size_t)m * (K / (VALUES)) * (BYTES);                   \
   const float scale = q8a_norm_scale(xr, K, norm, eps);
+
+// Q8Block32 blocks.
+CLPORT_Q8A_QUANTIZE_KERNEL(quantize_act_q8) {
+  CLPORT_Q8A_QUANTIZE_ROW(32, Q8A_BLOCK_BYTES)
   for (int b = 0; b < K / 32; ++b) {
     float16 lo, hi;
     q8a_load_run(xr, gr, b, norm, scale, &lo, &hi);
@@ -85,15 +92,9 @@ kernel __attribute__((reqd_work_group_size(1, 1, 1))) void quantize_act_q8(
   }
 }
 
-// The same for the Q8BlockK layout (K a multiple of 256).
-kernel __attribute__((reqd_work_group_size(1, 1, 1))) void quantize_act_q8k(
-    const global uchar* x, ulong x_off, const global uchar* g, ulong g_off, int norm, float eps,
-    global uchar* dst, ulong dst_off, int K) {
-  const int m = get_global_id(0);
-  const global float* xr = CLPORT_AT(const global float*, x, x_off) + (size_t)m * K;
-  const global float* gr = CLPORT_AT(const global float*, g, g_off);
-  global uchar* out = dst + dst_off + (size_t)m * (K / 256) * Q8A_KBLOCK_BYTES;
-  const float scale = q8a_norm_scale(xr, K, norm, eps);
+// Q8BlockK blocks (K a multiple of 256).
+CLPORT_Q8A_QUANTIZE_KERNEL(quantize_act_q8k) {
+  CLPORT_Q8A_QUANTIZE_ROW(256, Q8A_KBLOCK_BYTES)
   for (int b = 0; b < K / 256; ++b) {
     float amax = 0.0f;
     for (int r = 8 * b; r < 8 * b + 8; ++r) {

@@ -110,6 +110,20 @@ std::vector<int64_t> Operand::element_offsets() const {
   return out;
 }
 
+Status run_host_reference(const CaseSpec& spec, const std::vector<Operand>& src, const Operand& dst,
+                          bool quantized_activations, HostReference* out) {
+  out->src.clear();
+  for (const auto& s : src) out->src.push_back(s.initial);
+  out->dst = dst.initial;
+  std::vector<cpu::HostTensor> views;
+  for (size_t i = 0; i < src.size(); ++i) views.push_back(src[i].host_view(out->src[i]));
+  cpu::OpParams params;
+  params.i = spec.i;
+  params.f = spec.f;
+  params.quantized_activations = quantized_activations;
+  return cpu::run_op(spec.kind, views, dst.host_view(out->dst), params);
+}
+
 std::vector<float> gather_values(const Operand& op, const std::vector<uint8_t>& bytes) {
   std::vector<float> out;
   for (int64_t off : op.element_offsets()) {

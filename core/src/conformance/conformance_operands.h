@@ -13,6 +13,7 @@
 
 #include "clport/cpu_ops.h"
 #include "clport/device_context.h"
+#include "clport/status.h"
 #include "conformance_cases.h"
 
 namespace clport::conformance::detail {
@@ -39,6 +40,16 @@ Operand make_operand(const OperandSpec& spec, bool is_output, std::mt19937_64& r
 
 // The element values of a plain (F32/F16) operand read out of `bytes`.
 std::vector<float> gather_values(const Operand& op, const std::vector<uint8_t>& bytes);
+
+// The CPU reference of a case, run on host copies of the operands' initial bytes: the copies
+// after the op (an updated source, such as a KV cache, changes in src).
+struct HostReference {
+  std::vector<std::vector<uint8_t>> src;
+  std::vector<uint8_t> dst;
+};
+// quantized_activations: cpu::OpParams::quantized_activations. Returns cpu::run_op's status as is.
+Status run_host_reference(const CaseSpec& spec, const std::vector<Operand>& src, const Operand& dst,
+                          bool quantized_activations, HostReference* out);
 
 // Empty when every byte that is not an element of the view still equals op.initial, else a
 // description of the first damaged byte.

@@ -137,16 +137,11 @@ class CaseRunner {
       CLPORT_RETURN_IF_ERROR(ctx_.write(o->buffer, 0, o->initial.data(), o->initial.size()));
     }
     // Reference on the host copies.
-    std::vector<std::vector<uint8_t>> host_src;
-    for (auto& s : src) host_src.push_back(s.initial);
-    std::vector<uint8_t> host_dst = dst.initial;
-    std::vector<cpu::HostTensor> ref_src;
-    for (size_t i = 0; i < src.size(); ++i) ref_src.push_back(src[i].host_view(host_src[i]));
-    cpu::OpParams params;
-    params.i = spec.i;
-    params.f = spec.f;
-    Status ref = cpu::run_op(spec.kind, ref_src, dst.host_view(host_dst), params);
+    detail::HostReference host;
+    Status ref = detail::run_host_reference(spec, src, dst, false, &host);
     if (!ref.ok()) return Status(Stage::Internal, "CPU reference failed: " + ref.to_string());
+    const std::vector<std::vector<uint8_t>>& host_src = host.src;
+    const std::vector<uint8_t>& host_dst = host.dst;
 
     std::vector<clport_tensor> views;
     clport_op op = make_op(spec, src, dst, true, views);

@@ -1,6 +1,5 @@
 #include "quantized_activations.h"
 
-#include "clport/cpu_ops.h"
 #include "clport/nmse.h"
 #include "cpu_backend/activation_blocks.h"
 
@@ -15,18 +14,10 @@ bool takes_quantized_activations(const CaseSpec& spec, const std::vector<Operand
 
 Result<std::vector<float>> quantized_activation_reference(const CaseSpec& spec, const std::vector<Operand>& src,
                                                           const Operand& dst) {
-  std::vector<std::vector<uint8_t>> host_src;
-  for (const auto& s : src) host_src.push_back(s.initial);
-  std::vector<uint8_t> host_dst = dst.initial;
-  std::vector<cpu::HostTensor> views;
-  for (size_t i = 0; i < src.size(); ++i) views.push_back(src[i].host_view(host_src[i]));
-  cpu::OpParams params;
-  params.i = spec.i;
-  params.f = spec.f;
-  params.quantized_activations = true;
-  Status st = cpu::run_op(spec.kind, views, dst.host_view(host_dst), params);
+  HostReference ref;
+  Status st = run_host_reference(spec, src, dst, true, &ref);
   if (!st.ok()) return Status(Stage::Internal, "CPU reference (quantized activations) failed: " + st.to_string());
-  return gather_values(dst, host_dst);
+  return gather_values(dst, ref.dst);
 }
 
 std::string judge_quantized_activations(const CaseSpec& spec, double nmse_float, const std::vector<float>& have,

@@ -68,16 +68,9 @@ Status prepare(DeviceContext& ctx, const conformance::detail::CaseSpec& spec, st
     if (o->buffer == nullptr) return Status(Stage::OutOfMemory, std::string("clCreateBuffer: ") + cl_error_name(err));
     CLPORT_RETURN_IF_ERROR(ctx.write(o->buffer, 0, o->initial.data(), o->initial.size()));
   }
-  std::vector<std::vector<uint8_t>> host_src;
-  for (auto& s : b->src) host_src.push_back(s.initial);
-  std::vector<uint8_t> host_dst = b->dst.initial;
-  std::vector<cpu::HostTensor> ref_src;
-  for (size_t i = 0; i < b->src.size(); ++i) ref_src.push_back(b->src[i].host_view(host_src[i]));
-  cpu::OpParams params;
-  params.i = spec.i;
-  params.f = spec.f;
-  CLPORT_RETURN_IF_ERROR(cpu::run_op(spec.kind, ref_src, b->dst.host_view(host_dst), params));
-  b->want = conformance::detail::gather_values(b->dst, host_dst);
+  conformance::detail::HostReference host;
+  CLPORT_RETURN_IF_ERROR(conformance::detail::run_host_reference(spec, b->src, b->dst, false, &host));
+  b->want = conformance::detail::gather_values(b->dst, host.dst);
   if (conformance::detail::takes_quantized_activations(spec, b->src)) {
     auto want_q = conformance::detail::quantized_activation_reference(spec, b->src, b->dst);
     if (!want_q.ok()) return want_q.status();

@@ -40,13 +40,13 @@ bool norm_in_front(const clport_op& op) {
 
 bool OpRunner::takes_q8a_gemv(const clport_op& op) const {
   if (tuning_.int_dot != 1 || act_out_of_memory_ || op.n_src < 2 || op.src[0] == nullptr || op.src[1] == nullptr) return false;
-  const clport_tensor &w = *op.src[0], &x = *op.src[1];
+  const clport_tensor& w = *op.src[0];
   const ActivationBlocks blocks = activation_blocks(w.dtype);
   if (blocks.values == 0 || w.layout != nullptr || w.ne[0] % blocks.values != 0) return false;
-  // Every M: on the CPUs this path is for, the integer GEMV beats the float GEMM at prompt
-  // sizes too (as the float GEMV already did for Q4_0 / Q4_1 / Q8_0, gemv_max_m_q4q8), and the
-  // fused kernels are GEMVs at any M anyway.
-  (void)x;
+  // Every M, so that a model's mat-muls all see the same rounding (the fused kernels are GEMVs
+  // at any M anyway). At M = 64, 2048 x 8192 on PoCL (`bench ops --gemm-only`, against
+  // int_dot: 0's float GEMM) that is faster for Q5_0 (62-115 vs 113-126 ms) and Q4_K (43 vs
+  // 137 ms) but slower for Q6_K (164-178 vs 113-121 ms): an integer GEMM tile is the next step.
   switch (op.kind) {
     case CLPORT_OP_MUL_MAT:
     case CLPORT_OP_RMS_NORM_MUL_MAT:
