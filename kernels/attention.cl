@@ -1,7 +1,8 @@
 // Causal attention over a KV cache with grouped-query heads and an online (streaming) softmax.
 // Needs reduce.cl and rope_math.cl in front.
 //   q   [head_dim, n_head, n_tokens] F32, rows contiguous, byte strides q_nb1 (head), q_nb2
-//       (token); rotated here first (RoPE at position n_past + t) when n_rot > 0
+//       (token); rotated here first (RoPE at position n_past + t) when n_rot > 0, with the
+//       frequency factors ff when has_ff
 //   STORE_NEW (the attention_store_* kernels; one token, n_past its position): kn / vn are that
 //       token's K and V [head_dim, n_kv_head] F32 (row strides kn_nb1, vn_nb1), stored here at slot n_past of the
 //       cache (V kv_nb3 bytes after K) and used from local memory: RoPE + KV store + attention in
@@ -34,7 +35,8 @@
       ulong out_off, int head_dim, int n_head, int n_kv_head, int n_past, float scale,         \
       ulong q_nb1, ulong q_nb2, int n_rot, int neox, float freq_base, float freq_scale,        \
       const global uchar* kn, ulong kn_off, ulong kn_nb1, const global uchar* vn, ulong vn_off,  \
-      ulong vn_nb1, global uchar* cache, ulong cache_off, ulong kv_nb3, int window) {          \
+      ulong vn_nb1, global uchar* cache, ulong cache_off, ulong kv_nb3, int window,            \
+      const global uchar* ff, ulong ff_off, int has_ff) {                                      \
     local float qv[ATT_WG * ATT_DPT];                                                          \
     local float kv_new[2 * ATT_WG * ATT_DPT]; /* STORE_NEW: this step's K (roped), then V */    \
     local float p[ATT_WG];                                                                     \
@@ -48,7 +50,8 @@
     for (int i = lid; i < n_rot / 2; i += ATT_WG) {                                            \
       const int2 e = rope_pair(i, n_rot, neox);                                                \
       const float2 r = rope_rotate(qv[e.x], qv[e.y],                                           \
-                                   rope_cos_sin(i, n_past + t, n_rot, freq_base, freq_scale)); \
+                                   rope_cos_sin(i, n_past + t, n_rot, freq_base, freq_scale,   \
+                                                rope_factor(ff, ff_off, has_ff, i)));          \
       qv[e.x] = r.x; /* pairs are disjoint: no other work-item touches e */                    \
       qv[e.y] = r.y;                                                                           \
     }                                                                                          \
@@ -67,7 +70,8 @@
       for (int i = lid; i < n_rot / 2; i += ATT_WG) {                                          \
         const int2 e = rope_pair(i, n_rot, neox);                                              \
         const float2 r = rope_rotate(kv_new[e.x], kv_new[e.y],                                 \
-                                     rope_cos_sin(i, n_past, n_rot, freq_base, freq_scale));   \
+                                     rope_cos_sin(i, n_past, n_rot, freq_base, freq_scale,     \
+                                                  rope_factor(ff, ff_off, has_ff, i)));        \
         kv_new[e.x] = r.x;                                                                     \
         kv_new[e.y] = r.y;                                                                     \
       }                                                                                        \

@@ -3,8 +3,8 @@
 // head_dim / 2 * n_head * n_tokens rounded up to ELT_WG.
 //   mode 0 (normal): pairs (2i, 2i + 1) for 2i < n_rot;
 //   mode 2 (NeoX):   pairs (i, i + n_rot / 2) for i < n_rot / 2;
-// rotated by theta = (pos0 + t) * freq_scale * freq_base^(-2i / n_rot). Elements at or past n_rot
-// are copied unchanged.
+// rotated by theta = (pos0 + t) * freq_scale * freq_base^(-2i / n_rot) / factor_i (factor_i =
+// ff[i] when has_ff, else 1). Elements at or past n_rot are copied unchanged.
 
 #ifndef ELT_WG
 #define ELT_WG 64
@@ -12,7 +12,8 @@
 
 kernel __attribute__((reqd_work_group_size(ELT_WG, 1, 1))) void rope_f32(
     const global uchar* src, ulong src_off, global uchar* dst, ulong dst_off, int head_dim,
-    int n_head, int n_tokens, int pos0, int n_rot, int neox, float freq_base, float freq_scale) {
+    int n_head, int n_tokens, int pos0, int n_rot, int neox, float freq_base, float freq_scale,
+    const global uchar* ff, ulong ff_off, int has_ff) {
   const int half_dim = head_dim / 2;
   const size_t gid = get_global_id(0);
   if (gid >= (size_t)half_dim * n_head * n_tokens) return;
@@ -30,7 +31,8 @@ kernel __attribute__((reqd_work_group_size(ELT_WG, 1, 1))) void rope_f32(
     return;
   }
   const int2 e = rope_pair(i, n_rot, neox);
-  const float2 r = rope_rotate(x[e.x], x[e.y], rope_cos_sin(i, pos0 + t, n_rot, freq_base, freq_scale));
+  const float2 r = rope_rotate(x[e.x], x[e.y], rope_cos_sin(i, pos0 + t, n_rot, freq_base, freq_scale,
+                                                                   rope_factor(ff, ff_off, has_ff, i)));
   y[e.x] = r.x;
   y[e.y] = r.y;
 }
@@ -48,7 +50,8 @@ kernel __attribute__((reqd_work_group_size(ELT_WG, 1, 1))) void rope_f32(
       const global uchar* k, ulong k_off, ulong k_nb1, ulong k_nb2, const global uchar* v,    \
       ulong v_off, ulong v_nb1, ulong v_nb2, global uchar* cache, ulong c_off, ulong c_nb1,  \
       ulong c_nb2, ulong c_nb3, int head_dim, int n_kv_head, int n_tokens, int pos0,         \
-      int n_rot, int neox, float freq_base, float freq_scale) {                              \
+      int n_rot, int neox, float freq_base, float freq_scale, const global uchar* ff,        \
+      ulong ff_off, int has_ff) {                                                            \
     const int half_dim = head_dim / 2;                                                        \
     const size_t gid = get_global_id(0);                                                      \
     if (gid >= (size_t)half_dim * n_kv_head * n_tokens) return;                               \
@@ -62,7 +65,8 @@ kernel __attribute__((reqd_work_group_size(ELT_WG, 1, 1))) void rope_f32(
     float2 kv = (float2)(kr[e.x], kr[e.y]);                                                   \
     if (i < n_rot / 2) {                                                                      \
       e = rope_pair(i, n_rot, neox);                                                          \
-      kv = rope_rotate(kr[e.x], kr[e.y], rope_cos_sin(i, pos0 + t, n_rot, freq_base, freq_scale)); \
+      kv = rope_rotate(kr[e.x], kr[e.y], rope_cos_sin(i, pos0 + t, n_rot, freq_base, freq_scale, \
+                                                      rope_factor(ff, ff_off, has_ff, i)));  \
     }                                                                                         \
     CLPORT_CACHE_STORE_##CT(kv.x, kc + e.x * ES);                                             \
     CLPORT_CACHE_STORE_##CT(kv.y, kc + e.y * ES);                                             \

@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define CLPORT_PLUGIN_ABI_MAJOR 1
-#define CLPORT_PLUGIN_ABI_MINOR 2
+#define CLPORT_PLUGIN_ABI_MINOR 3
 #define CLPORT_PLUGIN_ENTRY_SYMBOL "clport_plugin_entry"
 
 #if defined(_WIN32)
@@ -68,7 +68,11 @@ typedef enum clport_op_kind {
   /* Rotary embedding on src0[head_dim, n_head, n_tokens] in place or into dst; token t has
    * position iparams[1] + t. iparams[0] = mode (0 normal / interleaved pairs, 2 NeoX / halves),
    * iparams[2] = n_rot (rotated dims, even, <= head_dim); fparams[0] = freq_base,
-   * fparams[1] = freq_scale (position multiplier, 1 = none). */
+   * fparams[1] = freq_scale (position multiplier, 1 = none). Pair i rotates by
+   * theta_i = pos * freq_scale * freq_base^(-2i / n_rot).
+   * Frequency factors (ABI 1.3, Llama 3.x rope_freqs, Phi-3 LongRoPE): src1, when present
+   * (n_src == 2), is F32 [n_rot / 2] and theta_i is divided by src1[i]. The host never sends
+   * factors to a plugin built for an older minor version. */
   CLPORT_OP_ROPE = 4,
   /* Causal attention over a KV cache. src0 = q [head_dim, n_head, n_tokens] F32;
    * src1 = K cache [head_dim, n_kv_head, n_ctx] F16 or F32; src2 = V cache, same shape and type;
@@ -112,16 +116,18 @@ typedef enum clport_op_kind {
    * [head_dim, n_kv_head, n_ctx, 2] (F16 or F32; index 0 of dim 3 holds K, 1 holds V), src0 = k
    * and src1 = v [head_dim, n_kv_head, n_tokens] F32 (rows contiguous, any row / token stride).
    * Token t is stored at cache position iparams[1] + t, K rotated as ROPE does (same iparams
-   * and fparams); nothing else of dst changes. */
+   * and fparams; src2, when present, the frequency factors of ROPE, ABI 1.3); nothing else of
+   * dst changes. */
   CLPORT_OP_KV_STORE_ROPE = 16,
   /* ATTENTION whose query is rotated first: src0 = q [head_dim, n_head, n_tokens] F32 before
    * RoPE (rows contiguous, any row / token stride), src1 / src2 the K / V cache as for
    * ATTENTION; rope parameters as ROPE (iparams[1] = n_past is also the attention's),
-   * fparams[2] = attention scale, iparams[3] = sliding window as for ATTENTION. */
+   * fparams[2] = attention scale, iparams[3] = sliding window as for ATTENTION; src3, when
+   * present, the frequency factors of ROPE (ABI 1.3). */
   CLPORT_OP_ROPE_ATTENTION = 17,
   /* KV_STORE_ROPE followed by ROPE_ATTENTION: src0 = q, src1 = k, src2 = v (as for those two
    * ops), src3 = the cache of KV_STORE_ROPE (its K and V halves are the attention's K and V);
-   * parameters as ROPE_ATTENTION. */
+   * parameters as ROPE_ATTENTION (no frequency factors: its four sources are taken). */
   CLPORT_OP_ROPE_KV_STORE_ATTENTION = 18,
 
   /* ABI 1.2. */

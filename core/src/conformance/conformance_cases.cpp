@@ -88,14 +88,22 @@ void rms_norm(std::vector<CaseSpec>& out, Ne ne, bool weight) {
   out.push_back(c);
 }
 
-void rope(std::vector<CaseSpec>& out, int mode, Ne ne, int n_rot, int pos0, float scale) {
+// RoPE frequency factors [n_rot / 2] (ABI 1.3), appended as the op's last source.
+OperandSpec rope_factors(int64_t n_rot) {
+  OperandSpec o = f32({n_rot / 2, 1, 1, 1});
+  o.fill = Fill::Factors;
+  return o;
+}
+
+void rope(std::vector<CaseSpec>& out, int mode, Ne ne, int n_rot, int pos0, float scale, bool factors = false) {
   CaseSpec c;
   c.op = "rope";
   c.dtype = mode == 2 ? "f32 neox" : "f32 normal";
   c.shape = dims(ne) + " rot=" + std::to_string(n_rot) + " pos=" + std::to_string(pos0) +
-            (scale != 1.0f ? " fs=0.5" : "");
+            (scale != 1.0f ? " fs=0.5" : "") + (factors ? " ff" : "");
   c.kind = CLPORT_OP_ROPE;
   c.src = {f32(ne)};
+  if (factors) c.src.push_back(rope_factors(n_rot));
   c.dst = f32(ne);
   c.i[0] = mode;
   c.i[1] = pos0;
@@ -236,15 +244,16 @@ OperandSpec projection_slice(int64_t hd, int64_t heads, int64_t n, int64_t row, 
 // K rotated and K, V stored at positions pos.. of a [hd, nkv, n_ctx, 2] cache (the rest of the
 // cache holds values that must survive), from slices of one fused Q/K/V row.
 void kv_store_rope(std::vector<CaseSpec>& out, DType kv, int mode, int64_t hd, int64_t nh, int64_t nkv,
-                   int64_t n, int64_t pos, int64_t n_ctx) {
+                   int64_t n, int64_t pos, int64_t n_ctx, bool factors = false) {
   CaseSpec c;
   c.op = "rope+kv_store";
   c.dtype = "kv " + tname(kv) + (mode == 2 ? " neox" : " normal");
   c.shape = "hd=" + std::to_string(hd) + " kv=" + std::to_string(nkv) + " n=" + std::to_string(n) +
-            " pos=" + std::to_string(pos) + " ctx=" + std::to_string(n_ctx);
+            " pos=" + std::to_string(pos) + " ctx=" + std::to_string(n_ctx) + (factors ? " ff" : "");
   c.kind = CLPORT_OP_KV_STORE_ROPE;
   const int64_t row = hd * (nh + 2 * nkv);
   c.src = {projection_slice(hd, nkv, n, row, hd * nh), projection_slice(hd, nkv, n, row, hd * (nh + nkv))};
+  if (factors) c.src.push_back(rope_factors(hd));
   c.dst = typed(kv, {hd, nkv, n_ctx, 2});
   c.dst.prefilled = true;
   c.i[0] = mode;
@@ -268,16 +277,17 @@ void set_rope_attention_params(CaseSpec& c, int mode, int64_t n_past, int64_t hd
 
 // Attention whose query (a slice of a fused projection) is rotated first.
 void rope_attention(std::vector<CaseSpec>& out, DType kv, int mode, int64_t hd, int64_t nh, int64_t nkv,
-                    int64_t nt, int64_t n_past, int64_t n_ctx, int32_t window = 0) {
+                    int64_t nt, int64_t n_past, int64_t n_ctx, int32_t window = 0, bool factors = false) {
   CaseSpec c;
   c.op = "rope+attention";
   c.dtype = "kv " + tname(kv) + (mode == 2 ? " neox" : " normal");
   c.shape = "hd=" + std::to_string(hd) + " h=" + std::to_string(nh) + "/" + std::to_string(nkv) +
             " t=" + std::to_string(nt) + " past=" + std::to_string(n_past) + " ctx=" + std::to_string(n_ctx) +
-            window_suffix(window);
+            window_suffix(window) + (factors ? " ff" : "");
   c.kind = CLPORT_OP_ROPE_ATTENTION;
   c.src = {projection_slice(hd, nh, nt, hd * (nh + 2 * nkv), 0), typed(kv, {hd, nkv, n_ctx, 1}),
            typed(kv, {hd, nkv, n_ctx, 1})};
+  if (factors) c.src.push_back(rope_factors(hd));
   c.dst = f32({hd, nh, nt, 1});
   set_rope_attention_params(c, mode, n_past, hd);
   c.i[3] = window;
@@ -352,6 +362,7 @@ std::vector<CaseSpec> catalogue(bool small) {
     rope(out, mode, {small ? 16 : 128, small ? 3 : 8, small ? 2 : 5, 1}, small ? 8 : 64,
          small ? 7 : 500, 1.0f);
     rope(out, mode, {6, 1, 1, 1}, 4, 3, 0.5f);
+    rope(out, mode, {small ? 16 : 128, small ? 3 : 8, small ? 2 : 5, 1}, small ? 8 : 64, small ? 7 : 500, 1.0f, true);
   }
 
   for (DType kv : {DType::F16, DType::F32}) {
@@ -407,6 +418,8 @@ std::vector<CaseSpec> catalogue(bool small) {
       kv_store_rope(out, kv, mode, small ? 8 : 64, 4, 2, small ? 1 : 3, small ? 2 : 5, small ? 4 : 16);
       rope_attention(out, kv, mode, small ? 16 : 64, 4, 2, small ? 2 : 3, small ? 2 : 37, small ? 8 : 64);
     }
+    kv_store_rope(out, kv, 0, small ? 8 : 64, 4, 2, small ? 1 : 3, small ? 2 : 5, small ? 4 : 16, true);
+    rope_attention(out, kv, 2, small ? 16 : 64, 4, 2, small ? 2 : 3, small ? 2 : 37, small ? 8 : 64, 0, true);
     if (big) rope_attention(out, kv, 0, 64, 9, 3, 1, 100, 128);
     for (int mode : {0, 2}) rope_kv_store_attention(out, kv, mode, small ? 16 : 64, small ? 4 : 8, 2, small ? 2 : 37, small ? 8 : 64);
     rope_attention(out, kv, 2, small ? 16 : 64, 4, 1, small ? 2 : 4, small ? 5 : 60, small ? 8 : 64, small ? 3 : 20);

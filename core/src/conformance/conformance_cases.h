@@ -14,6 +14,7 @@ namespace clport::conformance::detail {
 enum class Fill {
   Normal,   // N(0, scale^2): activations, weights
   Indices,  // uniform integers in [0, index_limit)
+  Factors,  // uniform in [1, 8]: RoPE frequency factors (Llama 3.x rope_freqs spans that range)
 };
 
 struct OperandSpec {

@@ -41,8 +41,9 @@ void fill_source(Operand& op, uint8_t* dst, std::mt19937_64& rng) {
     return;
   }
   std::normal_distribution<float> normal(0.0f, s.scale);
+  std::uniform_real_distribution<float> factor(1.0f, 8.0f);
   std::vector<float> values(static_cast<size_t>(n));
-  for (float& v : values) v = normal(rng);
+  for (float& v : values) v = s.fill == Fill::Factors ? factor(rng) : normal(rng);
   if (s.dtype == DType::F32) {
     std::memcpy(dst, values.data(), values.size() * 4);
   } else if (s.dtype == DType::F16) {

@@ -22,6 +22,7 @@ using Srcs = std::vector<cpu::HostTensor>;
 struct RopeTable {
   int64_t pos0 = -1, n_tokens = 0, n_rot = 0;
   double base = 0, freq_scale = 0;
+  std::vector<float> factors;   // the frequency factors it was computed with (empty: none)
   std::vector<float> cos, sin;  // [n_tokens][n_rot / 2]
 };
 

@@ -73,7 +73,7 @@ Status rms_norm_mul_mat_swiglu(const Srcs& src, const HostTensor& dst, const OpP
 
 Status kv_store_rope(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads) {
   constexpr const char* kOp = "kv_store_rope";
-  CLPORT_RETURN_IF_ERROR(check_src_count(kOp, src, 2, 2));
+  CLPORT_RETURN_IF_ERROR(check_src_count(kOp, src, 2, 3));
   const HostTensor &k = src[0], &v = src[1];
   CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "dst (KV cache)", dst, {DType::F32, DType::F16}));
   if (dst.ne[3] != 2) return invalid(kOp, "dst must be a [head_dim, n_kv_head, n_ctx, 2] cache, got " + describe(dst));
@@ -85,16 +85,16 @@ Status kv_store_rope(const Srcs& src, const HostTensor& dst, const OpParams& p, 
                             " do not fit the cache of " + std::to_string(dst.ne[2]));
   std::vector<float> k_data;
   const HostTensor k_rope = temp_f32(k_data, k.ne);
-  CLPORT_RETURN_IF_ERROR(rope({k}, k_rope, p, n_threads));
+  CLPORT_RETURN_IF_ERROR(rope(src.size() == 3 ? Srcs{k, src[2]} : Srcs{k}, k_rope, p, n_threads));
   CLPORT_RETURN_IF_ERROR(copy({k_rope}, cache_slots(dst, 0, pos0, n), OpParams{}, n_threads));
   return copy({v}, cache_slots(dst, 1, pos0, n), OpParams{}, n_threads);
 }
 
 Status rope_attention(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads) {
-  CLPORT_RETURN_IF_ERROR(check_src_count("rope_attention", src, 3, 3));
+  CLPORT_RETURN_IF_ERROR(check_src_count("rope_attention", src, 3, 4));
   std::vector<float> q_data;
   const HostTensor q_rope = temp_f32(q_data, src[0].ne);
-  CLPORT_RETURN_IF_ERROR(rope({src[0]}, q_rope, p, n_threads));
+  CLPORT_RETURN_IF_ERROR(rope(src.size() == 4 ? Srcs{src[0], src[3]} : Srcs{src[0]}, q_rope, p, n_threads));
   OpParams att;
   att.i[0] = p.i[1];
   att.i[3] = p.i[3];

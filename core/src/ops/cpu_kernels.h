@@ -30,6 +30,19 @@ Status copy(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_thr
 Status check_mul_mat_operands(const Srcs& src, const HostTensor& dst);
 Status check_gated_operands(const char* op, const Srcs& src, const HostTensor& dst);
 Status check_attention_operands(const Srcs& src, const HostTensor& dst, const OpParams& p);
+// ROPE's parameters and optional frequency factors (src[1]), checked; shared with the fast CPU
+// backend, which computes the same table and rotation.
+struct RopeArgs {
+  int mode = 0;
+  int64_t pos0 = 0, n_rot = 0;
+  double base = 0, freq_scale = 0;
+  const float* factors = nullptr;  // [n_rot / 2] or none
+};
+Status check_rope_operands(const char* op, const Srcs& src, const HostTensor& dst, const OpParams& p, RopeArgs& out);
+// cos / sin of every pair's angle for tokens 0 .. n_tokens - 1 ([n_tokens][n_rot / 2] each).
+void rope_cos_sin_table(const RopeArgs& a, int64_t n_tokens, float* cos_out, float* sin_out);
+// One head's row rotated with one token's table row (in place allowed).
+void rope_rotate_row(const RopeArgs& a, int64_t head_dim, const float* in, float* out, const float* c, const float* s);
 // The first key a query sees when n_keys (positions 0 .. n_keys - 1) are causally visible and
 // `window` (0 = none) limits it to the last `window` of them.
 int64_t first_visible_key(int64_t n_keys, int32_t window);

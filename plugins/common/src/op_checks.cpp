@@ -119,8 +119,19 @@ std::string need_f32_rows(const clport_tensor* t, const char* what) {
   return "";
 }
 
+// The frequency factors RoPE may carry (ABI 1.3) as source `index`: F32 [n_rot / 2], contiguous.
+std::string check_rope_factors(const clport_op& op, int index) {
+  if (op.n_src <= index) return "";
+  const clport_tensor* ff = op.src[index];
+  if (auto e = need_f32(ff, "frequency factors"); !e.empty()) return e;
+  if (ff->ne[0] != op.iparams[2] / 2 || ff->ne[1] != 1 || ff->ne[2] != 1 || ff->ne[3] != 1)
+    return "frequency factors must be [n_rot / 2]";
+  return "";
+}
+
 std::string check_rope(const clport_op& op) {
-  if (op.n_src != 1) return "rope takes 1 source";
+  if (op.n_src != 1 && op.n_src != 2) return "rope takes x and optional frequency factors";
+  if (auto e = check_rope_factors(op, 1); !e.empty()) return e;
   if (auto e = need_f32(op.src[0], "src0"); !e.empty()) return e;
   if (auto e = need_f32(op.dst, "dst"); !e.empty()) return e;
   const clport_tensor& x = *op.src[0];
@@ -131,7 +142,8 @@ std::string check_rope(const clport_op& op) {
 // ATTENTION, and ROPE_ATTENTION (rotated q: any row / token stride, rope parameters, n_past
 // in iparams[1]).
 std::string check_attention(const clport_op& op, const Tuning& t, bool rope) {
-  if (op.n_src != 3) return "attention takes q, K and V";
+  if (op.n_src != 3 && !(rope && op.n_src == 4)) return "attention takes q, K, V (and rope frequency factors)";
+  if (auto e = check_rope_factors(op, 3); !e.empty()) return e;
   if (auto e = rope ? need_f32_rows(op.src[0], "q") : need_f32(op.src[0], "q"); !e.empty()) return e;
   if (auto e = need_f32(op.dst, "dst"); !e.empty()) return e;
   if (rope) {
@@ -159,7 +171,8 @@ std::string check_attention(const clport_op& op, const Tuning& t, bool rope) {
 }
 
 std::string check_kv_store_rope(const clport_op& op) {
-  if (op.n_src != 2) return "kv_store_rope takes k and v";
+  if (op.n_src != 2 && op.n_src != 3) return "kv_store_rope takes k, v (and frequency factors)";
+  if (auto e = check_rope_factors(op, 2); !e.empty()) return e;
   if (auto e = need_f32_rows(op.src[0], "k"); !e.empty()) return e;
   if (auto e = need_f32_rows(op.src[1], "v"); !e.empty()) return e;
   const clport_tensor &k = *op.src[0], &v = *op.src[1], *c = op.dst;

@@ -21,6 +21,12 @@ cl_ulong4 nb4(const clport_tensor& t) {
   return cl_ulong4{{u64(t.nb[0]), u64(t.nb[1]), u64(t.nb[2]), u64(t.nb[3])}};
 }
 
+// RoPE's frequency factors (source `index`, ABI 1.3) when the op carries them; else src0 stands
+// in as a valid buffer the kernel never reads (its has_ff argument is 0).
+const clport_tensor& rope_factors(const clport_op& op, int index) {
+  return op.n_src > index ? *op.src[index] : *op.src[0];
+}
+
 }  // namespace
 
 void OpRunner::get_rows(const clport_op& op) {
@@ -84,11 +90,12 @@ void OpRunner::mul_mat_packed(const PackedWeight& w, const clport_op& op) {
 
 void OpRunner::rope(const clport_op& op) {
   const clport_tensor &x = *op.src[0], &d = *op.dst;
+  const clport_tensor& factors = rope_factors(op, 1);
   const sdk::Kernel& k = kernel(ProgramId::Rope, "rope_f32");
   set_args(h_.cl(), k, x.buffer, u64(x.offset), d.buffer, u64(d.offset), i32(x.ne[0]),
            i32(x.ne[1]), i32(x.ne[2]), cl_int(op.iparams[1]), cl_int(op.iparams[2]),
-           cl_int(op.iparams[0] == 2 ? 1 : 0), op.fparams[0],
-           op.fparams[1]);
+           cl_int(op.iparams[0] == 2 ? 1 : 0), op.fparams[0], op.fparams[1], factors.buffer,
+           u64(factors.offset), cl_int(op.n_src > 1));
   const size_t global = round_up(static_cast<size_t>(element_count(x) / 2), tuning_.elt_wg);
   const size_t local = tuning_.elt_wg;
   run(k, 1, &global, &local);
@@ -124,13 +131,14 @@ void OpRunner::fused_gemv(const clport_op& op) {
 
 void OpRunner::kv_store_rope(const clport_op& op) {
   const clport_tensor &kt = *op.src[0], &vt = *op.src[1], &c = *op.dst;
+  const clport_tensor& factors = rope_factors(op, 2);
   const sdk::Kernel& k = kernel(ProgramId::Rope, c.dtype == CLPORT_DTYPE_F16 ? "kv_store_rope_f16"
                                                                             : "kv_store_rope_f32");
   set_args(h_.cl(), k, kt.buffer, u64(kt.offset), u64(kt.nb[1]), u64(kt.nb[2]), vt.buffer,
            u64(vt.offset), u64(vt.nb[1]), u64(vt.nb[2]), c.buffer, u64(c.offset), u64(c.nb[1]),
            u64(c.nb[2]), u64(c.nb[3]), i32(kt.ne[0]), i32(kt.ne[1]), i32(kt.ne[2]),
            cl_int(op.iparams[1]), cl_int(op.iparams[2]), cl_int(op.iparams[0] == 2 ? 1 : 0),
-           op.fparams[0], op.fparams[1]);
+           op.fparams[0], op.fparams[1], factors.buffer, u64(factors.offset), cl_int(op.n_src > 2));
   const size_t global = round_up(static_cast<size_t>(element_count(kt) / 2), tuning_.elt_wg);
   const size_t local = tuning_.elt_wg;
   run(k, 1, &global, &local);
@@ -154,6 +162,8 @@ void OpRunner::attention(const clport_op& op) {
                                                             : (f16 ? "attention_f16" : "attention_f32"));
   // Plain ATTENTION: n_past in iparams[0], scale in fparams[0], q contiguous, no rotation.
   const bool rope = op.kind != CLPORT_OP_ATTENTION;
+  const bool has_factors = op.kind == CLPORT_OP_ROPE_ATTENTION && op.n_src > 3;
+  const clport_tensor& factors = has_factors ? *op.src[3] : q;
   const uint64_t q_nb1 = rope ? q.nb[1] : q.ne[0] * 4, q_nb2 = rope ? q.nb[2] : q.ne[0] * q.ne[1] * 4;
   set_args(h_.cl(), k, q.buffer, u64(q.offset), kc.buffer, u64(kc.offset), vc.buffer,
            u64(vc.offset), u64(kc.nb[1]), u64(kc.nb[2]), d.buffer, u64(d.offset), i32(q.ne[0]),
@@ -161,7 +171,8 @@ void OpRunner::attention(const clport_op& op) {
            u64(q_nb1), u64(q_nb2), cl_int(rope ? op.iparams[2] : 0),
            cl_int(rope && op.iparams[0] == 2 ? 1 : 0), rope ? op.fparams[0] : 1.0f,
            rope ? op.fparams[1] : 1.0f, kn.buffer, u64(kn.offset), u64(kn.nb[1]), vn.buffer, u64(vn.offset),
-           u64(vn.nb[1]), kc.buffer, u64(kc.offset), u64(store ? op.src[3]->nb[3] : 0), cl_int(op.iparams[3]));
+           u64(vn.nb[1]), kc.buffer, u64(kc.offset), u64(store ? op.src[3]->nb[3] : 0), cl_int(op.iparams[3]),
+           factors.buffer, u64(factors.offset), cl_int(has_factors));
   const size_t global[2] = {static_cast<size_t>(q.ne[1]) * tuning_.att_wg,
                             static_cast<size_t>(q.ne[2])};
   const size_t local[2] = {tuning_.att_wg, 1};
