@@ -1,8 +1,8 @@
 // Writes a random-weight model (see random_model.h) for CLI tests and speed runs:
-//   make_test_model OUT.gguf [dtype] [arch=llama|gemma3] [key=value ...]
+//   make_test_model OUT.gguf [dtype] [arch=llama|gemma3|qwen2|qwen3|phi3] [key=value ...]
 // keys: embd, ff, layers, heads, kv_heads, ctx, vocab, tied (0/1), seed, chat (gemma, chatml,
-// unknown: a tokenizer.chat_template of that family), and for gemma3 head_dim, window,
-// swa_period; e.g. the SmolLM2-135M shape: make_test_model smol.gguf q4_1 embd=576 ff=1536
+// unknown: a tokenizer.chat_template of that family), rope_factors (rope_freqs, long_rope),
+// head_dim (gemma3, qwen3), window, swa_period (gemma3), partial_rotary (0/1); e.g. the SmolLM2-135M shape: make_test_model smol.gguf q4_1 embd=576 ff=1536
 // layers=30 heads=9 kv_heads=3 vocab=49152; the Gemma 3 270M shape: make_test_model g3.gguf q8_0
 // arch=gemma3 embd=640 ff=2048 layers=18 heads=4 kv_heads=1 head_dim=256 window=512
 // vocab=262144 ctx=32768
@@ -29,6 +29,7 @@ bool set_key(clport::test::RandomModelSpec& spec, const std::string& key, unsign
   else if (key == "head_dim") spec.head_dim = v;
   else if (key == "window") spec.sliding_window = v;
   else if (key == "swa_period") spec.swa_period = v;
+  else if (key == "partial_rotary") spec.partial_rotary = value != 0;
   else return false;
   return true;
 }
@@ -61,10 +62,14 @@ int main(int argc, char** argv) {
       spec.chat_template = arg.substr(eq + 1);
       continue;
     }
+    if (arg.compare(0, eq, "rope_factors") == 0) {
+      spec.rope_factors = arg.substr(eq + 1);
+      continue;
+    }
     char* end = nullptr;
     const unsigned long value = std::strtoul(arg.c_str() + eq + 1, &end, 10);
     if (end == arg.c_str() + eq + 1 || *end != '\0' || !set_key(spec, arg.substr(0, eq), value)) {
-      std::fprintf(stderr, "bad option %s (keys: arch embd ff layers heads kv_heads ctx vocab tied seed chat head_dim window swa_period)\n", argv[i]);
+      std::fprintf(stderr, "bad option %s (keys: arch embd ff layers heads kv_heads ctx vocab tied seed chat head_dim window swa_period rope_factors partial_rotary)\n", argv[i]);
       return 2;
     }
   }

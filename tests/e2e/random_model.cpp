@@ -1,6 +1,7 @@
 #include "random_model.h"
 
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -24,13 +25,19 @@ std::vector<uint8_t> random_weight(std::mt19937_64& rng, DType dtype, int64_t co
   return out;
 }
 
-std::vector<uint8_t> norm_weight(std::mt19937_64& rng, int64_t n) {
-  std::uniform_real_distribution<float> dist(0.8f, 1.2f);
+std::vector<uint8_t> uniform_f32(std::mt19937_64& rng, int64_t n, float lo, float hi) {
+  std::uniform_real_distribution<float> dist(lo, hi);
   std::vector<uint8_t> out(n * sizeof(float));
-  auto* f = reinterpret_cast<float*>(out.data());
-  for (int64_t i = 0; i < n; ++i) f[i] = dist(rng);
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = dist(rng);
+    std::memcpy(out.data() + i * sizeof(float), &v, sizeof v);
+  }
   return out;
 }
+
+std::vector<uint8_t> norm_weight(std::mt19937_64& rng, int64_t n) { return uniform_f32(rng, n, 0.8f, 1.2f); }
+
+
 
 struct TestChatTemplate {
   std::string_view name;
@@ -95,10 +102,14 @@ void add_vocab(GgufWriter& w, uint32_t n_vocab, const TestChatTemplate* chat) {
 }  // namespace
 
 Status write_random_llama(const std::string& path, const RandomModelSpec& s) {
-  if (s.arch != "llama" && s.arch != "gemma3")
-    return Status(Stage::InvalidArgument, "random models are llama or gemma3, not '" + s.arch + "'");
-  const bool gemma = s.arch == "gemma3";
+  if (s.arch != "llama" && s.arch != "gemma3" && s.arch != "qwen2" && s.arch != "qwen3" && s.arch != "phi3")
+    return Status(Stage::InvalidArgument, "random models are llama, gemma3, qwen2, qwen3 or phi3, not '" + s.arch + "'");
+  if (!s.rope_factors.empty() && s.rope_factors != "rope_freqs" && s.rope_factors != "long_rope")
+    return Status(Stage::InvalidArgument, "rope_factors is rope_freqs, long_rope or empty");
+  const bool gemma = s.arch == "gemma3", qwen2 = s.arch == "qwen2", qwen3 = s.arch == "qwen3",
+             phi3 = s.arch == "phi3";
   std::mt19937_64 rng(s.seed);
+  std::mt19937_64 extra(s.seed + 0x9e3779b97f4a7c15ull);  // biases and RoPE factors
   GgufWriter w;
   const std::string p = s.arch + ".";
   w.set_string("general.architecture", s.arch);
@@ -112,13 +123,23 @@ Status write_random_llama(const std::string& path, const RandomModelSpec& s) {
   w.set_f32(p + "rope.freq_base", gemma ? 1000000.0f : 10000.0f);
   w.set_f32(p + "attention.layer_norm_rms_epsilon", gemma ? 1e-6f : 1e-5f);
   const int64_t HD = s.head_dim != 0 ? s.head_dim : s.n_embd / s.n_head;
-  if (gemma) {
+  if (gemma || qwen3) {
     w.set_u32(p + "attention.key_length", static_cast<uint32_t>(HD));
     w.set_u32(p + "attention.value_length", static_cast<uint32_t>(HD));
+  } else if (s.head_dim != 0 && s.head_dim * s.n_head != s.n_embd) {
+    return Status(Stage::InvalidArgument, "a " + s.arch + " model's head size is n_embd / n_head");
+  }
+  if (gemma) {
     w.set_u32(p + "attention.sliding_window", s.sliding_window);
     if (s.swa_period != 0) w.set_u32(p + "attention.sliding_window_pattern", s.swa_period);
-  } else if (s.head_dim != 0 && s.head_dim * s.n_head != s.n_embd) {
-    return Status(Stage::InvalidArgument, "a llama model's head size is n_embd / n_head");
+  }
+  // Phi-3 files carry a window that llama.cpp (and so clport) does not apply.
+  if (phi3) w.set_u32(p + "attention.sliding_window", s.sliding_window);
+  const int64_t n_rot = s.partial_rotary ? HD / 2 : HD;
+  if (s.partial_rotary) w.set_u32(p + "rope.dimension_count", static_cast<uint32_t>(n_rot));
+  if (s.rope_factors == "long_rope") {
+    w.set_u32(p + "rope.scaling.original_context_length", s.n_ctx / 2);
+    w.set_f32(p + "rope.scaling.attn_factor", 1.19f);
   }
   const TestChatTemplate* chat = nullptr;
   if (!s.chat_template.empty()) {
@@ -150,23 +171,48 @@ Status write_random_llama(const std::string& path, const RandomModelSpec& s) {
     CLPORT_RETURN_IF_ERROR(quantize_row(s.weight_dtype, embd.data() + r * E, embd_q.data() + r * erb, E));
   }
   CLPORT_RETURN_IF_ERROR(w.add_tensor("token_embd.weight", s.weight_dtype, {E, kVocab}, embd_q));
+  // Factors from 1 (high frequencies kept) to 8 (low ones slowed down), as Llama 3.1's are.
+  if (s.rope_factors == "rope_freqs") {
+    CLPORT_RETURN_IF_ERROR(w.add_tensor("rope_freqs.weight", DType::F32, {n_rot / 2}, uniform_f32(extra, n_rot / 2, 1.0f, 8.0f)));
+  } else if (s.rope_factors == "long_rope") {
+    CLPORT_RETURN_IF_ERROR(w.add_tensor("rope_factors_short.weight", DType::F32, {n_rot / 2}, uniform_f32(extra, n_rot / 2, 1.0f, 2.0f)));
+    CLPORT_RETURN_IF_ERROR(w.add_tensor("rope_factors_long.weight", DType::F32, {n_rot / 2}, uniform_f32(extra, n_rot / 2, 1.0f, 8.0f)));
+  }
+  // Biases of the size real ones have (a few tenths), so they move the attention visibly.
+  auto bias = [&](int64_t n) { return uniform_f32(extra, n, -s.bias_range, s.bias_range); };
   for (uint32_t l = 0; l < s.n_layer; ++l) {
     const std::string b = "blk." + std::to_string(l) + ".";
     CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_norm.weight", DType::F32, {E}, norm_weight(rng, E)));
-    CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_q.weight", s.weight_dtype, {E, NQ}, random_weight(rng, s.weight_dtype, E, NQ)));
-    CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_k.weight", s.weight_dtype, {E, KV}, random_weight(rng, s.weight_dtype, E, KV)));
-    const DType v_dtype = s.attn_v_dtype.value_or(s.weight_dtype);
-    CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_v.weight", v_dtype, {E, KV}, random_weight(rng, v_dtype, E, KV)));
+    if (phi3) {
+      CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_qkv.weight", s.weight_dtype, {E, NQ + 2 * KV},
+                                          random_weight(rng, s.weight_dtype, E, NQ + 2 * KV)));
+    } else {
+      CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_q.weight", s.weight_dtype, {E, NQ}, random_weight(rng, s.weight_dtype, E, NQ)));
+      CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_k.weight", s.weight_dtype, {E, KV}, random_weight(rng, s.weight_dtype, E, KV)));
+      const DType v_dtype = s.attn_v_dtype.value_or(s.weight_dtype);
+      CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_v.weight", v_dtype, {E, KV}, random_weight(rng, v_dtype, E, KV)));
+    }
+    if (qwen2) {
+      CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_q.bias", DType::F32, {NQ}, bias(NQ)));
+      CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_k.bias", DType::F32, {KV}, bias(KV)));
+      CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_v.bias", DType::F32, {KV}, bias(KV)));
+    }
     CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_output.weight", s.weight_dtype, {NQ, E}, random_weight(rng, s.weight_dtype, NQ, E)));
-    if (gemma) {
+    if (gemma || qwen3) {
       CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_q_norm.weight", DType::F32, {HD}, norm_weight(rng, HD)));
       CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_k_norm.weight", DType::F32, {HD}, norm_weight(rng, HD)));
+    }
+    if (gemma) {
       CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "post_attention_norm.weight", DType::F32, {E}, norm_weight(rng, E)));
       CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "post_ffw_norm.weight", DType::F32, {E}, norm_weight(rng, E)));
     }
     CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "ffn_norm.weight", DType::F32, {E}, norm_weight(rng, E)));
-    CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "ffn_gate.weight", s.weight_dtype, {E, F}, random_weight(rng, s.weight_dtype, E, F)));
-    CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "ffn_up.weight", s.weight_dtype, {E, F}, random_weight(rng, s.weight_dtype, E, F)));
+    if (phi3) {  // gate rows, then up rows, in one weight
+      CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "ffn_up.weight", s.weight_dtype, {E, 2 * F}, random_weight(rng, s.weight_dtype, E, 2 * F)));
+    } else {
+      CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "ffn_gate.weight", s.weight_dtype, {E, F}, random_weight(rng, s.weight_dtype, E, F)));
+      CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "ffn_up.weight", s.weight_dtype, {E, F}, random_weight(rng, s.weight_dtype, E, F)));
+    }
     CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "ffn_down.weight", s.weight_dtype, {F, E}, random_weight(rng, s.weight_dtype, F, E)));
   }
   CLPORT_RETURN_IF_ERROR(w.add_tensor("output_norm.weight", DType::F32, {E}, norm_weight(rng, E)));

@@ -14,7 +14,10 @@
 namespace clport::test {
 
 struct RandomModelSpec {
-  std::string arch = "llama";  // or "gemma3": per-head Q/K norms, post-norms, GEGLU, sliding window
+  // "llama", "gemma3" (per-head Q/K norms, post-norms, GEGLU, sliding window), "qwen2" (Q/K/V
+  // biases, NeoX RoPE), "qwen3" (per-head Q/K norms, head size of its own), "phi3" (one Q/K/V
+  // weight, one gate+up weight, NeoX RoPE on part of the head).
+  std::string arch = "llama";
   DType weight_dtype = DType::Q8_0;
   // attn_v in another dtype (as Q4_K_M files do with Q6_K): Q, K and V cannot be one weight.
   std::optional<DType> attn_v_dtype;
@@ -27,11 +30,20 @@ struct RandomModelSpec {
   uint32_t n_ctx = 128;
   uint32_t n_vocab = 300;  // >= 259: 3 control tokens + 256 byte tokens + filler words
   uint64_t seed = 1;
-  // gemma3 only: head size (0: n_embd / n_head; Gemma 3 270M has 256 against 640 / 4), the
-  // sliding window of the local layers and the period of the global ones.
+  // gemma3 / qwen3: head size (0: n_embd / n_head; Gemma 3 270M has 256 against 640 / 4);
+  // gemma3: the sliding window of the local layers and the period of the global ones.
   uint32_t head_dim = 0;
   uint32_t sliding_window = 8;
   uint32_t swa_period = 0;  // 0: no key written (the Gemma 3 default, 6, applies)
+  // RoPE frequency factors: "rope_freqs" (a Llama 3.x file's tensor), "long_rope" (Phi-3's short
+  // and long factor tensors, rope.scaling.original_context_length = n_ctx / 2 and an attention
+  // factor), or "" (none).
+  std::string rope_factors;
+  // phi3: rotate only half of each head (rope.dimension_count = head size / 2).
+  bool partial_rotary = false;
+  // qwen2: the Q/K/V biases are drawn from [-bias_range, bias_range]. Biases and RoPE factors come
+  // from a generator of their own, so two specs that differ only there share every other weight.
+  float bias_range = 0.5f;
   // tokenizer.chat_template: "" (none), "gemma" or "chatml" (a template of that family, its
   // turn markers added to the vocabulary as control tokens), "unknown" (a template no family
   // matches).

@@ -130,6 +130,38 @@ INSTANTIATE_TEST_SUITE_P(Dtypes, AdrenoRandomModel,
                                            DTypeCase{DType::Q6_K, CLPORT_DTYPE_Q6_K, "q6_k"}),
                          [](const ::testing::TestParamInfo<DTypeCase>& i) { return std::string(i.param.suffix); });
 
+// qwen2, qwen3, phi3 and Llama 3.x (rope_freqs) models: Adreno's mat-muls, the new ops on
+// whichever plugin claims them, greedy tokens as the CPU reference's.
+TEST(AdrenoArchitectures, RandomModelsOfEachArchitectureMatchCpu) {
+  struct Arch {
+    const char* arch;
+    const char* factors;
+  };
+  for (const Arch a : {Arch{"qwen2", ""}, Arch{"qwen3", ""}, Arch{"phi3", ""}, Arch{"llama", "rope_freqs"}}) {
+    SCOPED_TRACE(a.arch);
+    test::RandomModelSpec spec;
+    spec.arch = a.arch;
+    spec.weight_dtype = DType::Q4_0;
+    spec.rope_factors = a.factors;
+    spec.seed = 7;
+    if (spec.arch == "qwen3") spec.head_dim = 128;
+    if (spec.arch == "phi3") spec.partial_rotary = true;
+    const std::string path = temp_path(std::string(a.arch) + ".gguf");
+    ASSERT_TRUE(test::write_random_llama(path, spec).ok());
+    Loaded m;
+    load_both(path, m);
+    std::filesystem::remove(path);
+    if (HasFatalFailure()) return;
+    kernel_names(*m.device);
+    const std::vector<int32_t> prompt = {1, 40, 41, 42, 43, 44};
+    const auto want = greedy(*m.cpu_model, prompt, 8);
+    ASSERT_EQ(want.size(), 8u);
+    EXPECT_EQ(greedy(*m.dev_model, prompt, 8), want);
+    const auto names = kernel_names(*m.device);
+    EXPECT_TRUE(names.count("adreno_gemv_q4_0")) << joined(names);
+  }
+}
+
 // The real SmolLM2 file, as shipped (Q4_1) and re-quantized to Q4_0 by the test.
 void real_model_greedy(const std::string& path, const char* suffix) {
   auto file = GgufFile::open(path);

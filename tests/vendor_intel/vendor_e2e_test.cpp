@@ -207,6 +207,31 @@ TEST_F(VENDOR_SUITE, RandomGemma3ModelFallsBackToGenericForItsNewOps) {
   std::filesystem::remove(path);
 }
 
+// qwen2 (Q/K/V biases), qwen3 (per-head Q/K norms, head size of its own), phi3 (joined Q/K/V and
+// gate/up weights, partial rotation) and Llama 3.x (rope_freqs): the vendor's mat-muls with the
+// rest on whichever plugin claims it, greedy tokens and logits as the CPU reference's.
+TEST_F(VENDOR_SUITE, RandomModelsOfEachArchitectureMatchCpu) {
+  struct Arch {
+    const char* arch;
+    const char* factors;
+  };
+  for (const Arch a : {Arch{"qwen2", ""}, Arch{"qwen3", ""}, Arch{"phi3", ""}, Arch{"llama", "rope_freqs"}}) {
+    SCOPED_TRACE(a.arch);
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("clport_vendor_" + std::string(a.arch) + "_" + std::string(VENDOR_PLUGIN) +
+                       std::to_string(::getpid()) + ".gguf");
+    test::RandomModelSpec spec;
+    spec.arch = a.arch;
+    spec.weight_dtype = DType::Q4_0;
+    spec.rope_factors = a.factors;
+    if (spec.arch == "qwen3") spec.head_dim = 128;
+    if (spec.arch == "phi3") spec.partial_rotary = true;
+    ASSERT_TRUE(test::write_random_llama(path.string(), spec).ok());
+    expect_vendor_matches_cpu(path.string(), {1, 260, 70, 261, 100, 262, 33, 263, 264, 120, 299}, 8, 64, 1e-6);
+    std::filesystem::remove(path);
+  }
+}
+
 // The real SmolLM2-135M re-quantized to Q4_0 (CLPORT_TEST_MODEL names the Q4_1 file the e2e
 // fixture fetches). Without the file the test fails: it is not skipped.
 TEST_F(VENDOR_SUITE, SmolLM2RequantizedToQ4_0MatchesCpuGreedyTokens) {

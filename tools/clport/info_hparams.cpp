@@ -39,6 +39,14 @@ void print_hparams(const GgufFile& file, std::ostream& out) {
       << "  ffn         " << (hp->ffn_act == FfnActivation::GeluTanh ? "GELU(tanh)-gated" : "SwiGLU")
       << (hp->post_norms ? ", post-attention and post-FFN norms" : "") << "\n"
       << "  rms eps     " << hp->rms_eps << "\n";
+  if (hp->qkv_bias) out << "  projections Q/K/V biases\n";
+  if (hp->gate_up_joined) out << "  ffn weight  gate and up rows in one ffn_up\n";
+  if (file.find_tensor("rope_freqs.weight") != nullptr) {
+    out << "  rope freqs  " << hp->n_rot / 2 << " frequency factors (rope_freqs.weight)\n";
+  } else if (file.find_tensor("rope_factors_long.weight") != nullptr) {
+    out << "  rope freqs  LongRoPE: short factors up to " << hp->n_ctx_orig << " positions, long ones past it; "
+        << "attention factor " << hp->rope_attn_factor << "\n";
+  }
   if (hp->embd_scale != 1.0f) out << "  embeddings  scaled by " << hp->embd_scale << "\n";
   if (hp->n_swa > 0) {
     out << "  sliding     window " << hp->n_swa << ", rope base " << hp->rope_freq_base_swa << " on layers "

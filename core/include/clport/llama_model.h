@@ -22,18 +22,21 @@ struct ForwardPlan;
 enum class FfnActivation { Silu, GeluTanh };  // the gate's activation: SwiGLU or GEGLU
 
 struct LlamaHParams {
-  std::string arch;  // "llama" (also what SmolLM2 and TinyLlama use), "gemma3"
+  std::string arch;  // "llama" (also what SmolLM2 and TinyLlama use), "gemma3", "qwen2", "qwen3", "phi3"
   uint32_t n_vocab = 0, n_ctx_train = 0, n_embd = 0, n_layer = 0, n_ff = 0;
   uint32_t n_head = 0, n_head_kv = 0, head_dim = 0, n_rot = 0;
   float rope_freq_base = 10000.0f;
   float rope_freq_scale = 1.0f;  // from rope.scaling (linear): 1 / factor
-  int32_t rope_mode = 0;         // 0 normal (llama), 2 NeoX (gemma3, qwen2)
+  int32_t rope_mode = 0;         // 0 normal (llama), 2 NeoX (gemma3, qwen2, qwen3, phi3)
+  float rope_attn_factor = 1.0f; // rope.scaling.attn_factor: cos/sin multiplier (in attn_scale)
+  uint32_t n_ctx_orig = 0;       // rope.scaling.original_context_length (LongRoPE factor choice)
   float rms_eps = 1e-5f;
   bool tied_output = false;      // output projection shares token_embd
-  bool qkv_bias = false;         // qwen2
+  bool qkv_bias = false;         // biases on the Q, K and V projections (qwen2)
+  bool gate_up_joined = false;   // ffn_up holds gate then up rows, no ffn_gate (phi3)
   float attn_scale = 0.0f;       // the scores' factor; 1/sqrt(head_dim) unless the family says
   float embd_scale = 1.0f;       // token embeddings are multiplied by it (gemma3: sqrt(n_embd))
-  bool qk_norm = false;          // RMSNorm per head on Q and K before RoPE (gemma3)
+  bool qk_norm = false;          // RMSNorm per head on Q and K before RoPE (gemma3, qwen3)
   bool post_norms = false;       // RMSNorm on the attention and FFN outputs before the residual
   FfnActivation ffn_act = FfnActivation::Silu;
   // Sliding-window layers (gemma3): swa_layers[i] says layer i attends to the last n_swa

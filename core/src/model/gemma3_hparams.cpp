@@ -44,17 +44,9 @@ Status read_swa_layers(const GgufFile& file, const std::string& key, LlamaHParam
 Status read_gemma3_hparams(const GgufFile& file, LlamaHParams& hp) {
   CLPORT_RETURN_IF_ERROR(read_shared_hparams(file, hp));
   const std::string p = hp.arch + ".";
-  auto key_length = file.get_u32(p + "attention.key_length");
-  if (!key_length.ok()) return key_length.status();
-  auto value_length = file.get_u32_or(p + "attention.value_length", key_length.value());
-  if (!value_length.ok()) return value_length.status();
-  if (value_length.value() != key_length.value()) {
-    return hparams_error(p + "attention.value_length must equal attention.key_length");
-  }
-  hp.head_dim = key_length.value();
-  auto n_rot = file.get_u32_or(p + "rope.dimension_count", hp.head_dim);
-  if (!n_rot.ok()) return n_rot.status();
-  hp.n_rot = n_rot.value();
+  // Gemma 3's head size is its own key, unrelated to n_embd / n_head: required here.
+  if (file.find(p + "attention.key_length") == nullptr) return file.get_u32(p + "attention.key_length").status();
+  CLPORT_RETURN_IF_ERROR(read_head_size(file, hp));
   hp.rope_mode = 2;
 
   auto window = file.get_u32(p + "attention.sliding_window");

@@ -1,6 +1,8 @@
 // Loading a model of any supported family: check every tensor the graph needs (name, shape, dtype) before
 // touching the device, then upload weights once, allocate the KV cache and the scratch buffers.
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 
 #include "clport/gguf.h"
 #include "clport/llama_model.h"
@@ -60,6 +62,11 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
     return Status(Stage::InvalidArgument, "KV cache type must be f16 or f32");
   }
 
+  // 0 asks for the model's own context length; more than it is capped there (positions past the
+  // training context are ones the model never learned). The default (2048) is often above a small
+  // model's length, so capping is not worth a warning; a full context names the limit instead.
+  const uint32_t n_ctx = options.n_ctx == 0 ? hp.n_ctx_train : std::min(options.n_ctx, hp.n_ctx_train);
+
   // Plan: every tensor, checked before anything is uploaded.
   const int64_t E = hp.n_embd, F = hp.n_ff, V = hp.n_vocab, HD = hp.head_dim;
   const int64_t NQ = hp.q_rows(), KV = hp.kv_rows();
@@ -87,13 +94,47 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
   CLPORT_RETURN_IF_ERROR(add("token_embd.weight", {E, V}, false, &w.tok_embd));
   CLPORT_RETURN_IF_ERROR(add("output_norm.weight", {E}, true, &w.output_norm));
   if (!hp.tied_output) CLPORT_RETURN_IF_ERROR(add("output.weight", {E, V}, false, &w.output));
+  // RoPE frequency factors: Llama 3.x's rope_freqs, or LongRoPE's short / long pair (the long
+  // factors when the context asked for exceeds the one the short ones were trained for).
+  const std::string factors = file->find_tensor("rope_freqs.weight") != nullptr ? "rope_freqs.weight"
+                              : file->find_tensor("rope_factors_long.weight") == nullptr &&
+                                      file->find_tensor("rope_factors_short.weight") == nullptr
+                                  ? ""
+                              : n_ctx > hp.n_ctx_orig ? "rope_factors_long.weight"
+                                                      : "rope_factors_short.weight";
+  if (!factors.empty()) {
+    CLPORT_RETURN_IF_ERROR(add(factors, {hp.n_rot / 2}, true, &w.rope_factors));
+    const auto* values = reinterpret_cast<const float*>(plan.back().info->data);
+    for (uint32_t i = 0; i < hp.n_rot / 2; ++i) {
+      float f;
+      std::memcpy(&f, values + i, sizeof f);
+      if (!(f > 0.0f) || !std::isfinite(f)) {
+        return Status(Stage::Model, "tensor '" + factors + "' holds a factor that is not positive and finite");
+      }
+    }
+  }
+  // Gate and up rows of one weight (phi3): two weights over the halves of the file's bytes.
+  std::vector<GgufTensorInfo> halves(hp.gate_up_joined ? 2 * hp.n_layer : 0);
   for (uint32_t i = 0; i < hp.n_layer; ++i) {
     const std::string b = "blk." + std::to_string(i) + ".";
     auto& L = w.layers[i];
     CLPORT_RETURN_IF_ERROR(add(b + "attn_norm.weight", {E}, true, &L.attn_norm));
-    CLPORT_RETURN_IF_ERROR(add(b + "attn_q.weight", {E, NQ}, false, &L.wq));
-    CLPORT_RETURN_IF_ERROR(add(b + "attn_k.weight", {E, KV}, false, &L.wk));
-    CLPORT_RETURN_IF_ERROR(add(b + "attn_v.weight", {E, KV}, false, &L.wv));
+    // Q, K and V as one weight in the file (phi3), else three.
+    const bool qkv_in_file = file->find_tensor(b + "attn_qkv.weight") != nullptr;
+    if (qkv_in_file) {
+      CLPORT_RETURN_IF_ERROR(add(b + "attn_qkv.weight", {E, NQ + 2 * KV}, false, &L.wqkv));
+    } else {
+      CLPORT_RETURN_IF_ERROR(add(b + "attn_q.weight", {E, NQ}, false, &L.wq));
+      CLPORT_RETURN_IF_ERROR(add(b + "attn_k.weight", {E, KV}, false, &L.wk));
+      CLPORT_RETURN_IF_ERROR(add(b + "attn_v.weight", {E, KV}, false, &L.wv));
+    }
+    if (hp.qkv_bias && qkv_in_file) {
+      CLPORT_RETURN_IF_ERROR(add(b + "attn_qkv.bias", {NQ + 2 * KV}, true, &L.bqkv));
+    } else if (hp.qkv_bias) {
+      CLPORT_RETURN_IF_ERROR(add(b + "attn_q.bias", {NQ}, true, &L.bq));
+      CLPORT_RETURN_IF_ERROR(add(b + "attn_k.bias", {KV}, true, &L.bk));
+      CLPORT_RETURN_IF_ERROR(add(b + "attn_v.bias", {KV}, true, &L.bv));
+    }
     CLPORT_RETURN_IF_ERROR(add(b + "attn_output.weight", {NQ, E}, false, &L.wo));
     if (hp.qk_norm) {
       CLPORT_RETURN_IF_ERROR(add(b + "attn_q_norm.weight", {HD}, true, &L.attn_q_norm));
@@ -104,8 +145,23 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
       CLPORT_RETURN_IF_ERROR(add(b + "post_ffw_norm.weight", {E}, true, &L.post_ffn_norm));
     }
     CLPORT_RETURN_IF_ERROR(add(b + "ffn_norm.weight", {E}, true, &L.ffn_norm));
-    CLPORT_RETURN_IF_ERROR(add(b + "ffn_gate.weight", {E, F}, false, &L.w_gate));
-    CLPORT_RETURN_IF_ERROR(add(b + "ffn_up.weight", {E, F}, false, &L.w_up));
+    if (hp.gate_up_joined) {
+      auto joined = expect(*file, b + "ffn_up.weight", {E, 2 * F}, false);
+      if (!joined.ok()) return joined.status();
+      const GgufTensorInfo& up = *joined.value();
+      for (int half = 0; half < 2; ++half) {
+        GgufTensorInfo& h = halves[2 * i + half];
+        h = up;
+        h.name = up.name + (half == 0 ? "[gate rows]" : "[up rows]");
+        h.ne[1] = F;
+        h.bytes = up.bytes / 2;
+        h.data = up.data + half * h.bytes;
+        plan.push_back({&h, half == 0 ? &L.w_gate : &L.w_up, true});
+      }
+    } else {
+      CLPORT_RETURN_IF_ERROR(add(b + "ffn_gate.weight", {E, F}, false, &L.w_gate));
+      CLPORT_RETURN_IF_ERROR(add(b + "ffn_up.weight", {E, F}, false, &L.w_up));
+    }
     CLPORT_RETURN_IF_ERROR(add(b + "ffn_down.weight", {F, E}, false, &L.w_down));
   }
 
@@ -114,7 +170,7 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
   // Which weights the decode step will read through a fused op its plugin claims: those keep
   // the plain layout (fused kernels read the file layout), every other mat-mul weight may be
   // repacked by its plugin. Q, K and V of one dtype become one weight on a device.
-  std::vector<GgufTensorInfo> joined_infos(hp.n_layer);
+  std::vector<GgufTensorInfo> joined_infos(hp.n_layer), joined_biases(hp.qkv_bias ? hp.n_layer : 0);
   {
     const TensorRef x1 = shape_only(DType::F32, {E, 1, 1, 1}), xn1 = x1;
     const TensorRef norm_w = shape_only(DType::F32, {E, 1, 1, 1});
@@ -135,31 +191,50 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
       const TensorRef in = shape_only(DType::F32, {wt.ne[0], 1, 1, 1}), out = out_of(wt.ne[1]);
       return model->claims(CLPORT_OP_MUL_MAT_ADD, {&wt, &in, &out}, out, {}, &wt, &in, &out);
     };
+    // Parts of one tensor each, concatenated into one (they keep their row order).
+    auto join = [&](GgufTensorInfo& joined, std::initializer_list<Planned*> parts, const std::string& name) {
+      auto bytes = std::make_shared<std::vector<uint8_t>>();
+      joined = *(*parts.begin())->info;
+      joined.name = name;
+      const int rows_dim = joined.n_dims == 1 ? 0 : 1;  // a bias vector grows along its only dimension
+      joined.ne[rows_dim] = 0;
+      joined.bytes = 0;
+      for (const Planned* part : parts) {
+        joined.ne[rows_dim] += part->info->ne[rows_dim];
+        joined.bytes += part->info->bytes;
+      }
+      bytes->reserve(joined.bytes);
+      for (const Planned* part : parts) bytes->insert(bytes->end(), part->info->data, part->info->data + part->info->bytes);
+      joined.data = bytes->data();
+      return bytes;
+    };
     for (uint32_t i = 0; i < hp.n_layer; ++i) {
       auto& L = w.layers[i];
       Planned *q = find(&L.wq), *k = find(&L.wk), *v = find(&L.wv);
-      const bool same = q->info->dtype == k->info->dtype && q->info->dtype == v->info->dtype;
-      GgufTensorInfo& qkv = joined_infos[i];
-      qkv.name = "blk." + std::to_string(i) + ".attn_q+k+v";
-      qkv.dtype = q->info->dtype;
-      qkv.n_dims = 2;
-      qkv.ne = {E, q->info->ne[1] + k->info->ne[1] + v->info->ne[1], 1, 1};
-      qkv.bytes = q->info->bytes + k->info->bytes + v->info->bytes;
-      const TensorRef wqkv = weight_of(&qkv);
-      const TensorRef qkv_out = out_of(qkv.ne[1]);
+      if (q == nullptr) {  // one weight in the file already
+        Planned* qkv = find(&L.wqkv);
+        qkv->matmul = !fused_norm_mm(weight_of(qkv->info));
+      }
+      const bool same = q != nullptr && q->info->dtype == k->info->dtype && q->info->dtype == v->info->dtype;
+      const TensorRef wqkv = shape_only(same ? q->info->dtype : DType::F32, {E, NQ + 2 * KV, 1, 1});
+      const TensorRef qkv_out = out_of(NQ + 2 * KV);
       const OpDescription plain(CLPORT_OP_MUL_MAT, {&wqkv, &xn1}, qkv_out, {});
       if (options.fusion && same && backend.plugin_for(plain.op) != "cpu") {
-        auto bytes = std::make_shared<std::vector<uint8_t>>();
-        bytes->reserve(qkv.bytes);
-        for (const Planned* part : {q, k, v}) bytes->insert(bytes->end(), part->info->data, part->info->data + part->info->bytes);
-        qkv.data = bytes->data();
+        const std::string b = "blk." + std::to_string(i) + ".";
+        auto bytes = join(joined_infos[i], {q, k, v}, b + "attn_q+k+v");
+        std::shared_ptr<std::vector<uint8_t>> bias_bytes;
+        if (hp.qkv_bias) bias_bytes = join(joined_biases[i], {find(&L.bq), find(&L.bk), find(&L.bv)}, b + "attn_q+k+v.bias");
         const bool fused = fused_norm_mm(wqkv);
-        // The three parts are replaced by the one weight.
+        // The three parts (and their biases) are replaced by the one weight (and one bias).
         plan.erase(std::remove_if(plan.begin(), plan.end(),
-                                  [&](const Planned& p) { return p.slot == &L.wq || p.slot == &L.wk || p.slot == &L.wv; }),
+                                  [&](const Planned& p) {
+                                    return p.slot == &L.wq || p.slot == &L.wk || p.slot == &L.wv || p.slot == &L.bq ||
+                                           p.slot == &L.bk || p.slot == &L.bv;
+                                  }),
                    plan.end());
-        plan.push_back({&qkv, &L.wqkv, !fused, bytes});
-      } else {
+        plan.push_back({&joined_infos[i], &L.wqkv, !fused, bytes});
+        if (bias_bytes) plan.push_back({&joined_biases[i], &L.bqkv, false, bias_bytes});
+      } else if (q != nullptr) {
         for (Planned* part : {q, k, v}) part->matmul = !fused_norm_mm(weight_of(part->info));
       }
       // With post-norms the output and down projections feed a norm, not the residual.
@@ -197,10 +272,7 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
   }
   if (hp.tied_output) w.output = w.tok_embd;
 
-  // 0 asks for the model's own context length; more than it is capped there (positions past the
-  // training context are ones the model never learned). The default (2048) is often above a small
-  // model's length, so capping is not worth a warning; a full context names the limit instead.
-  model->n_ctx_ = options.n_ctx == 0 ? hp.n_ctx_train : std::min(options.n_ctx, hp.n_ctx_train);
+  model->n_ctx_ = n_ctx;
   model->n_batch_ = std::max<uint32_t>(1, std::min(options.n_batch, model->n_ctx_));
   for (auto& L : w.layers) {
     auto kv = backend.alloc(options.kv_dtype, {hp.head_dim, hp.n_head_kv, model->n_ctx_, 2});

@@ -16,6 +16,7 @@ struct LlamaModel::Weights {
   struct Layer {
     TensorRef attn_norm, wq, wk, wv, wo;
     TensorRef wqkv;  // Q, K and V rows in one weight when fused (then wq/wk/wv are unset)
+    TensorRef bq, bk, bv, bqkv;  // projection biases (qkv_bias families); bqkv goes with wqkv
     TensorRef ffn_norm, w_gate, w_up, w_down;
     TensorRef attn_q_norm, attn_k_norm;       // [head_dim] per-head norms (qk_norm families)
     TensorRef post_attn_norm, post_ffn_norm;  // [n_embd] output norms (post_norms families)
@@ -25,6 +26,7 @@ struct LlamaModel::Weights {
   TensorRef tok_embd;     // [n_embd, n_vocab], read by GET_ROWS
   TensorRef output_norm;  // [n_embd]
   TensorRef output;       // [n_embd, n_vocab]; tok_embd when tied
+  TensorRef rope_factors; // F32 [n_rot / 2] RoPE frequency factors of every layer, or unset
   std::vector<Layer> layers;
 };
 

@@ -7,7 +7,9 @@
 namespace clport {
 namespace {
 
-constexpr const char* kSupported = "supported: llama (LLaMA 2/3, SmolLM2, TinyLlama), gemma3 (Gemma 3)";
+constexpr const char* kSupported =
+    "supported: llama (LLaMA 2/3.x, SmolLM2, TinyLlama), gemma3 (Gemma 3), qwen2 (Qwen 2/2.5), qwen3 (Qwen 3), "
+    "phi3 (Phi-3/3.5, Phi-4 mini)";
 
 }  // namespace
 
@@ -46,6 +48,39 @@ Status read_shared_hparams(const GgufFile& file, LlamaHParams& hp) {
   } else if (scaling.value() != "none") {
     return hparams_error("rope scaling type '" + scaling.value() + "' is not supported (none, linear)");
   }
+  // The factor RoPE multiplies cos and sin by (LongRoPE files); Q and K both carry it, so the
+  // scores scale by its square (applied to attn_scale once the family has set it).
+  auto attn_factor = file.get_f32_or(p + "rope.scaling.attn_factor", 1.0f);
+  if (!attn_factor.ok()) return attn_factor.status();
+  if (!(attn_factor.value() > 0.0f) || !std::isfinite(attn_factor.value())) {
+    return hparams_error(p + "rope.scaling.attn_factor must be positive and finite");
+  }
+  hp.rope_attn_factor = attn_factor.value();
+  auto n_ctx_orig = file.get_u32_or(p + "rope.scaling.original_context_length", hp.n_ctx_train);
+  if (!n_ctx_orig.ok()) return n_ctx_orig.status();
+  hp.n_ctx_orig = n_ctx_orig.value();
+  return Status();
+}
+
+Status read_head_size(const GgufFile& file, LlamaHParams& hp) {
+  const std::string p = hp.arch + ".";
+  const GgufValue* key_length = file.find(p + "attention.key_length");
+  if (key_length != nullptr) {
+    auto k = file.get_u32(p + "attention.key_length");
+    if (!k.ok()) return k.status();
+    auto v = file.get_u32_or(p + "attention.value_length", k.value());
+    if (!v.ok()) return v.status();
+    if (v.value() != k.value()) return hparams_error(p + "attention.value_length must equal attention.key_length");
+    hp.head_dim = k.value();
+  } else {
+    if (hp.n_head == 0 || hp.n_embd % hp.n_head != 0) {
+      return hparams_error(p + "attention.head_count must divide embedding_length");
+    }
+    hp.head_dim = hp.n_embd / hp.n_head;
+  }
+  auto n_rot = file.get_u32_or(p + "rope.dimension_count", hp.head_dim);
+  if (!n_rot.ok()) return n_rot.status();
+  hp.n_rot = n_rot.value();
   return Status();
 }
 
@@ -87,11 +122,15 @@ Result<LlamaHParams> read_llama_hparams(const GgufFile& file) {
   } else if (hp.arch == "gemma3") {
     CLPORT_RETURN_IF_ERROR(read_gemma3_hparams(file, hp));
   } else if (hp.arch == "qwen2") {
-    return hparams_error("architecture 'qwen2' is not supported yet (planned: needs Q/K/V bias add); " +
-                         std::string(kSupported));
+    CLPORT_RETURN_IF_ERROR(read_qwen2_hparams(file, hp));
+  } else if (hp.arch == "qwen3") {
+    CLPORT_RETURN_IF_ERROR(read_qwen3_hparams(file, hp));
+  } else if (hp.arch == "phi3") {
+    CLPORT_RETURN_IF_ERROR(read_phi3_hparams(file, hp));
   } else {
     return hparams_error("architecture '" + hp.arch + "' is not supported; " + kSupported);
   }
+  hp.attn_scale *= hp.rope_attn_factor * hp.rope_attn_factor;
   CLPORT_RETURN_IF_ERROR(check_hparams(hp));
   return hp;
 }

@@ -106,6 +106,7 @@ PlanBuilder::Heads PlanBuilder::project_qkv(const Layer& L) {
       add(CLPORT_OP_RMS_NORM, {x, L.attn_norm}, xn, norm_);
       add(CLPORT_OP_MUL_MAT, {L.wqkv, xn}, qkv);
     }
+    if (L.bqkv.valid()) add(CLPORT_OP_ADD, {qkv, L.bqkv}, qkv);
     const uint64_t token = static_cast<uint64_t>(NQKV) * 4;
     return {heads_view(s_.qkv, HD, H, n_, token, 0), heads_view(s_.qkv, HD, HKV, n_, token, NQ * 4),
             heads_view(s_.qkv, HD, HKV, n_, token, (NQ + NKV) * 4)};
@@ -126,6 +127,11 @@ PlanBuilder::Heads PlanBuilder::project_qkv(const Layer& L) {
     add(CLPORT_OP_MUL_MAT, {L.wk, xn}, k);
     add(CLPORT_OP_MUL_MAT, {L.wv, xn}, v);
   }
+  if (L.bq.valid()) {
+    add(CLPORT_OP_ADD, {q, L.bq}, q);
+    add(CLPORT_OP_ADD, {k, L.bk}, k);
+    add(CLPORT_OP_ADD, {v, L.bv}, v);
+  }
   return {view(s_.qkv, {HD, H, n_, 1}, 0), view(s_.qkv, {HD, HKV, n_, 1}, k_at), view(s_.qkv, {HD, HKV, n_, 1}, v_at)};
 }
 
@@ -141,17 +147,25 @@ TensorRef PlanBuilder::norm_heads(const TensorRef& heads, const TensorRef& weigh
   return dst;
 }
 
+std::vector<TensorRef> PlanBuilder::with_factors(std::vector<TensorRef> src) const {
+  if (w_.rope_factors.valid()) src.push_back(w_.rope_factors);
+  return src;
+}
+
 void PlanBuilder::kv_store(const Layer& L, const TensorRef& k_heads, const TensorRef& v_heads,
                            const cpu::OpParams& rope) {
-  if (claims(CLPORT_OP_KV_STORE_ROPE, {&k_heads, &v_heads}, L.kv_cache, rope, nullptr, nullptr, nullptr)) {
-    add(CLPORT_OP_KV_STORE_ROPE, {k_heads, v_heads}, L.kv_cache, rope, 1);
+  const std::vector<TensorRef> store_src = with_factors({k_heads, v_heads});
+  std::vector<const TensorRef*> store_ptrs;
+  for (const TensorRef& t : store_src) store_ptrs.push_back(&t);
+  if (claims(CLPORT_OP_KV_STORE_ROPE, store_ptrs, L.kv_cache, rope, nullptr, nullptr, nullptr)) {
+    add(CLPORT_OP_KV_STORE_ROPE, store_src, L.kv_cache, rope, 1);
     return;
   }
   if (contiguous_rows(k_heads)) {
-    add(CLPORT_OP_ROPE, {k_heads}, k_rope, rope, 1);
+    add(CLPORT_OP_ROPE, with_factors({k_heads}), k_rope, rope, 1);
   } else {
     add(CLPORT_OP_COPY, {k_heads}, k_rope);
-    add(CLPORT_OP_ROPE, {k_rope}, k_rope, rope, 1);
+    add(CLPORT_OP_ROPE, with_factors({k_rope}), k_rope, rope, 1);
   }
   const int64_t HD = hp_.head_dim, HKV = hp_.n_head_kv;
   const TensorRef k_slot = view(L.kv_cache, L.kv_cache.dtype, {HD, HKV, n_, 1}, L.k_cache.nb, 0);
@@ -162,24 +176,27 @@ void PlanBuilder::kv_store(const Layer& L, const TensorRef& k_heads, const Tenso
 }
 
 void PlanBuilder::attend(const Layer& L, const TensorRef& q_heads, const AttentionParams& p) {
-  if (claims(CLPORT_OP_ROPE_ATTENTION, {&q_heads, &L.k_cache, &L.v_cache}, attn_heads, p.rope_attention, nullptr,
-             nullptr, nullptr)) {
-    add(CLPORT_OP_ROPE_ATTENTION, {q_heads, L.k_cache, L.v_cache}, attn_heads, p.rope_attention, 1);
+  const std::vector<TensorRef> fused_src = with_factors({q_heads, L.k_cache, L.v_cache});
+  std::vector<const TensorRef*> fused_ptrs;
+  for (const TensorRef& t : fused_src) fused_ptrs.push_back(&t);
+  if (claims(CLPORT_OP_ROPE_ATTENTION, fused_ptrs, attn_heads, p.rope_attention, nullptr, nullptr, nullptr)) {
+    add(CLPORT_OP_ROPE_ATTENTION, fused_src, attn_heads, p.rope_attention, 1);
     return;
   }
   if (contiguous_rows(q_heads)) {
-    add(CLPORT_OP_ROPE, {q_heads}, q_rope, p.rope, 1);
+    add(CLPORT_OP_ROPE, with_factors({q_heads}), q_rope, p.rope, 1);
   } else {
     add(CLPORT_OP_COPY, {q_heads}, q_rope);
-    add(CLPORT_OP_ROPE, {q_rope}, q_rope, p.rope, 1);
+    add(CLPORT_OP_ROPE, with_factors({q_rope}), q_rope, p.rope, 1);
   }
   add(CLPORT_OP_ATTENTION, {q_rope, L.k_cache, L.v_cache}, attn_heads, p.attention, 0);
 }
 
 void PlanBuilder::rope_store_attend(const Layer& L, const Heads& h, const AttentionParams& p) {
   // One op where claimed (a decode step), else RoPE on K with the store at positions n_past ..,
-  // then attention with Q's RoPE in front.
-  if (claims(CLPORT_OP_ROPE_KV_STORE_ATTENTION, {&h.q, &h.k, &h.v, &L.kv_cache}, attn_heads, p.rope_attention,
+  // then attention with Q's RoPE in front. The one op has no source left for frequency factors.
+  if (!w_.rope_factors.valid() &&
+      claims(CLPORT_OP_ROPE_KV_STORE_ATTENTION, {&h.q, &h.k, &h.v, &L.kv_cache}, attn_heads, p.rope_attention,
              nullptr, nullptr, nullptr)) {
     add(CLPORT_OP_ROPE_KV_STORE_ATTENTION, {h.q, h.k, h.v, L.kv_cache}, attn_heads, p.rope_attention, 1);
     return;

@@ -63,6 +63,8 @@ class PlanBuilder {
     return model_.claims(fused, src, dst, params, weight, plain_input, plain_dst);
   }
   TensorRef cols(const TensorRef& t, int64_t rows) const { return view(t, {rows, n_, 1, 1}, 0); }
+  // src with the model's RoPE frequency factors appended when it has them.
+  std::vector<TensorRef> with_factors(std::vector<TensorRef> src) const;
   void kv_store(const Layer& L, const TensorRef& k_heads, const TensorRef& v_heads, const cpu::OpParams& rope);
   void attend(const Layer& L, const TensorRef& q_heads, const AttentionParams& p);
 

@@ -1,0 +1,26 @@
+// The phi3 family (Phi-3 / Phi-3.5 mini and medium, Phi-4 mini), as llama.cpp runs it: Q, K and
+// V in one weight (attn_qkv; separate tensors are accepted too), gate and up in one weight
+// (ffn_up [n_embd, 2 n_ff]: the gate is the first n_ff rows), RoPE NeoX on rope.dimension_count
+// dims, SwiGLU, 1/sqrt(head size) scores.
+//  - attention.sliding_window is present in Phi-3 files, but llama.cpp runs every layer with full
+//    attention (its loader disables Phi's window: the converted keys do not describe the
+//    pattern correctly); so does clport, so that both give the same tokens.
+//  - LongRoPE (128k-context files): rope_factors_short / rope_factors_long tensors, the long
+//    ones when the context asked for exceeds rope.scaling.original_context_length (the loader
+//    chooses), and rope.scaling.attn_factor (read for every family in read_shared_hparams).
+#include <cmath>
+
+#include "model/hparams_read.h"
+
+namespace clport {
+
+Status read_phi3_hparams(const GgufFile& file, LlamaHParams& hp) {
+  CLPORT_RETURN_IF_ERROR(read_shared_hparams(file, hp));
+  CLPORT_RETURN_IF_ERROR(read_head_size(file, hp));
+  hp.rope_mode = 2;
+  hp.gate_up_joined = true;
+  hp.attn_scale = 1.0f / std::sqrt(static_cast<float>(hp.head_dim));
+  return Status();
+}
+
+}  // namespace clport
