@@ -12,9 +12,12 @@ inline float rope_factor(const global uchar* ff, ulong ff_off, int has_ff, int i
   return has_ff ? ((const global float*)(ff + ff_off))[i] : 1.0f;
 }
 
-// (cos, sin) of pair i's angle at position pos, the angle divided by the pair's factor.
+// (cos, sin) of pair i's angle at position pos, the angle divided by the pair's factor. exp2 of
+// a product instead of pow: on PoCL, pow was most of a decode step's attention time; rope
+// conformance NMSE stays ~1e-12 at position 500. (No sincos: oclgrind's uninitialised-value
+// check cannot follow its private out-pointer.)
 inline float2 rope_cos_sin(int i, int pos, int n_rot, float freq_base, float freq_scale, float factor) {
-  const float inv_freq = pow(freq_base, -(float)(2 * i) / (float)n_rot);
+  const float inv_freq = exp2(log2(freq_base) * (-(float)(2 * i) / (float)n_rot));
   const float theta = (float)pos * freq_scale * inv_freq / factor;
   return (float2)(cos(theta), sin(theta));
 }

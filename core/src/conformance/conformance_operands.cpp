@@ -44,12 +44,18 @@ void fill_source(Operand& op, uint8_t* dst, std::mt19937_64& rng) {
   std::uniform_real_distribution<float> factor(1.0f, 8.0f);
   std::vector<float> values(static_cast<size_t>(n));
   for (float& v : values) v = s.fill == Fill::Factors ? factor(rng) : normal(rng);
-  if (s.dtype == DType::F32) {
-    std::memcpy(dst, values.data(), values.size() * 4);
-  } else if (s.dtype == DType::F16) {
-    for (int64_t i = 0; i < n; ++i) {
-      const uint16_t h = float_to_half(values[static_cast<size_t>(i)]);
-      std::memcpy(dst + 2 * i, &h, 2);
+  if (s.dtype == DType::F32 || s.dtype == DType::F16) {
+    // Element by element at the view's own offsets: a strided view (a slice of a fused Q/K/V
+    // row) must read these values, not the sentinel bytes between its rows.
+    const std::vector<int64_t> offsets = op.element_offsets();
+    uint8_t* base = dst - op.tensor_offset;
+    for (size_t i = 0; i < offsets.size(); ++i) {
+      if (s.dtype == DType::F32) {
+        std::memcpy(base + offsets[i], &values[i], 4);
+      } else {
+        const uint16_t h = float_to_half(values[i]);
+        std::memcpy(base + offsets[i], &h, 2);
+      }
     }
   } else {  // quantized: row by row with the reference quantizer
     const int64_t rows = n / s.ne[0];

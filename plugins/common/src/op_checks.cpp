@@ -163,7 +163,7 @@ std::string check_attention(const clport_op& op, const Tuning& t, bool rope) {
   const int64_t hd = q.ne[0], n_head = q.ne[1], n_tokens = q.ne[2];
   if (k->ne[0] != hd) return "K head_dim differs from q";
   if (n_head % k->ne[1] != 0) return "n_head must be a multiple of n_kv_head";
-  if (hd > static_cast<int64_t>(t.att_wg) * t.att_dpt) return "head_dim too large for att tuning";
+  if (hd > (t.att_serial == 1 ? 256 : static_cast<int64_t>(t.att_wg) * t.att_dpt)) return "head_dim too large for att tuning";
   const int64_t n_past = op.iparams[rope ? 1 : 0];
   if (n_past < 0 || n_past + n_tokens > k->ne[2]) return "n_past + n_tokens exceeds the cache";
   if (op.iparams[3] < 0) return "sliding window must be >= 0 (0 = none)";

@@ -158,8 +158,10 @@ void OpRunner::attention(const clport_op& op) {
                       &d = *op.dst;
   const clport_tensor &kn = store ? *op.src[1] : q, &vn = store ? *op.src[2] : q;
   const bool f16 = kc.dtype == CLPORT_DTYPE_F16;
-  const sdk::Kernel& k = kernel(ProgramId::Attention, store ? (f16 ? "attention_store_f16" : "attention_store_f32")
-                                                            : (f16 ? "attention_f16" : "attention_f32"));
+  const bool serial = tuning_.att_serial == 1;
+  const std::string name = std::string(serial ? "attention_serial_" : "attention_") + (store ? "store_" : "") +
+                           (f16 ? "f16" : "f32");
+  const sdk::Kernel& k = kernel(ProgramId::Attention, name);
   // Plain ATTENTION: n_past in iparams[0], scale in fparams[0], q contiguous, no rotation.
   const bool rope = op.kind != CLPORT_OP_ATTENTION;
   const bool has_factors = op.kind == CLPORT_OP_ROPE_ATTENTION && op.n_src > 3;
@@ -173,9 +175,9 @@ void OpRunner::attention(const clport_op& op) {
            rope ? op.fparams[1] : 1.0f, kn.buffer, u64(kn.offset), u64(kn.nb[1]), vn.buffer, u64(vn.offset),
            u64(vn.nb[1]), kc.buffer, u64(kc.offset), u64(store ? op.src[3]->nb[3] : 0), cl_int(op.iparams[3]),
            factors.buffer, u64(factors.offset), cl_int(has_factors));
-  const size_t global[2] = {static_cast<size_t>(q.ne[1]) * tuning_.att_wg,
-                            static_cast<size_t>(q.ne[2])};
-  const size_t local[2] = {tuning_.att_wg, 1};
+  const size_t wg = serial ? 1 : tuning_.att_wg;
+  const size_t global[2] = {static_cast<size_t>(q.ne[1]) * wg, static_cast<size_t>(q.ne[2])};
+  const size_t local[2] = {wg, 1};
   run(k, 2, global, local);
 }
 

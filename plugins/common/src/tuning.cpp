@@ -58,6 +58,7 @@ std::string Tuning::validate(uint32_t max_wg) const {
   if (f16_bits > 2) err << "f16_bits must be 0, 1 or 2; ";
   if (rope_attention > 1) err << "rope_attention must be 0 or 1; ";
   if (int_dot > 2) err << "int_dot must be 0, 1 or 2; ";
+  if (att_serial > 2) err << "att_serial must be 0, 1 or 2; ";
   if (q8a_rows == 0 || q8a_rows > 32) err << "q8a_rows must be in 1..32; ";
   return err.str();
 }
@@ -70,7 +71,8 @@ std::string Tuning::apply_overrides(const std::string& yaml_text) {
       {"att_wg", &att_wg},   {"att_dpt", &att_dpt},       {"gemv_split", &gemv_split},
       {"gemm_kmajor", &gemm_kmajor}, {"f16_bits", &f16_bits},   {"gemv_packed", &gemv_packed},
       {"gemv_packed_wg", &gemv_packed_wg}, {"gemv_packed_rows", &gemv_packed_rows},
-      {"rope_attention", &rope_attention}, {"int_dot", &int_dot}, {"q8a_rows", &q8a_rows}};
+      {"rope_attention", &rope_attention}, {"int_dot", &int_dot}, {"q8a_rows", &q8a_rows},
+      {"att_serial", &att_serial}};
   std::istringstream in(yaml_text);
   std::string line, problems;
   while (std::getline(in, line)) {
@@ -122,6 +124,8 @@ void apply_device_defaults(Tuning& t, const clport_device_desc& device) {
   if (t.f16_bits == 2) t.f16_bits = gpu ? 0 : 1;
   // The integer GEMV is shaped for CPUs (one work-item walks whole rows).
   if (t.int_dot == 2) t.int_dot = gpu ? 0 : 1;
+  // A GPU needs the work-group's threads; a CPU runs each barrier region as a loop of its own.
+  if (t.att_serial == 2) t.att_serial = gpu ? 0 : 1;
   if (t.gemv_max_m_q4q8 < 0) t.gemv_max_m_q4q8 = gpu ? 0 : (int64_t{1} << 30);
   // Attention: a GPU left at the stock 64 work-items per (head, token) gets 128: generation ran
   // 1.07-1.14x faster on an H200 (SmolLM2 and 1B shapes; 32 and 256 were slower).
