@@ -52,7 +52,7 @@ struct Tuning {
   uint32_t softmax_wg = 64;  // softmax work-group (power of two)
   uint32_t att_wg = 64;      // attention work-group (power of two)
   uint32_t att_dpt = 4;      // output dims per attention work-item: head_dim <= att_wg * att_dpt
-  // Attention as one work-item per (head, token) with no barriers (kernels/attention_serial.cl,
+  // Attention as one work-item per (head, token) with no barriers (attention_serial_* in kernels/attention.cl,
   // head_dim <= 256): 1 on, 0 the work-group kernels, 2 = on for CPU devices.
   uint32_t att_serial = 2;
   // Claim ROPE_ATTENTION (Q's RoPE inside the attention kernel of a prompt batch): 1 yes, 0 no
