@@ -28,15 +28,18 @@
 #define CLPORT_KV_LOAD_F16(i, p) vload_half(i, p)
 #define CLPORT_KV_LOAD4_F16(i, p) vload_half4(i, p)
 
+// The parameters of every attention kernel (the work-group ones and the serial ones below).
+#define CLPORT_ATTENTION_PARAMS                                                                \
+  const global uchar *q, ulong q_off, const global uchar *k, ulong k_off, const global uchar *v, \
+      ulong v_off, ulong kv_nb1, ulong kv_nb2, global uchar *out, ulong out_off, int head_dim,  \
+      int n_head, int n_kv_head, int n_past, float scale, ulong q_nb1, ulong q_nb2, int n_rot,  \
+      int neox, float freq_base, float freq_scale, const global uchar *kn, ulong kn_off,        \
+      ulong kn_nb1, const global uchar *vn, ulong vn_off, ulong vn_nb1, global uchar *cache,    \
+      ulong cache_off, ulong kv_nb3, int window, const global uchar *ff, ulong ff_off, int has_ff
+
 #define CLPORT_ATTENTION(NAME, STORE_NEW, KT, LOAD1, LOAD4, STORE1, ROUND)                                            \
   kernel __attribute__((reqd_work_group_size(ATT_WG, 1, 1))) void NAME(                        \
-      const global uchar* q, ulong q_off, const global uchar* k, ulong k_off,                  \
-      const global uchar* v, ulong v_off, ulong kv_nb1, ulong kv_nb2, global uchar* out,       \
-      ulong out_off, int head_dim, int n_head, int n_kv_head, int n_past, float scale,         \
-      ulong q_nb1, ulong q_nb2, int n_rot, int neox, float freq_base, float freq_scale,        \
-      const global uchar* kn, ulong kn_off, ulong kn_nb1, const global uchar* vn, ulong vn_off,  \
-      ulong vn_nb1, global uchar* cache, ulong cache_off, ulong kv_nb3, int window,            \
-      const global uchar* ff, ulong ff_off, int has_ff) {                                      \
+      CLPORT_ATTENTION_PARAMS) {                                                               \
     local float qv[ATT_WG * ATT_DPT];                                                          \
     local float kv_new[2 * ATT_WG * ATT_DPT]; /* STORE_NEW: this step's K (roped), then V */    \
     local float p[ATT_WG];                                                                     \
@@ -190,13 +193,7 @@ CLPORT_ATTENTION(attention_store_f16, 1, half, CLPORT_KV_LOAD_F16, CLPORT_KV_LOA
 
 #define CLPORT_ATTENTION_SERIAL(NAME, STORE_NEW, KT, LOAD1, LOAD4, STORE1, ROUND)                \
   kernel void NAME(                                                                            \
-      const global uchar* q, ulong q_off, const global uchar* k, ulong k_off,                  \
-      const global uchar* v, ulong v_off, ulong kv_nb1, ulong kv_nb2, global uchar* out,       \
-      ulong out_off, int head_dim, int n_head, int n_kv_head, int n_past, float scale,         \
-      ulong q_nb1, ulong q_nb2, int n_rot, int neox, float freq_base, float freq_scale,        \
-      const global uchar* kn, ulong kn_off, ulong kn_nb1, const global uchar* vn, ulong vn_off, \
-      ulong vn_nb1, global uchar* cache, ulong cache_off, ulong kv_nb3, int window,            \
-      const global uchar* ff, ulong ff_off, int has_ff) {                                      \
+      CLPORT_ATTENTION_PARAMS) {                                                               \
     const int h = get_global_id(0), t = get_global_id(1);                                      \
     if (h >= n_head) return;                                                                   \
     const int group = n_head / n_kv_head, kvh = h / group;                                     \

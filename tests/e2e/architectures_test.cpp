@@ -13,8 +13,7 @@
 #include "clport/engine.h"
 #include "clport/gguf.h"
 #include "clport/nmse.h"
-#include "activation_policy.h"
-#include "random_model.h"
+#include "model_compare.h"
 
 namespace clport {
 namespace {
@@ -46,79 +45,24 @@ Case make_case(const std::string& name, const std::string& arch, DType dtype, bo
 }
 
 std::filesystem::path write_model(const test::RandomModelSpec& spec, const std::string& tag) {
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("clport_arch_" + tag + "_" + std::to_string(::getpid()) + ".gguf");
-  const Status st = test::write_random_llama(path.string(), spec);
-  EXPECT_TRUE(st.ok()) << st.to_string();
-  return path;
+  return test::write_temp_model(spec, tag);
 }
 
-const std::vector<int32_t> kPrompt{1, 260, 70, 261, 100, 262, 33, 263, 264, 120, 299};
-
-LlamaOptions small_options(bool fusion, uint32_t n_ctx) {
-  LlamaOptions lo;
-  lo.n_ctx = n_ctx;
-  lo.n_batch = 8;  // the 11-token prompt spans two batches
-  lo.fusion = fusion;
-  return lo;
-}
-
-std::vector<int32_t> greedy(LlamaModel& model, int n) {
-  std::vector<int32_t> out;
-  std::vector<float> logits;
-  std::vector<int32_t> step = kPrompt;
-  uint32_t n_past = 0;
-  for (int i = 0; i < n; ++i) {
-    if (!model.forward(step, n_past, false, logits).ok()) return out;
-    n_past += static_cast<uint32_t>(step.size());
-    const auto best = static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
-    out.push_back(best);
-    step = {best};
-  }
-  return out;
-}
+using test::small_options;
+const std::vector<int32_t>& kPrompt = test::compare_prompt();
 
 class ArchitectureDeviceVsCpu : public testing::TestWithParam<Case> {};
 
 TEST_P(ArchitectureDeviceVsCpu, LogitsMatchCpuReference) {
   const Case& c = GetParam();
   const auto path = write_model(c.spec, c.name);
-  auto file = GgufFile::open(path.string());
-  ASSERT_TRUE(file.ok()) << file.status().to_string();
-
-  EngineOptions options;
-  const std::string policy = path.string() + ".yaml";
-  test::write_activation_policy(policy, c.integer);
-  options.config_path = policy;
-  auto device = create_backend(options);
-  std::filesystem::remove(policy);
-  ASSERT_TRUE(device.ok()) << device.status().to_string();
-  ASSERT_EQ(device.value()->name().rfind("opencl:", 0), 0u)
-      << "no OpenCL device backend: " << device.value()->description();
-  auto cpu = make_cpu_backend(0, c.integer);
-  auto dev_model = LlamaModel::load(file.value(), *device.value(), small_options(c.fusion, c.n_ctx));
-  ASSERT_TRUE(dev_model.ok()) << dev_model.status().to_string();
-  auto cpu_model = LlamaModel::load(file.value(), *cpu, small_options(c.fusion, c.n_ctx));
-  ASSERT_TRUE(cpu_model.ok()) << cpu_model.status().to_string();
-  EXPECT_EQ(cpu_model.value()->hparams().arch, c.spec.arch);
-
-  std::vector<float> got, want;
-  ASSERT_TRUE(dev_model.value()->forward(kPrompt, 0, true, got).ok());
-  ASSERT_TRUE(cpu_model.value()->forward(kPrompt, 0, true, want).ok());
-  ASSERT_EQ(got.size(), want.size());
-  const double bound = c.integer ? test::kIntegerPathLogitNmse : 1e-6;
-  EXPECT_LT(nmse(want.data(), got.data(), want.size()), bound) << "prompt logits";
-  uint32_t n_past = static_cast<uint32_t>(kPrompt.size());
-  for (int32_t token : {5, 280, 17, 265}) {
-    ASSERT_TRUE(dev_model.value()->forward({token}, n_past, false, got).ok());
-    ASSERT_TRUE(cpu_model.value()->forward({token}, n_past, false, want).ok());
-    EXPECT_LT(nmse(want.data(), got.data(), want.size()), bound) << "decode step at " << n_past;
-    ++n_past;
-  }
-  if (c.fusion) {
-    EXPECT_GT(dev_model.value()->decode_plan_summary().fused_nodes, 0);
-  }
-  EXPECT_EQ(greedy(*dev_model.value(), 8), greedy(*cpu_model.value(), 8));
+  test::DeviceComparison comparison;
+  comparison.fusion = c.fusion;
+  comparison.integer = c.integer;
+  comparison.n_ctx = c.n_ctx;
+  const std::string arch = c.spec.arch;
+  comparison.check_hparams = [arch](const LlamaHParams& hp) { EXPECT_EQ(hp.arch, arch); };
+  test::expect_device_matches_cpu(path, comparison);
   std::filesystem::remove(path);
 }
 
@@ -177,21 +121,8 @@ TEST(Architectures, EachFeatureChangesTheLogits) {
 TEST(Architectures, FastCpuMatchesReference) {
   for (const std::string arch : {"qwen2", "qwen3", "phi3"}) {
     SCOPED_TRACE(arch);
-    const auto path = write_model(spec_of(arch, DType::Q8_0), "fast_" + arch);
-    auto file = GgufFile::open(path.string());
-    ASSERT_TRUE(file.ok());
-    auto ref = make_cpu_backend();
-    auto fast = make_fast_cpu_backend(2);
-    auto ref_model = LlamaModel::load(file.value(), *ref, small_options(true, 64));
-    ASSERT_TRUE(ref_model.ok()) << ref_model.status().to_string();
-    auto fast_model = LlamaModel::load(file.value(), *fast, small_options(true, 64));
-    ASSERT_TRUE(fast_model.ok()) << fast_model.status().to_string();
-    std::vector<float> got, want;
-    ASSERT_TRUE(fast_model.value()->forward(kPrompt, 0, true, got).ok());
-    ASSERT_TRUE(ref_model.value()->forward(kPrompt, 0, true, want).ok());
-    // 8-bit activations in the fast backend's mat-muls (as in the Gemma 3 fast-CPU test).
-    EXPECT_LT(nmse(want.data(), got.data(), want.size()), 5e-3);
-    EXPECT_EQ(greedy(*fast_model.value(), 8), greedy(*ref_model.value(), 8));
+    const auto path = write_model(spec_of(arch, DType::Q8_0), "fast");
+    test::expect_fast_cpu_matches_reference(path);
     std::filesystem::remove(path);
   }
 }

@@ -10,8 +10,7 @@
 #include "clport/engine.h"
 #include "clport/gguf.h"
 #include "clport/nmse.h"
-#include "activation_policy.h"
-#include "random_model.h"
+#include "model_compare.h"
 
 namespace clport {
 namespace {
@@ -43,80 +42,23 @@ test::RandomModelSpec gemma_spec(DType dtype, std::optional<DType> v_dtype) {
 }
 
 std::filesystem::path write_model(const test::RandomModelSpec& spec, const std::string& tag) {
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("clport_gemma3_" + tag + "_" + std::to_string(::getpid()) + ".gguf");
-  const Status st = test::write_random_llama(path.string(), spec);
-  EXPECT_TRUE(st.ok()) << st.to_string();
-  return path;
+  return test::write_temp_model(spec, tag);
 }
 
-const std::vector<int32_t> kPrompt{1, 260, 70, 261, 100, 262, 33, 263, 264, 120, 299};
-
-LlamaOptions small_options(bool fusion) {
-  LlamaOptions lo;
-  lo.n_ctx = 64;
-  lo.n_batch = 8;  // the 11-token prompt spans two batches
-  lo.fusion = fusion;
-  return lo;
-}
-
-std::vector<int32_t> greedy(LlamaModel& model, int n) {
-  std::vector<int32_t> out;
-  std::vector<float> logits;
-  std::vector<int32_t> step = kPrompt;
-  uint32_t n_past = 0;
-  for (int i = 0; i < n; ++i) {
-    if (!model.forward(step, n_past, false, logits).ok()) return out;
-    n_past += static_cast<uint32_t>(step.size());
-    const auto best = static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
-    out.push_back(best);
-    step = {best};
-  }
-  return out;
-}
+using test::greedy;
+using test::small_options;
+const std::vector<int32_t>& kPrompt = test::compare_prompt();
 
 class Gemma3DeviceVsCpu : public testing::TestWithParam<Case> {};
 
 TEST_P(Gemma3DeviceVsCpu, LogitsMatchCpuReference) {
   const Case c = GetParam();
-  const test::RandomModelSpec spec = gemma_spec(c.dtype, c.v_dtype);
-  const auto path = write_model(spec, std::string(dtype_name(c.dtype)));
-  auto file = GgufFile::open(path.string());
-  ASSERT_TRUE(file.ok()) << file.status().to_string();
-
-  EngineOptions options;
-  const std::string policy = path.string() + ".yaml";
-  test::write_activation_policy(policy, c.integer);
-  options.config_path = policy;
-  auto device = create_backend(options);
-  std::filesystem::remove(policy);
-  ASSERT_TRUE(device.ok()) << device.status().to_string();
-  ASSERT_EQ(device.value()->name().rfind("opencl:", 0), 0u)
-      << "no OpenCL device backend: " << device.value()->description();
-  auto cpu = make_cpu_backend(0, c.integer);
-  auto dev_model = LlamaModel::load(file.value(), *device.value(), small_options(c.fusion));
-  ASSERT_TRUE(dev_model.ok()) << dev_model.status().to_string();
-  auto cpu_model = LlamaModel::load(file.value(), *cpu, small_options(c.fusion));
-  ASSERT_TRUE(cpu_model.ok()) << cpu_model.status().to_string();
-  EXPECT_EQ(cpu_model.value()->hparams().head_dim, 128u);
-
-  std::vector<float> got, want;
-  ASSERT_TRUE(dev_model.value()->forward(kPrompt, 0, true, got).ok());
-  ASSERT_TRUE(cpu_model.value()->forward(kPrompt, 0, true, want).ok());
-  ASSERT_EQ(got.size(), want.size());
-  const double bound = c.integer ? test::kIntegerPathLogitNmse : 1e-6;
-  EXPECT_LT(nmse(want.data(), got.data(), want.size()), bound) << "prompt logits";
-  uint32_t n_past = static_cast<uint32_t>(kPrompt.size());
-  for (int32_t token : {5, 280, 17, 265}) {
-    ASSERT_TRUE(dev_model.value()->forward({token}, n_past, false, got).ok());
-    ASSERT_TRUE(cpu_model.value()->forward({token}, n_past, false, want).ok());
-    EXPECT_LT(nmse(want.data(), got.data(), want.size()), bound) << "decode step at " << n_past;
-    ++n_past;
-  }
-  if (c.fusion) {
-    EXPECT_GT(dev_model.value()->decode_plan_summary().fused_nodes, 0);
-  }
-  EXPECT_EQ(greedy(*dev_model.value(), 8), greedy(*cpu_model.value(), 8));
+  const auto path = write_model(gemma_spec(c.dtype, c.v_dtype), std::string(dtype_name(c.dtype)));
+  test::DeviceComparison comparison;
+  comparison.fusion = c.fusion;
+  comparison.integer = c.integer;
+  comparison.check_hparams = [](const LlamaHParams& hp) { EXPECT_EQ(hp.head_dim, 128u); };
+  test::expect_device_matches_cpu(path, comparison);
   std::filesystem::remove(path);
 }
 
@@ -130,21 +72,7 @@ INSTANTIATE_TEST_SUITE_P(Gemma3, Gemma3DeviceVsCpu,
 
 TEST(Gemma3FastCpu, MatchesReference) {
   const auto path = write_model(gemma_spec(DType::Q8_0, std::nullopt), "fast");
-  auto file = GgufFile::open(path.string());
-  ASSERT_TRUE(file.ok());
-  auto ref = make_cpu_backend();
-  auto fast = make_fast_cpu_backend(2);
-  auto ref_model = LlamaModel::load(file.value(), *ref, small_options(true));
-  ASSERT_TRUE(ref_model.ok()) << ref_model.status().to_string();
-  auto fast_model = LlamaModel::load(file.value(), *fast, small_options(true));
-  ASSERT_TRUE(fast_model.ok()) << fast_model.status().to_string();
-  std::vector<float> got, want;
-  ASSERT_TRUE(fast_model.value()->forward(kPrompt, 0, true, got).ok());
-  ASSERT_TRUE(ref_model.value()->forward(kPrompt, 0, true, want).ok());
-  // The fast backend quantizes activations to 8-bit blocks for its mat-muls (DESIGN.md: within
-  // NMSE 5e-4 of the exact reference per mat-mul).
-  EXPECT_LT(nmse(want.data(), got.data(), want.size()), 5e-3);
-  EXPECT_EQ(greedy(*fast_model.value(), 8), greedy(*ref_model.value(), 8));
+  test::expect_fast_cpu_matches_reference(path);
   std::filesystem::remove(path);
 }
 
@@ -158,8 +86,8 @@ TEST(Gemma3Window, SlidingWindowChangesLocalLayers) {
   auto f_narrow = GgufFile::open(p_narrow.string());
   auto f_wide = GgufFile::open(p_wide.string());
   ASSERT_TRUE(f_narrow.ok() && f_wide.ok());
-  auto m_narrow = LlamaModel::load(f_narrow.value(), *cpu, small_options(false));
-  auto m_wide = LlamaModel::load(f_wide.value(), *cpu, small_options(false));
+  auto m_narrow = LlamaModel::load(f_narrow.value(), *cpu, small_options(false, 64));
+  auto m_wide = LlamaModel::load(f_wide.value(), *cpu, small_options(false, 64));
   ASSERT_TRUE(m_narrow.ok() && m_wide.ok());
   EXPECT_TRUE(m_narrow.value()->hparams().is_swa_layer(0));
   EXPECT_FALSE(m_narrow.value()->hparams().is_swa_layer(2));
