@@ -27,12 +27,8 @@ struct Case {
 };
 
 test::RandomModelSpec spec_of(const std::string& arch, DType dtype) {
-  test::RandomModelSpec s;
-  s.arch = arch;
-  s.weight_dtype = dtype;
+  test::RandomModelSpec s = test::family_spec(arch, dtype);
   s.n_layer = 2;
-  if (arch == "qwen3") s.head_dim = 128;  // 4 heads of 128 against n_embd 256
-  if (arch == "phi3") s.partial_rotary = true;
   if (arch == "qwen2") s.tied_output = false;
   return s;
 }

@@ -101,6 +101,16 @@ void add_vocab(GgufWriter& w, uint32_t n_vocab, const TestChatTemplate* chat) {
 
 }  // namespace
 
+RandomModelSpec family_spec(const std::string& family, DType dtype) {
+  RandomModelSpec s;
+  s.arch = family == "llama3" ? "llama" : family;
+  s.weight_dtype = dtype;
+  if (family == "llama3") s.rope_factors = "rope_freqs";
+  if (family == "qwen3") s.head_dim = 128;
+  if (family == "phi3") s.partial_rotary = true;
+  return s;
+}
+
 Status write_random_llama(const std::string& path, const RandomModelSpec& s) {
   if (s.arch != "llama" && s.arch != "gemma3" && s.arch != "qwen2" && s.arch != "qwen3" && s.arch != "phi3")
     return Status(Stage::InvalidArgument, "random models are llama, gemma3, qwen2, qwen3 or phi3, not '" + s.arch + "'");

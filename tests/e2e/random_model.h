@@ -50,6 +50,10 @@ struct RandomModelSpec {
   std::string chat_template;
 };
 
+// A small model of each family as the tests run it: qwen3 with heads of 128 against n_embd 256,
+// phi3 rotating half of each head, "llama3" a llama file with rope_freqs; other names as they are.
+RandomModelSpec family_spec(const std::string& family, DType dtype);
+
 // Writes the model to `path` (any spec.arch: the name says the family the generator started
 // with). The vocabulary has 3 control tokens, 256 byte tokens, the chat template's markers, and
 // words up to spec.n_vocab. An unknown chat_template is an InvalidArgument status.

@@ -133,20 +133,11 @@ INSTANTIATE_TEST_SUITE_P(Dtypes, AdrenoRandomModel,
 // qwen2, qwen3, phi3 and Llama 3.x (rope_freqs) models: Adreno's mat-muls, the new ops on
 // whichever plugin claims them, greedy tokens as the CPU reference's.
 TEST(AdrenoArchitectures, RandomModelsOfEachArchitectureMatchCpu) {
-  struct Arch {
-    const char* arch;
-    const char* factors;
-  };
-  for (const Arch a : {Arch{"qwen2", ""}, Arch{"qwen3", ""}, Arch{"phi3", ""}, Arch{"llama", "rope_freqs"}}) {
-    SCOPED_TRACE(a.arch);
-    test::RandomModelSpec spec;
-    spec.arch = a.arch;
-    spec.weight_dtype = DType::Q4_0;
-    spec.rope_factors = a.factors;
+  for (const std::string family : {"qwen2", "qwen3", "phi3", "llama3"}) {
+    SCOPED_TRACE(family);
+    test::RandomModelSpec spec = test::family_spec(family, DType::Q4_0);
     spec.seed = 7;
-    if (spec.arch == "qwen3") spec.head_dim = 128;
-    if (spec.arch == "phi3") spec.partial_rotary = true;
-    const std::string path = temp_path(std::string(a.arch) + ".gguf");
+    const std::string path = temp_path(family + ".gguf");
     ASSERT_TRUE(test::write_random_llama(path, spec).ok());
     Loaded m;
     load_both(path, m);

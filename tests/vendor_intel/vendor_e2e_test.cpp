@@ -211,22 +211,12 @@ TEST_F(VENDOR_SUITE, RandomGemma3ModelFallsBackToGenericForItsNewOps) {
 // gate/up weights, partial rotation) and Llama 3.x (rope_freqs): the vendor's mat-muls with the
 // rest on whichever plugin claims it, greedy tokens and logits as the CPU reference's.
 TEST_F(VENDOR_SUITE, RandomModelsOfEachArchitectureMatchCpu) {
-  struct Arch {
-    const char* arch;
-    const char* factors;
-  };
-  for (const Arch a : {Arch{"qwen2", ""}, Arch{"qwen3", ""}, Arch{"phi3", ""}, Arch{"llama", "rope_freqs"}}) {
-    SCOPED_TRACE(a.arch);
+  for (const std::string family : {"qwen2", "qwen3", "phi3", "llama3"}) {
+    SCOPED_TRACE(family);
     const auto path = std::filesystem::temp_directory_path() /
-                      ("clport_vendor_" + std::string(a.arch) + "_" + std::string(VENDOR_PLUGIN) +
-                       std::to_string(::getpid()) + ".gguf");
-    test::RandomModelSpec spec;
-    spec.arch = a.arch;
-    spec.weight_dtype = DType::Q4_0;
-    spec.rope_factors = a.factors;
-    if (spec.arch == "qwen3") spec.head_dim = 128;
-    if (spec.arch == "phi3") spec.partial_rotary = true;
-    ASSERT_TRUE(test::write_random_llama(path.string(), spec).ok());
+                      ("clport_vendor_" + family + "_" + std::string(VENDOR_PLUGIN) + std::to_string(::getpid()) +
+                       ".gguf");
+    ASSERT_TRUE(test::write_random_llama(path.string(), test::family_spec(family, DType::Q4_0)).ok());
     expect_vendor_matches_cpu(path.string(), {1, 260, 70, 261, 100, 262, 33, 263, 264, 120, 299}, 8, 64, 1e-6);
     std::filesystem::remove(path);
   }

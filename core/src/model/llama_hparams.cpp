@@ -8,12 +8,16 @@
 
 namespace clport {
 
-Status read_llama_family_hparams(const GgufFile& file, LlamaHParams& hp) {
-  hp.rope_mode = 0;
+Status read_llama_like_hparams(const GgufFile& file, LlamaHParams& hp, int32_t rope_mode) {
   CLPORT_RETURN_IF_ERROR(read_shared_hparams(file, hp));
   CLPORT_RETURN_IF_ERROR(read_head_size(file, hp));
+  hp.rope_mode = rope_mode;
   hp.attn_scale = 1.0f / std::sqrt(static_cast<float>(hp.head_dim));
   return Status();
+}
+
+Status read_llama_family_hparams(const GgufFile& file, LlamaHParams& hp) {
+  return read_llama_like_hparams(file, hp, 0);
 }
 
 }  // namespace clport

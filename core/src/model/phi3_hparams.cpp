@@ -8,18 +8,13 @@
 //  - LongRoPE (128k-context files): rope_factors_short / rope_factors_long tensors, the long
 //    ones when the context asked for exceeds rope.scaling.original_context_length (the loader
 //    chooses), and rope.scaling.attn_factor (read for every family in read_shared_hparams).
-#include <cmath>
-
 #include "model/hparams_read.h"
 
 namespace clport {
 
 Status read_phi3_hparams(const GgufFile& file, LlamaHParams& hp) {
-  CLPORT_RETURN_IF_ERROR(read_shared_hparams(file, hp));
-  CLPORT_RETURN_IF_ERROR(read_head_size(file, hp));
-  hp.rope_mode = 2;
+  CLPORT_RETURN_IF_ERROR(read_llama_like_hparams(file, hp, 2));
   hp.gate_up_joined = true;
-  hp.attn_scale = 1.0f / std::sqrt(static_cast<float>(hp.head_dim));
   return Status();
 }
 

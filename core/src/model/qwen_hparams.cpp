@@ -4,27 +4,19 @@
 //  - qwen2: biases on the Q, K and V projections; head size n_embd / n_head.
 //  - qwen3: no biases; RMSNorm on each Q and K head before RoPE (attn_q_norm / attn_k_norm);
 //    head size from attention.key_length (Qwen 3 0.6B: 128 against 1024 / 16 = 64).
-#include <cmath>
-
 #include "model/hparams_read.h"
 
 namespace clport {
 
 Status read_qwen2_hparams(const GgufFile& file, LlamaHParams& hp) {
-  CLPORT_RETURN_IF_ERROR(read_shared_hparams(file, hp));
-  CLPORT_RETURN_IF_ERROR(read_head_size(file, hp));
-  hp.rope_mode = 2;
+  CLPORT_RETURN_IF_ERROR(read_llama_like_hparams(file, hp, 2));
   hp.qkv_bias = true;
-  hp.attn_scale = 1.0f / std::sqrt(static_cast<float>(hp.head_dim));
   return Status();
 }
 
 Status read_qwen3_hparams(const GgufFile& file, LlamaHParams& hp) {
-  CLPORT_RETURN_IF_ERROR(read_shared_hparams(file, hp));
-  CLPORT_RETURN_IF_ERROR(read_head_size(file, hp));
-  hp.rope_mode = 2;
+  CLPORT_RETURN_IF_ERROR(read_llama_like_hparams(file, hp, 2));
   hp.qk_norm = true;
-  hp.attn_scale = 1.0f / std::sqrt(static_cast<float>(hp.head_dim));
   return Status();
 }
 
