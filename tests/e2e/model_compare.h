@@ -1,4 +1,5 @@
-// Shared by the random-model e2e tests of each architecture family: the prompt, the load options,
+// Shared by the random-model e2e tests of each architecture family (and greedy decoding by the
+// vendor identities' tests): the prompt, the load options,
 // greedy decoding, and the two comparisons every family runs — the device path against the CPU
 // reference (prompt logits, four decode steps, eight greedy tokens) and the fast CPU backend
 // against the reference.
@@ -44,21 +45,26 @@ inline std::filesystem::path write_temp_model(const RandomModelSpec& spec, const
   return path;
 }
 
-// n greedy tokens after the prompt, from position 0.
-inline std::vector<int32_t> greedy(LlamaModel& model, int n) {
+// n greedy tokens after `prompt`, from position 0; the first step's logits into first_logits when
+// given.
+inline std::vector<int32_t> greedy(LlamaModel& model, std::vector<int32_t> prompt, int n,
+                                   std::vector<float>* first_logits = nullptr) {
   std::vector<int32_t> out;
   std::vector<float> logits;
-  std::vector<int32_t> step = compare_prompt();
   uint32_t n_past = 0;
   for (int i = 0; i < n; ++i) {
-    if (!model.forward(step, n_past, false, logits).ok()) return out;
-    n_past += static_cast<uint32_t>(step.size());
+    if (!model.forward(prompt, n_past, false, logits).ok()) return out;
+    if (i == 0 && first_logits != nullptr) *first_logits = logits;
+    n_past += static_cast<uint32_t>(prompt.size());
     const auto best = static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
     out.push_back(best);
-    step = {best};
+    prompt = {best};
   }
   return out;
 }
+
+// n greedy tokens after the comparison prompt.
+inline std::vector<int32_t> greedy(LlamaModel& model, int n) { return greedy(model, compare_prompt(), n); }
 
 struct DeviceComparison {
   bool fusion = true;

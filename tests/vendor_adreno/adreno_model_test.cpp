@@ -18,24 +18,12 @@
 #include "clport/engine.h"
 #include "clport/gguf.h"
 #include "clport/op_desc.h"
-#include "random_model.h"
+#include "model_compare.h"
 
 namespace clport {
 namespace {
 
-std::vector<int32_t> greedy(LlamaModel& model, std::vector<int32_t> tokens, int n) {
-  std::vector<float> logits;
-  std::vector<int32_t> out;
-  uint32_t n_past = 0;
-  for (int i = 0; i < n; ++i) {
-    if (!model.forward(tokens, n_past, false, logits).ok()) return out;
-    n_past += static_cast<uint32_t>(tokens.size());
-    const int32_t next = static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
-    out.push_back(next);
-    tokens = {next};
-  }
-  return out;
-}
+using test::greedy;
 
 // The op the decode path issues for a weight of this dtype and shape (buffers are not needed).
 std::string plugin_for_mul_mat(const Backend& backend, int32_t dtype, int64_t K, int64_t N) {

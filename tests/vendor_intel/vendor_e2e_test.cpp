@@ -35,7 +35,7 @@
 #include "clport/opencl_loader.h"
 #include "clport/nmse.h"
 #include "clport/op_desc.h"
-#include "random_model.h"
+#include "model_compare.h"
 
 namespace clport {
 namespace {
@@ -94,20 +94,7 @@ class VENDOR_SUITE : public ::testing::Test {
   }
 };
 
-std::vector<int32_t> greedy(LlamaModel& model, std::vector<int32_t> tokens, int n, std::vector<float>* first_logits) {
-  std::vector<float> logits;
-  std::vector<int32_t> out;
-  uint32_t n_past = 0;
-  for (int i = 0; i < n; ++i) {
-    if (!model.forward(tokens, n_past, false, logits).ok()) return out;
-    if (i == 0 && first_logits != nullptr) *first_logits = logits;
-    n_past += static_cast<uint32_t>(tokens.size());
-    const int32_t next = static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
-    out.push_back(next);
-    tokens = {next};
-  }
-  return out;
-}
+using test::greedy;
 
 // Which plugin the device backend picks for a decode-step MUL_MAT with this weight type.
 std::string gemv_plugin(const Backend& backend, clport_dtype dtype) {

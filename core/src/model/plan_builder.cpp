@@ -19,6 +19,13 @@ TensorRef heads_view(const TensorRef& base, int64_t head_dim, int64_t heads, int
 
 bool contiguous_rows(const TensorRef& t) { return t.nb[2] == t.nb[1] * t.ne[1]; }
 
+// The claims() form of an op's sources.
+std::vector<const TensorRef*> pointers_to(const std::vector<TensorRef>& src) {
+  std::vector<const TensorRef*> out;
+  for (const TensorRef& t : src) out.push_back(&t);
+  return out;
+}
+
 }  // namespace
 
 bool LlamaModel::claims(clport_op_kind fused, const std::vector<const TensorRef*>& src,
@@ -155,9 +162,7 @@ std::vector<TensorRef> PlanBuilder::with_factors(std::vector<TensorRef> src) con
 void PlanBuilder::kv_store(const Layer& L, const TensorRef& k_heads, const TensorRef& v_heads,
                            const cpu::OpParams& rope) {
   const std::vector<TensorRef> store_src = with_factors({k_heads, v_heads});
-  std::vector<const TensorRef*> store_ptrs;
-  for (const TensorRef& t : store_src) store_ptrs.push_back(&t);
-  if (claims(CLPORT_OP_KV_STORE_ROPE, store_ptrs, L.kv_cache, rope, nullptr, nullptr, nullptr)) {
+  if (claims(CLPORT_OP_KV_STORE_ROPE, pointers_to(store_src), L.kv_cache, rope, nullptr, nullptr, nullptr)) {
     add(CLPORT_OP_KV_STORE_ROPE, store_src, L.kv_cache, rope, 1);
     return;
   }
@@ -177,9 +182,8 @@ void PlanBuilder::kv_store(const Layer& L, const TensorRef& k_heads, const Tenso
 
 void PlanBuilder::attend(const Layer& L, const TensorRef& q_heads, const AttentionParams& p) {
   const std::vector<TensorRef> fused_src = with_factors({q_heads, L.k_cache, L.v_cache});
-  std::vector<const TensorRef*> fused_ptrs;
-  for (const TensorRef& t : fused_src) fused_ptrs.push_back(&t);
-  if (claims(CLPORT_OP_ROPE_ATTENTION, fused_ptrs, attn_heads, p.rope_attention, nullptr, nullptr, nullptr)) {
+  if (claims(CLPORT_OP_ROPE_ATTENTION, pointers_to(fused_src), attn_heads, p.rope_attention, nullptr, nullptr,
+             nullptr)) {
     add(CLPORT_OP_ROPE_ATTENTION, fused_src, attn_heads, p.rope_attention, 1);
     return;
   }
