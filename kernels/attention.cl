@@ -191,6 +191,23 @@ CLPORT_ATTENTION(attention_store_f16, 1, half, CLPORT_KV_LOAD_F16, CLPORT_KV_LOA
     for (; d < head_dim; ++d) acc[d] += p * VALUE1;                                            \
   }
 
+// out = scale * (q . key row kr): two vector accumulators, summed across once (a sum per four
+// dims would chain every addition of the row).
+#define CLPORT_SERIAL_SCORE(out, kr, LOAD4, LOAD1)                                             \
+  {                                                                                            \
+    float4 s0 = (float4)(0.0f), s1 = (float4)(0.0f);                                          \
+    int d = 0;                                                                                 \
+    for (; d + 8 <= head_dim; d += 8) {                                                        \
+      s0 = fma(LOAD4(d / 4, kr), vload4(d / 4, qv), s0);                                       \
+      s1 = fma(LOAD4(d / 4 + 1, kr), vload4(d / 4 + 1, qv), s1);                               \
+    }                                                                                          \
+    for (; d + 4 <= head_dim; d += 4) s0 = fma(LOAD4(d / 4, kr), vload4(d / 4, qv), s0);       \
+    s0 += s1;                                                                                  \
+    float sum = (s0.x + s0.y) + (s0.z + s0.w);                                                 \
+    for (; d < head_dim; ++d) sum += LOAD1(d, kr) * qv[d];                                     \
+    out = sum * scale;                                                                         \
+  }
+
 #define CLPORT_ATTENTION_SERIAL(NAME, STORE_NEW, KT, LOAD1, LOAD4, STORE1, ROUND)                \
   kernel void NAME(                                                                            \
       CLPORT_ATTENTION_PARAMS) {                                                               \
@@ -217,14 +234,37 @@ CLPORT_ATTENTION(attention_store_f16, 1, half, CLPORT_KV_LOAD_F16, CLPORT_KV_LOA
     const int first = window > 0 ? max(0, n_past + t + 1 - window) : 0;                        \
     const global uchar* kbase = k + k_off + (size_t)kvh * kv_nb1;                              \
     const global uchar* vbase = v + v_off + (size_t)kvh * kv_nb1;                              \
-    for (int j = first; j < n_keys; ++j) {                                                     \
-      const global KT* kr = (const global KT*)(kbase + (size_t)j * kv_nb2);                    \
-      const global KT* vr = (const global KT*)(vbase + (size_t)j * kv_nb2);                    \
-      float s = 0.0f;                                                                          \
+    /* Keys in fours: four independent scores, one rescale of acc per four, and the four       \
+       value rows added in one pass over acc. */                                               \
+    int j = first;                                                                             \
+    for (; j + 4 <= n_keys; j += 4) {                                                          \
+      float sc[4];                                                                             \
+      for (int b = 0; b < 4; ++b)                                                              \
+        CLPORT_SERIAL_SCORE(sc[b], (const global KT*)(kbase + (size_t)(j + b) * kv_nb2), LOAD4, LOAD1) \
+      const float mb = fmax(fmax(sc[0], sc[1]), fmax(sc[2], sc[3]));                           \
+      if (mb > m) {                                                                            \
+        const float corr = exp(m - mb); /* 0 on the first keys: m starts at -inf */            \
+        l *= corr;                                                                             \
+        for (int d = 0; d < head_dim; ++d) acc[d] *= corr;                                     \
+        m = mb;                                                                                \
+      }                                                                                        \
+      const float p0 = exp(sc[0] - m), p1 = exp(sc[1] - m), p2 = exp(sc[2] - m), p3 = exp(sc[3] - m); \
+      l += (p0 + p1) + (p2 + p3);                                                              \
+      const global KT* v0 = (const global KT*)(vbase + (size_t)j * kv_nb2);                    \
+      const global KT* v1 = (const global KT*)(vbase + (size_t)(j + 1) * kv_nb2);              \
+      const global KT* v2 = (const global KT*)(vbase + (size_t)(j + 2) * kv_nb2);              \
+      const global KT* v3 = (const global KT*)(vbase + (size_t)(j + 3) * kv_nb2);              \
       int d = 0;                                                                               \
-      for (; d + 4 <= head_dim; d += 4) s += dot(LOAD4(d / 4, kr), vload4(d / 4, qv));         \
-      for (; d < head_dim; ++d) s += LOAD1(d, kr) * qv[d];                                     \
-      s *= scale;                                                                              \
+      for (; d + 4 <= head_dim; d += 4)                                                        \
+        vstore4(vload4(d / 4, acc) + (p0 * LOAD4(d / 4, v0) + p1 * LOAD4(d / 4, v1)) +          \
+                    (p2 * LOAD4(d / 4, v2) + p3 * LOAD4(d / 4, v3)), d / 4, acc);                \
+      for (; d < head_dim; ++d)                                                                \
+        acc[d] += (p0 * LOAD1(d, v0) + p1 * LOAD1(d, v1)) + (p2 * LOAD1(d, v2) + p3 * LOAD1(d, v3)); \
+    }                                                                                          \
+    for (; j < n_keys; ++j) {                                                                  \
+      const global KT* vr = (const global KT*)(vbase + (size_t)j * kv_nb2);                    \
+      float s;                                                                                 \
+      CLPORT_SERIAL_SCORE(s, (const global KT*)(kbase + (size_t)j * kv_nb2), LOAD4, LOAD1)      \
       CLPORT_SERIAL_STEP(s, LOAD4(d / 4, vr), LOAD1(d, vr))                                    \
     }                                                                                          \
     if (STORE_NEW) {                                                                           \

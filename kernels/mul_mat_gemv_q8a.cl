@@ -10,10 +10,11 @@
 //  Q8BlockK (Q4_K, Q5_K, Q6_K weights): f32 d, i8 q[256], i16 bsums[16] (sums of each run of
 //  16 codes, which carry the K-quant minimums and Q6_K's offset), 292 B.
 //
-// One work-item walks Q8A_ROWS whole weight rows (global size: (ceil(N / Q8A_ROWS), M), local
+// A q8a work-item walks Q8A_ROWS whole weight rows (global size: (ceil(N / Q8A_ROWS), M), local
 // size 1; the SwiGLU kernel Q8A_SWIGLU_ROWS of each of its two weights): the activation block
 // is loaded once for all rows, and each row keeps 8 partial lanes that are summed once after
-// the loop. On x86 CPUs with AVX2 (PoCL defines the target's feature
+// the loop. The q8s kernels (one activation row) quantize the row themselves, then walk the
+// same runs of rows. On x86 CPUs with AVX2 (PoCL defines the target's feature
 // macros), the 32-code dot product is vpmaddubsw + vpmaddwd on 256-bit registers, written with
 // the compiler's builtins; elsewhere the same sums in portable 16-bit arithmetic.
 
@@ -63,22 +64,11 @@ inline int q8a_hsum_int16(int16 v) {
   return b.x + b.y + b.z + b.w;
 }
 
-// Both quantize kernels: one work-item per activation row m (global size M) writes that row's
-// K / VALUES blocks of BYTES at out; xr is the row, gr the norm weight, scale the norm's.
-#define CLPORT_Q8A_QUANTIZE_KERNEL(NAME)                                                      \
-  kernel __attribute__((reqd_work_group_size(1, 1, 1))) void NAME(                            \
-      const global uchar* x, ulong x_off, const global uchar* g, ulong g_off, int norm, float eps, \
-      global uchar* dst, ulong dst_off, int K)
-#define CLPORT_Q8A_QUANTIZE_ROW(VALUES, BYTES)                                                \
-  const int m = get_global_id(0);                                                             \
-  const global float* xr = CLPORT_AT(const global float*, x, x_off) + (size_t)m * K;         \
-  const global float* gr = CLPORT_AT(const global float*, g, g_off);                         \
-  global uchar* out = dst + dst_off + (size_t)m * (K / (VALUES)) * (BYTES);                   \
+// Quantizes activation row xr (K values, through the RMSNorm with weight gr when norm is set)
+// into K / 32 Q8Block32 blocks at out.
+inline void q8a_quantize_row_32(const global float* xr, const global float* gr, int norm, float eps,
+                                global uchar* out, int K) {
   const float scale = q8a_norm_scale(xr, K, norm, eps);
-
-// Q8Block32 blocks.
-CLPORT_Q8A_QUANTIZE_KERNEL(quantize_act_q8) {
-  CLPORT_Q8A_QUANTIZE_ROW(32, Q8A_BLOCK_BYTES)
   for (int b = 0; b < K / 32; ++b) {
     float16 lo, hi;
     q8a_load_run(xr, gr, b, norm, scale, &lo, &hi);
@@ -92,9 +82,10 @@ CLPORT_Q8A_QUANTIZE_KERNEL(quantize_act_q8) {
   }
 }
 
-// Q8BlockK blocks (K a multiple of 256).
-CLPORT_Q8A_QUANTIZE_KERNEL(quantize_act_q8k) {
-  CLPORT_Q8A_QUANTIZE_ROW(256, Q8A_KBLOCK_BYTES)
+// The same into K / 256 Q8BlockK blocks (K a multiple of 256).
+inline void q8a_quantize_row_k(const global float* xr, const global float* gr, int norm, float eps,
+                               global uchar* out, int K) {
+  const float scale = q8a_norm_scale(xr, K, norm, eps);
   for (int b = 0; b < K / 256; ++b) {
     float amax = 0.0f;
     for (int r = 8 * b; r < 8 * b + 8; ++r) {
@@ -117,6 +108,20 @@ CLPORT_Q8A_QUANTIZE_KERNEL(quantize_act_q8k) {
     }
   }
 }
+
+// Both quantize kernels: one work-item per activation row m (global size M) writes that row's
+// blocks at dst + dst_off; g is the norm weight.
+#define CLPORT_Q8A_QUANTIZE_KERNEL(NAME, QUANTIZE_ROW, VALUES, BYTES)                         \
+  kernel __attribute__((reqd_work_group_size(1, 1, 1))) void NAME(                            \
+      const global uchar* x, ulong x_off, const global uchar* g, ulong g_off, int norm, float eps, \
+      global uchar* dst, ulong dst_off, int K) {                                              \
+    const int m = get_global_id(0);                                                           \
+    QUANTIZE_ROW(CLPORT_AT(const global float*, x, x_off) + (size_t)m * K,                   \
+                 CLPORT_AT(const global float*, g, g_off), norm, eps,                         \
+                 dst + dst_off + (size_t)m * (K / (VALUES)) * (BYTES), K);                    \
+  }
+CLPORT_Q8A_QUANTIZE_KERNEL(quantize_act_q8, q8a_quantize_row_32, 32, Q8A_BLOCK_BYTES)
+CLPORT_Q8A_QUANTIZE_KERNEL(quantize_act_q8k, q8a_quantize_row_k, 256, Q8A_KBLOCK_BYTES)
 
 #if defined(__AVX2__) && defined(__x86_64__) && !defined(CLPORT_Q8A_PORTABLE)
 typedef char q8a_v32c __attribute__((vector_size(32)));
@@ -299,13 +304,13 @@ inline float q8a_hsum8(float8 v) {
   return b.x + b.y;
 }
 
-// Sums NR rows of W against activation row m into tot[0..NR): rows r < ROWS from w0, the next
+// Sums NR rows of W from row n0 on against activation row m (both defined by the caller) into
+// tot[0..NR): rows r < ROWS from w0, the next
 // ROWS (a fused kernel's second weight) from w1, ROWS being the output rows per work-item. Rows
 // past N are clamped (computed, never stored). The activation row has K / VALUES blocks of
 // BLOCK_BYTES; the per-dtype loops between BEGIN and END add each row's 8 lanes into vacc[r]
 // and its scalar terms into tot[r].
 #define CLPORT_Q8A_ROWS_BEGIN(ROWS, NR, VALUES, BLOCK_BYTES)                                 \
-  const int n0 = get_group_id(0) * (ROWS), m = get_global_id(1);                             \
   const global uchar* xq = xa + xa_off + (size_t)m * (K / (VALUES)) * (BLOCK_BYTES);          \
   const global uchar* wr[NR];                                                                 \
   for (int r = 0; r < (NR); ++r)                                                              \
@@ -363,35 +368,109 @@ inline float q8a_hsum8(float8 v) {
   const global uchar *w, ulong w_off, ulong w_row_bytes, const global uchar *xa, ulong xa_off, \
       global uchar *dst, ulong dst_off, int K, int N
 
+// The self-quantizing forms' arguments (one activation row, M = 1): x the float row, g the
+// RMSNorm weight (read when norm is set), scratch one row of activation blocks per work-group.
+#define CLPORT_Q8S_ARGS                                                                        \
+  const global uchar *w, ulong w_off, ulong w_row_bytes, const global uchar *x, ulong x_off,  \
+      const global uchar *g, ulong g_off, int norm, float eps, global uchar *scratch,          \
+      global uchar *dst, ulong dst_off, int K, int N
+
+// Their prologue: each work-item (local size 1, a few of them: global size q8s_items) quantizes
+// the row into its own slice of scratch, then walks a contiguous share of the output rows,
+// Q8A_ROWS (SwiGLU: Q8A_SWIGLU_ROWS) at a time. One launch instead of a quantize launch in
+// front: on a CPU the launch and its wake-up of the worker threads cost more than the redundant
+// quantization, which stays small with few work-items. (Work-groups of many items sharing one
+// quantized row are slower on PoCL, which vectorises across the items into gathers.)
+#define CLPORT_Q8S_QUANTIZE(QUANTIZE_ROW, VALUES, BYTES)                                      \
+  const global uchar* xa = scratch;                                                           \
+  const ulong xa_off = (ulong)get_global_id(0) * (ulong)(K / (VALUES)) * (BYTES);             \
+  QUANTIZE_ROW(CLPORT_AT(const global float*, x, x_off), CLPORT_AT(const global float*, g, g_off), norm, \
+               eps, scratch + xa_off, K);                                                     \
+  const int m = 0;
+#define CLPORT_Q8S_QUANTIZE_q4_0 CLPORT_Q8S_QUANTIZE(q8a_quantize_row_32, 32, Q8A_BLOCK_BYTES)
+#define CLPORT_Q8S_QUANTIZE_q4_1 CLPORT_Q8S_QUANTIZE_q4_0
+#define CLPORT_Q8S_QUANTIZE_q5_0 CLPORT_Q8S_QUANTIZE_q4_0
+#define CLPORT_Q8S_QUANTIZE_q5_1 CLPORT_Q8S_QUANTIZE_q4_0
+#define CLPORT_Q8S_QUANTIZE_q8_0 CLPORT_Q8S_QUANTIZE_q4_0
+#define CLPORT_Q8S_QUANTIZE_q4_k CLPORT_Q8S_QUANTIZE(q8a_quantize_row_k, 256, Q8A_KBLOCK_BYTES)
+#define CLPORT_Q8S_QUANTIZE_q5_k CLPORT_Q8S_QUANTIZE_q4_k
+#define CLPORT_Q8S_QUANTIZE_q6_k CLPORT_Q8S_QUANTIZE_q4_k
+
+// The epilogues, after the accumulation of row m: dst = W x; dst = W x + res (res may be dst
+// itself: each element is read, then written, by one item); dst = silu(Wg x) * (Wu x), whose
+// accumulation rows r < Q8A_SWIGLU_ROWS are the gate's and the next Q8A_SWIGLU_ROWS the up
+// projection's.
+#define CLPORT_Q8A_STORE                                                                      \
+  global float* y = CLPORT_AT(global float*, dst, dst_off) + (size_t)m * N;                  \
+  for (int r = 0; r < Q8A_ROWS; ++r)                                                          \
+    if (n0 + r < N) y[n0 + r] = tot[r];
+#define CLPORT_Q8A_STORE_ADD                                                                  \
+  global float* y = CLPORT_AT(global float*, dst, dst_off) + (size_t)m * N;                  \
+  const global float* rv = CLPORT_AT(const global float*, res, res_off) + (size_t)m * N;     \
+  for (int r = 0; r < Q8A_ROWS; ++r)                                                          \
+    if (n0 + r < N) y[n0 + r] = tot[r] + rv[n0 + r];
+#define CLPORT_Q8A_STORE_SWIGLU                                                               \
+  global float* y = CLPORT_AT(global float*, dst, dst_off) + (size_t)m * N;                  \
+  for (int r = 0; r < Q8A_SWIGLU_ROWS; ++r) {                                                 \
+    const float gate = tot[r], up = tot[Q8A_SWIGLU_ROWS + r];                                 \
+    if (n0 + r < N) y[n0 + r] = gate / (1.0f + exp(-gate)) * up;                              \
+  }
+
+// The q8a kernels: one work-item per ROWS output rows of activation row get_global_id(1).
+#define CLPORT_Q8A_ITEM_ROWS(ROWS) const int n0 = get_global_id(0) * (ROWS), m = get_global_id(1);
+// The q8s kernels: this work-item's share of the ceil(N / ROWS) row runs, ROWS rows each.
+#define CLPORT_Q8S_FOR_ROWS(ROWS)                                                             \
+  const int runs = (N + (ROWS) - 1) / (ROWS), share = (runs + get_global_size(0) - 1) / get_global_size(0); \
+  const int run_end = min(runs, (int)(get_global_id(0) + 1) * share);                         \
+  for (int run = get_global_id(0) * share; run < run_end; ++run) {                            \
+    const int n0 = run * (ROWS);
+
+// Per dtype: the kernels over quantized activations (q8a) and the self-quantizing ones (q8s).
 #define CLPORT_Q8A_KERNELS(T)                                                                 \
-  /* dst = W x */                                                                             \
   kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_q8a_##T(CLPORT_Q8A_ARGS) { \
     const global uchar *w0 = w + w_off, *w1 = w0;                                             \
+    CLPORT_Q8A_ITEM_ROWS(Q8A_ROWS)                                                            \
     CLPORT_Q8A_ACC_##T(Q8A_ROWS, Q8A_ROWS)                                                    \
-    global float* y = CLPORT_AT(global float*, dst, dst_off) + (size_t)m * N;                \
-    for (int r = 0; r < Q8A_ROWS; ++r)                                                        \
-      if (n0 + r < N) y[n0 + r] = tot[r];                                                     \
+    CLPORT_Q8A_STORE                                                                          \
   }                                                                                           \
-  /* dst = W x + res (res may be dst itself: each element is read, then written, by one item) */ \
   kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_q8a_add_##T(      \
       CLPORT_Q8A_ARGS, const global uchar* res, ulong res_off) {                              \
     const global uchar *w0 = w + w_off, *w1 = w0;                                             \
+    CLPORT_Q8A_ITEM_ROWS(Q8A_ROWS)                                                            \
     CLPORT_Q8A_ACC_##T(Q8A_ROWS, Q8A_ROWS)                                                    \
-    global float* y = CLPORT_AT(global float*, dst, dst_off) + (size_t)m * N;                \
-    const global float* rv = CLPORT_AT(const global float*, res, res_off) + (size_t)m * N;   \
-    for (int r = 0; r < Q8A_ROWS; ++r)                                                        \
-      if (n0 + r < N) y[n0 + r] = tot[r] + rv[n0 + r];                                        \
+    CLPORT_Q8A_STORE_ADD                                                                      \
   }                                                                                           \
-  /* dst = silu(Wg x) * (Wu x): accumulation rows r < Q8A_SWIGLU_ROWS are the gate's, the    \
-     next Q8A_SWIGLU_ROWS the up projection's */                                              \
   kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_q8a_swiglu_##T(   \
       CLPORT_Q8A_ARGS, const global uchar* u, ulong u_off) {                                  \
     const global uchar *w0 = w + w_off, *w1 = u + u_off;                                      \
+    CLPORT_Q8A_ITEM_ROWS(Q8A_SWIGLU_ROWS)                                                     \
     CLPORT_Q8A_ACC_##T(Q8A_SWIGLU_ROWS, 2 * Q8A_SWIGLU_ROWS)                                  \
-    global float* y = CLPORT_AT(global float*, dst, dst_off) + (size_t)m * N;                \
-    for (int r = 0; r < Q8A_SWIGLU_ROWS; ++r) {                                               \
-      const float gate = tot[r], up = tot[Q8A_SWIGLU_ROWS + r];                               \
-      if (n0 + r < N) y[n0 + r] = gate / (1.0f + exp(-gate)) * up;                            \
+    CLPORT_Q8A_STORE_SWIGLU                                                                   \
+  }                                                                                           \
+  kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_q8s_##T(CLPORT_Q8S_ARGS) { \
+    CLPORT_Q8S_QUANTIZE_##T                                                                   \
+    const global uchar *w0 = w + w_off, *w1 = w0;                                             \
+    CLPORT_Q8S_FOR_ROWS(Q8A_ROWS)                                                             \
+    CLPORT_Q8A_ACC_##T(Q8A_ROWS, Q8A_ROWS)                                                    \
+    CLPORT_Q8A_STORE                                                                          \
+    }                                                                                         \
+  }                                                                                           \
+  kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_q8s_add_##T(      \
+      CLPORT_Q8S_ARGS, const global uchar* res, ulong res_off) {                              \
+    CLPORT_Q8S_QUANTIZE_##T                                                                   \
+    const global uchar *w0 = w + w_off, *w1 = w0;                                             \
+    CLPORT_Q8S_FOR_ROWS(Q8A_ROWS)                                                             \
+    CLPORT_Q8A_ACC_##T(Q8A_ROWS, Q8A_ROWS)                                                    \
+    CLPORT_Q8A_STORE_ADD                                                                      \
+    }                                                                                         \
+  }                                                                                           \
+  kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_q8s_swiglu_##T(   \
+      CLPORT_Q8S_ARGS, const global uchar* u, ulong u_off) {                                  \
+    CLPORT_Q8S_QUANTIZE_##T                                                                   \
+    const global uchar *w0 = w + w_off, *w1 = u + u_off;                                      \
+    CLPORT_Q8S_FOR_ROWS(Q8A_SWIGLU_ROWS)                                                      \
+    CLPORT_Q8A_ACC_##T(Q8A_SWIGLU_ROWS, 2 * Q8A_SWIGLU_ROWS)                                  \
+    CLPORT_Q8A_STORE_SWIGLU                                                                   \
     }                                                                                         \
   }
 

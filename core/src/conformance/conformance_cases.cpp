@@ -378,6 +378,10 @@ std::vector<CaseSpec> catalogue(bool small) {
     attention(out, kv, 64, 4, 4, 7, 0, 16);       // prefill from empty, causal mask
     attention(out, kv, 128, 4, 2, 3, 200, 256);   // more keys than one work-group
     attention(out, kv, 80, 2, 1, 2, 5, 9);        // head_dim not a multiple of 64, MQA
+    // Decode over hundreds of keys (the serial kernel's blocks of four keys and its remainder),
+    // and a sliding window whose first key is not 0.
+    attention(out, kv, 64, 6, 2, 1, 301, 512);
+    attention(out, kv, 96, 4, 1, 1, 400, 512, 200);
   }
 
   unary(out, "softmax", CLPORT_OP_SOFTMAX, {small ? 33 : 1000, small ? 2 : 3, 1, 1}, 1.0f, kReduce);
@@ -425,6 +429,7 @@ std::vector<CaseSpec> catalogue(bool small) {
     rope_attention(out, kv, 2, small ? 16 : 64, 4, 1, small ? 2 : 4, small ? 5 : 60, small ? 8 : 64, small ? 3 : 20);
     rope_kv_store_attention(out, kv, 2, small ? 16 : 64, 4, 1, small ? 5 : 90, small ? 8 : 128, small ? 3 : 40);
     if (big) rope_kv_store_attention(out, kv, 0, 64, 9, 3, 130, 256);  // more keys than a work-group
+    if (big) rope_kv_store_attention(out, kv, 2, 64, 4, 1, 301, 512, 150);  // hundreds of keys, window
   }
   return out;
 }

@@ -1,7 +1,8 @@
 // The integer GEMV on quantized activations (kernels/mul_mat_gemv_q8a.cl): each MUL_MAT-family
 // op it serves is two launches, the activation rows quantized to 8-bit blocks (the RMSNorm of
 // the fused kernels folded into that step) and the GEMV over them with its epilogue (residual
-// add or SwiGLU).
+// add or SwiGLU); or, for one activation row, one launch that quantizes the row in each of a
+// few work-items (tuning q8s, q8s_items).
 #include <algorithm>
 #include <string>
 
@@ -56,30 +57,22 @@ bool OpRunner::takes_q8a_gemv(const clport_op& op) const {
   }
 }
 
+cl_mem OpRunner::activation_scratch(size_t bytes) {
+  const cl_mem scratch = grow(activations_, bytes, "quantized activations");
+  if (scratch == nullptr) {
+    act_out_of_memory_ = true;
+    h_.log(CLPORT_LOG_WARN, "no device memory for " + std::to_string(bytes) +
+                                " bytes of quantized activations: mat-muls use float activations from here on");
+  }
+  return scratch;
+}
+
 cl_mem OpRunner::quantize_activations(const clport_tensor& x, int32_t weight_dtype, const clport_tensor* g,
                                       float eps) {
   const int64_t K = x.ne[0], M = x.ne[1];
   const ActivationBlocks blocks = activation_blocks(weight_dtype);
-  const size_t bytes = static_cast<size_t>(M * (K / blocks.values)) * blocks.bytes;
-  cl_mem scratch = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(act_mutex_);
-    if (bytes > act_bytes_) {
-      int32_t status = CLPORT_PLUGIN_OK;
-      cl_mem grown = host_.alloc_buffer(host_.host_ctx, bytes, &status);
-      if (grown == nullptr && status == CLPORT_PLUGIN_OUT_OF_MEMORY) {
-        act_out_of_memory_ = true;
-        h_.log(CLPORT_LOG_WARN, "no device memory for " + std::to_string(bytes) +
-                                    " bytes of quantized activations: mat-muls use float activations from here on");
-        return nullptr;
-      }
-      if (grown == nullptr)
-        throw sdk::Failure("cannot allocate " + std::to_string(bytes) + " bytes for quantized activations");
-      act_buffers_.push_back(grown);
-      act_bytes_ = bytes;
-    }
-    scratch = act_buffers_.back();
-  }
+  const cl_mem scratch = activation_scratch(static_cast<size_t>(M * (K / blocks.values)) * blocks.bytes);
+  if (scratch == nullptr) return nullptr;
   const sdk::Kernel& k = kernel(ProgramId::GemvQ8a, blocks.quantize_kernel);
   sdk::set_args(h_.cl(), k, x.buffer, static_cast<cl_ulong>(x.offset), g ? g->buffer : x.buffer,
                 static_cast<cl_ulong>(g ? g->offset : 0), cl_int(g ? 1 : 0), eps, scratch, cl_ulong{0},
@@ -89,16 +82,51 @@ cl_mem OpRunner::quantize_activations(const clport_tensor& x, int32_t weight_dty
   return scratch;
 }
 
+bool OpRunner::q8s_gemv(const clport_op& op, const char* form, int64_t rows) {
+  const clport_tensor &w = *op.src[0], &x = *op.src[1], &d = *op.dst;
+  const int64_t K = w.ne[0], N = w.ne[1];
+  const clport_tensor* g = norm_in_front(op) ? op.src[2] : nullptr;
+  const sdk::Kernel& k = kernel(ProgramId::GemvQ8a, std::string("mul_mat_gemv_q8s_") + form + kernel_type_suffix(w.dtype));
+  // At most q8s_items work-items (one each per work-group), each a share of the row runs.
+  const auto runs = static_cast<size_t>((N + rows - 1) / rows);
+  const size_t items = std::min<size_t>(runs, tuning_.q8s_items);
+  const ActivationBlocks blocks = activation_blocks(w.dtype);
+  const cl_mem scratch = activation_scratch(items * static_cast<size_t>(K / blocks.values) * blocks.bytes);
+  if (scratch == nullptr) return false;
+  const auto w_off = static_cast<cl_ulong>(w.offset), w_row = static_cast<cl_ulong>(w.nb[1]),
+             x_off = static_cast<cl_ulong>(x.offset), d_off = static_cast<cl_ulong>(d.offset);
+  const cl_mem g_buf = g ? g->buffer : x.buffer;
+  const auto g_off = static_cast<cl_ulong>(g ? g->offset : 0);
+  const cl_int norm = g ? 1 : 0, Ki = static_cast<cl_int>(K), Ni = static_cast<cl_int>(N);
+  const float eps = op.fparams[0];
+  if (op.kind == CLPORT_OP_MUL_MAT_ADD) {
+    const clport_tensor& res = *op.src[2];
+    sdk::set_args(h_.cl(), k, w.buffer, w_off, w_row, x.buffer, x_off, g_buf, g_off, norm, eps, scratch, d.buffer,
+                  d_off, Ki, Ni, res.buffer, static_cast<cl_ulong>(res.offset));
+  } else if (op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU) {
+    const clport_tensor& up = *op.src[3];
+    sdk::set_args(h_.cl(), k, w.buffer, w_off, w_row, x.buffer, x_off, g_buf, g_off, norm, eps, scratch, d.buffer,
+                  d_off, Ki, Ni, up.buffer, static_cast<cl_ulong>(up.offset));
+  } else {
+    sdk::set_args(h_.cl(), k, w.buffer, w_off, w_row, x.buffer, x_off, g_buf, g_off, norm, eps, scratch, d.buffer,
+                  d_off, Ki, Ni);
+  }
+  const size_t global[2] = {items, 1}, local[2] = {1, 1};
+  run(k, 2, global, local);
+  return true;
+}
+
 bool OpRunner::q8a_gemv(const clport_op& op) {
   const clport_tensor &w = *op.src[0], &x = *op.src[1], &d = *op.dst;
   const int64_t K = w.ne[0], N = w.ne[1], M = x.ne[1];
+  const char* form = op.kind == CLPORT_OP_MUL_MAT_ADD ? "add_" : op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU ? "swiglu_" : "";
+  // Output rows per work-item: the kernel's Q8A_ROWS, half of it for the two-weight SwiGLU.
+  const int64_t rows = op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU ? std::max<int64_t>(1, tuning_.q8a_rows / 2)
+                                                                    : tuning_.q8a_rows;
+  if (M == 1 && tuning_.q8s == 1) return q8s_gemv(op, form, rows);
   const cl_mem xa = quantize_activations(x, w.dtype, norm_in_front(op) ? op.src[2] : nullptr, op.fparams[0]);
   if (xa == nullptr) return false;
-  const std::string t = kernel_type_suffix(w.dtype);
-  const char* form = op.kind == CLPORT_OP_MUL_MAT_ADD ? "mul_mat_gemv_q8a_add_"
-                     : op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU ? "mul_mat_gemv_q8a_swiglu_"
-                                                                    : "mul_mat_gemv_q8a_";
-  const sdk::Kernel& k = kernel(ProgramId::GemvQ8a, form + t);
+  const sdk::Kernel& k = kernel(ProgramId::GemvQ8a, std::string("mul_mat_gemv_q8a_") + form + kernel_type_suffix(w.dtype));
   const auto w_off = static_cast<cl_ulong>(w.offset), w_row = static_cast<cl_ulong>(w.nb[1]),
              d_off = static_cast<cl_ulong>(d.offset);
   const cl_ulong xa_off = 0;
@@ -114,9 +142,6 @@ bool OpRunner::q8a_gemv(const clport_op& op) {
   } else {
     sdk::set_args(h_.cl(), k, w.buffer, w_off, w_row, xa, xa_off, d.buffer, d_off, Ki, Ni);
   }
-  // Output rows per work-item: the kernel's Q8A_ROWS, half of it for the two-weight SwiGLU.
-  const int64_t rows = op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU ? std::max<int64_t>(1, tuning_.q8a_rows / 2)
-                                                                    : tuning_.q8a_rows;
   const size_t global[2] = {static_cast<size_t>((N + rows - 1) / rows), static_cast<size_t>(M)};
   const size_t local[2] = {1, 1};
   run(k, 2, global, local);

@@ -2,6 +2,7 @@
 // op_launch.cpp.
 #include "clport_common/op_runner.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <sstream>
 
@@ -95,7 +96,7 @@ void OpRunner::free_buffers(const PackedWeight& w) noexcept {
 }
 
 OpRunner::~OpRunner() {
-  for (cl_mem m : act_buffers_) host_.free_buffer(host_.host_ctx, m);
+  for (cl_mem m : activations_.buffers) host_.free_buffer(host_.host_ctx, m);
   for (const PackedWeight* w : packed_) {
     free_buffers(*w);
     delete w;
@@ -223,15 +224,31 @@ void OpRunner::enqueue(const clport_op& op) {
   }
 }
 
+cl_mem OpRunner::grow(Scratch& s, size_t bytes, const char* what) {
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (bytes > s.bytes || s.buffers.empty()) {
+    int32_t status = CLPORT_PLUGIN_OK;
+    cl_mem grown = host_.alloc_buffer(host_.host_ctx, std::max<size_t>(bytes, 1), &status);
+    if (grown == nullptr && status == CLPORT_PLUGIN_OUT_OF_MEMORY) return nullptr;
+    if (grown == nullptr) throw sdk::Failure("cannot allocate " + std::to_string(bytes) + " bytes for " + what);
+    // Outgrown buffers stay until the runner goes: kernels already enqueued may still use them.
+    s.buffers.push_back(grown);
+    s.bytes = bytes;
+  }
+  return s.buffers.back();
+}
+
+size_t OpRunner::wg_limit(const sdk::Kernel& k) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto it = wg_limits_.find(k.get());
+  return it != wg_limits_.end() ? it->second : 0;
+}
+
 void OpRunner::run(const sdk::Kernel& k, cl_uint dims, const size_t* global, const size_t* local) {
   if (local != nullptr) {
     size_t wg = 1;
     for (cl_uint i = 0; i < dims; ++i) wg *= local[i];
-    size_t limit = 0;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (auto it = wg_limits_.find(k.get()); it != wg_limits_.end()) limit = it->second;
-    }
+    const size_t limit = wg_limit(k);
     if (limit != 0 && wg > limit)
       throw sdk::Failure(k.name() + ": work-group of " + std::to_string(wg) +
                          " exceeds what this device runs for the kernel (" + std::to_string(limit) +

@@ -68,6 +68,11 @@ class OpRunner {
   // needed; returns the scratch buffer, or NULL when the scratch cannot be allocated for lack of
   // device memory.
   cl_mem quantize_activations(const clport_tensor& x, int32_t weight_dtype, const clport_tensor* g, float eps);
+  // The activation scratch of at least bytes (NULL when the device has no memory for it).
+  cl_mem activation_scratch(size_t bytes);
+  // q8a_gemv's one-launch form for a single activation row: the mul_mat_gemv_q8s_<form> kernel
+  // of the weight's dtype, rows output rows per work-item.
+  bool q8s_gemv(const clport_op& op, const char* form, int64_t rows);
   void rope(const clport_op& op);
   void kv_store_rope(const clport_op& op);
   void attention(const clport_op& op);  // ATTENTION, ROPE_ATTENTION, ROPE_KV_STORE_ATTENTION
@@ -76,6 +81,7 @@ class OpRunner {
   void binary(const clport_op& op);
   void copy(const clport_op& op);
   void run(const sdk::Kernel& k, cl_uint dims, const size_t* global, const size_t* local);
+  size_t wg_limit(const sdk::Kernel& k);  // CL_KERNEL_WORK_GROUP_SIZE of k (0: unknown)
 
   const clport_host& host_;
   sdk::Host h_;
@@ -86,12 +92,17 @@ class OpRunner {
   std::map<cl_kernel, size_t> wg_limits_;  // CL_KERNEL_WORK_GROUP_SIZE per kernel (0: unknown)
   mutable std::mutex packed_mutex_;
   std::set<const PackedWeight*> packed_;  // handles this runner made and has not released
-  // Quantized activation rows (one op's input at a time: the in-order queue runs the GEMV that
-  // reads them before the next quantization overwrites them). Outgrown buffers are kept until
-  // the runner goes, since kernels already enqueued may still read them.
-  std::mutex act_mutex_;
-  std::vector<cl_mem> act_buffers_;
-  size_t act_bytes_ = 0;
+  // Device scratch that one op at a time uses (the in-order queue runs the kernel that reads
+  // it before the next op overwrites it).
+  struct Scratch {
+    std::mutex mutex;
+    std::vector<cl_mem> buffers;
+    size_t bytes = 0;
+  };
+  // The newest buffer of s, grown to at least bytes first; NULL when the device has no memory
+  // for it (CLPORT_PLUGIN_OUT_OF_MEMORY); throws sdk::Failure on another error.
+  cl_mem grow(Scratch& s, size_t bytes, const char* what);
+  Scratch activations_;  // quantized activation rows
   std::atomic<bool> act_out_of_memory_{false};
 };
 

@@ -65,6 +65,11 @@ struct Tuning {
   // turns it off.
   uint32_t int_dot = 2;
   uint32_t q8a_rows = 8;     // weight rows per work-item of the integer GEMV (Q8A_ROWS)
+  // One activation row (decode): the integer GEMV runs as a few work-items that each quantize
+  // the row themselves and walk a share of the output rows (mul_mat_gemv_q8s_*), one launch
+  // instead of a quantize launch in front. 1 on, 0 off (the separate quantize launch).
+  uint32_t q8s = 1;
+  uint32_t q8s_items = 0;    // work-items of that GEMV (0: 4 per compute unit)
   std::string extra_options; // appended to every program's build options
 
   // The largest M that takes the GEMV path for a weight of this dtype.
