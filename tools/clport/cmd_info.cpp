@@ -10,6 +10,7 @@
 #include "clport/engine.h"
 #include "clport/gguf.h"
 #include "clport/llama_model.h"
+#include "clport/report.h"
 #include "command_registry.h"
 #include "info_hparams.h"
 #include "option_ranges.h"
@@ -27,23 +28,8 @@ struct InfoFlags {
   std::string config_path;
 };
 
-// ==== LEAD HOOK: op bindings =================================================================
-// Prints, for the ops this model needs, which plugin serves each one on the chosen device (or
-// the CPU backend). To be filled in by the lead with the plugin manager's binding; it is the
-// only place in this file that needs the runtime. Return a non-zero exit code to fail `info`.
-// One op as the LLaMA graph issues it (shapes of one decode step / one 8-token batch).
-clport_tensor abi_tensor(DType dtype, std::array<int64_t, 4> ne) {
-  clport_tensor t{};
-  t.dtype = static_cast<int32_t>(dtype);
-  t.n_dims = 4;
-  const auto nb = contiguous_strides(dtype, ne);
-  for (int i = 0; i < 4; ++i) {
-    t.ne[i] = ne[i];
-    t.nb[i] = nb[i];
-  }
-  return t;
-}
-
+// Which plugin serves each op this model issues on the chosen device (or the CPU backend): the
+// core's op_bindings(), as the C API's model report has it too.
 int print_op_bindings(const GgufFile& model, const InfoFlags& flags, std::ostream& out) {
   auto hp = read_llama_hparams(model);
   if (!hp.ok()) {
@@ -61,90 +47,23 @@ int print_op_bindings(const GgufFile& model, const InfoFlags& flags, std::ostrea
   }
   const Backend& be = *backend.value();
   out << "op bindings:  on " << be.description() << "\n";
-  const int64_t E = hp->n_embd, HD = hp->head_dim;
-  // Every weight dtype in the file, on the GEMV (decode) and GEMM (prompt) paths.
-  std::map<DType, int64_t> weight_types;
-  for (const auto& t : model.tensors()) {
-    if (t.n_dims == 2) weight_types[t.dtype] = t.ne[0];
+  auto lines = op_bindings(model, be);
+  if (!lines.ok()) {
+    out << "  " << lines.status().to_string() << "\n";
+    return 10 + static_cast<int>(lines.status().stage());
   }
-  auto show = [&](const std::string& label, clport_op_kind kind, std::vector<clport_tensor> src,
-                  clport_tensor dst, int32_t i0 = 0) {
-    clport_op op{};
-    op.struct_size = sizeof(op);
-    op.kind = kind;
-    op.n_src = static_cast<int32_t>(src.size());
-    for (size_t i = 0; i < src.size(); ++i) op.src[i] = &src[i];
-    op.dst = &dst;
-    op.iparams[0] = i0;
-    op.iparams[2] = static_cast<int32_t>(hp->n_rot);
-    op.fparams[0] = 10000.0f;
-    op.fparams[1] = 1.0f;
-    out << "  " << label << std::string(label.size() < 28 ? 28 - label.size() : 1, ' ')
-        << be.plugin_for(op) << "\n";
-  };
-  auto show_fused = [&](const std::string& label, clport_op_kind kind, std::vector<clport_tensor> src,
-                        clport_tensor dst, float eps) {
-    clport_op op{};
-    op.struct_size = sizeof(op);
-    op.kind = kind;
-    op.n_src = static_cast<int32_t>(src.size());
-    for (size_t i = 0; i < src.size(); ++i) op.src[i] = &src[i];
-    op.dst = &dst;
-    op.fparams[0] = eps;
-    out << "  " << label << std::string(label.size() < 34 ? 34 - label.size() : 1, ' ') << be.plugin_for(op)
-        << "\n";
-  };
-  for (const auto& [dtype, k] : weight_types) {
-    const std::string name(dtype_name(dtype));
-    for (int64_t m : {int64_t{1}, int64_t{8}}) {
-      show("MUL_MAT " + name + (m == 1 ? " gemv" : " gemm"), CLPORT_OP_MUL_MAT,
-           {abi_tensor(dtype, {k, 64, 1, 1}), abi_tensor(DType::F32, {k, m, 1, 1})},
-           abi_tensor(DType::F32, {64, m, 1, 1}));
+  bool fused_header = false;
+  for (const OpBindingLine& line : lines.value()) {
+    if (line.fused && !fused_header) {
+      out << "fused patterns (decode step; the plan takes one where the mat-mul's plugin claims it):\n";
+      fused_header = true;
     }
+    const size_t width = line.fused && line.op.rfind("ROPE", 0) != 0 ? 34 : 28;
+    out << "  " << line.op << std::string(line.op.size() < width ? width - line.op.size() : 1, ' ')
+        << line.plugin << "\n";
   }
-  if (const auto* embd = model.find_tensor("token_embd.weight")) {
-    show("GET_ROWS " + std::string(dtype_name(embd->dtype)), CLPORT_OP_GET_ROWS,
-         {abi_tensor(embd->dtype, {E, 16, 1, 1}), abi_tensor(DType::I32, {8, 1, 1, 1})},
-         abi_tensor(DType::F32, {E, 8, 1, 1}));
-  }
-  show("RMS_NORM", CLPORT_OP_RMS_NORM,
-       {abi_tensor(DType::F32, {E, 8, 1, 1}), abi_tensor(DType::F32, {E, 1, 1, 1})},
-       abi_tensor(DType::F32, {E, 8, 1, 1}));
-  show(hp->rope_mode == 2 ? "ROPE neox" : "ROPE normal", CLPORT_OP_ROPE,
-       {abi_tensor(DType::F32, {HD, hp->n_head, 8, 1})}, abi_tensor(DType::F32, {HD, hp->n_head, 8, 1}),
-       hp->rope_mode);
-  show("COPY f32->f16 (KV store)", CLPORT_OP_COPY, {abi_tensor(DType::F32, {HD, hp->n_head_kv, 8, 1})},
-       abi_tensor(DType::F16, {HD, hp->n_head_kv, 8, 1}));
-  show("ATTENTION f16 KV", CLPORT_OP_ATTENTION,
-       {abi_tensor(DType::F32, {HD, hp->n_head, 8, 1}), abi_tensor(DType::F16, {HD, hp->n_head_kv, 64, 1}),
-        abi_tensor(DType::F16, {HD, hp->n_head_kv, 64, 1})},
-       abi_tensor(DType::F32, {HD, hp->n_head, 8, 1}));
-  const bool geglu = hp->ffn_act == FfnActivation::GeluTanh;
-  show(geglu ? "GEGLU" : "SWIGLU", geglu ? CLPORT_OP_GEGLU : CLPORT_OP_SWIGLU,
-       {abi_tensor(DType::F32, {hp->n_ff, 8, 1, 1}), abi_tensor(DType::F32, {hp->n_ff, 8, 1, 1})},
-       abi_tensor(DType::F32, {hp->n_ff, 8, 1, 1}));
-  show("ADD", CLPORT_OP_ADD, {abi_tensor(DType::F32, {E, 8, 1, 1}), abi_tensor(DType::F32, {E, 8, 1, 1})},
-       abi_tensor(DType::F32, {E, 8, 1, 1}));
-  // The fused patterns of a decode step ("cpu": not claimed, the plan runs the plain ops).
-  out << "fused patterns (decode step; the plan takes one where the mat-mul's plugin claims it):\n";
-  for (const auto& [dtype, k] : weight_types) {
-    const std::string name(dtype_name(dtype));
-    const clport_tensor w = abi_tensor(dtype, {k, 64, 1, 1}), x = abi_tensor(DType::F32, {k, 1, 1, 1});
-    const clport_tensor y = abi_tensor(DType::F32, {64, 1, 1, 1}), g = abi_tensor(DType::F32, {k, 1, 1, 1});
-    show_fused("RMS_NORM+MUL_MAT " + name, CLPORT_OP_RMS_NORM_MUL_MAT, {w, x, g}, y, hp->rms_eps);
-    show_fused("MUL_MAT+ADD " + name, CLPORT_OP_MUL_MAT_ADD, {w, x, y}, y, 0.0f);
-    show_fused("RMS_NORM+MUL_MAT+SWIGLU " + name, CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU, {w, x, g, w}, y, hp->rms_eps);
-  }
-  show("ROPE+KV_STORE f16 KV", CLPORT_OP_KV_STORE_ROPE,
-       {abi_tensor(DType::F32, {HD, hp->n_head_kv, 8, 1}), abi_tensor(DType::F32, {HD, hp->n_head_kv, 8, 1})},
-       abi_tensor(DType::F16, {HD, hp->n_head_kv, 64, 2}), hp->rope_mode);
-  show("ROPE+ATTENTION f16 KV", CLPORT_OP_ROPE_ATTENTION,
-       {abi_tensor(DType::F32, {HD, hp->n_head, 8, 1}), abi_tensor(DType::F16, {HD, hp->n_head_kv, 64, 1}),
-        abi_tensor(DType::F16, {HD, hp->n_head_kv, 64, 1})},
-       abi_tensor(DType::F32, {HD, hp->n_head, 8, 1}), hp->rope_mode);
   return 0;
 }
-// ==== END LEAD HOOK ===========================================================================
 
 std::string human_bytes(uint64_t bytes) {
   char buf[32];
