@@ -1,5 +1,6 @@
 // `clport info MODEL`: what a GGUF file holds — architecture and sizes, tensor types, every
-// metadata key, where the file came from — and which plugin would serve each op.
+// metadata key, where the file came from — and which plugin would serve each op. --json prints
+// the same as one document (README, "JSON output").
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -13,6 +14,7 @@
 #include "clport/report.h"
 #include "command_registry.h"
 #include "info_hparams.h"
+#include "json_output.h"
 #include "option_ranges.h"
 
 namespace clport::cli {
@@ -26,6 +28,7 @@ struct InfoFlags {
   std::string device = "auto";
   std::string plugin;
   std::string config_path;
+  bool json = false;
 };
 
 // Which plugin serves each op this model issues on the chosen device (or the CPU backend): the
@@ -104,13 +107,14 @@ std::string vocab_size(const GgufFile& f, const std::string& arch) {
 
 // GGUF has no standard "written by" field, so report the provenance keys that converters and
 // quantizers do write, and say plainly what they imply.
+const char* const kProvenanceKeys[] = {"general.name", "general.organization", "general.basename",
+                                       "general.finetune", "general.size_label", "general.version",
+                                       "general.author", "general.quantized_by", "general.url",
+                                       "general.repo_url", "general.source.url",
+                                       "general.source.huggingface.repository", "general.license"};
+
 void print_provenance(const GgufFile& f, std::ostream& out) {
-  static const char* kKeys[] = {"general.name", "general.organization", "general.basename",
-                                "general.finetune", "general.size_label", "general.version",
-                                "general.author", "general.quantized_by", "general.url",
-                                "general.repo_url", "general.source.url",
-                                "general.source.huggingface.repository", "general.license"};
-  for (const char* key : kKeys) {
+  for (const char* key : kProvenanceKeys) {
     if (const GgufValue* v = f.find(key)) {
       out << "  " << key << " = " << v->to_display_string() << "\n";
     }
@@ -199,7 +203,101 @@ void print_metadata(const GgufFile& f, bool all, std::ostream& out) {
   }
 }
 
+// The op-binding section of --json: the backend and each op's plugin, or why there is none.
+nlohmann::json op_bindings_json(const GgufFile& model, const InfoFlags& flags, int* exit_code) {
+  EngineOptions options;
+  options.device = flags.device;
+  options.plugin = flags.plugin;
+  options.config_path = flags.config_path;
+  auto backend = create_backend(options);
+  if (!backend.ok()) {
+    *exit_code = 10 + static_cast<int>(backend.status().stage());
+    return {{"backend", nullptr}, {"error", backend.status().to_string()}, {"ops", nlohmann::json::array()}};
+  }
+  auto lines = op_bindings(model, *backend.value());
+  nlohmann::json ops = nlohmann::json::array();
+  if (lines.ok()) {
+    for (const auto& line : lines.value()) ops.push_back({{"op", line.op}, {"plugin", line.plugin}, {"fused", line.fused}});
+  }
+  return {{"backend", backend.value()->description()},
+          {"error", lines.ok() ? nlohmann::json(nullptr) : nlohmann::json(lines.status().message())},
+          {"ops", ops}};
+}
+
+nlohmann::json hparams_json(const GgufFile& f) {
+  auto hp = read_llama_hparams(f);
+  if (!hp.ok()) return {{"error", hp.status().message()}};
+  // The vocabulary size is token_embd's row count (the loader reads it there too).
+  const GgufTensorInfo* embd = f.find_tensor("token_embd.weight");
+  const int64_t n_vocab = embd != nullptr ? embd->ne[1] : hp->n_vocab;
+  return {{"error", nullptr},          {"arch", hp->arch},
+          {"n_vocab", n_vocab},        {"n_ctx_train", hp->n_ctx_train},
+          {"n_embd", hp->n_embd},      {"n_layer", hp->n_layer},
+          {"n_ff", hp->n_ff},          {"n_head", hp->n_head},
+          {"n_head_kv", hp->n_head_kv}, {"head_dim", hp->head_dim},
+          {"n_rot", hp->n_rot},        {"rope_mode", hp->rope_mode == 2 ? "neox" : "normal"},
+          {"rope_freq_base", hp->rope_freq_base}, {"rope_freq_scale", hp->rope_freq_scale},
+          {"rms_eps", hp->rms_eps},    {"attn_scale", hp->attn_scale},
+          {"qk_norm", hp->qk_norm},    {"post_norms", hp->post_norms},
+          {"qkv_bias", hp->qkv_bias},  {"gate_up_joined", hp->gate_up_joined},
+          {"tied_output", hp->tied_output},
+          {"ffn", hp->ffn_act == FfnActivation::GeluTanh ? "geglu" : "swiglu"},
+          {"sliding_window", hp->n_swa}};
+}
+
+int info_json(const InfoFlags& flags) {
+  auto opened = GgufFile::open(flags.model);
+  if (!opened.ok()) {
+    print_json({{"ok", false}, {"exit_code", 1}, {"error", opened.status().to_string()}});
+    std::cerr << "clport info: " << opened.status().to_string() << "\n";
+    return 1;
+  }
+  const GgufFile& f = *opened.value();
+  auto arch = f.get_string("general.architecture");
+  nlohmann::json provenance = nlohmann::json::object();
+  for (const char* key : kProvenanceKeys) {
+    if (const GgufValue* v = f.find(key)) provenance[key] = v->to_display_string();
+  }
+  nlohmann::json file_type = nullptr;
+  if (auto ft = f.get_u32("general.file_type"); ft.ok()) file_type = {{"id", ft.value()}, {"name", file_type_name(ft.value())}};
+  std::map<std::string, std::pair<int, uint64_t>> counted;  // dtype -> (tensors, bytes)
+  nlohmann::json list = nlohmann::json::array();
+  uint64_t params = 0, bytes = 0;
+  for (const auto& t : f.tensors()) {
+    auto& slot = counted[std::string(dtype_name(t.dtype))];
+    slot.first++;
+    slot.second += t.bytes;
+    params += static_cast<uint64_t>(t.n_elements());
+    bytes += t.bytes;
+    if (flags.list_tensors) {
+      list.push_back({{"name", t.name}, {"dtype", dtype_name(t.dtype)},
+                      {"shape", std::vector<int64_t>(t.ne.begin(), t.ne.begin() + t.n_dims)}, {"bytes", t.bytes}});
+    }
+  }
+  nlohmann::json by_type = nlohmann::json::object();
+  for (const auto& [name, cb] : counted) by_type[name] = {{"count", cb.first}, {"bytes", cb.second}};
+  nlohmann::json metadata = nlohmann::json::object();
+  for (const auto& kv : f.metadata()) metadata[kv.key] = kv.value.to_display_string(flags.all_metadata ? 64 : 8);
+  int exit_code = 0;
+  nlohmann::json bindings = op_bindings_json(f, flags, &exit_code);
+  nlohmann::json tensors = {{"count", f.tensors().size()}, {"parameters", params}, {"bytes", bytes}, {"by_type", by_type}};
+  if (flags.list_tensors) tensors["list"] = list;
+  print_json({{"ok", exit_code == 0},
+              {"exit_code", exit_code},
+              {"file", {{"path", flags.model}, {"bytes", f.file_size()}, {"gguf_version", f.version()},
+                        {"alignment", f.alignment()}}},
+              {"architecture", arch.ok() ? nlohmann::json(arch.value()) : nlohmann::json(nullptr)},
+              {"provenance", provenance},
+              {"file_type", file_type},
+              {"hyper_parameters", hparams_json(f)},
+              {"tensors", tensors},
+              {"metadata", metadata},
+              {"op_bindings", bindings}});
+  return exit_code;
+}
+
 int info(const InfoFlags& flags) {
+  if (flags.json) return info_json(flags);
   auto opened = GgufFile::open(flags.model);
   if (!opened.ok()) {
     std::cerr << "clport info: " << opened.status().to_string() << "\n";
@@ -234,6 +332,7 @@ const RegisterCommand kRegisterInfo{
            ->transform(device_choice());
        app.add_option("--plugin", flags->plugin, "force this plugin in the op-binding report");
        app.add_option("--config", flags->config_path, "policy YAML for the op-binding report");
+       app.add_flag("--json", flags->json, "print one JSON document (README: JSON output)");
        return [flags]() { return info(*flags); };
      }}};
 

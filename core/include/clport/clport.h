@@ -20,7 +20,8 @@
  *     a failed create or load);
  *   - clport_runtime_error(), clport_model_error(), clport_context_error(): the most recent call
  *     on that handle ("" after success), for code that reads the message elsewhere.
- * Either string stays valid until the next clport call on that thread / that handle. A NULL
+ * Either string stays valid until the next clport call on that thread / that handle (read a
+ * handle's message while no other thread is calling on that handle). A NULL
  * handle, a NULL required pointer or a value out of range is CLPORT_ERR_INVALID_ARGUMENT with a
  * message naming the argument. No C++ exception, assertion or abort crosses this interface:
  * everything, out of memory included (CLPORT_ERR_OUT_OF_MEMORY), becomes a status.

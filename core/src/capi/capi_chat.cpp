@@ -26,11 +26,11 @@ clport_status clport_chat_apply(clport_model* model, const char* template_name,
   if (out_text != nullptr) *out_text = nullptr;
   if (out_length != nullptr) *out_length = 0;
   if (model == nullptr) return clport::capi::null_argument(fn, "model");
-  if (out_text == nullptr) return invalid(&model->error, std::string(fn) + ": out_text is NULL");
-  if (messages == nullptr && n_messages > 0) {
-    return invalid(&model->error, std::string(fn) + ": messages is NULL but n_messages is " + std::to_string(n_messages));
-  }
-  return guarded(&model->error, fn, [&] {
+  return clport::capi::locked(model->state->mutex, &model->error, fn, [&] {
+    if (out_text == nullptr) return invalid(&model->error, std::string(fn) + ": out_text is NULL");
+    if (messages == nullptr && n_messages > 0) {
+      return invalid(&model->error, std::string(fn) + ": messages is NULL but n_messages is " + std::to_string(n_messages));
+    }
     std::vector<clport::ChatMessage> conversation;
     for (size_t i = 0; i < n_messages; ++i) {
       if (messages[i].role == nullptr || messages[i].content == nullptr) {
@@ -39,7 +39,6 @@ clport_status clport_chat_apply(clport_model* model, const char* template_name,
       }
       conversation.push_back({messages[i].role, messages[i].content});
     }
-    std::lock_guard<std::recursive_mutex> lock(model->state->mutex);
     clport::Engine& engine = *model->state->engine;
     auto family = capi_chat_family(engine, template_name);
     if (!family.ok()) return clport::capi::from_status(&model->error, family.status());
@@ -59,11 +58,10 @@ clport_status clport_chat_stop_tokens(clport_model* model, const char* template_
   if (out_tokens != nullptr) *out_tokens = nullptr;
   if (out_count != nullptr) *out_count = 0;
   if (model == nullptr) return clport::capi::null_argument(fn, "model");
-  if (out_tokens == nullptr || out_count == nullptr) {
-    return invalid(&model->error, std::string(fn) + ": " + (out_tokens == nullptr ? "out_tokens" : "out_count") + " is NULL");
-  }
-  return guarded(&model->error, fn, [&] {
-    std::lock_guard<std::recursive_mutex> lock(model->state->mutex);
+  return clport::capi::locked(model->state->mutex, &model->error, fn, [&] {
+    if (out_tokens == nullptr || out_count == nullptr) {
+      return invalid(&model->error, std::string(fn) + ": " + (out_tokens == nullptr ? "out_tokens" : "out_count") + " is NULL");
+    }
     clport::Engine& engine = *model->state->engine;
     auto family = capi_chat_family(engine, template_name);
     if (!family.ok()) return clport::capi::from_status(&model->error, family.status());

@@ -64,7 +64,7 @@ clport_status clport_context_create(clport_model* model, const clport_context_pa
   if (out_context == nullptr) return clport::capi::null_argument(fn, "out_context");
   *out_context = nullptr;
   if (model == nullptr) return clport::capi::null_argument(fn, "model");
-  return guarded(&model->error, fn, [&] {
+  return clport::capi::locked(model->state->mutex, &model->error, fn, [&] {
     clport_context_params p;
     clport_context_params_init(&p);
     clport_status st = CLPORT_OK;
@@ -93,11 +93,10 @@ const char* clport_context_error(const clport_context* context) {
 clport_status clport_context_set_stop_tokens(clport_context* context, const int32_t* tokens, size_t count) {
   static const char* fn = "clport_context_set_stop_tokens";
   if (context == nullptr) return clport::capi::null_argument(fn, "context");
-  if (tokens == nullptr && count > 0) {
-    return invalid(&context->error, std::string(fn) + ": tokens is NULL but count is " + std::to_string(count));
-  }
-  return guarded(&context->error, fn, [&] {
-    std::lock_guard<std::recursive_mutex> lock(context->state->mutex);
+  return clport::capi::locked(context->state->mutex, &context->error, fn, [&] {
+    if (tokens == nullptr && count > 0) {
+      return invalid(&context->error, std::string(fn) + ": tokens is NULL but count is " + std::to_string(count));
+    }
     const int32_t n_vocab = context->state->engine->tokenizer().n_vocab();
     for (size_t i = 0; i < count; ++i) {
       if (tokens[i] < 0 || tokens[i] >= n_vocab) {
@@ -116,17 +115,16 @@ clport_status clport_generate(clport_context* context, const int32_t* prompt, si
   static const char* fn = "clport_generate";
   capi_fill_stats(stats, {}, 0, CLPORT_STOP_LENGTH);
   if (context == nullptr) return clport::capi::null_argument(fn, "context");
-  if (prompt == nullptr || n_prompt == 0) {
-    return invalid(&context->error, std::string(fn) + ": the prompt is " + (prompt == nullptr ? "NULL" : "empty") +
-                                        "; it needs at least one token");
-  }
-  if (n_predict < 0 || n_predict > kCapiMaxTokens) {
-    return invalid(&context->error, std::string(fn) + ": n_predict " + std::to_string(n_predict) +
-                                        " is out of range 0 to 1048576");
-  }
-  return guarded(&context->error, fn, [&] {
+  return clport::capi::locked(context->state->mutex, &context->error, fn, [&] {
+    if (prompt == nullptr || n_prompt == 0) {
+      return invalid(&context->error, std::string(fn) + ": the prompt is " + (prompt == nullptr ? "NULL" : "empty") +
+                                          "; it needs at least one token");
+    }
+    if (n_predict < 0 || n_predict > kCapiMaxTokens) {
+      return invalid(&context->error, std::string(fn) + ": n_predict " + std::to_string(n_predict) +
+                                          " is out of range 0 to 1048576");
+    }
     clport::capi::ModelState& state = *context->state;
-    std::lock_guard<std::recursive_mutex> lock(state.mutex);
     if (state.generating) {
       return invalid(&context->error, std::string(fn) + ": a generation is already running on this model "
                                                         "(clport_generate called from a token callback?)");

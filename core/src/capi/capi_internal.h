@@ -76,6 +76,16 @@ clport_status guarded(std::string* handle_error, const char* function, Body&& bo
   }
 }
 
+// guarded() with `mutex` held: a handle's message is only written under the handle's lock (and an
+// exception from taking the lock is caught outside it).
+template <typename Mutex, typename Body>
+clport_status locked(Mutex& mutex, std::string* handle_error, const char* function, Body&& body) noexcept {
+  return guarded(nullptr, function, [&] {
+    std::lock_guard<Mutex> lock(mutex);
+    return guarded(handle_error, function, body);
+  });
+}
+
 // The readable prefix of an options struct: a caller built against an older header passes a
 // smaller struct_size, and the fields it does not have keep their defaults.
 template <typename Struct>

@@ -29,8 +29,8 @@ clport_status clport_model_load(clport_runtime* runtime, const clport_model_opti
   if (out_model == nullptr) return clport::capi::null_argument(fn, "out_model");
   *out_model = nullptr;
   if (runtime == nullptr) return clport::capi::null_argument(fn, "runtime");
-  if (options == nullptr) return clport::capi::null_argument(fn, "options");
-  return guarded(&runtime->error, fn, [&] {
+  return clport::capi::locked(runtime->mutex, &runtime->error, fn, [&] {
+    if (options == nullptr) return invalid(&runtime->error, std::string(fn) + ": options is NULL");
     clport_model_options o;
     clport_model_options_init(&o);
     clport_status st = CLPORT_OK;
@@ -43,11 +43,7 @@ clport_status clport_model_load(clport_runtime* runtime, const clport_model_opti
                                           " is out of range 0 to " + std::to_string(kCapiMaxContext) +
                                           " (0 = the model's own context length)");
     }
-    clport::EngineOptions e;
-    {
-      std::lock_guard<std::mutex> lock(runtime->mutex);
-      e = runtime->engine;
-    }
+    clport::EngineOptions e = runtime->engine;
     e.model_path = o.path;
     e.llama.n_ctx = o.n_ctx;
     e.llama.fusion = o.no_fusion == 0;
@@ -74,14 +70,13 @@ const char* clport_model_error(const clport_model* model) { return model == null
 clport_status clport_model_get_info(clport_model* model, clport_model_info* out_info) {
   static const char* fn = "clport_model_get_info";
   if (model == nullptr) return clport::capi::null_argument(fn, "model");
-  if (out_info == nullptr) return invalid(&model->error, std::string(fn) + ": out_info is NULL");
-  return guarded(&model->error, fn, [&] {
+  return clport::capi::locked(model->state->mutex, &model->error, fn, [&] {
+    if (out_info == nullptr) return invalid(&model->error, std::string(fn) + ": out_info is NULL");
     if (out_info->struct_size < sizeof(size_t)) {
       return invalid(&model->error, std::string(fn) + ": out_info->struct_size is " +
                                         std::to_string(out_info->struct_size) +
                                         "; set it to sizeof(clport_model_info)");
     }
-    std::lock_guard<std::recursive_mutex> lock(model->state->mutex);
     clport::Engine& engine = *model->state->engine;
     const clport::LlamaHParams& hp = engine.model().hparams();
     const clport::Tokenizer& tok = engine.tokenizer();
@@ -109,10 +104,9 @@ clport_status clport_model_report_json(clport_model* model, char** out_json, siz
   if (out_json != nullptr) *out_json = nullptr;
   if (out_length != nullptr) *out_length = 0;
   if (model == nullptr) return clport::capi::null_argument(fn, "model");
-  if (out_json == nullptr) return invalid(&model->error, std::string(fn) + ": out_json is NULL");
-  return guarded(&model->error, fn, [&] {
+  return clport::capi::locked(model->state->mutex, &model->error, fn, [&] {
+    if (out_json == nullptr) return invalid(&model->error, std::string(fn) + ": out_json is NULL");
     using nlohmann::json;
-    std::lock_guard<std::recursive_mutex> lock(model->state->mutex);
     clport::Engine& engine = *model->state->engine;
     const clport::LlamaHParams& hp = engine.model().hparams();
     auto lines = clport::op_bindings(engine.file(), engine.backend());

@@ -80,9 +80,8 @@ clport_status clport_runtime_report_json(clport_runtime* runtime, char** out_jso
   if (out_json != nullptr) *out_json = nullptr;
   if (out_length != nullptr) *out_length = 0;
   if (runtime == nullptr) return clport::capi::null_argument(fn, "runtime");
-  if (out_json == nullptr) return clport::capi::invalid(&runtime->error, std::string(fn) + ": out_json is NULL");
-  return guarded(&runtime->error, fn, [&] {
-    std::lock_guard<std::mutex> lock(runtime->mutex);
+  return clport::capi::locked(runtime->mutex, &runtime->error, fn, [&] {
+    if (out_json == nullptr) return clport::capi::invalid(&runtime->error, std::string(fn) + ": out_json is NULL");
     auto policy = clport::engine_policy(runtime->engine);
     if (!policy.ok()) return clport::capi::from_status(&runtime->error, policy.status());
     clport::DevicesReportOptions options;

@@ -14,19 +14,18 @@ clport_status clport_tokenize(clport_model* model, const char* text, size_t text
   if (out_tokens != nullptr) *out_tokens = nullptr;
   if (out_count != nullptr) *out_count = 0;
   if (model == nullptr) return clport::capi::null_argument(fn, "model");
-  if (out_tokens == nullptr || out_count == nullptr) {
-    return invalid(&model->error, std::string(fn) + ": " + (out_tokens == nullptr ? "out_tokens" : "out_count") + " is NULL");
-  }
-  if (text == nullptr && text_length > 0) {
-    return invalid(&model->error, std::string(fn) + ": text is NULL but text_length is " + std::to_string(text_length));
-  }
-  const uint32_t known = CLPORT_TOKENIZE_ADD_BOS | CLPORT_TOKENIZE_PARSE_SPECIAL;
-  if ((flags & ~known) != 0) {
-    return invalid(&model->error, std::string(fn) + ": unknown flag bits " + std::to_string(flags & ~known) +
-                                      " (CLPORT_TOKENIZE_ADD_BOS = 1, CLPORT_TOKENIZE_PARSE_SPECIAL = 2)");
-  }
-  return guarded(&model->error, fn, [&] {
-    std::lock_guard<std::recursive_mutex> lock(model->state->mutex);
+  return clport::capi::locked(model->state->mutex, &model->error, fn, [&] {
+    if (out_tokens == nullptr || out_count == nullptr) {
+      return invalid(&model->error, std::string(fn) + ": " + (out_tokens == nullptr ? "out_tokens" : "out_count") + " is NULL");
+    }
+    if (text == nullptr && text_length > 0) {
+      return invalid(&model->error, std::string(fn) + ": text is NULL but text_length is " + std::to_string(text_length));
+    }
+    const uint32_t known = CLPORT_TOKENIZE_ADD_BOS | CLPORT_TOKENIZE_PARSE_SPECIAL;
+    if ((flags & ~known) != 0) {
+      return invalid(&model->error, std::string(fn) + ": unknown flag bits " + std::to_string(flags & ~known) +
+                                        " (CLPORT_TOKENIZE_ADD_BOS = 1, CLPORT_TOKENIZE_PARSE_SPECIAL = 2)");
+    }
     const clport::Tokenizer& tok = model->state->engine->tokenizer();
     auto ids = tok.encode(std::string_view(text == nullptr ? "" : text, text_length),
                           (flags & CLPORT_TOKENIZE_ADD_BOS) != 0, (flags & CLPORT_TOKENIZE_PARSE_SPECIAL) != 0);
@@ -45,15 +44,14 @@ clport_status clport_detokenize(clport_model* model, const int32_t* tokens, size
   if (out_text != nullptr) *out_text = nullptr;
   if (out_length != nullptr) *out_length = 0;
   if (model == nullptr) return clport::capi::null_argument(fn, "model");
-  if (out_text == nullptr) return invalid(&model->error, std::string(fn) + ": out_text is NULL");
-  if (tokens == nullptr && count > 0) {
-    return invalid(&model->error, std::string(fn) + ": tokens is NULL but count is " + std::to_string(count));
-  }
-  if ((flags & ~static_cast<uint32_t>(CLPORT_DETOKENIZE_RENDER_SPECIAL)) != 0) {
-    return invalid(&model->error, std::string(fn) + ": unknown flags (CLPORT_DETOKENIZE_RENDER_SPECIAL = 1 is the only one)");
-  }
-  return guarded(&model->error, fn, [&] {
-    std::lock_guard<std::recursive_mutex> lock(model->state->mutex);
+  return clport::capi::locked(model->state->mutex, &model->error, fn, [&] {
+    if (out_text == nullptr) return invalid(&model->error, std::string(fn) + ": out_text is NULL");
+    if (tokens == nullptr && count > 0) {
+      return invalid(&model->error, std::string(fn) + ": tokens is NULL but count is " + std::to_string(count));
+    }
+    if ((flags & ~static_cast<uint32_t>(CLPORT_DETOKENIZE_RENDER_SPECIAL)) != 0) {
+      return invalid(&model->error, std::string(fn) + ": unknown flags (CLPORT_DETOKENIZE_RENDER_SPECIAL = 1 is the only one)");
+    }
     const clport::Tokenizer& tok = model->state->engine->tokenizer();
     for (size_t i = 0; i < count; ++i) {
       if (tokens[i] < 0 || tokens[i] >= tok.n_vocab()) {

@@ -2,8 +2,9 @@
 #   cc -std=c11 -Wall -Wextra -Werror capi_example.c $(pkg-config --cflags --libs clport)
 # with PKG_CONFIG_PATH pointing into that prefix (only a C compiler: no C++ flag or library
 # named on the line), and the program run on the model. Inputs: -DBUILD_DIR -DPREFIX -DCC
-# -DSOURCE -DMODEL -DMALFORMED [-DEXTRA_CFLAGS] (the sanitizer build passes -fsanitize=..., so
-# that the program loads the sanitizer runtime before the instrumented libclport needs it).
+# -DSOURCE -DMODEL -DMALFORMED, optionally -DREADME_EXAMPLE (built, not run) and -DEXTRA_CFLAGS
+# (the sanitizer build passes -fsanitize=..., so that the program loads the sanitizer runtime
+# before the instrumented libclport needs it).
 foreach(var BUILD_DIR PREFIX CC SOURCE MODEL MALFORMED)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "install_test.cmake: -D${var}= is required")
@@ -36,6 +37,15 @@ execute_process(COMMAND ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${pc_dir} sh -c 
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "compiling against the installed package failed (${rc}):\n${out}\n${err}")
+endif()
+# The README's example, as C99: it must build against the installed package too.
+if(DEFINED README_EXAMPLE)
+  set(line "${CC} -std=c99 -Wall -Wextra -Werror -Wpedantic ${EXTRA_CFLAGS} ${README_EXAMPLE} -o ${PREFIX}/readme_example $(pkg-config --cflags --libs clport)")
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${pc_dir} sh -c "${line}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "the README example does not build against the installed package (${rc}):\n${out}\n${err}")
+  endif()
 endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${pc_dir} pkg-config --cflags --libs clport
                 OUTPUT_VARIABLE flags OUTPUT_STRIP_TRAILING_WHITESPACE)
