@@ -33,6 +33,14 @@ void test_model_load_errors(void) {
   CHECK_STATUS(clport_model_load(runtime, &options, &model), CLPORT_ERR_INVALID_ARGUMENT, "struct_size is 3");
   CHECK(model == NULL);
   clport_runtime_free(runtime);
+  /* A device index the machine does not have: no fallback to the CPU for a named device. */
+  clport_runtime_options ro;
+  clport_runtime_options_init(&ro);
+  ro.device = "1023";
+  REQUIRE(clport_runtime_create(&ro, &runtime) == CLPORT_OK);
+  options.struct_size = sizeof options;
+  CHECK_STATUS(clport_model_load(runtime, &options, &model), CLPORT_ERR_INVALID_ARGUMENT, "device 1023 does not exist");
+  clport_runtime_free(runtime);
 }
 
 void test_model_info_and_report(void) {
