@@ -301,7 +301,8 @@ typedef struct clport_generation_stats {
  * end-of-generation or stop token (not delivered) or when the callback returns CLPORT_STOP; both
  * are CLPORT_OK. A context too small for the prompt and all but the last of the n_predict tokens
  * is CLPORT_ERR_INVALID_ARGUMENT saying how many fit (the tokens generated until then have been
- * delivered). stats (optional) is filled in on success and on failure. */
+ * delivered). stats (optional) is filled in on success and on failure (stop_reason means
+ * something on success only). */
 CLPORT_API clport_status clport_generate(clport_context* context, const int32_t* prompt, size_t n_prompt,
                                          int32_t n_predict, clport_token_callback callback,
                                          void* user_data, clport_generation_stats* stats);
