@@ -16,3 +16,10 @@ install(FILES ${PROJECT_BINARY_DIR}/clportConfig.cmake ${PROJECT_BINARY_DIR}/clp
         DESTINATION ${CLPORT_CMAKE_INSTALL_DIR} COMPONENT core)
 # Imported as clport::plugin_sdk (the in-tree alias has the same name).
 set_target_properties(clport_plugin_sdk PROPERTIES EXPORT_NAME plugin_sdk)
+
+# pkg-config (clport.pc) next to the CMake package: `cc app.c $(pkg-config --cflags --libs clport)`.
+# libclport is a shared library that records its own dependencies, so -lclport is the whole link.
+file(RELATIVE_PATH CLPORT_PC_PREFIX_FROM_PCDIR "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
+string(REGEX REPLACE "/$" "" CLPORT_PC_PREFIX_FROM_PCDIR "${CLPORT_PC_PREFIX_FROM_PCDIR}")
+configure_file(${PROJECT_SOURCE_DIR}/cmake/clport.pc.in ${PROJECT_BINARY_DIR}/clport.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/clport.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT core)

@@ -4,7 +4,8 @@
 // stages in order: load the library, find platforms and devices, pick the device `run` would
 // pick, apply the policy's deny rules, create a context and a queue, and build, run and compare
 // one tiny kernel. Exit 0 and one line naming library, platform and device; otherwise 10 + the
-// failing stage (clport/status.h, table in the README) and the reason on stderr.
+// failing stage (clport/status.h, table in the README) and the reason on stderr. --json prints
+// one document instead (README, "JSON output"), with the same exit code.
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -15,6 +16,7 @@
 #include "clport/device_smoke_test.h"
 #include "clport/policy.h"
 #include "command_registry.h"
+#include "json_output.h"
 #include "option_ranges.h"
 
 namespace clport::cli {
@@ -24,11 +26,23 @@ struct CheckArgs {
   std::string library;
   std::string config;
   std::string device = "auto";
+  bool json = false;
 };
 
-int fail(const Status& status) {
+// What the stages found so far, for --json (null until the stage that knows it passed).
+struct CheckFound {
+  nlohmann::json library, platform, device;
+};
+
+int check_failed(const Status& status, const CheckArgs& args, const CheckFound& found) {
   std::cerr << "clport check: " << status.to_string() << "\n";
-  return 10 + static_cast<int>(status.stage());
+  const int code = 10 + static_cast<int>(status.stage());
+  if (args.json) {
+    print_json({{"ok", false}, {"exit_code", code}, {"stage", stage_name(status.stage())},
+                {"stage_number", static_cast<int>(status.stage())}, {"message", status.message()},
+                {"library", found.library}, {"platform", found.platform}, {"device", found.device}});
+  }
+  return code;
 }
 
 const char* kind_phrase(LibraryKind kind) {
@@ -41,6 +55,8 @@ const char* kind_phrase(LibraryKind kind) {
 }
 
 int run_check(const CheckArgs& args) {
+  CheckFound found;
+  auto fail = [&](const Status& status) { return check_failed(status, args, found); };
   auto policy = Policy::load(args.config);  // "" = CLPORT_CONFIG when set, as for `run`
   if (!policy.ok()) return fail(policy.status());
   // --library wins; then the policy's `opencl_library:`, which `run` would use; the loader reads
@@ -62,6 +78,10 @@ int run_check(const CheckArgs& args) {
   }
   const AvailableDevice& chosen = inventory.devices[static_cast<size_t>(index)];
   const DeviceInfo& device = chosen.info;
+  found.library = {{"path", chosen.library->path()}, {"kind", kind_phrase(chosen.library->kind())}};
+  found.platform = {{"name", device.platform_name}, {"version", device.platform_version}};
+  found.device = {{"index", index}, {"name", device.name}, {"family", device.klass.family},
+                  {"generation", device.klass.generation}, {"driver_version", device.driver_version}};
   const DevicePolicy device_policy = policy->evaluate(device);
   if (device_policy.device_denied) {
     return fail(Status(Stage::DeviceUnusable, "device '" + device.name +
@@ -75,6 +95,12 @@ int run_check(const CheckArgs& args) {
   Status computes = run_device_smoke_test(*context.value());
   if (!computes.ok()) return fail(computes);
 
+  if (args.json) {
+    print_json({{"ok", true}, {"exit_code", 0}, {"stage", stage_name(Stage::Ok)}, {"stage_number", 0},
+                {"message", "test kernel built, ran and matched"}, {"library", found.library},
+                {"platform", found.platform}, {"device", found.device}});
+    return 0;
+  }
   std::cout << "OpenCL usable: library " << chosen.library->path() << " ("
             << kind_phrase(chosen.library->kind()) << "), platform '" << device.platform_name
             << "' (" << device.platform_version << "), device '" << device.name << "' ("
@@ -95,6 +121,7 @@ const RegisterCommand kRegisterCheck{
        sub.add_option("--device", args->device,
                       "auto (the device `clport run` picks) or a device index from `clport devices`")
            ->transform(device_choice(/*allow_cpu=*/false));
+       sub.add_flag("--json", args->json, "print one JSON document (README: JSON output)");
        return [args]() { return run_check(*args); };
      }}};
 

@@ -1,5 +1,6 @@
 // `clport info MODEL`: what a GGUF file holds — architecture and sizes, tensor types, every
-// metadata key, where the file came from — and which plugin would serve each op.
+// metadata key, where the file came from — and which plugin would serve each op. --json prints
+// the same as one document (README, "JSON output").
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -10,8 +11,10 @@
 #include "clport/engine.h"
 #include "clport/gguf.h"
 #include "clport/llama_model.h"
+#include "clport/report.h"
 #include "command_registry.h"
 #include "info_hparams.h"
+#include "json_output.h"
 #include "option_ranges.h"
 
 namespace clport::cli {
@@ -25,25 +28,11 @@ struct InfoFlags {
   std::string device = "auto";
   std::string plugin;
   std::string config_path;
+  bool json = false;
 };
 
-// ==== LEAD HOOK: op bindings =================================================================
-// Prints, for the ops this model needs, which plugin serves each one on the chosen device (or
-// the CPU backend). To be filled in by the lead with the plugin manager's binding; it is the
-// only place in this file that needs the runtime. Return a non-zero exit code to fail `info`.
-// One op as the LLaMA graph issues it (shapes of one decode step / one 8-token batch).
-clport_tensor abi_tensor(DType dtype, std::array<int64_t, 4> ne) {
-  clport_tensor t{};
-  t.dtype = static_cast<int32_t>(dtype);
-  t.n_dims = 4;
-  const auto nb = contiguous_strides(dtype, ne);
-  for (int i = 0; i < 4; ++i) {
-    t.ne[i] = ne[i];
-    t.nb[i] = nb[i];
-  }
-  return t;
-}
-
+// Which plugin serves each op this model issues on the chosen device (or the CPU backend): the
+// core's op_bindings(), as the C API's model report has it too.
 int print_op_bindings(const GgufFile& model, const InfoFlags& flags, std::ostream& out) {
   auto hp = read_llama_hparams(model);
   if (!hp.ok()) {
@@ -61,90 +50,23 @@ int print_op_bindings(const GgufFile& model, const InfoFlags& flags, std::ostrea
   }
   const Backend& be = *backend.value();
   out << "op bindings:  on " << be.description() << "\n";
-  const int64_t E = hp->n_embd, HD = hp->head_dim;
-  // Every weight dtype in the file, on the GEMV (decode) and GEMM (prompt) paths.
-  std::map<DType, int64_t> weight_types;
-  for (const auto& t : model.tensors()) {
-    if (t.n_dims == 2) weight_types[t.dtype] = t.ne[0];
+  auto lines = op_bindings(model, be);
+  if (!lines.ok()) {
+    out << "  " << lines.status().to_string() << "\n";
+    return 10 + static_cast<int>(lines.status().stage());
   }
-  auto show = [&](const std::string& label, clport_op_kind kind, std::vector<clport_tensor> src,
-                  clport_tensor dst, int32_t i0 = 0) {
-    clport_op op{};
-    op.struct_size = sizeof(op);
-    op.kind = kind;
-    op.n_src = static_cast<int32_t>(src.size());
-    for (size_t i = 0; i < src.size(); ++i) op.src[i] = &src[i];
-    op.dst = &dst;
-    op.iparams[0] = i0;
-    op.iparams[2] = static_cast<int32_t>(hp->n_rot);
-    op.fparams[0] = 10000.0f;
-    op.fparams[1] = 1.0f;
-    out << "  " << label << std::string(label.size() < 28 ? 28 - label.size() : 1, ' ')
-        << be.plugin_for(op) << "\n";
-  };
-  auto show_fused = [&](const std::string& label, clport_op_kind kind, std::vector<clport_tensor> src,
-                        clport_tensor dst, float eps) {
-    clport_op op{};
-    op.struct_size = sizeof(op);
-    op.kind = kind;
-    op.n_src = static_cast<int32_t>(src.size());
-    for (size_t i = 0; i < src.size(); ++i) op.src[i] = &src[i];
-    op.dst = &dst;
-    op.fparams[0] = eps;
-    out << "  " << label << std::string(label.size() < 34 ? 34 - label.size() : 1, ' ') << be.plugin_for(op)
-        << "\n";
-  };
-  for (const auto& [dtype, k] : weight_types) {
-    const std::string name(dtype_name(dtype));
-    for (int64_t m : {int64_t{1}, int64_t{8}}) {
-      show("MUL_MAT " + name + (m == 1 ? " gemv" : " gemm"), CLPORT_OP_MUL_MAT,
-           {abi_tensor(dtype, {k, 64, 1, 1}), abi_tensor(DType::F32, {k, m, 1, 1})},
-           abi_tensor(DType::F32, {64, m, 1, 1}));
+  bool fused_header = false;
+  for (const OpBindingLine& line : lines.value()) {
+    if (line.fused && !fused_header) {
+      out << "fused patterns (decode step; the plan takes one where the mat-mul's plugin claims it):\n";
+      fused_header = true;
     }
+    const size_t width = line.fused && line.op.rfind("ROPE", 0) != 0 ? 34 : 28;
+    out << "  " << line.op << std::string(line.op.size() < width ? width - line.op.size() : 1, ' ')
+        << line.plugin << "\n";
   }
-  if (const auto* embd = model.find_tensor("token_embd.weight")) {
-    show("GET_ROWS " + std::string(dtype_name(embd->dtype)), CLPORT_OP_GET_ROWS,
-         {abi_tensor(embd->dtype, {E, 16, 1, 1}), abi_tensor(DType::I32, {8, 1, 1, 1})},
-         abi_tensor(DType::F32, {E, 8, 1, 1}));
-  }
-  show("RMS_NORM", CLPORT_OP_RMS_NORM,
-       {abi_tensor(DType::F32, {E, 8, 1, 1}), abi_tensor(DType::F32, {E, 1, 1, 1})},
-       abi_tensor(DType::F32, {E, 8, 1, 1}));
-  show(hp->rope_mode == 2 ? "ROPE neox" : "ROPE normal", CLPORT_OP_ROPE,
-       {abi_tensor(DType::F32, {HD, hp->n_head, 8, 1})}, abi_tensor(DType::F32, {HD, hp->n_head, 8, 1}),
-       hp->rope_mode);
-  show("COPY f32->f16 (KV store)", CLPORT_OP_COPY, {abi_tensor(DType::F32, {HD, hp->n_head_kv, 8, 1})},
-       abi_tensor(DType::F16, {HD, hp->n_head_kv, 8, 1}));
-  show("ATTENTION f16 KV", CLPORT_OP_ATTENTION,
-       {abi_tensor(DType::F32, {HD, hp->n_head, 8, 1}), abi_tensor(DType::F16, {HD, hp->n_head_kv, 64, 1}),
-        abi_tensor(DType::F16, {HD, hp->n_head_kv, 64, 1})},
-       abi_tensor(DType::F32, {HD, hp->n_head, 8, 1}));
-  const bool geglu = hp->ffn_act == FfnActivation::GeluTanh;
-  show(geglu ? "GEGLU" : "SWIGLU", geglu ? CLPORT_OP_GEGLU : CLPORT_OP_SWIGLU,
-       {abi_tensor(DType::F32, {hp->n_ff, 8, 1, 1}), abi_tensor(DType::F32, {hp->n_ff, 8, 1, 1})},
-       abi_tensor(DType::F32, {hp->n_ff, 8, 1, 1}));
-  show("ADD", CLPORT_OP_ADD, {abi_tensor(DType::F32, {E, 8, 1, 1}), abi_tensor(DType::F32, {E, 8, 1, 1})},
-       abi_tensor(DType::F32, {E, 8, 1, 1}));
-  // The fused patterns of a decode step ("cpu": not claimed, the plan runs the plain ops).
-  out << "fused patterns (decode step; the plan takes one where the mat-mul's plugin claims it):\n";
-  for (const auto& [dtype, k] : weight_types) {
-    const std::string name(dtype_name(dtype));
-    const clport_tensor w = abi_tensor(dtype, {k, 64, 1, 1}), x = abi_tensor(DType::F32, {k, 1, 1, 1});
-    const clport_tensor y = abi_tensor(DType::F32, {64, 1, 1, 1}), g = abi_tensor(DType::F32, {k, 1, 1, 1});
-    show_fused("RMS_NORM+MUL_MAT " + name, CLPORT_OP_RMS_NORM_MUL_MAT, {w, x, g}, y, hp->rms_eps);
-    show_fused("MUL_MAT+ADD " + name, CLPORT_OP_MUL_MAT_ADD, {w, x, y}, y, 0.0f);
-    show_fused("RMS_NORM+MUL_MAT+SWIGLU " + name, CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU, {w, x, g, w}, y, hp->rms_eps);
-  }
-  show("ROPE+KV_STORE f16 KV", CLPORT_OP_KV_STORE_ROPE,
-       {abi_tensor(DType::F32, {HD, hp->n_head_kv, 8, 1}), abi_tensor(DType::F32, {HD, hp->n_head_kv, 8, 1})},
-       abi_tensor(DType::F16, {HD, hp->n_head_kv, 64, 2}), hp->rope_mode);
-  show("ROPE+ATTENTION f16 KV", CLPORT_OP_ROPE_ATTENTION,
-       {abi_tensor(DType::F32, {HD, hp->n_head, 8, 1}), abi_tensor(DType::F16, {HD, hp->n_head_kv, 64, 1}),
-        abi_tensor(DType::F16, {HD, hp->n_head_kv, 64, 1})},
-       abi_tensor(DType::F32, {HD, hp->n_head, 8, 1}), hp->rope_mode);
   return 0;
 }
-// ==== END LEAD HOOK ===========================================================================
 
 std::string human_bytes(uint64_t bytes) {
   char buf[32];
@@ -185,13 +107,14 @@ std::string vocab_size(const GgufFile& f, const std::string& arch) {
 
 // GGUF has no standard "written by" field, so report the provenance keys that converters and
 // quantizers do write, and say plainly what they imply.
+const char* const kProvenanceKeys[] = {"general.name", "general.organization", "general.basename",
+                                       "general.finetune", "general.size_label", "general.version",
+                                       "general.author", "general.quantized_by", "general.url",
+                                       "general.repo_url", "general.source.url",
+                                       "general.source.huggingface.repository", "general.license"};
+
 void print_provenance(const GgufFile& f, std::ostream& out) {
-  static const char* kKeys[] = {"general.name", "general.organization", "general.basename",
-                                "general.finetune", "general.size_label", "general.version",
-                                "general.author", "general.quantized_by", "general.url",
-                                "general.repo_url", "general.source.url",
-                                "general.source.huggingface.repository", "general.license"};
-  for (const char* key : kKeys) {
+  for (const char* key : kProvenanceKeys) {
     if (const GgufValue* v = f.find(key)) {
       out << "  " << key << " = " << v->to_display_string() << "\n";
     }
@@ -280,7 +203,101 @@ void print_metadata(const GgufFile& f, bool all, std::ostream& out) {
   }
 }
 
+// The op-binding section of --json: the backend and each op's plugin, or why there is none.
+nlohmann::json op_bindings_json(const GgufFile& model, const InfoFlags& flags, int* exit_code) {
+  EngineOptions options;
+  options.device = flags.device;
+  options.plugin = flags.plugin;
+  options.config_path = flags.config_path;
+  auto backend = create_backend(options);
+  if (!backend.ok()) {
+    *exit_code = 10 + static_cast<int>(backend.status().stage());
+    return {{"backend", nullptr}, {"error", backend.status().to_string()}, {"ops", nlohmann::json::array()}};
+  }
+  auto lines = op_bindings(model, *backend.value());
+  nlohmann::json ops = nlohmann::json::array();
+  if (lines.ok()) {
+    for (const auto& line : lines.value()) ops.push_back({{"op", line.op}, {"plugin", line.plugin}, {"fused", line.fused}});
+  }
+  return {{"backend", backend.value()->description()},
+          {"error", lines.ok() ? nlohmann::json(nullptr) : nlohmann::json(lines.status().message())},
+          {"ops", ops}};
+}
+
+nlohmann::json hparams_json(const GgufFile& f) {
+  auto hp = read_llama_hparams(f);
+  if (!hp.ok()) return {{"error", hp.status().message()}};
+  // The vocabulary size is token_embd's row count (the loader reads it there too).
+  const GgufTensorInfo* embd = f.find_tensor("token_embd.weight");
+  const int64_t n_vocab = embd != nullptr ? embd->ne[1] : hp->n_vocab;
+  return {{"error", nullptr},          {"arch", hp->arch},
+          {"n_vocab", n_vocab},        {"n_ctx_train", hp->n_ctx_train},
+          {"n_embd", hp->n_embd},      {"n_layer", hp->n_layer},
+          {"n_ff", hp->n_ff},          {"n_head", hp->n_head},
+          {"n_head_kv", hp->n_head_kv}, {"head_dim", hp->head_dim},
+          {"n_rot", hp->n_rot},        {"rope_mode", hp->rope_mode == 2 ? "neox" : "normal"},
+          {"rope_freq_base", hp->rope_freq_base}, {"rope_freq_scale", hp->rope_freq_scale},
+          {"rms_eps", hp->rms_eps},    {"attn_scale", hp->attn_scale},
+          {"qk_norm", hp->qk_norm},    {"post_norms", hp->post_norms},
+          {"qkv_bias", hp->qkv_bias},  {"gate_up_joined", hp->gate_up_joined},
+          {"tied_output", hp->tied_output},
+          {"ffn", hp->ffn_act == FfnActivation::GeluTanh ? "geglu" : "swiglu"},
+          {"sliding_window", hp->n_swa}};
+}
+
+int info_json(const InfoFlags& flags) {
+  auto opened = GgufFile::open(flags.model);
+  if (!opened.ok()) {
+    print_json({{"ok", false}, {"exit_code", 1}, {"error", opened.status().to_string()}});
+    std::cerr << "clport info: " << opened.status().to_string() << "\n";
+    return 1;
+  }
+  const GgufFile& f = *opened.value();
+  auto arch = f.get_string("general.architecture");
+  nlohmann::json provenance = nlohmann::json::object();
+  for (const char* key : kProvenanceKeys) {
+    if (const GgufValue* v = f.find(key)) provenance[key] = v->to_display_string();
+  }
+  nlohmann::json file_type = nullptr;
+  if (auto ft = f.get_u32("general.file_type"); ft.ok()) file_type = {{"id", ft.value()}, {"name", file_type_name(ft.value())}};
+  std::map<std::string, std::pair<int, uint64_t>> counted;  // dtype -> (tensors, bytes)
+  nlohmann::json list = nlohmann::json::array();
+  uint64_t params = 0, bytes = 0;
+  for (const auto& t : f.tensors()) {
+    auto& slot = counted[std::string(dtype_name(t.dtype))];
+    slot.first++;
+    slot.second += t.bytes;
+    params += static_cast<uint64_t>(t.n_elements());
+    bytes += t.bytes;
+    if (flags.list_tensors) {
+      list.push_back({{"name", t.name}, {"dtype", dtype_name(t.dtype)},
+                      {"shape", std::vector<int64_t>(t.ne.begin(), t.ne.begin() + t.n_dims)}, {"bytes", t.bytes}});
+    }
+  }
+  nlohmann::json by_type = nlohmann::json::object();
+  for (const auto& [name, cb] : counted) by_type[name] = {{"count", cb.first}, {"bytes", cb.second}};
+  nlohmann::json metadata = nlohmann::json::object();
+  for (const auto& kv : f.metadata()) metadata[kv.key] = kv.value.to_display_string(flags.all_metadata ? 64 : 8);
+  int exit_code = 0;
+  nlohmann::json bindings = op_bindings_json(f, flags, &exit_code);
+  nlohmann::json tensors = {{"count", f.tensors().size()}, {"parameters", params}, {"bytes", bytes}, {"by_type", by_type}};
+  if (flags.list_tensors) tensors["list"] = list;
+  print_json({{"ok", exit_code == 0},
+              {"exit_code", exit_code},
+              {"file", {{"path", flags.model}, {"bytes", f.file_size()}, {"gguf_version", f.version()},
+                        {"alignment", f.alignment()}}},
+              {"architecture", arch.ok() ? nlohmann::json(arch.value()) : nlohmann::json(nullptr)},
+              {"provenance", provenance},
+              {"file_type", file_type},
+              {"hyper_parameters", hparams_json(f)},
+              {"tensors", tensors},
+              {"metadata", metadata},
+              {"op_bindings", bindings}});
+  return exit_code;
+}
+
 int info(const InfoFlags& flags) {
+  if (flags.json) return info_json(flags);
   auto opened = GgufFile::open(flags.model);
   if (!opened.ok()) {
     std::cerr << "clport info: " << opened.status().to_string() << "\n";
@@ -315,6 +332,7 @@ const RegisterCommand kRegisterInfo{
            ->transform(device_choice());
        app.add_option("--plugin", flags->plugin, "force this plugin in the op-binding report");
        app.add_option("--config", flags->config_path, "policy YAML for the op-binding report");
+       app.add_flag("--json", flags->json, "print one JSON document (README: JSON output)");
        return [flags]() { return info(*flags); };
      }}};
 

@@ -1,5 +1,6 @@
 // `clport run`: generate text with a model, streaming it as it is produced, then print load time
-// and prompt / generation speed.
+// and prompt / generation speed; with --json, one document at the end instead (the text, token
+// counts, timings; schema in the README, "JSON output").
 #include <cstdio>
 #include <iostream>
 
@@ -8,6 +9,7 @@
 #include "clport/model_checks.h"
 #include "command_registry.h"
 #include "engine_flags.h"
+#include "json_output.h"
 
 namespace clport::cli {
 namespace {
@@ -24,6 +26,7 @@ struct RunFlags {
   bool no_bos = false;
   bool check_layers = false;
   double check_threshold = 1e-3;
+  bool json = false;
 };
 
 // --check-layers: the prompt through the CPU reference alongside, layer by layer.
@@ -55,6 +58,7 @@ int check_layers(Engine& e, const std::vector<int32_t>& prompt, const RunFlags& 
 struct PreparedPrompt {
   std::vector<int32_t> tokens;
   std::vector<int32_t> stop_tokens;  // the chat family's end of turn
+  std::string chat_family;           // "" without --chat
 };
 
 Result<PreparedPrompt> prepare_prompt(Engine& e, const RunFlags& f) {
@@ -74,6 +78,7 @@ Result<PreparedPrompt> prepare_prompt(Engine& e, const RunFlags& f) {
     if (!formatted.ok()) return formatted.status();
     text = formatted.value();
     out.stop_tokens = chat_stop_tokens(choice->family, tok);
+    out.chat_family = std::string(chat_family_name(choice->family));
     std::cerr << "chat template: " << chat_family_name(choice->family) << " (from "
               << choice->source << ")\n";
   }
@@ -87,29 +92,77 @@ Result<PreparedPrompt> prepare_prompt(Engine& e, const RunFlags& f) {
   return out;
 }
 
+// The --json document (README, "JSON output"); `failure` is ok when the run succeeded.
+nlohmann::json run_json(const RunFlags& f, const Status& failure, Engine* e, const PreparedPrompt* p,
+                        const std::string& text, int delivered, const GenerationStats& stats) {
+  nlohmann::json error = nullptr;
+  if (!failure.ok()) {
+    error = {{"stage", stage_name(failure.stage())}, {"stage_number", static_cast<int>(failure.stage())},
+             {"message", failure.message()}};
+  }
+  const bool generated = e != nullptr && p != nullptr;
+  const char* stop = !failure.ok() || !generated ? nullptr : delivered == f.n_predict ? "length" : "end_of_generation";
+  return {{"ok", failure.ok()},
+          {"exit_code", failure.ok() ? 0 : 10 + static_cast<int>(failure.stage())},
+          {"error", error},
+          {"model", f.engine.options.model_path},
+          {"backend", e != nullptr ? nlohmann::json(e->backend().description()) : nlohmann::json(nullptr)},
+          {"chat_template", p != nullptr && !p->chat_family.empty() ? nlohmann::json(p->chat_family) : nlohmann::json(nullptr)},
+          {"prompt", f.prompt},
+          {"text", text},
+          {"stop_reason", stop == nullptr ? nlohmann::json(nullptr) : nlohmann::json(stop)},
+          {"tokens", {{"prompt", p != nullptr ? static_cast<int>(p->tokens.size()) : 0},
+                      {"generated", delivered},
+                      {"sampled", stats.generated_tokens}}},
+          {"timings", {{"load_seconds", e != nullptr ? e->load_seconds() : 0.0},
+                       {"prompt_seconds", stats.prompt_seconds},
+                       {"prompt_tokens_per_second", stats.prompt_tokens_per_second()},
+                       {"generation_seconds", stats.generation_seconds},
+                       {"generation_tokens_per_second", stats.generation_tokens_per_second()}}}};
+}
+
 int run(const RunFlags& f) {
-  auto engine = Engine::open(f.engine.resolved(), terminal_progress_bar());
-  if (!engine.ok()) return report_failure("run", engine.status());
+  GenerationStats stats;
+  auto engine = Engine::open(f.engine.resolved(), f.json ? Engine::Progress{} : terminal_progress_bar());
+  if (!engine.ok()) {
+    if (f.json) print_json(run_json(f, engine.status(), nullptr, nullptr, "", 0, stats));
+    return report_failure("run", engine.status());
+  }
   Engine& e = *engine.value();
   auto prompt = prepare_prompt(e, f);
-  if (!prompt.ok()) return report_failure("run", prompt.status());
+  if (!prompt.ok()) {
+    if (f.json) print_json(run_json(f, prompt.status(), &e, nullptr, "", 0, stats));
+    return report_failure("run", prompt.status());
+  }
 
   std::cerr << "backend: " << e.backend().description() << "\n";
   int check_result = 0;
   if (f.check_layers) check_result = check_layers(e, prompt->tokens, f);
-  if (!f.chat && f.chat_template.empty()) std::cout << f.prompt;
+  if (!f.json && !f.chat && f.chat_template.empty()) std::cout << f.prompt;
   std::cout.flush();
   Sampler sampler(f.sampling);
   TokenStreamDecoder decoder(e.tokenizer());
-  GenerationStats stats;
+  std::string text;  // --json: the whole text, printed at the end
+  int delivered = 0;
   Status st = e.generate(prompt->tokens, f.n_predict, sampler,
                          [&](int32_t token) {
-                           std::cout << decoder.push(token);
-                           std::cout.flush();
+                           ++delivered;
+                           const std::string piece = decoder.push(token);
+                           if (f.json) {
+                             text += piece;
+                           } else {
+                             std::cout << piece;
+                             std::cout.flush();
+                           }
                            return true;
                          },
                          &stats, prompt->stop_tokens);
-  std::cout << decoder.flush() << std::endl;
+  if (f.json) {
+    text += decoder.flush();
+    print_json(run_json(f, st, &e, &prompt.value(), text, delivered, stats));
+  } else {
+    std::cout << decoder.flush() << std::endl;
+  }
   if (!st.ok()) return report_failure("run", st);
   std::fprintf(stderr,
                "load: %.2f s | prompt: %d tokens, %.2f tokens/s | generation: %d tokens, %.2f "
@@ -154,6 +207,9 @@ const RegisterCommand kRegisterRun{
                     "compare every layer with the CPU reference and name the first divergent one");
        app.add_option("--check-threshold", flags->check_threshold, "NMSE threshold for --check-layers")
            ->transform(number_range(0, 1));
+       app.add_flag("--json", flags->json,
+                    "print one JSON document at the end (text, token counts, timings) instead of "
+                    "streaming the text (README: JSON output)");
        return [flags]() { return run(*flags); };
      }}};
 

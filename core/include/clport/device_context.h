@@ -28,6 +28,8 @@ struct KernelTiming {
 
 struct DeviceContextOptions {
   bool profiling = false;  // create the queue with CL_QUEUE_PROFILING_ENABLE
+  // The program cache's directory ("" = CLPORT_CACHE_DIR / the default, "off" = no cache).
+  std::string cache_dir;
 };
 
 class CLPORT_API DeviceContext {

@@ -18,6 +18,7 @@
 namespace clport {
 
 class GgufFile;
+class Policy;
 
 struct EngineOptions {
   std::string model_path;
@@ -26,6 +27,11 @@ struct EngineOptions {
   std::string device = "auto";
   std::string plugin;       // force one plugin for every op it supports ("" = policy decides)
   std::string config_path;  // user policy file layered on the defaults
+  // Policy YAML texts layered after config_path, in order (the C API's policy text, fp32).
+  std::vector<std::string> config_texts;
+  // Program cache, self-test verdicts and tuning files: "" = the policy's cache_dir, else
+  // CLPORT_CACHE_DIR / the default; "off" = none (ProgramCache says the order).
+  std::string cache_dir;
   LlamaOptions llama;
   bool profiling = false;   // OpenCL profiling events for `clport profile`
   int n_threads = 0;        // CPU backend threads (0 = all cores)
@@ -85,5 +91,8 @@ class CLPORT_API Engine {
 // Chooses and creates the backend for EngineOptions (device selection, plugins, policy).
 // Defined in engine_backend.cpp.
 CLPORT_API Result<std::unique_ptr<Backend>> create_backend(const EngineOptions& options);
+// The policy create_backend judges devices with: the shipped files, config_path (else
+// CLPORT_CONFIG), config_texts, and the forced plugin as a rule.
+CLPORT_API Result<Policy> engine_policy(const EngineOptions& options);
 
 }  // namespace clport

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include <spdlog/sinks/base_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 
 namespace clport {
@@ -24,13 +25,50 @@ spdlog::level::level_enum& current_level() {
   return level;
 }
 
+// The one sink of every clport logger: stderr (coloured, the logger's pattern), or the app's
+// callback when one is set. One sink for all loggers, so that switching is a single assignment
+// under the sink's own lock and never races a logging thread.
+class ForwardingSink final : public spdlog::sinks::base_sink<std::mutex> {
+ public:
+  void set_callback(LogCallback callback) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    callback_ = std::move(callback);
+  }
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    if (!callback_) {
+      stderr_->log(msg);
+      return;
+    }
+    std::string component(msg.logger_name.data(), msg.logger_name.size());
+    if (component.rfind("clport.", 0) == 0) component.erase(0, 7);
+    callback_(msg.level, component, std::string(msg.payload.data(), msg.payload.size()));
+  }
+  void flush_() override { stderr_->flush(); }
+  void set_pattern_(const std::string& pattern) override { stderr_->set_pattern(pattern); }
+  void set_formatter_(std::unique_ptr<spdlog::formatter> formatter) override {
+    stderr_->set_formatter(std::move(formatter));
+  }
+
+ private:
+  std::shared_ptr<spdlog::sinks::sink> stderr_ = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
+  LogCallback callback_;
+};
+
+std::shared_ptr<ForwardingSink>& forwarding_sink() {
+  static auto sink = std::make_shared<ForwardingSink>();
+  return sink;
+}
+
 }  // namespace
 
 std::shared_ptr<spdlog::logger> logger(const std::string& component) {
   std::lock_guard<std::mutex> lock(g_mutex);
   const std::string name = "clport." + component;
   if (auto existing = spdlog::get(name)) return existing;
-  auto created = spdlog::stderr_color_mt(name);
+  auto created = std::make_shared<spdlog::logger>(name, forwarding_sink());
+  spdlog::register_logger(created);
   created->set_level(current_level());
   created->set_pattern("[%n] %^%l%$: %v");
   return created;
@@ -46,5 +84,7 @@ bool set_log_level(const std::string& level) {
   });
   return true;
 }
+
+void set_log_callback(LogCallback callback) { forwarding_sink()->set_callback(std::move(callback)); }
 
 }  // namespace clport

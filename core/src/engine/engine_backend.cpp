@@ -40,6 +40,7 @@ Result<std::unique_ptr<Backend>> create_device_backend(const EngineOptions& opti
   }
   DeviceContextOptions ctx_options;
   ctx_options.profiling = options.profiling;
+  ctx_options.cache_dir = options.cache_dir.empty() ? policy.globals().cache_dir : options.cache_dir;
   auto context = DeviceContext::create(chosen.library, chosen.info, ctx_options);
   if (!context.ok()) return context.status();
 
@@ -76,17 +77,28 @@ std::unique_ptr<Backend> create_cpu_backend(const EngineOptions& options, bool p
 
 }  // namespace
 
-Result<std::unique_ptr<Backend>> create_backend(const EngineOptions& options) {
-  if (options.device == "cpu") return create_cpu_backend(options, false);
+Result<Policy> engine_policy(const EngineOptions& options) {
   auto policy = Policy::load(options.config_path);
   if (!policy.ok()) return policy.status();  // never start on a half-read policy
   Policy effective = policy.value();
+  for (size_t i = 0; i < options.config_texts.size(); ++i) {
+    CLPORT_RETURN_IF_ERROR(effective.add_layer(options.config_texts[i],
+                                               "<policy text " + std::to_string(i + 1) + ">"));
+  }
   if (!options.plugin.empty()) {
     CLPORT_RETURN_IF_ERROR(effective.add_layer(
         "rules:\n  - id: command-line-plugin\n    reason: --plugin on the command line\n"
         "    force: " + options.plugin + "\n",
         "<--plugin>"));
   }
+  return effective;
+}
+
+Result<std::unique_ptr<Backend>> create_backend(const EngineOptions& options) {
+  if (options.device == "cpu") return create_cpu_backend(options, false);
+  auto policy = engine_policy(options);
+  if (!policy.ok()) return policy.status();
+  const Policy& effective = policy.value();
   auto device = create_device_backend(options, effective);
   if (device.ok()) return device;
   if (is_index(options.device)) return device.status();  // the user asked for this device

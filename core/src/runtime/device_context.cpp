@@ -77,9 +77,15 @@ Result<std::shared_ptr<DeviceContext>> DeviceContext::create(
   }
   self->pool_ = std::make_unique<MemoryPool>(cl, self->context_, dev.mem_base_addr_align_bytes,
                                              dev.max_alloc_bytes);
+  ProgramCacheOptions cache_options;
+  if (options.cache_dir == "off") {
+    cache_options.enabled = false;
+  } else {
+    cache_options.directory = options.cache_dir;
+  }
   self->programs_ = std::make_unique<ProgramCache>(
       cl, self->context_, dev.device,
-      ProgramCacheIdentity{dev.name, dev.driver_version, dev.platform_version});
+      ProgramCacheIdentity{dev.name, dev.driver_version, dev.platform_version}, cache_options);
   return self;
 }
 

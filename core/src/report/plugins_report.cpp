@@ -1,4 +1,4 @@
-// describe_plugins (device_report.h): for one device, every plugin's probe score and reason,
+// describe_plugins (plugins_report.h): for one device, every plugin's probe score and reason,
 // every policy rule that fired, plugin files that were refused, and the final per-op binding —
 // the same decision the runtime makes (same policy, same search, same DeviceBinding).
 #include <iomanip>
@@ -9,23 +9,12 @@
 #include "clport/plugin_manager.h"
 #include "clport/policy.h"
 #include "clport/self_test.h"
-#include "device_report.h"
+#include "report/plugins_report.h"
 
-namespace clport::cli {
+namespace clport::report {
 namespace {
 
 using nlohmann::json;
-
-// One discovery per process: every device is judged against the same set of plugin files.
-std::shared_ptr<PluginManager> shared_manager(const Policy& policy) {
-  static std::shared_ptr<PluginManager> manager = [&] {
-    PluginSearchOptions search;
-    search.plugin_dir = policy.globals().plugin_dir;
-    search.allow_insecure_dirs = policy.globals().allow_insecure_plugin_dirs;
-    return PluginManager::discover(search);
-  }();
-  return manager;
-}
 
 // "MUL_MAT gemv" -> plugin -> dtypes, so the binding reads as a few lines per op.
 using Grouped = std::vector<std::pair<std::string, std::map<std::string, std::vector<std::string>>>>;
@@ -132,37 +121,33 @@ json self_test_json(const selftest::Verdict& v) {
 }  // namespace
 
 void describe_plugins(const std::shared_ptr<OpenClLibrary>& library, const DeviceInfo& device,
+                      const Policy& policy, PluginManager& manager, const std::string& cache_dir,
                       std::ostream* text, nlohmann::json* out) {
   try {
-    auto policy = Policy::load();
-    if (!policy.ok()) {
-      if (text) *text << "  plugins:          policy error: " << policy.status().to_string() << "\n";
-      if (out) (*out)["plugins_error"] = policy.status().to_string();
-      return;
-    }
-    auto manager = shared_manager(policy.value());
     std::unique_ptr<DeviceBinding> binding;
     std::string context_problem;
-    const DevicePolicy device_policy = policy->evaluate(device);
+    const DevicePolicy device_policy = policy.evaluate(device);
+    DeviceContextOptions context_options;
+    context_options.cache_dir = cache_dir.empty() ? policy.globals().cache_dir : cache_dir;
     auto context = device_policy.device_denied ? Result<std::shared_ptr<DeviceContext>>(Status(Stage::DeviceUnusable, "denied by policy"))
-                                               : DeviceContext::create(library, device);
+                                               : DeviceContext::create(library, device, context_options);
     selftest::Verdict verdict;  // driver self-test section (issue 6): the cached verdict only
     if (context.ok()) {
-      binding = DeviceBinding::create(*manager, policy.value(), context.value());
+      binding = DeviceBinding::create(manager, policy, context.value());
       selftest::Options st;
-      st.mode = policy->globals().self_test == SelfTestMode::Off ? SelfTestMode::Off : SelfTestMode::Auto;
+      st.mode = policy.globals().self_test == SelfTestMode::Off ? SelfTestMode::Off : SelfTestMode::Auto;
       st.run_if_missing = false;  // `clport devices` reports; the first model start tests
       verdict = selftest::run(*context.value(), *binding, st);
     } else {
       // Without a context nothing can be created; still show what each plugin's probe says.
       if (!device_policy.device_denied) context_problem = context.status().to_string();
       HostFactory none = [](const std::string&, const std::string&, int32_t) -> const clport_host* { return nullptr; };
-      binding = DeviceBinding::create(*manager, device, device_policy, none);
+      binding = DeviceBinding::create(manager, device, device_policy, none);
     }
-    if (text) write_text(*text, policy.value(), *manager, *binding, context_problem);
+    if (text) write_text(*text, policy, manager, *binding, context_problem);
     if (text && context.ok()) write_self_test(*text, verdict);
     if (out) {
-      json section = to_json(policy.value(), *manager, *binding, context_problem);
+      json section = to_json(policy, manager, *binding, context_problem);
       for (auto& [key, value] : section.items()) (*out)[key] = value;
       if (context.ok()) (*out)["self_test"] = self_test_json(verdict);
     }
@@ -172,4 +157,4 @@ void describe_plugins(const std::shared_ptr<OpenClLibrary>& library, const Devic
   }
 }
 
-}  // namespace clport::cli
+}  // namespace clport::report
