@@ -4,11 +4,13 @@
 // stages in order: load the library, find platforms and devices, pick the device `run` would
 // pick, apply the policy's deny rules, create a context and a queue, and build, run and compare
 // one tiny kernel. Exit 0 and one line naming library, platform and device; otherwise 10 + the
-// failing stage (clport/status.h, table in the README) and the reason on stderr.
+// failing stage (clport/status.h, table in the README) and the reason on stderr. Either way a
+// last line says where the cache `run` would use is, or why there is none.
 #include <cstdlib>
 #include <iostream>
 #include <memory>
 
+#include "clport/cache_location.h"
 #include "clport/device_context.h"
 #include "clport/device_info.h"
 #include "clport/device_selection.h"
@@ -31,6 +33,13 @@ int fail(const Status& status) {
   return 10 + static_cast<int>(status.stage());
 }
 
+// Where `run` keeps compiled programs, the self-test verdict and the tuning file, or why it
+// keeps none: one line on stdout whatever the verdict on OpenCL.
+int with_cache_line(int rc, const CacheLocation& cache) {
+  std::cout << cache.describe() << "\n";
+  return rc;
+}
+
 const char* kind_phrase(LibraryKind kind) {
   switch (kind) {
     case LibraryKind::DirectExports: return "direct exports";
@@ -40,13 +49,11 @@ const char* kind_phrase(LibraryKind kind) {
   return "?";
 }
 
-int run_check(const CheckArgs& args) {
-  auto policy = Policy::load(args.config);  // "" = CLPORT_CONFIG when set, as for `run`
-  if (!policy.ok()) return fail(policy.status());
+int check_stages(const CheckArgs& args, const Policy& policy) {
   // --library wins; then the policy's `opencl_library:`, which `run` would use; the loader reads
   // CLPORT_OPENCL_LIBRARY when both are empty.
   const std::string library =
-      args.library.empty() ? policy->globals().opencl_library : args.library;
+      args.library.empty() ? policy.globals().opencl_library : args.library;
   DeviceInventory inventory = discover_devices(library);
   if (inventory.devices.empty()) return fail(inventory.status);
 
@@ -62,7 +69,7 @@ int run_check(const CheckArgs& args) {
   }
   const AvailableDevice& chosen = inventory.devices[static_cast<size_t>(index)];
   const DeviceInfo& device = chosen.info;
-  const DevicePolicy device_policy = policy->evaluate(device);
+  const DevicePolicy device_policy = policy.evaluate(device);
   if (device_policy.device_denied) {
     return fail(Status(Stage::DeviceUnusable, "device '" + device.name +
                                                   "' is denied by the policy: " +
@@ -70,7 +77,9 @@ int run_check(const CheckArgs& args) {
   }
   Status usable = check_device_usable(chosen.library->api(), device);
   if (!usable.ok()) return fail(usable);
-  auto context = DeviceContext::create(chosen.library, device);
+  DeviceContextOptions context_options;
+  context_options.policy_cache_dir = policy.globals().cache_dir;
+  auto context = DeviceContext::create(chosen.library, device, context_options);
   if (!context.ok()) return fail(context.status());
   Status computes = run_device_smoke_test(*context.value());
   if (!computes.ok()) return fail(computes);
@@ -82,6 +91,13 @@ int run_check(const CheckArgs& args) {
             << (device.klass.generation.empty() ? "" : " " + device.klass.generation)
             << "); test kernel built, ran and matched\n";
   return 0;
+}
+
+int run_check(const CheckArgs& args) {
+  auto policy = Policy::load(args.config);  // "" = CLPORT_CONFIG when set, as for `run`
+  if (!policy.ok()) return fail(policy.status());
+  const CacheLocation cache = resolve_cache_location({"", policy->globals().cache_dir});
+  return with_cache_line(check_stages(args, policy.value()), cache);
 }
 
 const RegisterCommand kRegisterCheck{

@@ -1,11 +1,14 @@
 // `clport devices [--json] [--all-libraries]`: every OpenCL library the search tried, and for
 // each usable one its platforms and devices with what the probe found and how the classifier
-// named them. The plugin/binding section per device comes from describe_plugins().
+// named them, and first where the cache is (or why it is off). The plugin/binding section per
+// device comes from describe_plugins().
 #include <iostream>
 #include <sstream>
 
+#include "clport/cache_location.h"
 #include "clport/device_info.h"
 #include "clport/opencl_loader.h"
+#include "clport/policy.h"
 #include "command_registry.h"
 #include "device_report.h"
 
@@ -94,6 +97,15 @@ int run_devices(bool as_json, bool all_libraries) {
   LoadReport report = load_opencl(options);
   json doc{{"libraries_tried", json::array()}, {"libraries", json::array()}};
   std::ostringstream text;
+
+  // The cache the runtime would use (the policy's cache_dir:, CLPORT_CACHE_DIR, XDG, HOME); a
+  // policy that does not load is reported with the plugins below.
+  auto policy = Policy::load();
+  const CacheLocation cache =
+      resolve_cache_location({"", policy.ok() ? policy->globals().cache_dir : std::string()});
+  doc["cache"] = {{"enabled", cache.enabled()}, {"directory", cache.directory},
+                  {"source", cache.source}, {"why_off", cache.why_off}, {"skipped", cache.skipped}};
+  text << cache.describe() << "\n\n";
 
   text << "OpenCL libraries tried:\n";
   for (const auto& a : report.attempts) {
