@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "clport/device_failure.h"
@@ -244,11 +245,22 @@ TEST_F(Recovery, TheFailedDeviceIsAvoidedAtTheNextStartUntilItsDriverChanges) {
   EXPECT_EQ(updated.value()->name().rfind("opencl:", 0), 0u) << "a new driver is not avoided";
 }
 
+TEST_F(Recovery, ACorruptFailureRecordCountsAsNone) {
+  const Generation first = failing_at_token_10("clEnqueueNDRangeKernel", -5);
+  ASSERT_TRUE(first.status.ok()) << first.status.to_string();
+  ASSERT_EQ(failure_records(), 1u);
+  for (const auto& e : fs::directory_iterator(cache_))
+    if (e.path().filename().string().rfind("avoid-", 0) == 0) std::ofstream(e.path()) << "{\"format\": \"one\", [";
+  auto backend = create_backend(options());
+  ASSERT_TRUE(backend.ok()) << backend.status().to_string();
+  EXPECT_EQ(backend.value()->name().rfind("opencl:", 0), 0u);
+}
+
 TEST_F(Recovery, WithTheCacheOffTheFailureIsNotRememberedAndTheRunStillGoesOn) {
   env_.set("CLPORT_CACHE_DIR", "off");
   const Generation got = failing_at_token_10("clEnqueueNDRangeKernel", -5);
   ASSERT_TRUE(got.status.ok()) << got.status.to_string();
-  EXPECT_NE(got.stats.device_failure.find("not remembered: the cache is off"), std::string::npos)
+  EXPECT_NE(got.stats.device_failure.find("is tried again at the next start: the cache is off"), std::string::npos)
       << got.stats.device_failure;
   auto backend = create_backend(options());
   ASSERT_TRUE(backend.ok());

@@ -73,15 +73,16 @@ Status Engine::forward_or_move_to_cpu(const std::vector<int32_t>& tokens, uint32
   }
   const DeviceInfo device = *backend_->device_info();
   auto record = backend_->record_failure(failed.to_string());
-  const std::string recorded = !record.ok()           ? "could not record that: " + record.status().message()
-                               : record.value().empty() ? "not remembered: the cache is off"
-                                                        : "recorded in " + record.value();
+  const std::string next_start =
+      !record.ok() ? "' is tried again at the next start: the failure could not be recorded (" +
+                         record.status().message() + ")"
+      : record.value().empty() ? "' is tried again at the next start: the cache is off, so the failure is not remembered"
+                               : "' is avoided from now on until its driver changes (recorded in " + record.value() + ")";
   const size_t generated = history.size() - prompt_tokens;
   stats.device_failure = failed.to_string() + " on '" + device.name + "' (driver " + device.driver_version +
                          "); the run moved to the CPU path, the " + std::to_string(history.size()) +
                          " tokens so far (prompt " + std::to_string(prompt_tokens) + ", generated " +
-                         std::to_string(generated) + ") evaluated again there; '" + device.name +
-                         "' is avoided from now on until its driver changes (" + recorded + ")";
+                         std::to_string(generated) + ") evaluated again there; '" + device.name + next_start;
   logger("engine")->warn("{}", stats.device_failure);
 
   // The model goes before its backend: this releases every device buffer, then the context.

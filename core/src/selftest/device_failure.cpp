@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "clport/device_context.h"
+#include "clport/log.h"
 #include "clport/program_cache.h"
 #include "common/atomic_file.h"
 #include "selftest/verdict_key.h"
@@ -34,10 +35,8 @@ std::string utc_now() {
   return text;
 }
 
-}  // namespace
-
-Result<std::string> record_device_failure(const DeviceContext& context, const DeviceBinding& binding,
-                                          const std::string& what) {
+Result<std::string> record_unguarded(const DeviceContext& context, const DeviceBinding& binding,
+                                     const std::string& what) {
   const selftest::detail::VerdictIdentity id = selftest::detail::identity_of(context, binding);
   const std::string key = selftest::detail::key_of(id);
   const std::string path = record_path(context, key);
@@ -53,8 +52,7 @@ Result<std::string> record_device_failure(const DeviceContext& context, const De
   return path;
 }
 
-std::optional<DeviceFailureRecord> find_device_failure(const DeviceContext& context,
-                                                       const DeviceBinding& binding) {
+std::optional<DeviceFailureRecord> find_unguarded(const DeviceContext& context, const DeviceBinding& binding) {
   const std::string key = selftest::detail::key_of(selftest::detail::identity_of(context, binding));
   const std::string path = record_path(context, key);
   if (path.empty()) return std::nullopt;
@@ -74,6 +72,28 @@ std::optional<DeviceFailureRecord> find_device_failure(const DeviceContext& cont
   }
   if (field("key") != key) return std::nullopt;
   return DeviceFailureRecord{path, field("what"), field("when")};
+}
+
+}  // namespace
+
+// The identity walks CLPORT_KERNEL_DIR, whose iteration throws on filesystem errors.
+Result<std::string> record_device_failure(const DeviceContext& context, const DeviceBinding& binding,
+                                          const std::string& what) {
+  try {
+    return record_unguarded(context, binding, what);
+  } catch (const std::exception& e) {
+    return Status(Stage::Io, std::string("cannot record the device failure: ") + e.what());
+  }
+}
+
+std::optional<DeviceFailureRecord> find_device_failure(const DeviceContext& context,
+                                                       const DeviceBinding& binding) {
+  try {
+    return find_unguarded(context, binding);
+  } catch (const std::exception& e) {
+    logger("engine")->warn("cannot read the device-failure record: {}", e.what());
+    return std::nullopt;
+  }
 }
 
 }  // namespace clport

@@ -2,13 +2,9 @@
 // catalogue on every bound instance, caches the verdict and turns failures into exclusions.
 #include "clport/self_test.h"
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <map>
 #include <set>
 #include <tuple>
@@ -17,11 +13,8 @@
 #include "clport/conformance.h"
 #include "clport/device_context.h"
 #include "clport/dtype.h"
-#include "clport/embedded_kernel.h"
 #include "clport/log.h"
 #include "clport/program_cache.h"
-#include "clport/version.h"
-#include "programs/cache_key.h"
 #include "selftest/verdict_file.h"
 #include "selftest/verdict_key.h"
 
