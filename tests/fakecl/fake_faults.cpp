@@ -12,18 +12,26 @@ namespace fakecl {
 namespace {
 
 struct FailRule {
-  long nth = 0;  // 0: every call
+  long nth = 0;        // 0: every call
+  bool onward = false;  // "N+": the Nth call and every later one
   cl_int code = CL_SUCCESS;
 };
+
+// At unload (dlclose or process exit): the call counts, when FAKECL_COUNT_FILE asks for them.
+struct CountWriter {
+  ~CountWriter() { write_call_counts(); }
+} g_count_writer;
 
 struct State {
   std::mutex mutex;
   std::string fail_spec;  // the FAKECL_FAIL value the rules/counters belong to
   std::map<std::string, FailRule> rules;
   std::map<std::string, long> calls;
+  std::map<std::string, long> counted;  // every call of every function (FAKECL_COUNT_FILE)
   struct Buffer {
     size_t bytes;
     bool counted;
+    long references = 1;  // the caller's: creation + clRetainMemObject - clReleaseMemObject
   };
   std::map<cl_mem, Buffer> buffers;
   size_t live_bytes = 0;
@@ -50,7 +58,9 @@ void parse_rules(State& s, const std::string& spec) {
       continue;
     }
     FailRule rule;
-    rule.nth = std::strtol(item.substr(a + 1, b - a - 1).c_str(), nullptr, 10);
+    const std::string nth = item.substr(a + 1, b - a - 1);
+    rule.nth = std::strtol(nth.c_str(), nullptr, 10);
+    rule.onward = !nth.empty() && nth.back() == '+';
     rule.code = static_cast<cl_int>(std::strtol(item.substr(b + 1).c_str(), nullptr, 10));
     s.rules[item.substr(0, a)] = rule;
   }
@@ -70,11 +80,34 @@ bool inject(const char* function, cl_int* code) {
   const std::string spec = env ? env : "";
   if (spec != s.fail_spec) parse_rules(s, spec);
   const auto rule = s.rules.find(function);
+  if (count_file() != nullptr) ++s.counted[function];
   if (rule == s.rules.end()) return false;
   const long call = ++s.calls[function];
-  if (rule->second.nth != 0 && rule->second.nth != call) return false;
-  *code = rule->second.code;
+  const FailRule& r = rule->second;
+  if (r.nth != 0 && (r.onward ? call < r.nth : call != r.nth)) return false;
+  *code = r.code;
   return true;
+}
+
+const char* count_file() {
+  const char* path = std::getenv("FAKECL_COUNT_FILE");
+  return path != nullptr && *path != '\0' ? path : nullptr;
+}
+
+void write_call_counts() {
+  const char* path = count_file();
+  if (path == nullptr) return;
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  FILE* out = std::fopen(path, "w");
+  if (out == nullptr) return;
+  for (const auto& [function, n] : s.counted) std::fprintf(out, "%s %ld\n", function.c_str(), n);
+  std::fclose(out);
+}
+
+bool allocation_too_large(size_t bytes) {
+  const char* limit = std::getenv("FAKECL_ALLOC_MAX_BYTES");
+  return limit != nullptr && *limit != '\0' && bytes > std::strtoull(limit, nullptr, 10);
 }
 
 bool allocation_allowed(size_t bytes) {
@@ -92,13 +125,26 @@ void track_buffer(cl_mem buffer, size_t bytes, bool counts) {
   if (counts) s.live_bytes += bytes;
 }
 
-void forget_buffer(cl_mem buffer) {
+void retain_buffer(cl_mem buffer) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
   const auto it = s.buffers.find(buffer);
-  if (it == s.buffers.end()) return;
+  if (it != s.buffers.end()) ++it->second.references;
+}
+
+void release_buffer_reference(cl_mem buffer) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  const auto it = s.buffers.find(buffer);
+  if (it == s.buffers.end() || --it->second.references > 0) return;
   if (it->second.counted) s.live_bytes -= it->second.bytes;
   s.buffers.erase(it);
+}
+
+size_t live_buffer_bytes() {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  return s.live_bytes;
 }
 
 bool tracked_buffer_size(cl_mem buffer, size_t* bytes) {

@@ -1,4 +1,5 @@
 // The forwarding stand-in itself: its faults fire exactly when asked, and only then.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -86,6 +87,43 @@ TEST_F(Forwarded, AllocationFailsBeyondTheLiveByteLimit) {
   cl_mem again = buffer(600, &err);  // released bytes no longer count
   EXPECT_EQ(err, CL_SUCCESS);
   cl().clReleaseMemObject(again);
+}
+
+TEST_F(Forwarded, NthPlusFailsThatCallAndEveryLaterOne) {
+  ScopedEnv env{{"FAKECL_FAIL", "clFinish:3+:-5"}};
+  EXPECT_EQ(cl().clFinish(queue_), CL_SUCCESS);
+  EXPECT_EQ(cl().clFinish(queue_), CL_SUCCESS);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(cl().clFinish(queue_), CL_OUT_OF_RESOURCES);
+}
+
+TEST_F(Forwarded, OneBufferAboveTheLargestSizeFailsAndSmallerOnesDoNot) {
+  ScopedEnv env{{"FAKECL_ALLOC_MAX_BYTES", "1000"}};
+  cl_int err = CL_SUCCESS;
+  EXPECT_EQ(buffer(1001, &err), nullptr);
+  EXPECT_EQ(err, CL_MEM_OBJECT_ALLOCATION_FAILURE);
+  cl_mem a = buffer(1000, &err), b = buffer(1000, &err);  // no limit on the total
+  EXPECT_EQ(err, CL_SUCCESS);
+  cl().clReleaseMemObject(a);
+  cl().clReleaseMemObject(b);
+}
+
+// The count of live bytes is the caller's view: a retained buffer lives until its last release.
+TEST_F(Forwarded, LiveBytesFollowTheCallersReferences) {
+  void* self = ::dlopen(CLPORT_FAKECL_FORWARD, RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(self, nullptr);
+  auto live = reinterpret_cast<size_t (*)()>(::dlsym(self, "fakecl_live_buffer_bytes"));
+  ASSERT_NE(live, nullptr);
+  const size_t before = live();
+  cl_int err = CL_SUCCESS;
+  cl_mem a = buffer(4096, &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  EXPECT_EQ(live(), before + 4096);
+  ASSERT_EQ(cl().clRetainMemObject(a), CL_SUCCESS);
+  cl().clReleaseMemObject(a);
+  EXPECT_EQ(live(), before + 4096);
+  cl().clReleaseMemObject(a);
+  EXPECT_EQ(live(), before);
+  ::dlclose(self);
 }
 
 TEST_F(Forwarded, BuildFailureComesWithALog) {

@@ -42,12 +42,16 @@ void corrupt_if_asked(cl_command_queue queue, cl_kernel kernel) {
 
 }  // namespace
 
+// For tests that check a backend gave its device memory back (dlsym on this library).
+extern "C" FAKECL_EXPORT size_t fakecl_live_buffer_bytes() { return fakecl::live_buffer_bytes(); }
+
 extern "C" FAKECL_EXPORT cl_mem CL_API_CALL clCreateBuffer(cl_context context, cl_mem_flags flags,
                                                            size_t size, void* host,
                                                            cl_int* errcode_ret) {
   cl_int injected = CL_SUCCESS;
   if (fakecl::inject("clCreateBuffer", &injected) ||
-      (!fakecl::allocation_allowed(size) && (injected = CL_MEM_OBJECT_ALLOCATION_FAILURE))) {
+      ((fakecl::allocation_too_large(size) || !fakecl::allocation_allowed(size)) &&
+       (injected = CL_MEM_OBJECT_ALLOCATION_FAILURE))) {
     if (errcode_ret != nullptr) *errcode_ret = injected;
     return nullptr;
   }
@@ -88,10 +92,21 @@ extern "C" FAKECL_EXPORT cl_int CL_API_CALL clReleaseMemObject(cl_mem buffer) {
   if (fakecl::inject("clReleaseMemObject", &injected)) return injected;
   const auto& api = fakecl::real().api;
   if (api.clReleaseMemObject == nullptr) return CL_INVALID_OPERATION;
-  const bool last = reference_count(api.clGetMemObjectInfo,
-                                    buffer, CL_MEM_REFERENCE_COUNT) == 1;
+  // The caller's references are counted here (create, clRetainMemObject): the driver's own
+  // count also holds the references of commands still queued (after a failed clFinish, say),
+  // which go when they complete.
   const cl_int err = api.clReleaseMemObject(buffer);
-  if (err == CL_SUCCESS && last) fakecl::forget_buffer(buffer);
+  if (err == CL_SUCCESS) fakecl::release_buffer_reference(buffer);
+  return err;
+}
+
+extern "C" FAKECL_EXPORT cl_int CL_API_CALL clRetainMemObject(cl_mem buffer) {
+  cl_int injected = CL_SUCCESS;
+  if (fakecl::inject("clRetainMemObject", &injected)) return injected;
+  const auto fn = fakecl::real().api.clRetainMemObject;
+  if (fn == nullptr) return CL_INVALID_OPERATION;
+  const cl_int err = fn(buffer);
+  if (err == CL_SUCCESS) fakecl::retain_buffer(buffer);
   return err;
 }
 

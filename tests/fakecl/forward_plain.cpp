@@ -18,7 +18,6 @@ FAKECL_FORWARD_OBJ(cl_command_queue, clCreateCommandQueue,
                    (c, d, p, errcode_ret))
 FAKECL_FORWARD_INT(clRetainCommandQueue, (cl_command_queue q), (q))
 FAKECL_FORWARD_INT(clReleaseCommandQueue, (cl_command_queue q), (q))
-FAKECL_FORWARD_INT(clRetainMemObject, (cl_mem m), (m))
 FAKECL_FORWARD_INT(clGetMemObjectInfo, (cl_mem m, cl_mem_info p, size_t s, void* v, size_t* r),
                    (m, p, s, v, r))
 FAKECL_FORWARD_OBJ(cl_program, clCreateProgramWithSource,

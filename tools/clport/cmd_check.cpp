@@ -4,12 +4,14 @@
 // stages in order: load the library, find platforms and devices, pick the device `run` would
 // pick, apply the policy's deny rules, create a context and a queue, and build, run and compare
 // one tiny kernel. Exit 0 and one line naming library, platform and device; otherwise 10 + the
-// failing stage (clport/status.h, table in the README) and the reason on stderr. --json prints
-// one document instead (README, "JSON output"), with the same exit code.
+// failing stage (clport/status.h, table in the README) and the reason on stderr. Either way a
+// last line says where the cache `run` would use is, or why there is none. --json prints one
+// document instead (README, "JSON output"; the cache as its "cache" object), same exit code.
 #include <cstdlib>
 #include <iostream>
 #include <memory>
 
+#include "clport/cache_location.h"
 #include "clport/device_context.h"
 #include "clport/device_info.h"
 #include "clport/device_selection.h"
@@ -34,13 +36,21 @@ struct CheckFound {
   nlohmann::json library, platform, device;
 };
 
-int check_failed(const Status& status, const CheckArgs& args, const CheckFound& found) {
+// Where `run` keeps compiled programs, the self-test verdict and the tuning file, or why it
+// keeps none.
+nlohmann::json cache_json(const CacheLocation& cache) {
+  return {{"enabled", cache.enabled()}, {"directory", cache.directory}, {"source", cache.source},
+          {"why_off", cache.why_off}};
+}
+
+int check_failed(const Status& status, const CheckArgs& args, const CheckFound& found, const CacheLocation& cache) {
   std::cerr << "clport check: " << status.to_string() << "\n";
   const int code = 10 + static_cast<int>(status.stage());
   if (args.json) {
     print_json({{"ok", false}, {"exit_code", code}, {"stage", stage_name(status.stage())},
                 {"stage_number", static_cast<int>(status.stage())}, {"message", status.message()},
-                {"library", found.library}, {"platform", found.platform}, {"device", found.device}});
+                {"library", found.library}, {"platform", found.platform}, {"device", found.device},
+                {"cache", cache_json(cache)}});
   }
   return code;
 }
@@ -54,15 +64,13 @@ const char* kind_phrase(LibraryKind kind) {
   return "?";
 }
 
-int run_check(const CheckArgs& args) {
+int check_stages(const CheckArgs& args, const Policy& policy, const CacheLocation& cache) {
   CheckFound found;
-  auto fail = [&](const Status& status) { return check_failed(status, args, found); };
-  auto policy = Policy::load(args.config);  // "" = CLPORT_CONFIG when set, as for `run`
-  if (!policy.ok()) return fail(policy.status());
+  auto fail = [&](const Status& status) { return check_failed(status, args, found, cache); };
   // --library wins; then the policy's `opencl_library:`, which `run` would use; the loader reads
   // CLPORT_OPENCL_LIBRARY when both are empty.
   const std::string library =
-      args.library.empty() ? policy->globals().opencl_library : args.library;
+      args.library.empty() ? policy.globals().opencl_library : args.library;
   DeviceInventory inventory = discover_devices(library);
   if (inventory.devices.empty()) return fail(inventory.status);
 
@@ -82,7 +90,7 @@ int run_check(const CheckArgs& args) {
   found.platform = {{"name", device.platform_name}, {"version", device.platform_version}};
   found.device = {{"index", index}, {"name", device.name}, {"family", device.klass.family},
                   {"generation", device.klass.generation}, {"driver_version", device.driver_version}};
-  const DevicePolicy device_policy = policy->evaluate(device);
+  const DevicePolicy device_policy = policy.evaluate(device);
   if (device_policy.device_denied) {
     return fail(Status(Stage::DeviceUnusable, "device '" + device.name +
                                                   "' is denied by the policy: " +
@@ -90,7 +98,9 @@ int run_check(const CheckArgs& args) {
   }
   Status usable = check_device_usable(chosen.library->api(), device);
   if (!usable.ok()) return fail(usable);
-  auto context = DeviceContext::create(chosen.library, device);
+  DeviceContextOptions context_options;
+  context_options.policy_cache_dir = policy.globals().cache_dir;
+  auto context = DeviceContext::create(chosen.library, device, context_options);
   if (!context.ok()) return fail(context.status());
   Status computes = run_device_smoke_test(*context.value());
   if (!computes.ok()) return fail(computes);
@@ -98,7 +108,7 @@ int run_check(const CheckArgs& args) {
   if (args.json) {
     print_json({{"ok", true}, {"exit_code", 0}, {"stage", stage_name(Stage::Ok)}, {"stage_number", 0},
                 {"message", "test kernel built, ran and matched"}, {"library", found.library},
-                {"platform", found.platform}, {"device", found.device}});
+                {"platform", found.platform}, {"device", found.device}, {"cache", cache_json(cache)}});
     return 0;
   }
   std::cout << "OpenCL usable: library " << chosen.library->path() << " ("
@@ -108,6 +118,16 @@ int run_check(const CheckArgs& args) {
             << (device.klass.generation.empty() ? "" : " " + device.klass.generation)
             << "); test kernel built, ran and matched\n";
   return 0;
+}
+
+int run_check(const CheckArgs& args) {
+  auto policy = Policy::load(args.config);  // "" = CLPORT_CONFIG when set, as for `run`
+  const CacheLocation cache = resolve_cache_location({"", policy.ok() ? policy->globals().cache_dir : ""});
+  const int rc = policy.ok() ? check_stages(args, policy.value(), cache)
+                             : check_failed(policy.status(), args, CheckFound{}, cache);
+  // One line on stdout whatever the verdict on OpenCL (the JSON document carries it instead).
+  if (!args.json) std::cout << cache.describe() << "\n";
+  return rc;
 }
 
 const RegisterCommand kRegisterCheck{

@@ -73,6 +73,7 @@ int run_tune(const TuneArgs& args) {
   const AvailableDevice& chosen = inventory.devices[static_cast<size_t>(index)];
   DeviceContextOptions ctx_options;
   ctx_options.profiling = true;
+  ctx_options.policy_cache_dir = policy->globals().cache_dir;  // where `run` reads the tuning file
   auto ctx = DeviceContext::create(chosen.library, chosen.info, ctx_options);
   if (!ctx.ok()) {
     std::cerr << "clport tune: " << ctx.status().to_string() << "\n";

@@ -18,6 +18,7 @@
 
 namespace clport {
 
+struct DeviceInfo;
 struct GgufTensorInfo;
 
 // A tensor as a backend sees it: dtype, shape, byte strides and where the bytes are. Copies
@@ -92,6 +93,14 @@ class CLPORT_API Backend {
   virtual std::string plugin_for(const clport_op& op) const {
     (void)op;
     return "cpu";
+  }
+  // The OpenCL device this backend runs on; nullptr on the CPU.
+  virtual const DeviceInfo* device_info() const { return nullptr; }
+  // Device backends: records that the device failed during a run, so that later starts avoid
+  // it (clport/device_failure.h). Returns the record's file, "" when the cache is off.
+  virtual Result<std::string> record_failure(const std::string& what) {
+    (void)what;
+    return Status(Stage::Unsupported, name() + " keeps no failure record");
   }
 };
 

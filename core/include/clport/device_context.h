@@ -28,8 +28,10 @@ struct KernelTiming {
 
 struct DeviceContextOptions {
   bool profiling = false;  // create the queue with CL_QUEUE_PROFILING_ENABLE
-  // The program cache's directory ("" = CLPORT_CACHE_DIR / the default, "off" = no cache).
+  // The program cache's directory (clport/cache_location.h): the application's choice and the
+  // policy's cache_dir: ("" = not given, "off" = no cache).
   std::string cache_dir;
+  std::string policy_cache_dir;
 };
 
 class CLPORT_API DeviceContext {
@@ -47,6 +49,7 @@ class CLPORT_API DeviceContext {
   cl_command_queue queue() const { return queue_; }
   MemoryPool& pool() { return *pool_; }
   ProgramCache& programs() { return *programs_; }
+  const ProgramCache& programs() const { return *programs_; }
   bool profiling() const { return options_.profiling; }
 
   // A host table for one plugin instance. `plugin_config_yaml` is the plugin's policy section;

@@ -29,15 +29,17 @@ struct EngineOptions {
   std::string config_path;  // user policy file layered on the defaults
   // Policy YAML texts layered after config_path, in order (the C API's policy text, fp32).
   std::vector<std::string> config_texts;
-  // Program cache, self-test verdicts and tuning files: "" = the policy's cache_dir, else
-  // CLPORT_CACHE_DIR / the default; "off" = none (ProgramCache says the order).
-  std::string cache_dir;
   LlamaOptions llama;
   bool profiling = false;   // OpenCL profiling events for `clport profile`
   int n_threads = 0;        // CPU backend threads (0 = all cores)
   // CPU backend: float activations for quantized mat-muls (precision fp32: slower, exact as
   // the reference) instead of 8-bit ones. The policy's `precision: fp32` sets it too.
   bool cpu_float_activations = false;
+  // Directory for the program cache, the self-test verdict, the tuning file and the record of
+  // devices that failed during a run (clport/cache_location.h): "" = the policy's cache_dir:,
+  // then CLPORT_CACHE_DIR, then $XDG_CACHE_HOME / $HOME; "off" = no cache. An app without HOME
+  // (Android) passes its cache directory here.
+  std::string cache_dir;
 };
 
 struct GenerationStats {
@@ -46,6 +48,9 @@ struct GenerationStats {
   double prompt_seconds = 0;
   int generated_tokens = 0;
   double generation_seconds = 0;
+  // Set when the device failed during this generation and the run moved to the CPU path: what
+  // failed, on which device, and where that device's failure is recorded (the logged warning).
+  std::string device_failure;
   double prompt_tokens_per_second() const { return prompt_seconds > 0 ? prompt_tokens / prompt_seconds : 0; }
   double generation_tokens_per_second() const {
     return generation_seconds > 0 ? generated_tokens / generation_seconds : 0;
@@ -60,6 +65,8 @@ class CLPORT_API Engine {
   ~Engine();
 
   Tokenizer& tokenizer() { return *tokenizer_; }
+  // The model and its backend. Both are replaced (the old references dangle) when the device runs
+  // out of memory at load or fails during a generation and the engine moves to the CPU path.
   LlamaModel& model() { return *model_; }
   Backend& backend() { return *backend_; }
   const GgufFile& file() const { return *file_; }
@@ -74,12 +81,24 @@ class CLPORT_API Engine {
   // tokens generated until then have been passed to on_token). `stop_tokens` end generation
   // too (a chat family's end-of-turn tokens: chat_stop_tokens()); like an end-of-generation
   // token, a stop token is not passed to on_token.
+  // When an OpenCL call fails during the generation (an enqueue, a read, a finish), the device
+  // is recorded as failing (clport/device_failure.h), the run moves to the CPU path, the tokens
+  // so far are evaluated again there as the CPU path evaluates them, and the generation goes on
+  // (stats->device_failure says so); on_token sees every token once.
   Status generate(const std::vector<int32_t>& prompt, int n_predict, Sampler& sampler,
                   const std::function<bool(int32_t)>& on_token, GenerationStats* stats,
                   const std::vector<int32_t>& stop_tokens = {});
 
  private:
   Engine() = default;
+  // engine_recovery.cpp: loads the model on backend_, moving to the CPU path when the device runs
+  // out of memory (unless the user named the device); and runs a forward step, moving the
+  // generation to the CPU path when the device fails. `history`: the prompt (its first
+  // prompt_tokens) and the tokens generated so far, ending with `tokens` being evaluated.
+  Status load_model(const Progress& progress);
+  Status forward_or_move_to_cpu(const std::vector<int32_t>& tokens, uint32_t n_past,
+                                const std::vector<int32_t>& history, size_t prompt_tokens,
+                                std::vector<float>& logits, GenerationStats& stats);
   std::shared_ptr<GgufFile> file_;
   std::unique_ptr<Tokenizer> tokenizer_;
   std::unique_ptr<Backend> backend_;

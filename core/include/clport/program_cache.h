@@ -8,8 +8,8 @@
 // entry or a whole one. Anything wrong with an entry (short, bad magic, other key, hash
 // mismatch, or a binary the driver refuses to load or build) deletes it and builds from source.
 //
-// Directory: options.directory, else CLPORT_CACHE_DIR ("off" disables), else
-// $XDG_CACHE_HOME/clport/programs, else $HOME/.cache/clport/programs; created 0700. A
+// Directory: resolve_cache_location (clport/cache_location.h) over options.directory, the
+// policy's cache_dir: and CLPORT_CACHE_DIR, then the XDG / HOME defaults; created 0700. A
 // directory that cannot be written disables the cache with a warning: builds still work.
 // CLPORT_CACHE_DEBUG=1 logs every HIT / MISS / SAVE with the counters.
 #pragma once
@@ -20,6 +20,7 @@
 #include <mutex>
 #include <string>
 
+#include "clport/cache_location.h"
 #include "clport/cl_api.h"
 #include "clport/export.h"
 #include "clport/status.h"
@@ -30,7 +31,8 @@ namespace clport {
 inline constexpr uint32_t kProgramCacheFormatVersion = 1;
 
 struct ProgramCacheOptions {
-  std::string directory;        // overrides CLPORT_CACHE_DIR / the default when not empty
+  std::string directory;        // the application's choice ("off": none); beats everything else
+  std::string policy_directory; // the policy's cache_dir: (beats CLPORT_CACHE_DIR)
   bool enabled = true;          // false: never read or write entries (builds still work)
   bool use_environment = true;  // read CLPORT_CACHE_DIR / CLPORT_CACHE_DEBUG
   bool debug = false;           // log HIT / MISS / SAVE (also CLPORT_CACHE_DEBUG=1)
@@ -72,11 +74,13 @@ class CLPORT_API ProgramCache {
 
   bool enabled() const { return enabled_; }
   const std::string& directory() const { return directory_; }
+  // Where the directory came from, or why the cache is off (one line: location().describe()).
+  const CacheLocation& location() const { return location_; }
   ProgramCacheCounters counters() const;
 
   // The default directory ($XDG_CACHE_HOME/clport/programs or ~/.cache/clport/programs; ""
   // when neither variable is set, e.g. an Android app: pass options.directory there).
-  static std::string default_directory();
+  static std::string default_directory() { return default_cache_directory(); }
 
  private:
   using Digest = std::array<unsigned char, 32>;
@@ -96,6 +100,7 @@ class CLPORT_API ProgramCache {
   bool enabled_ = false;
   bool debug_ = false;
   std::string directory_;
+  CacheLocation location_;
   mutable std::mutex mutex_;
   ProgramCacheCounters counters_;
   std::map<std::string, cl_program> memo_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "clport/device_failure.h"
 #include "clport/gguf.h"
 #include "clport/log.h"
 #include "clport/memory_pool.h"
@@ -118,6 +119,12 @@ class DeviceBackend final : public Backend {
   std::string plugin_for(const clport_op& op) const override {
     const BoundInstance* instance = binding_->select(op);
     return instance ? instance->name() : "cpu";
+  }
+
+  const DeviceInfo* device_info() const override { return &context_->info(); }
+
+  Result<std::string> record_failure(const std::string& what) override {
+    return record_device_failure(*context_, *binding_, what);
   }
 
   std::vector<OpTiming> take_timings() override {

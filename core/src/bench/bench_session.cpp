@@ -71,14 +71,15 @@ Result<Session> open_session(const OpsOptions& options) {
   Session s;
   s.device_index = index;
   s.library = chosen.library;
+  auto policy = Policy::load(options.config_file);
+  if (!policy.ok()) return policy.status();
   DeviceContextOptions ctx_options;
   ctx_options.profiling = true;
+  ctx_options.policy_cache_dir = policy->globals().cache_dir;
   auto context = DeviceContext::create(chosen.library, chosen.info, ctx_options);
   if (!context.ok()) return context.status();
   s.context = context.value();
 
-  auto policy = Policy::load(options.config_file);
-  if (!policy.ok()) return policy.status();
   PluginSearchOptions search;
   search.plugin_dir = policy->globals().plugin_dir;
   search.allow_insecure_dirs = policy->globals().allow_insecure_plugin_dirs;

@@ -64,9 +64,7 @@ Result<std::unique_ptr<Engine>> Engine::open(const EngineOptions& options,
   auto backend = create_backend(options);
   if (!backend.ok()) return backend.status();
   engine->backend_ = std::move(backend.value());
-  auto model = LlamaModel::load(engine->file_, *engine->backend_, options.llama, progress);
-  if (!model.ok()) return model.status();
-  engine->model_ = std::move(model.value());
+  CLPORT_RETURN_IF_ERROR(engine->load_model(progress));
   if (engine->tokenizer_->n_vocab() != static_cast<int32_t>(engine->model_->hparams().n_vocab)) {
     return Status(Stage::Model, "tokenizer has " + std::to_string(engine->tokenizer_->n_vocab()) +
                                     " tokens but token_embd has " +
@@ -92,7 +90,7 @@ Status Engine::generate(const std::vector<int32_t>& prompt, int n_predict, Sampl
   std::vector<int32_t> history = prompt;
 
   auto t0 = std::chrono::steady_clock::now();
-  CLPORT_RETURN_IF_ERROR(model_->forward(prompt, 0, false, logits));
+  CLPORT_RETURN_IF_ERROR(forward_or_move_to_cpu(prompt, 0, history, prompt.size(), logits, st));
   st.prompt_tokens = static_cast<int>(prompt.size());
   st.prompt_seconds = seconds_since(t0);
 
@@ -110,7 +108,7 @@ Status Engine::generate(const std::vector<int32_t>& prompt, int n_predict, Sampl
       st.generation_seconds = seconds_since(t0);
       return context_full(*model_, prompt.size(), i + 1, n_predict);
     }
-    CLPORT_RETURN_IF_ERROR(model_->forward({next}, n_past, false, logits));
+    CLPORT_RETURN_IF_ERROR(forward_or_move_to_cpu({next}, n_past, history, prompt.size(), logits, st));
     ++n_past;
   }
   st.generation_seconds = seconds_since(t0);

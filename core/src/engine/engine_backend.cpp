@@ -3,7 +3,10 @@
 // device).
 #include <cstdlib>
 
+#include "engine/engine_backend.h"
+
 #include "backend/device_backend.h"
+#include "clport/device_failure.h"
 #include "clport/device_selection.h"
 #include "clport/engine.h"
 #include "clport/log.h"
@@ -40,7 +43,8 @@ Result<std::unique_ptr<Backend>> create_device_backend(const EngineOptions& opti
   }
   DeviceContextOptions ctx_options;
   ctx_options.profiling = options.profiling;
-  ctx_options.cache_dir = options.cache_dir.empty() ? policy.globals().cache_dir : options.cache_dir;
+  ctx_options.cache_dir = options.cache_dir;
+  ctx_options.policy_cache_dir = policy.globals().cache_dir;
   auto context = DeviceContext::create(chosen.library, chosen.info, ctx_options);
   if (!context.ok()) return context.status();
 
@@ -49,6 +53,16 @@ Result<std::unique_ptr<Backend>> create_device_backend(const EngineOptions& opti
   search.allow_insecure_dirs = policy.globals().allow_insecure_plugin_dirs;
   auto manager = PluginManager::discover(search);
   auto binding = DeviceBinding::create(*manager, policy, context.value());
+  // A device that failed during an earlier run with this driver and these plugins is not bound
+  // again (clport/device_failure.h), unless the user named it.
+  if (auto failed = find_device_failure(*context.value(), *binding)) {
+    const std::string why = chosen.info.name + " failed during an earlier run (" + failed->when +
+                            ": " + failed->what + "; recorded in " + failed->file +
+                            "); it is avoided until its driver, clport or the plugins change "
+                            "(delete that file to try it again)";
+    if (!named) return Status(Stage::DeviceUnusable, why);
+    logger("engine")->warn("{}; using it anyway because --device {} names it", why, options.device);
+  }
   // Driver self-test (issue 6, core/src/selftest): the first start on this device / driver /
   // clport version checks every bound op against the CPU reference and re-binds failing ones
   // before any weight is prepared. It never fails backend creation.
@@ -76,6 +90,22 @@ std::unique_ptr<Backend> create_cpu_backend(const EngineOptions& options, bool p
 }
 
 }  // namespace
+
+namespace detail {
+
+bool names_device(const EngineOptions& options) { return is_index(options.device); }
+
+std::unique_ptr<Backend> create_cpu_path_backend(const EngineOptions& options) {
+  bool policy_fp32 = false;
+  if (options.device != "cpu") {
+    // The policy was read once already when the device was chosen: it is valid.
+    auto policy = engine_policy(options);
+    policy_fp32 = policy.ok() && policy->globals().precision == Precision::Fp32;
+  }
+  return create_cpu_backend(options, policy_fp32);
+}
+
+}  // namespace detail
 
 Result<Policy> engine_policy(const EngineOptions& options) {
   auto policy = Policy::load(options.config_path);

@@ -26,16 +26,6 @@ bool env_flag(const char* name) {
 
 }  // namespace
 
-std::string ProgramCache::default_directory() {
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg == '/') {
-    return std::string(xdg) + "/clport/programs";
-  }
-  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
-    return std::string(home) + "/.cache/clport/programs";
-  }
-  return {};
-}
-
 ProgramCache::ProgramCache(const clport_cl_api& cl, cl_context context, cl_device_id device,
                            ProgramCacheIdentity identity, ProgramCacheOptions options)
     : cl_(cl), context_(context), device_(device), identity_(std::move(identity)),
@@ -50,32 +40,25 @@ ProgramCache::~ProgramCache() {
 
 void ProgramCache::choose_directory() {
   enabled_ = false;
-  if (!options_.enabled) return;
-  std::string dir = options_.directory;
-  if (dir.empty() && options_.use_environment) {
-    if (const char* env = std::getenv("CLPORT_CACHE_DIR"); env != nullptr && *env != '\0') {
-      if (std::string(env) == "off") {
-        cache_log()->info("program cache switched off by CLPORT_CACHE_DIR=off");
-        return;
-      }
-      dir = env;
-    }
-  }
-  if (dir.empty()) dir = default_directory();
-  if (dir.empty()) {
-    cache_log()->info("program cache off: no HOME or XDG_CACHE_HOME; set CLPORT_CACHE_DIR");
+  if (!options_.enabled) {
+    location_.why_off = "switched off for this context";
     return;
   }
-  Status ready = programs::prepare_cache_directory(dir);
-  if (!ready.ok()) {
+  location_ = resolve_cache_location(
+      CacheRequest{options_.directory, options_.policy_directory, options_.use_environment});
+  if (!location_.enabled()) {
     // Never fatal: the run goes on, it only pays the full compile time.
-    cache_log()->warn("program cache disabled: {}; set CLPORT_CACHE_DIR to a writable directory",
-                      ready.message());
+    const bool chosen = location_.why_off.rfind("switched off", 0) == 0;
+    if (chosen) {
+      cache_log()->info("program cache {}", location_.why_off);
+    } else {
+      cache_log()->warn("program cache off: {}", location_.why_off);
+    }
     return;
   }
-  directory_ = dir;
+  directory_ = location_.directory;
   enabled_ = true;
-  if (debug_) trace("DIR", directory_);
+  if (debug_) trace("DIR", directory_, "from " + location_.source);
 }
 
 ProgramCache::Digest ProgramCache::key_digest(const std::string& source,

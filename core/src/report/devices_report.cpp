@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "clport/cache_location.h"
 #include "clport/device_info.h"
 #include "clport/opencl_loader.h"
 #include "clport/plugin_manager.h"
@@ -99,6 +100,14 @@ DevicesReport build(const DevicesReportOptions& options, const Result<Policy>& p
   LoadReport report = load_opencl(loader);
   json doc{{"libraries_tried", json::array()}, {"libraries", json::array()}};
   std::ostringstream text;
+
+  // The cache the runtime would use (the application's directory, the policy's cache_dir:,
+  // CLPORT_CACHE_DIR, XDG, HOME); a policy that does not load is reported with the plugins.
+  const CacheLocation cache = resolve_cache_location(
+      {options.cache_dir, policy.ok() ? policy->globals().cache_dir : std::string()});
+  doc["cache"] = {{"enabled", cache.enabled()}, {"directory", cache.directory},
+                  {"source", cache.source}, {"why_off", cache.why_off}, {"skipped", cache.skipped}};
+  text << cache.describe() << "\n\n";
 
   text << "OpenCL libraries tried:\n";
   for (const auto& a : report.attempts) {

@@ -3,9 +3,11 @@
 // the same decision the runtime makes (same policy, same search, same DeviceBinding).
 #include <iomanip>
 #include <map>
+#include <optional>
 
 #include "clport/binding.h"
 #include "clport/device_context.h"
+#include "clport/device_failure.h"
 #include "clport/plugin_manager.h"
 #include "clport/policy.h"
 #include "clport/self_test.h"
@@ -128,12 +130,15 @@ void describe_plugins(const std::shared_ptr<OpenClLibrary>& library, const Devic
     std::string context_problem;
     const DevicePolicy device_policy = policy.evaluate(device);
     DeviceContextOptions context_options;
-    context_options.cache_dir = cache_dir.empty() ? policy.globals().cache_dir : cache_dir;
+    context_options.cache_dir = cache_dir;                             // the application's, if any
+    context_options.policy_cache_dir = policy.globals().cache_dir;  // the verdict `run` reads
     auto context = device_policy.device_denied ? Result<std::shared_ptr<DeviceContext>>(Status(Stage::DeviceUnusable, "denied by policy"))
                                                : DeviceContext::create(library, device, context_options);
     selftest::Verdict verdict;  // driver self-test section (issue 6): the cached verdict only
+    std::optional<DeviceFailureRecord> failure;  // a failure during an earlier run
     if (context.ok()) {
       binding = DeviceBinding::create(manager, policy, context.value());
+      failure = find_device_failure(*context.value(), *binding);
       selftest::Options st;
       st.mode = policy.globals().self_test == SelfTestMode::Off ? SelfTestMode::Off : SelfTestMode::Auto;
       st.run_if_missing = false;  // `clport devices` reports; the first model start tests
@@ -146,10 +151,17 @@ void describe_plugins(const std::shared_ptr<OpenClLibrary>& library, const Devic
     }
     if (text) write_text(*text, policy, manager, *binding, context_problem);
     if (text && context.ok()) write_self_test(*text, verdict);
+    if (text && failure) {
+      *text << "  avoided:          failed during an earlier run (" << failure->when << ": " << failure->what
+            << "); `run` binds the CPU path until the driver, clport or the plugins change (" << failure->file
+            << ")\n";
+    }
     if (out) {
       json section = to_json(policy, manager, *binding, context_problem);
       for (auto& [key, value] : section.items()) (*out)[key] = value;
       if (context.ok()) (*out)["self_test"] = self_test_json(verdict);
+      (*out)["failure_record"] = failure ? json{{"file", failure->file}, {"what", failure->what}, {"when", failure->when}}
+                                         : json(nullptr);
     }
   } catch (const std::exception& e) {
     if (text) *text << "  plugins:          internal error: " << e.what() << "\n";

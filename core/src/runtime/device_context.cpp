@@ -77,15 +77,12 @@ Result<std::shared_ptr<DeviceContext>> DeviceContext::create(
   }
   self->pool_ = std::make_unique<MemoryPool>(cl, self->context_, dev.mem_base_addr_align_bytes,
                                              dev.max_alloc_bytes);
-  ProgramCacheOptions cache_options;
-  if (options.cache_dir == "off") {
-    cache_options.enabled = false;
-  } else {
-    cache_options.directory = options.cache_dir;
-  }
+  ProgramCacheOptions cache;
+  cache.directory = options.cache_dir;
+  cache.policy_directory = options.policy_cache_dir;
   self->programs_ = std::make_unique<ProgramCache>(
       cl, self->context_, dev.device,
-      ProgramCacheIdentity{dev.name, dev.driver_version, dev.platform_version}, cache_options);
+      ProgramCacheIdentity{dev.name, dev.driver_version, dev.platform_version}, cache);
   return self;
 }
 
@@ -111,7 +108,10 @@ Status DeviceContext::write(cl_mem buffer, size_t offset, const void* data, size
   }
   const cl_int err =
       cl().clEnqueueWriteBuffer(queue_, buffer, CL_TRUE, offset, bytes, data, 0, nullptr, nullptr);
-  if (err != CL_SUCCESS) return Status(Stage::Device, cl_failure("clEnqueueWriteBuffer", err));
+  if (err != CL_SUCCESS) {
+    return Status(Stage::Device, cl_failure("clEnqueueWriteBuffer", err) + " writing " +
+                                     std::to_string(bytes) + " bytes at offset " + std::to_string(offset));
+  }
   return Status::ok_status();
 }
 
@@ -122,7 +122,10 @@ Status DeviceContext::read(cl_mem buffer, size_t offset, void* data, size_t byte
   }
   const cl_int err =
       cl().clEnqueueReadBuffer(queue_, buffer, CL_TRUE, offset, bytes, data, 0, nullptr, nullptr);
-  if (err != CL_SUCCESS) return Status(Stage::Device, cl_failure("clEnqueueReadBuffer", err));
+  if (err != CL_SUCCESS) {
+    return Status(Stage::Device, cl_failure("clEnqueueReadBuffer", err) + " reading " +
+                                     std::to_string(bytes) + " bytes at offset " + std::to_string(offset));
+  }
   return Status::ok_status();
 }
 

@@ -14,6 +14,7 @@
 #include "clport/log.h"
 #include "clport/nmse.h"
 #include "clport/plugin_manager.h"
+#include "clport/program_cache.h"
 #include "clport/tuner.h"
 #include "conformance/conformance_operands.h"
 #include "conformance/quantized_activations.h"
@@ -185,8 +186,7 @@ Result<Report> tune(DeviceContext& ctx, const std::shared_ptr<LoadedPlugin>& plu
   report.device = ctx.info().name;
   report.file = tuning_file(ctx);
   if (report.file.empty())
-    return Status(Stage::Config, "the program cache directory is off (CLPORT_CACHE_DIR=off or not writable): "
-                                 "there is nowhere to store tuning results");
+    return Status(Stage::Config, "there is nowhere to store tuning results; " + ctx.programs().location().describe());
   auto log = logger("tuner");
   if (!ctx.profiling()) log->warn("the queue has no profiling: timing with the wall clock");
   std::mt19937_64 rng(0x7475'6e65ULL);  // fixed data: every candidate sees the same inputs

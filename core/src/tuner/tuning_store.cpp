@@ -110,8 +110,7 @@ std::string kernel_source_hash() {
 }
 
 std::string tuning_file(const DeviceContext& context) {
-  // DeviceContext::programs() is not const; the directory is fixed once the context exists.
-  auto& cache = const_cast<DeviceContext&>(context).programs();
+  const ProgramCache& cache = context.programs();
   if (!cache.enabled() || cache.directory().empty()) return "";
   return cache.directory() + "/tuning-" + detail::tuning_key(context) + ".json";
 }

@@ -1,0 +1,121 @@
+// The one cache-directory resolver (clport/cache_location.h): explicit settings in their order,
+// "off", unusable explicit directories, the XDG / HOME defaults, and no HOME at all.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "clport/cache_location.h"
+#include "scoped_env.h"
+
+namespace clport {
+namespace {
+
+namespace fs = std::filesystem;
+using testing_env::ScopedEnv;
+
+class CacheLocationTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("clport-cache-location-" + std::to_string(::getpid()) + "-" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+  }
+  std::string dir(const std::string& name) const { return (root_ / name).string(); }
+  // A path below a regular file: no one can create it, root included.
+  std::string uncreatable() const {
+    std::ofstream(root_ / "a-file") << "not a directory";
+    return (root_ / "a-file" / "cache").string();
+  }
+  fs::path root_;
+};
+
+TEST_F(CacheLocationTest, ExplicitSettingsWinInOrderApplicationPolicyEnvironment) {
+  ScopedEnv env{{"CLPORT_CACHE_DIR", nullptr}, {"XDG_CACHE_HOME", nullptr}};
+  env.set("HOME", dir("home").c_str());
+  env.set("CLPORT_CACHE_DIR", dir("env").c_str());
+  CacheLocation a = resolve_cache_location({dir("app"), dir("policy")});
+  EXPECT_EQ(a.directory, dir("app"));
+  EXPECT_EQ(a.source, "the application");
+  CacheLocation p = resolve_cache_location({"", dir("policy")});
+  EXPECT_EQ(p.directory, dir("policy"));
+  EXPECT_EQ(p.source, "the policy's cache_dir:");
+  CacheLocation e = resolve_cache_location({"", ""});
+  EXPECT_EQ(e.directory, dir("env"));
+  EXPECT_EQ(e.source, "CLPORT_CACHE_DIR");
+  EXPECT_EQ(e.describe(), "cache: " + dir("env") + " (from CLPORT_CACHE_DIR)");
+  CacheLocation no_env = resolve_cache_location({"", "", /*use_environment=*/false});
+  EXPECT_EQ(no_env.directory, dir("home") + "/.cache/clport/programs");
+  EXPECT_TRUE(fs::is_directory(a.directory) && fs::is_directory(p.directory) && fs::is_directory(e.directory));
+}
+
+TEST_F(CacheLocationTest, OffInAnExplicitSettingSwitchesTheCacheOff) {
+  ScopedEnv env{{"CLPORT_CACHE_DIR", "off"}, {"HOME", dir("home").c_str()}};
+  CacheLocation from_env = resolve_cache_location({"", ""});
+  EXPECT_FALSE(from_env.enabled());
+  EXPECT_EQ(from_env.describe(), "cache: off (switched off by CLPORT_CACHE_DIR (off))");
+  // An earlier setting beats a later "off", and "off" beats a later directory.
+  EXPECT_EQ(resolve_cache_location({dir("app"), ""}).directory, dir("app"));
+  env.set("CLPORT_CACHE_DIR", dir("env").c_str());
+  EXPECT_FALSE(resolve_cache_location({"off", ""}).enabled());
+  EXPECT_FALSE(resolve_cache_location({"", "off"}).enabled());
+}
+
+TEST_F(CacheLocationTest, AnUnusableExplicitDirectoryIsOffNotReplacedByADefault) {
+  ScopedEnv env{{"CLPORT_CACHE_DIR", nullptr}, {"XDG_CACHE_HOME", nullptr}, {"HOME", dir("home").c_str()}};
+  const std::string bad = uncreatable();
+  CacheLocation location = resolve_cache_location({"", bad});
+  EXPECT_FALSE(location.enabled());
+  EXPECT_NE(location.why_off.find("the policy's cache_dir: names " + bad + ": cannot create"), std::string::npos)
+      << location.why_off;
+  EXPECT_FALSE(fs::exists(dir("home") + "/.cache")) << "fell back to HOME";
+}
+
+TEST_F(CacheLocationTest, DefaultsAreXdgThenHomeAndAnUnusableOneGivesWay) {
+  ScopedEnv env{{"CLPORT_CACHE_DIR", nullptr}, {"HOME", dir("home").c_str()}};
+  env.set("XDG_CACHE_HOME", dir("xdg").c_str());
+  CacheLocation xdg = resolve_cache_location({"", ""});
+  EXPECT_EQ(xdg.directory, dir("xdg") + "/clport/programs");
+  EXPECT_EQ(xdg.source, "XDG_CACHE_HOME");
+  EXPECT_EQ(default_cache_directory(), xdg.directory);
+  env.set("XDG_CACHE_HOME", "relative/dir");  // the XDG spec: ignored unless absolute
+  CacheLocation relative = resolve_cache_location({"", ""});
+  EXPECT_EQ(relative.directory, dir("home") + "/.cache/clport/programs");
+  EXPECT_EQ(relative.describe(), "cache: " + relative.directory +
+                                     " (from HOME; XDG_CACHE_HOME is not an absolute path (relative/dir))");
+  env.set("XDG_CACHE_HOME", uncreatable().c_str());
+  CacheLocation unusable = resolve_cache_location({"", ""});
+  EXPECT_EQ(unusable.source, "HOME");
+  ASSERT_EQ(unusable.skipped.size(), 1u);
+  EXPECT_NE(unusable.skipped[0].find("XDG_CACHE_HOME: cannot create"), std::string::npos) << unusable.skipped[0];
+}
+
+TEST_F(CacheLocationTest, WithoutHomeTheCacheIsOffAndSaysWhy) {
+  ScopedEnv env{{"CLPORT_CACHE_DIR", nullptr}, {"XDG_CACHE_HOME", nullptr}, {"HOME", nullptr}};
+  CacheLocation location = resolve_cache_location({"", ""});
+  EXPECT_FALSE(location.enabled());
+  EXPECT_EQ(default_cache_directory(), "");
+  EXPECT_EQ(location.describe(),
+            "cache: off (XDG_CACHE_HOME is not set; HOME is not set; set CLPORT_CACHE_DIR or the "
+            "policy's cache_dir: to a writable directory)");
+  EXPECT_EQ(resolve_cache_location({dir("app"), ""}).directory, dir("app"));
+  if (::geteuid() != 0) {  // permission bits do not stop root
+    fs::create_directories(dir("readonly-home"));
+    fs::permissions(dir("readonly-home"), fs::perms::owner_read | fs::perms::owner_exec, fs::perm_options::replace);
+    env.set("HOME", dir("readonly-home").c_str());
+    CacheLocation readonly = resolve_cache_location({"", ""});
+    EXPECT_FALSE(readonly.enabled());
+    EXPECT_NE(readonly.why_off.find("HOME: cannot create " + dir("readonly-home") + "/.cache"), std::string::npos)
+        << readonly.why_off;
+    fs::permissions(dir("readonly-home"), fs::perms::owner_all, fs::perm_options::replace);
+  }
+}
+
+}  // namespace
+}  // namespace clport
