@@ -31,6 +31,15 @@ struct InfoFlags {
   bool json = false;
 };
 
+// The backend `run` would bind with these flags (whose ops the binding sections name).
+Result<std::unique_ptr<Backend>> info_backend(const InfoFlags& flags) {
+  EngineOptions options;
+  options.device = flags.device;
+  options.plugin = flags.plugin;
+  options.config_path = flags.config_path;
+  return create_backend(options);
+}
+
 // Which plugin serves each op this model issues on the chosen device (or the CPU backend): the
 // core's op_bindings(), as the C API's model report has it too.
 int print_op_bindings(const GgufFile& model, const InfoFlags& flags, std::ostream& out) {
@@ -39,11 +48,7 @@ int print_op_bindings(const GgufFile& model, const InfoFlags& flags, std::ostrea
     out << "op bindings:  not available (" << hp.status().message() << ")\n";
     return 0;
   }
-  EngineOptions options;
-  options.device = flags.device;
-  options.plugin = flags.plugin;
-  options.config_path = flags.config_path;
-  auto backend = create_backend(options);
+  auto backend = info_backend(flags);
   if (!backend.ok()) {
     out << "op bindings:  " << backend.status().to_string() << "\n";
     return 10 + static_cast<int>(backend.status().stage());
@@ -205,11 +210,7 @@ void print_metadata(const GgufFile& f, bool all, std::ostream& out) {
 
 // The op-binding section of --json: the backend and each op's plugin, or why there is none.
 nlohmann::json op_bindings_json(const GgufFile& model, const InfoFlags& flags, int* exit_code) {
-  EngineOptions options;
-  options.device = flags.device;
-  options.plugin = flags.plugin;
-  options.config_path = flags.config_path;
-  auto backend = create_backend(options);
+  auto backend = info_backend(flags);
   if (!backend.ok()) {
     *exit_code = 10 + static_cast<int>(backend.status().stage());
     return {{"backend", nullptr}, {"error", backend.status().to_string()}, {"ops", nlohmann::json::array()}};

@@ -37,6 +37,14 @@ bool norm_in_front(const clport_op& op) {
   return op.kind == CLPORT_OP_RMS_NORM_MUL_MAT || op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU;
 }
 
+// The tensor the kernel's epilogue reads after its own arguments: the residual of MUL_MAT_ADD,
+// the up weight of the SwiGLU form, else none.
+const clport_tensor* epilogue_operand(const clport_op& op) {
+  if (op.kind == CLPORT_OP_MUL_MAT_ADD) return op.src[2];
+  if (op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU) return op.src[3];
+  return nullptr;
+}
+
 }  // namespace
 
 bool OpRunner::takes_q8a_gemv(const clport_op& op) const {
@@ -99,14 +107,9 @@ bool OpRunner::q8s_gemv(const clport_op& op, const char* form, int64_t rows) {
   const auto g_off = static_cast<cl_ulong>(g ? g->offset : 0);
   const cl_int norm = g ? 1 : 0, Ki = static_cast<cl_int>(K), Ni = static_cast<cl_int>(N);
   const float eps = op.fparams[0];
-  if (op.kind == CLPORT_OP_MUL_MAT_ADD) {
-    const clport_tensor& res = *op.src[2];
+  if (const clport_tensor* e = epilogue_operand(op)) {
     sdk::set_args(h_.cl(), k, w.buffer, w_off, w_row, x.buffer, x_off, g_buf, g_off, norm, eps, scratch, d.buffer,
-                  d_off, Ki, Ni, res.buffer, static_cast<cl_ulong>(res.offset));
-  } else if (op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU) {
-    const clport_tensor& up = *op.src[3];
-    sdk::set_args(h_.cl(), k, w.buffer, w_off, w_row, x.buffer, x_off, g_buf, g_off, norm, eps, scratch, d.buffer,
-                  d_off, Ki, Ni, up.buffer, static_cast<cl_ulong>(up.offset));
+                  d_off, Ki, Ni, e->buffer, static_cast<cl_ulong>(e->offset));
   } else {
     sdk::set_args(h_.cl(), k, w.buffer, w_off, w_row, x.buffer, x_off, g_buf, g_off, norm, eps, scratch, d.buffer,
                   d_off, Ki, Ni);
@@ -131,14 +134,9 @@ bool OpRunner::q8a_gemv(const clport_op& op) {
              d_off = static_cast<cl_ulong>(d.offset);
   const cl_ulong xa_off = 0;
   const auto Ki = static_cast<cl_int>(K), Ni = static_cast<cl_int>(N);
-  if (op.kind == CLPORT_OP_MUL_MAT_ADD) {
-    const clport_tensor& res = *op.src[2];
-    sdk::set_args(h_.cl(), k, w.buffer, w_off, w_row, xa, xa_off, d.buffer, d_off, Ki, Ni, res.buffer,
-                  static_cast<cl_ulong>(res.offset));
-  } else if (op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU) {
-    const clport_tensor& up = *op.src[3];
-    sdk::set_args(h_.cl(), k, w.buffer, w_off, w_row, xa, xa_off, d.buffer, d_off, Ki, Ni, up.buffer,
-                  static_cast<cl_ulong>(up.offset));
+  if (const clport_tensor* e = epilogue_operand(op)) {
+    sdk::set_args(h_.cl(), k, w.buffer, w_off, w_row, xa, xa_off, d.buffer, d_off, Ki, Ni, e->buffer,
+                  static_cast<cl_ulong>(e->offset));
   } else {
     sdk::set_args(h_.cl(), k, w.buffer, w_off, w_row, xa, xa_off, d.buffer, d_off, Ki, Ni);
   }
