@@ -83,6 +83,17 @@ const Preset kPresets[] = {
      "cl_intel_sharing_format_query cl_khr_pci_bus_info cl_intel_dot_accumulate "
      "cl_intel_subgroup_local_block_io cl_khr_integer_dot_product",
      CL_DEVICE_TYPE_GPU, "Intel(R) OpenCL Graphics", "Intel(R) Corporation", "OpenCL 3.0 "},
+    // The lent H200's driver as clport devices reported it (anchors README: no fp16, no
+    // sub-groups, no integer-dot or command-buffer extension).
+    {"nvidia-h200", "NVIDIA H200", "NVIDIA Corporation", "OpenCL 3.0 CUDA", "580.159.04", "OpenCL C 1.2 ",
+     "cl_khr_global_int32_base_atomics cl_khr_global_int32_extended_atomics "
+     "cl_khr_local_int32_base_atomics cl_khr_local_int32_extended_atomics cl_khr_fp64 "
+     "cl_khr_3d_image_writes cl_khr_byte_addressable_store cl_khr_icd cl_khr_gl_sharing "
+     "cl_nv_compiler_options cl_nv_device_attribute_query cl_nv_pragma_unroll cl_nv_copy_opts "
+     "cl_nv_create_buffer cl_khr_int64_base_atomics cl_khr_int64_extended_atomics "
+     "cl_khr_device_uuid cl_khr_pci_bus_info cl_khr_external_semaphore "
+     "cl_khr_external_memory cl_khr_external_semaphore_opaque_fd cl_khr_external_memory_opaque_fd",
+     CL_DEVICE_TYPE_GPU, "NVIDIA CUDA", "NVIDIA Corporation", "OpenCL 3.0 CUDA 13.0.94"},
     // A GPU no rule knows: exercises the classifier's logged default and the generic path.
     {"unknown-gpu", "Vendorless VX-1 Graphics", "Example Silicon Inc.", "OpenCL 1.2 vx1-r7",
      "7.1.0", "OpenCL C 1.2 ",

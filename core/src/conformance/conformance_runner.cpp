@@ -87,14 +87,22 @@ class CaseRunner {
     clport_op op = make_op(spec, src, dst, false, views);
     r.kind = op.kind;
     r.key_dtype = op_exclusion_dtype(op);
-    if (!table_.supports_op(inst_, &op)) {
+    // A fused mat-mul may be served only on the weight layout the plugin makes at load (as in a
+    // model, whose weights are all prepared): then the answer comes after preparing them.
+    const bool plain_supported = table_.supports_op(inst_, &op) != 0;
+    if (!plain_supported && !(table_.prepare_weight != nullptr && is_fused_mat_mul(op.kind))) {
       r.message = "not supported by the plugin";
       return r;
     }
     r.supported = true;
-    Status st = execute(spec, src, dst, r);
+    Status st = execute(spec, src, dst, r, plain_supported);
     for (Operand* o : all(src, dst))
       if (o->buffer != nullptr) ctx_.cl().clReleaseMemObject(o->buffer);
+    if (st.stage() == Stage::Unsupported) {
+      r.supported = false;
+      r.message = "not supported by the plugin";
+      return r;
+    }
     if (!st.ok()) r.message = st.message();
     r.passed = st.ok();
     return r;
@@ -127,7 +135,11 @@ class CaseRunner {
     return op;
   }
 
-  Status execute(const CaseSpec& spec, std::vector<Operand>& src, Operand& dst, CaseResult& r) {
+  static bool is_fused_mat_mul(int32_t kind) {
+    return kind == CLPORT_OP_RMS_NORM_MUL_MAT || kind == CLPORT_OP_MUL_MAT_ADD || kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU;
+  }
+
+  Status execute(const CaseSpec& spec, std::vector<Operand>& src, Operand& dst, CaseResult& r, bool plain_supported) {
     const clport_cl_api& cl = ctx_.cl();
     for (Operand* o : all(src, dst)) {
       cl_int err = CL_SUCCESS;
@@ -145,14 +157,12 @@ class CaseRunner {
 
     std::vector<clport_tensor> views;
     clport_op op = make_op(spec, src, dst, true, views);
-    auto prepared = prepare_weight(op, views);
-    if (!prepared.ok()) return prepared.status();
-    r.prepared = prepared.value() != nullptr;
-    // The layout is released on every way out, after the queue has drained.
-    std::unique_ptr<void, std::function<void(void*)>> layout(prepared.value(), [this](void* l) {
-      (void)ctx_.finish();
-      table_.release_layout(inst_, l);
-    });
+    // The layouts are released on every way out, after the queue has drained.
+    std::vector<void*> layouts;
+    std::unique_ptr<std::vector<void*>, std::function<void(std::vector<void*>*)>> release(
+        &layouts, [this](std::vector<void*>* all) { release_layouts(*all); });
+    CLPORT_RETURN_IF_ERROR(prepare_weights(op, views, plain_supported, layouts));
+    r.prepared = !layouts.empty();
     (void)ctx_.take_timings();  // only this case's kernels below
     const auto t0 = std::chrono::steady_clock::now();
     clport_plugin_error* error = nullptr;
@@ -213,27 +223,47 @@ class CaseRunner {
     return Status();
   }
 
-  // A MUL_MAT or GET_ROWS weight goes through the plugin's prepare_weight when it has one, as a
-  // model's weights do at load: the case then checks the kernels of the plugin's own layout.
-  // Returns the layout put into views[0] (NULL: the plugin keeps the plain layout).
-  Result<void*> prepare_weight(clport_op& op, std::vector<clport_tensor>& views) {
-    if (table_.prepare_weight == nullptr || (op.kind != CLPORT_OP_MUL_MAT && op.kind != CLPORT_OP_GET_ROWS))
-      return static_cast<void*>(nullptr);
-    void* layout = nullptr;
-    clport_plugin_error* error = nullptr;
-    const int32_t rc = table_.prepare_weight(inst_, &views[0], &layout, &error);
-    if (rc == CLPORT_PLUGIN_UNSUPPORTED) {
-      if (error != nullptr) take_error(table_, error);
-      return static_cast<void*>(nullptr);
+  void release_layouts(std::vector<void*>& layouts) {
+    if (layouts.empty()) return;
+    (void)ctx_.finish();
+    for (void* l : layouts) table_.release_layout(inst_, l);
+    layouts.clear();
+  }
+
+  // The weights of a MUL_MAT, GET_ROWS or fused mat-mul (src0, and the SwiGLU's up weight src3)
+  // go through the plugin's prepare_weight when it has one, as a model's weights do at load: the
+  // case then checks the kernels of the plugin's own layout. Layouts made are put into the views
+  // and appended to `layouts`. A fused op the plugin does not take on its prepared weights runs
+  // on the plain ones when it takes those (plain_supported), else is Stage::Unsupported.
+  Status prepare_weights(clport_op& op, std::vector<clport_tensor>& views, bool plain_supported,
+                         std::vector<void*>& layouts) {
+    const bool fused = is_fused_mat_mul(op.kind);
+    if (table_.prepare_weight == nullptr || (op.kind != CLPORT_OP_MUL_MAT && op.kind != CLPORT_OP_GET_ROWS && !fused))
+      return Status();
+    std::vector<int> weights = {0};
+    if (op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU) weights.push_back(3);
+    for (int i : weights) {
+      void* layout = nullptr;
+      clport_plugin_error* error = nullptr;
+      const int32_t rc = table_.prepare_weight(inst_, &views[i], &layout, &error);
+      if (rc == CLPORT_PLUGIN_UNSUPPORTED) {
+        if (error != nullptr) take_error(table_, error);
+        continue;
+      }
+      if (rc != CLPORT_PLUGIN_OK)
+        return Status(Stage::Plugin, "prepare_weight returned " + std::to_string(rc) + ": " + take_error(table_, error));
+      if (layout == nullptr) continue;
+      views[i].layout = layout;
+      layouts.push_back(layout);
     }
-    if (rc != CLPORT_PLUGIN_OK)
-      return Status(Stage::Plugin, "prepare_weight returned " + std::to_string(rc) + ": " + take_error(table_, error));
-    views[0].layout = layout;
-    if (layout != nullptr && !table_.supports_op(inst_, &op)) {
-      table_.release_layout(inst_, layout);
-      return Status(Stage::Plugin, "the plugin does not support the op on the weight it prepared");
+    if (layouts.empty() || table_.supports_op(inst_, &op)) {
+      if (layouts.empty() && !plain_supported) return Status(Stage::Unsupported, "not supported by the plugin");
+      return Status();
     }
-    return layout;
+    if (!fused) return Status(Stage::Plugin, "the plugin does not support the op on the weight it prepared");
+    release_layouts(layouts);
+    for (int i : weights) views[i].layout = nullptr;
+    return plain_supported ? Status() : Status(Stage::Unsupported, "not supported by the plugin");
   }
 
   DeviceContext& ctx_;

@@ -110,6 +110,12 @@ const PackedWeight* OpRunner::find_packed(const clport_tensor& w) const {
   return it == packed_.end() ? nullptr : *it;
 }
 
+const PackedWeight* OpRunner::packed_layout(const clport_tensor& w) const {
+  const PackedWeight* p = find_packed(w);
+  if (p == nullptr || p->dtype != w.dtype || p->K != w.ne[0] || p->N != w.ne[1]) return nullptr;
+  return p;
+}
+
 std::string OpRunner::check(const clport_op& op) const {
   // With the packed layout on, its GEMV serves these weights: the fused kernels read only the
   // plain layout, so the plan keeps plain mat-muls for them (and the weights get packed).

@@ -37,6 +37,9 @@ class OpRunner {
   void* prepare_weight(const clport_tensor& weight);
   // Frees a handle prepare_weight returned; anything else is ignored.
   void release_layout(void* layout) noexcept;
+  // The packed layout behind weight w when this runner made it and it describes w (dtype and
+  // shape), else NULL: how a vendor plugin's own kernels on the same layout find its arrays.
+  const PackedWeight* packed_layout(const clport_tensor& w) const;
 
   // The shared sources and -D options of a program (exposed for tools and vendor plugins that
   // add their own kernels on top of the same helpers).

@@ -1,0 +1,91 @@
+#include "nv_gemv.hpp"
+
+#include <sstream>
+
+extern const clport::EmbeddedKernel clport_plugin_kernels[];
+
+namespace nvidia {
+namespace {
+
+using clport::plugin_common::PackedWeight;
+
+const char* dtype_suffix(int32_t dtype) {
+  switch (dtype) {
+    case CLPORT_DTYPE_Q4_0: return "q4_0";
+    case CLPORT_DTYPE_Q4_1: return "q4_1";
+    case CLPORT_DTYPE_Q8_0: return "q8_0";
+    default: return nullptr;
+  }
+}
+
+// Local memory of one activation row: 32 code bytes and (d, s) per block of 32 values.
+uint64_t row_local_bytes(int64_t K) { return static_cast<uint64_t>(K / 32) * (32 + 8); }
+
+// The kernel's own local arrays (the reduction slots of nv_gemv.cl, the SwiGLU form's two).
+uint64_t reduction_bytes(const GemvConfig& c) { return 2ull * (c.wg / 32) * c.rows_per_warp * 33 * sizeof(float); }
+
+}  // namespace
+
+std::string GemvConfig::validate(uint32_t max_work_group_size) const {
+  if (wg < 32 || wg % 32 != 0 || (wg & (wg - 1)) != 0 || wg > max_work_group_size)
+    return "nv_gemv_wg must be a power of two, at least 32 and within the device's work-group limit";
+  if (rows_per_warp < 1 || rows_per_warp > 8) return "nv_gemv_rows_per_warp must be in 1..8";
+  return "";
+}
+
+NvGemv::NvGemv(const clport_host& host, GemvConfig config, uint64_t local_mem_bytes)
+    : host_(host), h_(host), config_(config), local_mem_bytes_(local_mem_bytes) {}
+
+bool NvGemv::covers(int32_t weight_dtype) { return dtype_suffix(weight_dtype) != nullptr; }
+
+bool NvGemv::fits(int64_t K) const {
+  // A margin for what the compiler adds to a kernel's local memory.
+  return K % 32 == 0 && row_local_bytes(K) + reduction_bytes(config_) + 1024 <= local_mem_bytes_;
+}
+
+const clport::sdk::Kernel& NvGemv::kernel(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (program_.get() == nullptr) {
+    std::ostringstream o;
+    o << "-cl-std=CL1.2 -DNV_WG=" << config_.wg << " -DNV_RPW=" << config_.rows_per_warp
+      << " -DNV_PTX=" << (config_.ptx ? 1 : 0);
+    const std::string source = clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_gemv.cl");
+    program_ = clport::sdk::Program(&h_.cl(), h_.build_program(source, o.str()));
+  }
+  auto it = kernels_.find(name);
+  if (it == kernels_.end()) it = kernels_.emplace(name, clport::sdk::Kernel(h_.cl(), program_, name.c_str())).first;
+  return it->second;
+}
+
+void NvGemv::enqueue(const clport_op& op, const PackedWeight& w, const PackedWeight* up) {
+  const clport_tensor &x = *op.src[1], &d = *op.dst;
+  const char* suffix = dtype_suffix(w.dtype);
+  if (suffix == nullptr) throw clport::sdk::unsupported("nvidia: no GEMV for this weight dtype");
+  const cl_int K = static_cast<cl_int>(w.K), N = static_cast<cl_int>(w.N);
+  const clport::sdk::LocalMem codes{static_cast<size_t>(K / 32) * 32}, scales{static_cast<size_t>(K / 32) * 8};
+  const bool swiglu = op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU;
+  const clport::sdk::Kernel& k = kernel(std::string(swiglu ? "nv_gemv_swiglu_" : "nv_gemv_") + suffix);
+  const clport_cl_api& cl = h_.cl();
+  if (swiglu) {
+    if (up == nullptr) throw clport::sdk::Failure("nvidia: SwiGLU GEMV without its up weight");
+    const clport_tensor& g = *op.src[2];
+    clport::sdk::set_args(cl, k, w.q, w.s, up->q, up->s, x.buffer, cl_ulong(x.offset), g.buffer, cl_ulong(g.offset),
+                          cl_float(op.fparams[0]), d.buffer, cl_ulong(d.offset), K, N, codes, scales);
+  } else {
+    const bool norm = op.kind == CLPORT_OP_RMS_NORM_MUL_MAT, add = op.kind == CLPORT_OP_MUL_MAT_ADD;
+    // Absent operands point at x: the kernel never reads them (norm / has_res are 0).
+    const clport_tensor& g = norm ? *op.src[2] : x;
+    const clport_tensor& res = add ? *op.src[2] : x;
+    clport::sdk::set_args(cl, k, w.q, w.s, x.buffer, cl_ulong(x.offset), g.buffer, cl_ulong(g.offset),
+                          cl_int(norm ? 1 : 0), cl_float(norm ? op.fparams[0] : 0.0f), res.buffer,
+                          cl_ulong(res.offset), cl_int(add ? 1 : 0), d.buffer, cl_ulong(d.offset), K, N, codes,
+                          scales);
+  }
+  const size_t rows_per_group = static_cast<size_t>(config_.wg / 32) * config_.rows_per_warp;
+  const size_t groups = (static_cast<size_t>(N) + rows_per_group - 1) / rows_per_group;
+  const size_t global[2] = {groups * config_.wg, static_cast<size_t>(x.ne[1])};
+  const size_t local[2] = {config_.wg, 1};
+  clport::sdk::enqueue(host_, k, 2, global, local);
+}
+
+}  // namespace nvidia

@@ -1,0 +1,47 @@
+// Launches the NVIDIA GEMV on 8-bit activations (plugins/nvidia/kernels/nv_gemv.cl) for
+// MUL_MAT with a few activation rows and for the three fused mat-mul patterns, on weights in the
+// packed layout of plugins/common. The caller has checked the op against the plain-layout rules
+// (check_op) and that its weights carry that layout.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "clport/plugin_sdk.hpp"
+#include "clport_common/packed_weight.hpp"
+
+namespace nvidia {
+
+struct GemvConfig {
+  uint32_t wg = 256;           // work-items per group (NV_WG): a multiple of 32
+  uint32_t rows_per_warp = 2;  // weight rows per warp of 32 work-items (NV_RPW)
+  bool ptx = false;            // dp4a through inline PTX (NV_PTX); plain OpenCL C otherwise
+  std::string validate(uint32_t max_work_group_size) const;
+};
+
+class NvGemv {
+ public:
+  NvGemv(const clport_host& host, GemvConfig config, uint64_t local_mem_bytes);
+  static bool covers(int32_t weight_dtype);
+  // Whether the activation row of K values fits the group's local memory.
+  bool fits(int64_t K) const;
+  // up is the second weight of RMS_NORM_MUL_MAT_SWIGLU (NULL for the other kinds).
+  void enqueue(const clport_op& op, const clport::plugin_common::PackedWeight& w,
+               const clport::plugin_common::PackedWeight* up);
+  const GemvConfig& config() const { return config_; }
+
+ private:
+  const clport::sdk::Kernel& kernel(const std::string& name);
+
+  const clport_host& host_;
+  clport::sdk::Host h_;
+  GemvConfig config_;
+  uint64_t local_mem_bytes_;
+  std::mutex mutex_;
+  clport::sdk::Program program_;
+  std::map<std::string, clport::sdk::Kernel> kernels_;
+};
+
+}  // namespace nvidia
