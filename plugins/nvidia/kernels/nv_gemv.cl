@@ -20,7 +20,7 @@
 // spoofed NVIDIA identity on other devices.
 
 #ifndef NV_WG
-#define NV_WG 256
+#define NV_WG 512
 #endif
 #ifndef NV_RPW
 #define NV_RPW 2
@@ -108,45 +108,78 @@ inline float nv_group_sum(float v, local float* red) {
   return total;
 }
 
-inline float nv_absmax(float16 lo, float16 hi) {
-  const float16 a = fmax(fabs(lo), fabs(hi));
-  const float8 a8 = fmax(a.lo, a.hi);
-  const float4 a4 = fmax(a8.lo, a8.hi);
-  return fmax(fmax(a4.x, a4.y), fmax(a4.z, a4.w));
-}
+inline float nv_absmax4(float4 v) { return fmax(fmax(fabs(v.x), fabs(v.y)), fmax(fabs(v.z), fabs(v.w))); }
 
-inline int nv_hsum(int16 v) {
-  const int8 a = v.lo + v.hi;
-  const int4 b = a.lo + a.hi;
-  return b.x + b.y + b.z + b.w;
+// The maximum and the sum of v over the 8 consecutive work-items that hold one block of 32
+// values (8 float4s). Every work-item of the group calls them the same number of times.
+#if defined(NV_PTX) && NV_PTX
+inline float nv_shfl_xor(float v, int lanes) {
+  int r;
+  __asm__("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(as_int(v)), "r"(lanes));
+  return as_float(r);
 }
+inline float nv_block_max(float v, local float* scratch) {
+  v = fmax(v, nv_shfl_xor(v, 1));
+  v = fmax(v, nv_shfl_xor(v, 2));
+  return fmax(v, nv_shfl_xor(v, 4));
+}
+inline int nv_block_sum(int v, local float* scratch) {
+  v += as_int(nv_shfl_xor(as_float(v), 1));
+  v += as_int(nv_shfl_xor(as_float(v), 2));
+  return v + as_int(nv_shfl_xor(as_float(v), 4));
+}
+#else
+// Through local memory: the slots of one call are read before the next call writes them.
+inline float nv_block_max(float v, local float* scratch) {
+  const int lid = get_local_id(0), first = lid & ~7;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  scratch[lid] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int k = 0; k < 8; ++k) v = fmax(v, scratch[first + k]);
+  return v;
+}
+inline int nv_block_sum(int v, local float* scratch) {
+  const int lid = get_local_id(0), first = lid & ~7;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  scratch[lid] = as_float(v);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  int total = 0;
+  for (int k = 0; k < 8; ++k) total += as_int(scratch[first + k]);
+  return total;
+}
+#endif
 
 // Step 1: row x (K values, through the RMSNorm with weight g when norm is set) as K / 32 blocks:
 // codes 0..15 of block b at xq[b], 16..31 at xq[nb + b] (consecutive lanes read consecutive
-// words), (d, s) at xds[b].
+// words), (d, s) at xds[b]. One float4 per work-item and pass, 8 work-items to a block: the
+// loads coalesce and the row takes K / (4 NV_WG) passes.
 inline void nv_quantize_row(const global float* x, const global float* g, int norm, float eps, int K,
                             local int4* xq, local float2* xds, local float* red) {
-  const int lid = get_local_id(0), nb = K / 32;
+  const int lid = get_local_id(0), nb = K / 32, n4 = K / 4;
   float scale = 1.0f;
   if (norm) {
     float ss = 0.0f;
-    for (int i = lid; i < K / 4; i += NV_WG) {
+    for (int i = lid; i < n4; i += NV_WG) {
       const float4 v = vload4(i, x);
       ss += dot(v, v);
     }
     scale = 1.0f / sqrt(nv_group_sum(ss, red) / (float)K + eps);
   }
-  for (int b = lid; b < nb; b += NV_WG) {
-    float16 lo = vload16(0, x + 32 * b), hi = vload16(1, x + 32 * b);
-    if (norm) {
-      lo = lo * scale * vload16(0, g + 32 * b);
-      hi = hi * scale * vload16(1, g + 32 * b);
+  local int* codes = (local int*)xq;
+  for (int base = 0; base < n4; base += NV_WG) {
+    // n4 is a multiple of 8 and NV_WG of 32: a block's 8 work-items are all live or all not.
+    const int i = base + lid;
+    const bool live = i < n4;
+    float4 v = (float4)(0.0f);
+    if (live) v = norm ? vload4(i, x) * scale * vload4(i, g) : vload4(i, x);
+    const float d = nv_block_max(nv_absmax4(v), red) / 127.0f, inv = d != 0.0f ? 1.0f / d : 0.0f;
+    const int4 q = convert_int4_rte(v * inv);
+    const int sum = nv_block_sum(q.x + q.y + q.z + q.w, red);
+    if (live) {
+      const int blk = i / 8, j = i % 8;
+      codes[4 * (j < 4 ? blk : nb + blk) + (j & 3)] = as_int(convert_char4(q));
+      if (j == 0) xds[blk] = (float2)(d, d * (float)sum);
     }
-    const float d = nv_absmax(lo, hi) / 127.0f, inv = d != 0.0f ? 1.0f / d : 0.0f;
-    const int16 ql = convert_int16_rte(lo * inv), qh = convert_int16_rte(hi * inv);
-    xq[b] = as_int4(convert_char16(ql));
-    xq[nb + b] = as_int4(convert_char16(qh));
-    xds[b] = (float2)(d, d * (float)nv_hsum(ql + qh));
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 }
@@ -157,6 +190,23 @@ inline float nv_row_total(local const float* red, int r) {
   for (int l = 0; l < 32; ++l) t += red[r * NV_RED_STRIDE + l];
   return t;
 }
+
+// Step 2, one block b of every row of this warp: acc[r] += the block's contribution. Two
+// blocks per loop trip (b and b + 32, the second clamped and masked at the row's end) keep two
+// rows' worth of 16-byte loads in flight per lane.
+#define NV_GEMV_LOOP(STEP)                                                                      \
+  for (int b = lane; b < nb; b += 64) {                                                         \
+    const int b2 = min(b + 32, nb - 1);                                                         \
+    const float keep2 = b + 32 < nb ? 1.0f : 0.0f;                                              \
+    const int4 xa = xq[b], xb = xq[nb + b], xa2 = xq[b2], xb2 = xq[nb + b2];                    \
+    const float2 ds = xds[b], ds2 = xds[b2] * keep2;                                            \
+    for (int r = 0; r < NV_RPW; ++r) {                                                          \
+      /* rows past N repeat the last row; their sums are never stored */                        \
+      const size_t row = (size_t)min(first + r, N - 1) * nb;                                    \
+      STEP(r, row + b, xa, xb, ds);                                                             \
+      STEP(r, row + b2, xa2, xb2, ds2);                                                         \
+    }                                                                                           \
+  }
 
 #define NV_GEMV_ARGS                                                                            \
   const global uint4 *wq, const global ushort *ws, const global uchar *x, ulong x_off,          \
@@ -171,29 +221,27 @@ inline float nv_row_total(local const float* red, int r) {
     const int m = get_group_id(1), lid = get_local_id(0), lane = lid % 32, nb = K / 32;         \
     nv_quantize_row((const global float*)(x + x_off) + (size_t)m * K,                          \
                     (const global float*)(g + g_off), norm, eps, K, xq, xds, red);              \
-    const int first = get_group_id(0) * NV_ROWS + (lid / 32) * NV_RPW;                          \
-    float acc[NV_RPW];                                                                          \
-    for (int r = 0; r < NV_RPW; ++r) acc[r] = 0.0f;                                             \
-    for (int b = lane; b < nb; b += 32) {                                                       \
-      const int4 xa = xq[b], xb = xq[nb + b];                                                   \
-      const float2 ds = xds[b];                                                                 \
-      for (int r = 0; r < NV_RPW; ++r) {                                                        \
-        /* rows past N repeat the last row; their sums are never stored */                      \
-        const size_t n = (size_t)min(first + r, N - 1);                                        \
-        acc[r] += BLOCK(wq, ws, n * nb + b, xa, xb, ds);                                        \
+    for (int chunk = get_group_id(0); chunk < (N + NV_ROWS - 1) / NV_ROWS; chunk += get_num_groups(0)) { \
+      const int first = chunk * NV_ROWS + (lid / 32) * NV_RPW;                                  \
+      float acc[NV_RPW];                                                                        \
+      for (int r = 0; r < NV_RPW; ++r) acc[r] = 0.0f;                                           \
+      NV_GEMV_LOOP(NV_STEP_##BLOCK)                                                             \
+      for (int r = 0; r < NV_RPW; ++r) red[((lid / 32) * NV_RPW + r) * NV_RED_STRIDE + lane] = acc[r]; \
+      barrier(CLK_LOCAL_MEM_FENCE);                                                             \
+      const int n = chunk * NV_ROWS + lid;                                                      \
+      if (lid < NV_ROWS && n < N) {                                                             \
+        float total = nv_row_total(red, lid);                                                   \
+        const size_t at = (size_t)m * N + n;                                                    \
+        if (has_res) total += ((const global float*)(res + res_off))[at];                       \
+        ((global float*)(dst + dst_off))[at] = total;                                           \
       }                                                                                         \
-    }                                                                                           \
-    for (int r = 0; r < NV_RPW; ++r) red[((lid / 32) * NV_RPW + r) * NV_RED_STRIDE + lane] = acc[r]; \
-    barrier(CLK_LOCAL_MEM_FENCE);                                                               \
-    const int n = get_group_id(0) * NV_ROWS + lid;                                              \
-    if (lid < NV_ROWS && n < N) {                                                               \
-      float total = nv_row_total(red, lid);                                                     \
-      const size_t at = (size_t)m * N + n;                                                      \
-      if (has_res) total += ((const global float*)(res + res_off))[at];                         \
-      ((global float*)(dst + dst_off))[at] = total;                                             \
+      barrier(CLK_LOCAL_MEM_FENCE); /* red is written again by the next chunk */               \
     }                                                                                           \
   }
 
+#define NV_STEP_nv_block_q4_0(r, i, xa, xb, ds) acc[r] += nv_block_q4_0(wq, ws, i, xa, xb, ds)
+#define NV_STEP_nv_block_q4_1(r, i, xa, xb, ds) acc[r] += nv_block_q4_1(wq, ws, i, xa, xb, ds)
+#define NV_STEP_nv_block_q8_0(r, i, xa, xb, ds) acc[r] += nv_block_q8_0(wq, ws, i, xa, xb, ds)
 NV_GEMV_KERNEL(nv_gemv_q4_0, nv_block_q4_0)
 NV_GEMV_KERNEL(nv_gemv_q4_1, nv_block_q4_1)
 NV_GEMV_KERNEL(nv_gemv_q8_0, nv_block_q8_0)
@@ -211,31 +259,32 @@ NV_GEMV_KERNEL(nv_gemv_q8_0, nv_block_q8_0)
     const int m = get_group_id(1), lid = get_local_id(0), lane = lid % 32, nb = K / 32;         \
     nv_quantize_row((const global float*)(x + x_off) + (size_t)m * K,                          \
                     (const global float*)(g + g_off), 1, eps, K, xq, xds, red);                 \
-    const int first = get_group_id(0) * NV_ROWS + (lid / 32) * NV_RPW;                          \
-    float acc_g[NV_RPW], acc_u[NV_RPW];                                                         \
-    for (int r = 0; r < NV_RPW; ++r) acc_g[r] = acc_u[r] = 0.0f;                                \
-    for (int b = lane; b < nb; b += 32) {                                                       \
-      const int4 xa = xq[b], xb = xq[nb + b];                                                   \
-      const float2 ds = xds[b];                                                                 \
+    for (int chunk = get_group_id(0); chunk < (N + NV_ROWS - 1) / NV_ROWS; chunk += get_num_groups(0)) { \
+      const int first = chunk * NV_ROWS + (lid / 32) * NV_RPW;                                  \
+      float acc_g[NV_RPW], acc_u[NV_RPW];                                                       \
+      for (int r = 0; r < NV_RPW; ++r) acc_g[r] = acc_u[r] = 0.0f;                              \
+      NV_GEMV_LOOP(NV_SWIGLU_STEP_##BLOCK)                                                      \
       for (int r = 0; r < NV_RPW; ++r) {                                                        \
-        const size_t i = (size_t)min(first + r, N - 1) * nb + b;                               \
-        acc_g[r] += BLOCK(gq, gs, i, xa, xb, ds);                                               \
-        acc_u[r] += BLOCK(uq, us, i, xa, xb, ds);                                               \
+        const int slot = (lid / 32) * NV_RPW + r;                                               \
+        red[slot * NV_RED_STRIDE + lane] = acc_g[r];                                            \
+        red[(NV_ROWS + slot) * NV_RED_STRIDE + lane] = acc_u[r];                                \
       }                                                                                         \
-    }                                                                                           \
-    for (int r = 0; r < NV_RPW; ++r) {                                                          \
-      const int slot = (lid / 32) * NV_RPW + r;                                                 \
-      red[slot * NV_RED_STRIDE + lane] = acc_g[r];                                              \
-      red[(NV_ROWS + slot) * NV_RED_STRIDE + lane] = acc_u[r];                                  \
-    }                                                                                           \
-    barrier(CLK_LOCAL_MEM_FENCE);                                                               \
-    const int n = get_group_id(0) * NV_ROWS + lid;                                              \
-    if (lid < NV_ROWS && n < N) {                                                               \
-      const float gate = nv_row_total(red, lid), up = nv_row_total(red, NV_ROWS + lid);         \
-      ((global float*)(dst + dst_off))[(size_t)m * N + n] = gate / (1.0f + exp(-gate)) * up;    \
+      barrier(CLK_LOCAL_MEM_FENCE);                                                             \
+      const int n = chunk * NV_ROWS + lid;                                                      \
+      if (lid < NV_ROWS && n < N) {                                                             \
+        const float gate = nv_row_total(red, lid), up = nv_row_total(red, NV_ROWS + lid);       \
+        ((global float*)(dst + dst_off))[(size_t)m * N + n] = gate / (1.0f + exp(-gate)) * up;  \
+      }                                                                                         \
+      barrier(CLK_LOCAL_MEM_FENCE); /* red is written again by the next chunk */               \
     }                                                                                           \
   }
 
+#define NV_SWIGLU_STEP(BLOCK, r, i, xa, xb, ds)  \
+  acc_g[r] += BLOCK(gq, gs, i, xa, xb, ds);      \
+  acc_u[r] += BLOCK(uq, us, i, xa, xb, ds)
+#define NV_SWIGLU_STEP_nv_block_q4_0(r, i, xa, xb, ds) NV_SWIGLU_STEP(nv_block_q4_0, r, i, xa, xb, ds)
+#define NV_SWIGLU_STEP_nv_block_q4_1(r, i, xa, xb, ds) NV_SWIGLU_STEP(nv_block_q4_1, r, i, xa, xb, ds)
+#define NV_SWIGLU_STEP_nv_block_q8_0(r, i, xa, xb, ds) NV_SWIGLU_STEP(nv_block_q8_0, r, i, xa, xb, ds)
 NV_SWIGLU_KERNEL(nv_gemv_swiglu_q4_0, nv_block_q4_0)
 NV_SWIGLU_KERNEL(nv_gemv_swiglu_q4_1, nv_block_q4_1)
 NV_SWIGLU_KERNEL(nv_gemv_swiglu_q8_0, nv_block_q8_0)

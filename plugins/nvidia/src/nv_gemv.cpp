@@ -30,11 +30,13 @@ std::string GemvConfig::validate(uint32_t max_work_group_size) const {
   if (wg < 32 || wg % 32 != 0 || (wg & (wg - 1)) != 0 || wg > max_work_group_size)
     return "nv_gemv_wg must be a power of two, at least 32 and within the device's work-group limit";
   if (rows_per_warp < 1 || rows_per_warp > 8) return "nv_gemv_rows_per_warp must be in 1..8";
+  if (groups_per_cu > 64) return "nv_gemv_groups_per_cu must be in 0..64";
   return "";
 }
 
-NvGemv::NvGemv(const clport_host& host, GemvConfig config, uint64_t local_mem_bytes)
-    : host_(host), h_(host), config_(config), local_mem_bytes_(local_mem_bytes) {}
+NvGemv::NvGemv(const clport_host& host, GemvConfig config, uint64_t local_mem_bytes, uint32_t compute_units)
+    : host_(host), h_(host), config_(config), local_mem_bytes_(local_mem_bytes),
+      compute_units_(compute_units > 0 ? compute_units : 1) {}
 
 bool NvGemv::covers(int32_t weight_dtype) { return dtype_suffix(weight_dtype) != nullptr; }
 
@@ -82,7 +84,9 @@ void NvGemv::enqueue(const clport_op& op, const PackedWeight& w, const PackedWei
                           scales);
   }
   const size_t rows_per_group = static_cast<size_t>(config_.wg / 32) * config_.rows_per_warp;
-  const size_t groups = (static_cast<size_t>(N) + rows_per_group - 1) / rows_per_group;
+  const size_t chunks = (static_cast<size_t>(N) + rows_per_group - 1) / rows_per_group;
+  const size_t resident = static_cast<size_t>(compute_units_) * config_.groups_per_cu;
+  const size_t groups = config_.groups_per_cu == 0 || resident > chunks ? chunks : resident;
   const size_t global[2] = {groups * config_.wg, static_cast<size_t>(x.ne[1])};
   const size_t local[2] = {config_.wg, 1};
   clport::sdk::enqueue(host_, k, 2, global, local);

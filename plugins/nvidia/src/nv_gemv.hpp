@@ -15,15 +15,19 @@
 namespace nvidia {
 
 struct GemvConfig {
-  uint32_t wg = 256;           // work-items per group (NV_WG): a multiple of 32
+  uint32_t wg = 512;           // work-items per group (NV_WG): a multiple of 32
   uint32_t rows_per_warp = 2;  // weight rows per warp of 32 work-items (NV_RPW)
+  // Work-groups per compute unit: each quantizes the activation row once and then walks chunks
+  // of rows until none is left, so the quantization is paid this many times per unit instead
+  // of once per chunk. 0: one group per chunk.
+  uint32_t groups_per_cu = 2;
   bool ptx = false;            // dp4a through inline PTX (NV_PTX); plain OpenCL C otherwise
   std::string validate(uint32_t max_work_group_size) const;
 };
 
 class NvGemv {
  public:
-  NvGemv(const clport_host& host, GemvConfig config, uint64_t local_mem_bytes);
+  NvGemv(const clport_host& host, GemvConfig config, uint64_t local_mem_bytes, uint32_t compute_units);
   static bool covers(int32_t weight_dtype);
   // Whether the activation row of K values fits the group's local memory.
   bool fits(int64_t K) const;
@@ -39,6 +43,7 @@ class NvGemv {
   clport::sdk::Host h_;
   GemvConfig config_;
   uint64_t local_mem_bytes_;
+  uint32_t compute_units_;
   std::mutex mutex_;
   clport::sdk::Program program_;
   std::map<std::string, clport::sdk::Kernel> kernels_;

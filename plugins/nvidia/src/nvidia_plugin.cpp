@@ -10,7 +10,8 @@
 // the shared kernels (plugins/common) with GPU tuning.
 //
 // Settings (the plugin's policy section): ptx (default true; false keeps plain OpenCL C),
-// nv_gemv_wg (256), nv_gemv_rows_per_warp (2), and the shared kernels' tuning keys.
+// nv_gemv_wg (512), nv_gemv_rows_per_warp (2), nv_gemv_groups_per_cu (2), and the shared
+// kernels' tuning keys.
 #include <memory>
 #include <string>
 
@@ -35,7 +36,7 @@ bool is_gemv_kind(int32_t kind) {
 class NvidiaInstance final : public clport_plugin_instance {
  public:
   NvidiaInstance(const clport_host& host, const clport_device_desc& d, Tuning t, nvidia::GemvConfig g)
-      : runner_(host, d, std::move(t)), gemv_(host, g, d.local_mem_bytes) {}
+      : runner_(host, d, std::move(t)), gemv_(host, g, d.local_mem_bytes, d.compute_units) {}
 
   bool supports(const clport_op& op) override { return takes_nv_gemv(op) || runner_.supports(op); }
 
@@ -121,6 +122,7 @@ struct NvidiaPlugin {
     nvidia::GemvConfig g;
     g.wg = clport::plugin_common::setting_uint(settings, "nv_gemv_wg", g.wg, &bad);
     g.rows_per_warp = clport::plugin_common::setting_uint(settings, "nv_gemv_rows_per_warp", g.rows_per_warp, &bad);
+    g.groups_per_cu = clport::plugin_common::setting_uint(settings, "nv_gemv_groups_per_cu", g.groups_per_cu, &bad);
     if (!bad.empty()) throw clport::sdk::Failure("nvidia: unreadable settings: " + bad);
     if (std::string why = g.validate(d.max_work_group_size); !why.empty())
       throw clport::sdk::Failure("nvidia: invalid settings: " + why);

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The nvidia plugin on the lent H200 (run there, from the repository root, over a bundle made
+# here by scripts/device-bundle.sh build .dev/bundle make_test_model):
+#   measurements/h200_nvidia.sh .dev/bundle OUTDIR STEP...
+# Steps: devices, conformance, ops (GEMV, nvidia against generic), sweep (the nvidia GEMV's
+# work-group shapes), e2e (bench e2e 512 / 128 on random models of the anchor shapes, nvidia
+# against generic), e2e8b (the same on the 8B shape). Logs go to OUTDIR, a summary to stdout.
+set -uo pipefail
+bundle="$(cd "$1" && pwd)"
+out="$2"
+shift 2
+mkdir -p "$out"
+export CLPORT_OPENCL_LIBRARY=/usr/lib/libnvidia-opencl.so.1
+export CLPORT_CACHE_DIR="${CLPORT_CACHE_DIR:-/tmp/clport-cache}"
+clport() { "$bundle/clport.sh" "$@"; }
+make_model() { LD_LIBRARY_PATH="$bundle/deps" "$bundle/bin/make_test_model" "$@" >/dev/null; }
+models=/tmp/clport-models
+mkdir -p "$models"
+
+shape_args() {  # the anchor shapes (anchors README), vocabulary of 49152 tokens, tied embeddings
+  case "$1" in
+    smol) echo "q4_1 embd=576 ff=1536 layers=30 heads=9 kv_heads=3 vocab=49152 ctx=2048 tied=1" ;;
+    1b) echo "q4_0 embd=2048 ff=8192 layers=16 heads=32 kv_heads=8 vocab=49152 ctx=2048 tied=1" ;;
+    8b) echo "q4_0 embd=4096 ff=14336 layers=32 heads=32 kv_heads=8 vocab=49152 ctx=2048 tied=1" ;;
+  esac
+}
+
+e2e() {  # e2e MODEL_NAME...
+  for name in "$@"; do
+    [ -f "$models/$name.gguf" ] || make_model "$models/$name.gguf" $(shape_args "$name")
+    for plugin in nvidia generic nvidia; do
+      clport bench e2e -m "$models/$name.gguf" --prompt-tokens 512 --gen-tokens 128 --no-reference \
+        --plugin "$plugin" >"$out/e2e-$name-$plugin.log" 2>&1
+      echo "e2e $name $plugin: $(grep -iE 'prompt|generation' "$out/e2e-$name-$plugin.log" | tr '\n' ' ' | cut -c1-200)"
+    done
+  done
+}
+
+for step in "$@"; do
+  case "$step" in
+    devices)
+      CLPORT_LOG_LEVEL=info clport devices >"$out/devices.log" 2>&1
+      grep -iE "device '|nvidia|ptx|self-test" "$out/devices.log" | head -12 ;;
+    conformance)
+      CLPORT_LOG_LEVEL=info clport conformance --plugin nvidia --kernels >"$out/conformance.log" 2>&1
+      grep -E "passed,|FAIL|fail " "$out/conformance.log" | head -20
+      grep -c "nv_gemv" "$out/conformance.log" ;;
+    ops)
+      for plugin in nvidia generic; do
+        clport bench ops --plugin "$plugin" --gemv-only --no-clblast --no-program-cache --dtype q4_0 --dtype q4_1 \
+          --dtype q8_0 --shape 576x1536 --shape 4096x4096 --shape 4096x14336 --shape 14336x4096 \
+          --json "$out/ops-$plugin.json" >"$out/ops-$plugin.log" 2>&1
+        echo "== ops $plugin"; grep -E "^copy|^gemv" "$out/ops-$plugin.log"
+      done ;;
+    sweep)  # SWEEP="wg:rows_per_warp:groups_per_cu ..." (default below)
+      for cfg in ${SWEEP:-256:2:4 256:4:4 256:2:2 256:2:8 128:2:8 512:2:2 256:1:4}; do
+        IFS=: read -r wg rpw gpc <<<"$cfg"
+        printf 'plugins:\n  nvidia:\n    nv_gemv_wg: %s\n    nv_gemv_rows_per_warp: %s\n    nv_gemv_groups_per_cu: %s\n' \
+          $wg $rpw $gpc >"$out/sweep.yaml"
+        clport bench ops --plugin nvidia --config "$out/sweep.yaml" --gemv-only --no-clblast --no-program-cache \
+          --dtype q4_0 --dtype q8_0 --shape 576x1536 --shape 4096x4096 --shape 4096x14336 --shape 14336x4096 >"$out/sweep-$wg-$rpw-$gpc.log" 2>&1
+        echo "== wg $wg rows/warp $rpw groups/CU $gpc"
+        grep -E "^gemv" "$out/sweep-$wg-$rpw-$gpc.log" | sed -E 's/ +/ /g; s/nvidia \(prepared layout\) //; s/\(same-size.*//' | cut -d' ' -f2-4,6,9-
+      done ;;
+    ptx)  # the compiled GEMV program (PTX text) from the program cache
+      f=$(grep -l "nv_gemv_q4_0" "$CLPORT_CACHE_DIR"/*.clbin 2>/dev/null | head -1)
+      [ -n "$f" ] && strings -n 1 "$f" | sed -n '/^\.version/,$p' >"$out/nv_gemv.ptx" && wc -l "$out/nv_gemv.ptx" ;;
+    e2e) e2e smol 1b ;;
+    e2e8b) e2e 8b ;;
+  esac
+done
