@@ -66,6 +66,7 @@ std::string failing_dtypes() {
 void check_simd_kernels_once() {
   static std::once_flag once;
   std::call_once(once, [] {
+    use_safe_simd_targets();
     for (;;) {
       const std::string target = simd_target_name();
       const std::string failed = failing_dtypes();

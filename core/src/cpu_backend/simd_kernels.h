@@ -65,6 +65,9 @@ void attention_group(const AttentionGroup& g);
 // this build carries that the CPU supports (Highway target bits, best first), so tests can run
 // each of them through hwy::SetSupportedTargetsForTest.
 std::string simd_target_name();
+// Turns off the instruction sets this CPU cannot run although Highway would pick them
+// (simd_target_guard.cpp); done at library load, and idempotent.
+void use_safe_simd_targets();
 std::vector<int64_t> simd_targets_available();
 
 }  // namespace clport::fastcpu

@@ -732,9 +732,13 @@ void dot_tile_float(DType dtype, int64_t k, const uint8_t* w, int64_t w_stride, 
   (dtype, k, w, w_stride, n_w, acts, act_stride, n_acts, out, out_stride);
 }
 
-std::string simd_target_name() { return hwy::TargetName(HWY_DYNAMIC_DISPATCH(CurrentTarget)()); }
+std::string simd_target_name() {
+  use_safe_simd_targets();
+  return hwy::TargetName(HWY_DYNAMIC_DISPATCH(CurrentTarget)());
+}
 
 std::vector<int64_t> simd_targets_available() {
+  use_safe_simd_targets();
   std::vector<int64_t> out;
   for (int64_t t = hwy::SupportedTargets() & HWY_TARGETS; t != 0; t &= t - 1) {
     out.push_back(t & ~(t - 1));
