@@ -15,6 +15,13 @@
 // Keys are visited in chunks of ATT_WG (one key per work-item for the score), the running max
 // and sum are rescaled per chunk, so any n_ctx works with fixed local memory. Work-item l owns
 // output dims l, l + ATT_WG, ... (ATT_DPT of them): head_dim <= ATT_WG * ATT_DPT.
+// SPLIT (the attention_split_store_* kernels, one decode token): the keys are cut into n_split
+// consecutive ranges, one work-group per (head, range) (global size (n_head * ATT_WG, n_split)),
+// and each writes its range's running max, sum and unnormalised output to `part`
+// ([n_head][n_split][head_dim + 2] floats: m, l, acc); attention_merge combines them. A decode
+// step otherwise has only n_head work-groups, which leaves most of a big GPU idle over a long
+// cache. The last range takes the new key and stores it (its K and V are read by no other
+// range: those see keys below n_past only).
 
 #ifndef ATT_WG
 #define ATT_WG 64
@@ -37,14 +44,19 @@
       ulong kn_nb1, const global uchar *vn, ulong vn_off, ulong vn_nb1, global uchar *cache,    \
       ulong cache_off, ulong kv_nb3, int window, const global uchar *ff, ulong ff_off, int has_ff
 
-#define CLPORT_ATTENTION(NAME, STORE_NEW, KT, LOAD1, LOAD4, STORE1, ROUND)                                            \
+// The split kernels' extra parameters: the range count and the partial results.
+#define CLPORT_ATTENTION_SPLIT_PARAMS , int n_split, global float *part
+
+#define CLPORT_ATTENTION(NAME, STORE_NEW, SPLIT, KT, LOAD1, LOAD4, STORE1, ROUND)               \
   kernel __attribute__((reqd_work_group_size(ATT_WG, 1, 1))) void NAME(                        \
-      CLPORT_ATTENTION_PARAMS) {                                                               \
+      CLPORT_ATTENTION_PARAMS CLPORT_ATTENTION_SPLIT_##SPLIT) {                                \
     local float qv[ATT_WG * ATT_DPT];                                                          \
     local float kv_new[2 * ATT_WG * ATT_DPT]; /* STORE_NEW: this step's K (roped), then V */    \
     local float p[ATT_WG];                                                                     \
     local float scratch[ATT_WG];                                                               \
-    const int h = get_group_id(0), t = get_group_id(1), lid = get_local_id(0);                 \
+    const int h = get_group_id(0), t = SPLIT ? 0 : get_group_id(1), lid = get_local_id(0);     \
+    const int nsplit = CLPORT_ATT_NSPLIT_##SPLIT;                                              \
+    const int split = SPLIT ? get_group_id(1) : 0, last = split == nsplit - 1;                 \
     const int kvh = h / (n_head / n_kv_head);                                                  \
     const size_t qrow = ((size_t)t * n_head + h) * head_dim;                                   \
     const global float* qg = (const global float*)(q + q_off + h * q_nb1 + t * q_nb2);         \
@@ -80,7 +92,7 @@
       }                                                                                        \
       barrier(CLK_LOCAL_MEM_FENCE);                                                            \
       for (int d = lid; d < head_dim; d += ATT_WG) kv_new[d] = ROUND(kv_new[d]);               \
-      if (h % (n_head / n_kv_head) == 0) {                                                     \
+      if (last && h % (n_head / n_kv_head) == 0) {                                             \
         global uchar* slot = cache + cache_off + (size_t)kvh * kv_nb1 + (size_t)n_past * kv_nb2; \
         for (int d = lid; d < head_dim; d += ATT_WG) {                                         \
           STORE1(kv_new[d], d, (global KT*)slot);                                              \
@@ -90,8 +102,14 @@
       barrier(CLK_LOCAL_MEM_FENCE);                                                            \
     }                                                                                          \
     /* Keys read from the cache; with STORE_NEW the last one (n_past) comes from kv_new after. */ \
-    const int n_keys = STORE_NEW ? n_past : n_past + t + 1;                                    \
-    const int first = window > 0 ? max(0, n_past + t + 1 - window) : 0;                        \
+    int n_keys = STORE_NEW ? n_past : n_past + t + 1;                                          \
+    int first = window > 0 ? max(0, n_past + t + 1 - window) : 0;                              \
+    if (SPLIT) { /* this work-group's range of the cached keys */                              \
+      const int per = (n_keys - first + nsplit - 1) / nsplit;                                  \
+      const int begin = min(n_keys, first + split * per);                                      \
+      n_keys = min(n_keys, begin + per);                                                       \
+      first = begin;                                                                           \
+    }                                                                                          \
     const global uchar* kbase = k + k_off + (size_t)kvh * kv_nb1;                              \
     const global uchar* vbase = v + v_off + (size_t)kvh * kv_nb1;                              \
     float m = -INFINITY, l = 0.0f, acc[ATT_DPT];                                               \
@@ -126,7 +144,7 @@
       m = m_new;                                                                               \
       barrier(CLK_LOCAL_MEM_FENCE); /* p is rewritten by the next chunk */                     \
     }                                                                                          \
-    if (STORE_NEW) { /* the new key: one more online-softmax step, same on every work-item */  \
+    if (STORE_NEW && last) { /* the new key: one more online-softmax step, same on every item */ \
       float dotv = 0.0f;                                                                       \
       for (int d = 0; d < head_dim; ++d) dotv += kv_new[d] * qv[d];                            \
       const float s = dotv * scale, m_new = fmax(m, s);                                        \
@@ -137,13 +155,32 @@
         if (d < head_dim) acc[i] = fma(pj, kv_new[ATT_WG * ATT_DPT + d], acc[i] * corr);      \
       }                                                                                        \
     }                                                                                          \
-    global float* og = CLPORT_AT(global float*, out, out_off) + qrow;                          \
-    const float inv_l = 1.0f / l;                                                              \
-    for (int i = 0; i < ATT_DPT; ++i) {                                                        \
-      const int d = lid + i * ATT_WG;                                                          \
-      if (d < head_dim) og[d] = acc[i] * inv_l;                                                \
+    if (SPLIT) {                                                                               \
+      global float* pg = CLPORT_ATT_PART_##SPLIT + ((size_t)h * nsplit + split) * (head_dim + 2); \
+      if (lid == 0) {                                                                          \
+        pg[0] = m;                                                                             \
+        pg[1] = l;                                                                             \
+      }                                                                                        \
+      for (int i = 0; i < ATT_DPT; ++i) {                                                      \
+        const int d = lid + i * ATT_WG;                                                        \
+        if (d < head_dim) pg[2 + d] = acc[i];                                                  \
+      }                                                                                        \
+    } else {                                                                                   \
+      global float* og = CLPORT_AT(global float*, out, out_off) + qrow;                        \
+      const float inv_l = 1.0f / l;                                                            \
+      for (int i = 0; i < ATT_DPT; ++i) {                                                      \
+        const int d = lid + i * ATT_WG;                                                        \
+        if (d < head_dim) og[d] = acc[i] * inv_l;                                              \
+      }                                                                                        \
     }                                                                                          \
   }
+
+#define CLPORT_ATTENTION_SPLIT_0
+#define CLPORT_ATTENTION_SPLIT_1 CLPORT_ATTENTION_SPLIT_PARAMS
+#define CLPORT_ATT_NSPLIT_0 1
+#define CLPORT_ATT_NSPLIT_1 n_split
+#define CLPORT_ATT_PART_0 ((global float*)0)
+#define CLPORT_ATT_PART_1 part
 
 #define CLPORT_KV_STORE_F32(x, i, p) ((p)[i] = (x))
 #define CLPORT_KV_STORE_F16(x, i, p) vstore_half_rte((x), (i), (p))
@@ -158,10 +195,30 @@ inline float kv_round_f16(float x) {
 
 // STORE_NEW is a compile-time constant rather than a kernel argument: PoCL 5.0's work-group
 // compiler crashes (SIGSEGV at the first enqueue) on barriers inside a branch on an argument.
-CLPORT_ATTENTION(attention_f32, 0, float, CLPORT_KV_LOAD_F32, CLPORT_KV_LOAD4_F32, CLPORT_KV_STORE_F32, CLPORT_KV_ROUND_F32)
-CLPORT_ATTENTION(attention_f16, 0, half, CLPORT_KV_LOAD_F16, CLPORT_KV_LOAD4_F16, CLPORT_KV_STORE_F16, CLPORT_KV_ROUND_F16)
-CLPORT_ATTENTION(attention_store_f32, 1, float, CLPORT_KV_LOAD_F32, CLPORT_KV_LOAD4_F32, CLPORT_KV_STORE_F32, CLPORT_KV_ROUND_F32)
-CLPORT_ATTENTION(attention_store_f16, 1, half, CLPORT_KV_LOAD_F16, CLPORT_KV_LOAD4_F16, CLPORT_KV_STORE_F16, CLPORT_KV_ROUND_F16)
+CLPORT_ATTENTION(attention_f32, 0, 0, float, CLPORT_KV_LOAD_F32, CLPORT_KV_LOAD4_F32, CLPORT_KV_STORE_F32, CLPORT_KV_ROUND_F32)
+CLPORT_ATTENTION(attention_f16, 0, 0, half, CLPORT_KV_LOAD_F16, CLPORT_KV_LOAD4_F16, CLPORT_KV_STORE_F16, CLPORT_KV_ROUND_F16)
+CLPORT_ATTENTION(attention_store_f32, 1, 0, float, CLPORT_KV_LOAD_F32, CLPORT_KV_LOAD4_F32, CLPORT_KV_STORE_F32, CLPORT_KV_ROUND_F32)
+CLPORT_ATTENTION(attention_store_f16, 1, 0, half, CLPORT_KV_LOAD_F16, CLPORT_KV_LOAD4_F16, CLPORT_KV_STORE_F16, CLPORT_KV_ROUND_F16)
+CLPORT_ATTENTION(attention_split_store_f32, 1, 1, float, CLPORT_KV_LOAD_F32, CLPORT_KV_LOAD4_F32, CLPORT_KV_STORE_F32, CLPORT_KV_ROUND_F32)
+CLPORT_ATTENTION(attention_split_store_f16, 1, 1, half, CLPORT_KV_LOAD_F16, CLPORT_KV_LOAD4_F16, CLPORT_KV_STORE_F16, CLPORT_KV_ROUND_F16)
+
+// Combines the n_split partial results of attention_split_store_* for one decode token: global
+// size (round_up(head_dim, ATT_WG), n_head). A range without keys (m = -inf, l = 0) adds nothing.
+kernel void attention_merge(const global float* part, int n_split, int head_dim, global uchar* out, ulong out_off) {
+  const int d = get_global_id(0), h = get_global_id(1);
+  if (d >= head_dim) return;
+  const global float* ph = part + (size_t)h * n_split * (head_dim + 2);
+  float m = -INFINITY;
+  for (int s = 0; s < n_split; ++s) m = fmax(m, ph[(size_t)s * (head_dim + 2)]);
+  float l = 0.0f, acc = 0.0f;
+  for (int s = 0; s < n_split; ++s) {
+    const global float* p = ph + (size_t)s * (head_dim + 2);
+    const float w = p[1] > 0.0f ? exp(p[0] - m) : 0.0f;
+    l = fma(p[1], w, l);
+    acc = fma(p[2 + d], w, acc);
+  }
+  CLPORT_AT(global float*, out, out_off)[(size_t)h * head_dim + d] = acc / l;
+}
 
 // Attention for CPU devices (the attention_serial_* kernels): one work-item computes one (query
 // head, token) row serially over its keys, with no barriers. Same arguments, layouts and results

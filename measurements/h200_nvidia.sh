@@ -65,6 +65,15 @@ for step in "$@"; do
     ptx)  # the compiled GEMV program (PTX text) from the program cache
       f=$(grep -l "nv_gemv_q4_0" "$CLPORT_CACHE_DIR"/*.clbin 2>/dev/null | head -1)
       [ -n "$f" ] && strings -n 1 "$f" | sed -n '/^\.version/,$p' >"$out/nv_gemv.ptx" && wc -l "$out/nv_gemv.ptx" ;;
+    profile)  # PROFILE_MODELS (default 1b), prompt batches of 64 (the default) and 512
+      prompt=$(printf 'The quick brown fox jumps over the lazy dog. %.0s' $(seq 1 8))
+      for name in ${PROFILE_MODELS:-1b}; do
+        [ -f "$models/$name.gguf" ] || make_model "$models/$name.gguf" $(shape_args "$name")
+        for batch in 64 512; do
+          clport profile -m "$models/$name.gguf" -p "$prompt" -n 8 -b $batch >"$out/profile-$name-b$batch.log" 2>&1
+          echo "== profile $name batch $batch"; head -40 "$out/profile-$name-b$batch.log"
+        done
+      done ;;
     e2e) e2e smol 1b ;;
     e2e8b) e2e 8b ;;
   esac

@@ -9,6 +9,11 @@
 //   FAKECL_FORWARD_LIBRARY, PLUGIN_DIR  the test OpenCL library and the built plugins
 // CLPORT_TEST_MODEL (the SmolLM2 Q4_1 file) comes from ctest.
 //
+// VENDOR_INTEGER_ACTIVATIONS (the nvidia plugin): the vendor's GEMV multiplies 8-bit activations,
+// so the CPU reference quantizes them the same way, logits are held to kIntegerPathLogitNmse
+// (tests/common/activation_policy.h says why), and batches are 4 tokens, the most the GEMV path
+// takes, so that every mat-mul of the run is on that path.
+//
 // Optional, for a run on an OpenCL whose device really has the vendor's extension (the Intel
 // sub-group suite: PoCL 5.0's CPU device behind the UHD 770 identity):
 //   VENDOR_REAL_OPENCL "libpocl.so.2"           FAKECL_TARGET when the environment has none
@@ -116,10 +121,17 @@ void expect_vendor_matches_cpu(const std::string& path, const std::vector<int32_
   auto device = create_backend(options);
   ASSERT_TRUE(device.ok()) << device.status().to_string();
   ASSERT_EQ(device.value()->name().rfind("opencl:", 0), 0u) << device.value()->description();
+#ifdef VENDOR_INTEGER_ACTIVATIONS
+  auto cpu = make_cpu_backend(0, true);
+  max_nmse = std::max(max_nmse, test::kIntegerPathLogitNmse);
+  constexpr uint32_t kBatch = 4;
+#else
   auto cpu = make_cpu_backend();
+  constexpr uint32_t kBatch = 8;
+#endif
   LlamaOptions lo;
   lo.n_ctx = n_ctx;
-  lo.n_batch = 8;
+  lo.n_batch = kBatch;
   auto dev_model = LlamaModel::load(file.value(), *device.value(), lo);
   ASSERT_TRUE(dev_model.ok()) << dev_model.status().to_string();
   auto cpu_model = LlamaModel::load(file.value(), *cpu, lo);

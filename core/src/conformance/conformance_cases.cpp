@@ -430,6 +430,10 @@ std::vector<CaseSpec> catalogue(bool small) {
     rope_kv_store_attention(out, kv, 2, small ? 16 : 64, 4, 1, small ? 5 : 90, small ? 8 : 128, small ? 3 : 40);
     if (big) rope_kv_store_attention(out, kv, 0, 64, 9, 3, 130, 256);  // more keys than a work-group
     if (big) rope_kv_store_attention(out, kv, 2, 64, 4, 1, 301, 512, 150);  // hundreds of keys, window
+    // Long caches with few heads: the GPU decode attention splits the keys into ranges (4 on a
+    // 2-unit device; one range ends mid-chunk, one head group shares its new key).
+    if (big) rope_kv_store_attention(out, kv, 0, 64, 2, 1, 477, 512);
+    if (big) rope_kv_store_attention(out, kv, 2, 128, 2, 2, 1000, 1024);
   }
   return out;
 }

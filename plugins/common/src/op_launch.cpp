@@ -1,5 +1,6 @@
 // Per-op kernel arguments and NDRange choice for the shared kernels (see kernels/*.cl for the
 // matching signatures). Operands were checked by check_op before any of these run.
+#include <algorithm>
 #include <string>
 
 #include "clport_common/op_checks.hpp"
@@ -176,9 +177,44 @@ void OpRunner::attention(const clport_op& op) {
            u64(vn.nb[1]), kc.buffer, u64(kc.offset), u64(store ? op.src[3]->nb[3] : 0), cl_int(op.iparams[3]),
            factors.buffer, u64(factors.offset), cl_int(has_factors));
   const size_t wg = serial ? 1 : tuning_.att_wg;
+  const int splits = serial ? 1 : attention_splits(op);
+  if (splits > 1) {
+    const size_t part_bytes = static_cast<size_t>(q.ne[1]) * splits * (q.ne[0] + 2) * sizeof(float);
+    if (cl_mem part = grow(attention_parts_, part_bytes, "the split attention's partial results"); part != nullptr) {
+      const sdk::Kernel& ks = kernel(ProgramId::Attention, std::string("attention_split_store_") + (f16 ? "f16" : "f32"));
+      // The same arguments as the one-pass kernel (no frequency factors: this op has none), then
+      // the range count and the partials.
+      set_args(h_.cl(), ks, q.buffer, u64(q.offset), kc.buffer, u64(kc.offset), vc.buffer,
+               u64(vc.offset), u64(kc.nb[1]), u64(kc.nb[2]), d.buffer, u64(d.offset), i32(q.ne[0]),
+               i32(q.ne[1]), i32(kc.ne[1]), cl_int(op.iparams[1]), op.fparams[2], u64(q.nb[1]), u64(q.nb[2]),
+               cl_int(op.iparams[2]), cl_int(op.iparams[0] == 2 ? 1 : 0), op.fparams[0], op.fparams[1],
+               kn.buffer, u64(kn.offset), u64(kn.nb[1]), vn.buffer, u64(vn.offset), u64(vn.nb[1]), kc.buffer,
+               u64(kc.offset), u64(op.src[3]->nb[3]), cl_int(op.iparams[3]), q.buffer, u64(q.offset), cl_int(0),
+               cl_int(splits), part);
+      const size_t global_s[2] = {static_cast<size_t>(q.ne[1]) * wg, static_cast<size_t>(splits)};
+      const size_t local_s[2] = {wg, 1};
+      run(ks, 2, global_s, local_s);
+      const sdk::Kernel& km = kernel(ProgramId::Attention, "attention_merge");
+      set_args(h_.cl(), km, part, cl_int(splits), i32(q.ne[0]), d.buffer, u64(d.offset));
+      const size_t global_m[2] = {round_up(static_cast<size_t>(q.ne[0]), 64), static_cast<size_t>(q.ne[1])};
+      const size_t local_m[2] = {64, 1};
+      run(km, 2, global_m, local_m);
+      return;
+    }
+  }
   const size_t global[2] = {static_cast<size_t>(q.ne[1]) * wg, static_cast<size_t>(q.ne[2])};
   const size_t local[2] = {wg, 1};
   run(k, 2, global, local);
+}
+
+int OpRunner::attention_splits(const clport_op& op) const {
+  if (op.kind != CLPORT_OP_ROPE_KV_STORE_ATTENTION || tuning_.att_split != 1 || op.src[0]->ne[2] != 1) return 1;
+  // Enough work-groups for a few per compute unit, each range at least att_split_keys keys.
+  const int64_t n_head = op.src[0]->ne[1], n_past = op.iparams[1], window = op.iparams[3];
+  const int64_t cached = window > 0 ? std::min<int64_t>(n_past, window - 1) : n_past;
+  const int64_t by_keys = cached / static_cast<int64_t>(tuning_.att_split_keys);
+  const int64_t by_groups = (4 * static_cast<int64_t>(compute_units_) + n_head - 1) / n_head;
+  return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>({by_keys, by_groups, 256})));
 }
 
 void OpRunner::softmax(const clport_op& op) {

@@ -11,7 +11,7 @@
 namespace clport::plugin_common {
 
 OpRunner::OpRunner(const clport_host& host, const clport_device_desc& device, Tuning tuning)
-    : host_(host), h_(host), tuning_(std::move(tuning)) {
+    : host_(host), h_(host), tuning_(std::move(tuning)), compute_units_(device.compute_units > 0 ? device.compute_units : 1) {
   apply_device_defaults(tuning_, device);
   if (host.precision == 1) tuning_.int_dot = 0;  // precision fp32: float activations everywhere
   if (std::string e = tuning_.validate(device.max_work_group_size); !e.empty())
@@ -97,6 +97,7 @@ void OpRunner::free_buffers(const PackedWeight& w) noexcept {
 
 OpRunner::~OpRunner() {
   for (cl_mem m : activations_.buffers) host_.free_buffer(host_.host_ctx, m);
+  for (cl_mem m : attention_parts_.buffers) host_.free_buffer(host_.host_ctx, m);
   for (const PackedWeight* w : packed_) {
     free_buffers(*w);
     delete w;

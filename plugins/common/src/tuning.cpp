@@ -60,6 +60,8 @@ std::string Tuning::validate(uint32_t max_wg) const {
   if (rope_attention > 1) err << "rope_attention must be 0 or 1; ";
   if (int_dot > 2) err << "int_dot must be 0, 1 or 2; ";
   if (att_serial > 2) err << "att_serial must be 0, 1 or 2; ";
+  if (att_split > 2) err << "att_split must be 0, 1 or 2; ";
+  if (att_split_keys == 0 || att_split_keys > 65536) err << "att_split_keys must be in 1..65536; ";
   if (q8a_rows == 0 || q8a_rows > 32) err << "q8a_rows must be in 1..32; ";
   if (q8s > 1) err << "q8s must be 0 or 1; ";
   if (q8s_items > 65536) err << "q8s_items must be in 0..65536; ";
@@ -75,7 +77,8 @@ std::string Tuning::apply_overrides(const std::string& yaml_text) {
       {"gemm_kmajor", &gemm_kmajor}, {"f16_bits", &f16_bits},   {"gemv_packed", &gemv_packed},
       {"gemv_packed_wg", &gemv_packed_wg}, {"gemv_packed_rows", &gemv_packed_rows},
       {"rope_attention", &rope_attention}, {"int_dot", &int_dot}, {"q8a_rows", &q8a_rows},
-      {"att_serial", &att_serial}, {"q8s", &q8s}, {"q8s_items", &q8s_items}};
+      {"att_serial", &att_serial}, {"q8s", &q8s}, {"q8s_items", &q8s_items}, {"att_split", &att_split},
+      {"att_split_keys", &att_split_keys}};
   std::istringstream in(yaml_text);
   std::string line, problems;
   while (std::getline(in, line)) {
@@ -129,6 +132,7 @@ void apply_device_defaults(Tuning& t, const clport_device_desc& device) {
   if (t.int_dot == 2) t.int_dot = gpu ? 0 : 1;
   // A GPU needs the work-group's threads; a CPU runs each barrier region as a loop of its own.
   if (t.att_serial == 2) t.att_serial = gpu ? 0 : 1;
+  if (t.att_split == 2) t.att_split = gpu ? 1 : 0;
   // 4 per compute unit: the compute units share the rows evenly, and the redundant
   // quantization of the row stays small (SmolLM2 decode on PoCL, 2 cores: 4 per unit ran as
   // fast as the separate quantize launch, 8 per unit 5-10% slower, 32 per unit 30% slower).

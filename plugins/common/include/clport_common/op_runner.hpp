@@ -79,6 +79,8 @@ class OpRunner {
   void rope(const clport_op& op);
   void kv_store_rope(const clport_op& op);
   void attention(const clport_op& op);  // ATTENTION, ROPE_ATTENTION, ROPE_KV_STORE_ATTENTION
+  // The key ranges a decode-step ROPE_KV_STORE_ATTENTION is split into (1: not split).
+  int attention_splits(const clport_op& op) const;
   void softmax(const clport_op& op);
   void unary(const clport_op& op);
   void binary(const clport_op& op);
@@ -106,6 +108,8 @@ class OpRunner {
   // for it (CLPORT_PLUGIN_OUT_OF_MEMORY); throws sdk::Failure on another error.
   cl_mem grow(Scratch& s, size_t bytes, const char* what);
   Scratch activations_;  // quantized activation rows
+  Scratch attention_parts_;  // partial results of the split decode attention
+  uint32_t compute_units_ = 1;
   std::atomic<bool> act_out_of_memory_{false};
 };
 

@@ -55,6 +55,13 @@ struct Tuning {
   // Attention as one work-item per (head, token) with no barriers (attention_serial_* in kernels/attention.cl,
   // head_dim <= 256): 1 on, 0 the work-group kernels, 2 = on for CPU devices.
   uint32_t att_serial = 2;
+  // Decode attention (the fused RoPE + KV store + attention of one token) split over ranges of
+  // the cached keys, one work-group per (head, range), and a merge launch
+  // (attention_split_store_* in kernels/attention.cl): 1 on, 0 off, 2 = on for GPUs, where a
+  // decode step otherwise has one work-group per head (32 on a 1B model: 85 us of an H200's
+  // time per layer at 500 cached keys).
+  uint32_t att_split = 2;
+  uint32_t att_split_keys = 64;  // fewest cached keys per range (and so the most ranges)
   // Claim ROPE_ATTENTION (Q's RoPE inside the attention kernel of a prompt batch): 1 yes, 0 no
   // (the plan then runs ROPE + ATTENTION: the escape hatch for a driver that miscompiles it).
   uint32_t rope_attention = 1;
