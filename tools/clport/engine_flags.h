@@ -28,8 +28,9 @@ struct EngineFlags {
                    "KV cache length in tokens (0 = the model's own context length; larger values "
                    "are capped at it)")
         ->transform(integer_range(0, kMaxTokens));
-    app.add_option("-b,--batch", options.llama.n_batch, "prompt tokens per forward step")
-        ->transform(integer_range(1, kMaxBatch));
+    app.add_option("-b,--batch", options.llama.n_batch,
+                   "prompt tokens per forward step (0 = by device: 512 on GPUs with 16 GiB or more, else 64)")
+        ->transform(integer_range(0, kMaxBatch));
     app.add_option("-t,--threads", options.n_threads, "CPU threads (0 = all cores)")
         ->transform(integer_range(0, kMaxThreads));
     app.add_flag("--cpu-fp32", options.cpu_float_activations,

@@ -66,7 +66,8 @@ void attention_group(const AttentionGroup& g);
 // each of them through hwy::SetSupportedTargetsForTest.
 std::string simd_target_name();
 // Turns off the instruction sets this CPU cannot run although Highway would pick them
-// (simd_target_guard.cpp); done at library load, and idempotent.
+// (simd_target_guard.cpp); done at library load, and again by the calls that list or pick
+// targets.
 void use_safe_simd_targets();
 std::vector<int64_t> simd_targets_available();
 

@@ -6,8 +6,6 @@
 // anything dispatches (at library load), so those machines run the AVX3 kernels instead.
 #include <hwy/targets.h>
 
-#include <mutex>
-
 #include "cpu_backend/simd_kernels.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -32,11 +30,11 @@ const bool avx_vnni_guard_at_load = (use_safe_simd_targets(), true);
 
 }  // namespace
 
+// Applied again on every call (not once): a test that resets Highway's target mock
+// (SetSupportedTargetsForTest) brings the target back.
 void use_safe_simd_targets() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    if (cpu_lacks_avx_vnni()) hwy::DisableTargets(HWY_AVX3_DL);
-  });
+  static const bool lacks_avx_vnni = cpu_lacks_avx_vnni();
+  if (lacks_avx_vnni) hwy::DisableTargets(HWY_AVX3_DL);
 }
 
 }  // namespace clport::fastcpu

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "clport/device_info.h"
 #include "clport/gguf.h"
 #include "clport/llama_model.h"
 #include "clport/log.h"
@@ -47,6 +48,18 @@ Result<const GgufTensorInfo*> expect(const GgufFile& file, const std::string& na
 
 LlamaModel::LlamaModel(Backend& backend, LlamaHParams hp) : backend_(backend), hp_(std::move(hp)) {}
 LlamaModel::~LlamaModel() = default;
+
+namespace {
+
+// LlamaOptions::n_batch 0: what the device takes.
+uint32_t default_batch(const Backend& backend) {
+  constexpr uint64_t kLargeGpuBytes = 16ull << 30;
+  const DeviceInfo* d = backend.device_info();
+  const bool large_gpu = d != nullptr && (d->type & CL_DEVICE_TYPE_GPU) != 0 && d->global_mem_bytes >= kLargeGpuBytes;
+  return large_gpu ? 512 : 64;
+}
+
+}  // namespace
 
 Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
     std::shared_ptr<GgufFile> file, Backend& backend, const LlamaOptions& options,
@@ -273,7 +286,7 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
   if (hp.tied_output) w.output = w.tok_embd;
 
   model->n_ctx_ = n_ctx;
-  model->n_batch_ = std::max<uint32_t>(1, std::min(options.n_batch, model->n_ctx_));
+  model->n_batch_ = std::max<uint32_t>(1, std::min(options.n_batch != 0 ? options.n_batch : default_batch(backend), model->n_ctx_));
   for (auto& L : w.layers) {
     auto kv = backend.alloc(options.kv_dtype, {hp.head_dim, hp.n_head_kv, model->n_ctx_, 2});
     if (!kv.ok()) return kv.status();
