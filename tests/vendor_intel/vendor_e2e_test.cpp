@@ -10,9 +10,13 @@
 // CLPORT_TEST_MODEL (the SmolLM2 Q4_1 file) comes from ctest.
 //
 // VENDOR_INTEGER_ACTIVATIONS (the nvidia plugin): the vendor's GEMV multiplies 8-bit activations,
-// so the CPU reference quantizes them the same way, logits are held to kIntegerPathLogitNmse
+// so the CPU side quantizes them the same way, logits are held to kIntegerPathLogitNmse
 // (tests/common/activation_policy.h says why), and batches are 4 tokens, the most the GEMV path
-// takes, so that every mat-mul of the run is on that path.
+// takes, so that every mat-mul of the run is on that path. The random models compare with the
+// reference CPU backend in its quantized-activation mode; the real SmolLM2 with the fast CPU
+// backend (the same Q8Block32 activations, checked against the reference op by op): over its
+// 30 layers the float reference parts from both at the 4th token (',' against '.'), and the
+// reference's quantized mode at the first, while the device and the fast backend agree.
 //
 // Optional, for a run on an OpenCL whose device really has the vendor's extension (the Intel
 // sub-group suite: PoCL 5.0's CPU device behind the UHD 770 identity):
@@ -113,7 +117,7 @@ std::string gemv_plugin(const Backend& backend, clport_dtype dtype) {
 // Loads `path` on the spoofed device and on the CPU; greedy tokens must match, the first step's
 // logits must be within `max_nmse`, and the vendor's GEMV kernels must have run.
 void expect_vendor_matches_cpu(const std::string& path, const std::vector<int32_t>& prompt, int n_tokens,
-                               uint32_t n_ctx, double max_nmse) {
+                               uint32_t n_ctx, double max_nmse, bool real_model = false) {
   auto file = GgufFile::open(path);
   ASSERT_TRUE(file.ok()) << file.status().to_string();
   EngineOptions options;
@@ -122,10 +126,11 @@ void expect_vendor_matches_cpu(const std::string& path, const std::vector<int32_
   ASSERT_TRUE(device.ok()) << device.status().to_string();
   ASSERT_EQ(device.value()->name().rfind("opencl:", 0), 0u) << device.value()->description();
 #ifdef VENDOR_INTEGER_ACTIVATIONS
-  auto cpu = make_cpu_backend(0, true);
-  max_nmse = std::max(max_nmse, test::kIntegerPathLogitNmse);
+  auto cpu = real_model ? make_fast_cpu_backend() : make_cpu_backend(0, true);
+  max_nmse = std::max(max_nmse, test::kIntegerPathLogitNmse);  // (the SmolLM2 test sets its own)
   constexpr uint32_t kBatch = 4;
 #else
+  (void)real_model;
   auto cpu = make_cpu_backend();
   constexpr uint32_t kBatch = 8;
 #endif
@@ -169,14 +174,22 @@ TEST_F(VENDOR_SUITE, RandomQ4_0ModelRunsOnVendorKernelsWithCpuTokens) {
   std::filesystem::remove(path);
 }
 
+// Who runs GEGLU and the sliding-window attention: the generic plugin for a vendor that does not
+// offer them, the vendor itself where it serves every op (VENDOR_SERVES_EVERY_OP).
+#ifdef VENDOR_SERVES_EVERY_OP
+constexpr const char* kGemma3OpsPlugin = VENDOR_PLUGIN;
+#else
+constexpr const char* kGemma3OpsPlugin = "generic";
+#endif
+
 // A gemma3 model: the vendor serves its mat-muls while GEGLU and the sliding-window attention
-// (ops it does not offer) fall back to the generic plugin at plan time, never to wrong results.
+// (ops it may not offer) fall back to the generic plugin at plan time, never to wrong results.
 TEST_F(VENDOR_SUITE, RandomGemma3ModelFallsBackToGenericForItsNewOps) {
   auto device = create_backend(EngineOptions{});
   ASSERT_TRUE(device.ok()) << device.status().to_string();
   const clport_tensor act = contiguous_tensor(CLPORT_DTYPE_F32, {512, 1, 1, 1}, 2);
   const clport_op geglu = two_source_op(CLPORT_OP_GEGLU, act, act, act);
-  EXPECT_EQ(device.value()->plugin_for(geglu), "generic");
+  EXPECT_EQ(device.value()->plugin_for(geglu), kGemma3OpsPlugin);
   const clport_tensor q = contiguous_tensor(CLPORT_DTYPE_F32, {128, 4, 1, 1}, 3),
                       kv = contiguous_tensor(CLPORT_DTYPE_F16, {128, 2, 64, 1}, 3);
   clport_op att{};
@@ -190,7 +203,7 @@ TEST_F(VENDOR_SUITE, RandomGemma3ModelFallsBackToGenericForItsNewOps) {
   att.iparams[0] = 10;
   att.iparams[3] = 4;  // sliding window
   att.fparams[0] = 0.1f;
-  EXPECT_EQ(device.value()->plugin_for(att), "generic");
+  EXPECT_EQ(device.value()->plugin_for(att), kGemma3OpsPlugin);
 
   const auto path = std::filesystem::temp_directory_path() /
                     ("clport_vendor_gemma3_" + std::string(VENDOR_PLUGIN) + std::to_string(::getpid()) + ".gguf");
@@ -238,7 +251,14 @@ TEST_F(VENDOR_SUITE, SmolLM2RequantizedToQ4_0MatchesCpuGreedyTokens) {
   ASSERT_TRUE(ids.ok());
   // 30 layers of float sums in another order: the generic plugin measures ~2e-6 here on PoCL, so
   // the logits bound is looser than for the 2-layer random model; the tokens must still match.
-  expect_vendor_matches_cpu(path.string(), ids.value(), 12, 128, 1e-4);
+#ifdef VENDOR_INTEGER_ACTIVATIONS
+  // 8-bit activations over 30 layers: `clport run --check-layers` measures NMSE 9e-3 at the last
+  // layer against the float reference for the nvidia GEMV and 2e-2 for the generic plugin's
+  // integer path on PoCL (both 1e-4 at layer 0): rounding, not a fault, which would be ~1.
+  expect_vendor_matches_cpu(path.string(), ids.value(), 12, 128, 5e-2, true);
+#else
+  expect_vendor_matches_cpu(path.string(), ids.value(), 12, 128, 1e-4, true);
+#endif
   std::filesystem::remove(path);
 }
 
@@ -258,13 +278,22 @@ TEST_F(VENDOR_SUITE, ConformanceDecodeMatMulsRunOnVendorGemv) {
   for (const conformance::CaseResult& c : report->cases) {
     const bool decode = c.op == "mul_mat" && c.shape.size() > 4 && c.shape.compare(c.shape.size() - 4, 4, " M=1") == 0;
     if (!c.supported || !decode) continue;
+#ifdef VENDOR_GEMV_DTYPES
+    // A vendor whose own GEMV covers only some weight types (the rest run the shared kernels).
+    const std::string dtype = c.dtype.substr(0, c.dtype.find(' '));
+    if ((std::string(" ") + VENDOR_GEMV_DTYPES + " ").find(" " + dtype + " ") == std::string::npos) continue;
+#endif
     ++decode_cases;
     const bool vendor_gemv = std::any_of(c.kernels.begin(), c.kernels.end(), [](const std::string& k) {
       return k.rfind(VENDOR_GEMV_KERNEL, 0) == 0;
     });
     EXPECT_TRUE(vendor_gemv) << c.name << " did not run a " VENDOR_GEMV_KERNEL "* kernel\n" << table;
   }
+#ifdef VENDOR_GEMV_DTYPES
+  EXPECT_GE(decode_cases, 3) << table;
+#else
   EXPECT_GT(decode_cases, 5) << table;
+#endif
 }
 #endif
 

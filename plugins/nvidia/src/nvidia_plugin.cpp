@@ -127,9 +127,13 @@ struct NvidiaPlugin {
     if (std::string why = g.validate(d.max_work_group_size); !why.empty())
       throw clport::sdk::Failure("nvidia: invalid settings: " + why);
     if (clport::plugin_common::setting_bool(settings, "ptx", true)) {
-      const nvidia::PtxProbe ptx = nvidia::probe_inline_ptx(host);
+      const nvidia::PtxProbe ptx = nvidia::probe_inline_ptx(host, d.device);
       g.ptx = ptx.usable;
-      if (!ptx.usable) h.log(CLPORT_LOG_INFO, "nvidia: inline PTX is not usable here, plain OpenCL C instead: " + ptx.why);
+      if (ptx.usable)
+        h.log(CLPORT_LOG_INFO, "nvidia: compute capability " + std::to_string(ptx.compute_major) + "." +
+                                   std::to_string(ptx.compute_minor) + ", inline PTX (dp4a) in use");
+      else
+        h.log(CLPORT_LOG_INFO, "nvidia: inline PTX is not usable here, plain OpenCL C instead: " + ptx.why);
     }
     return std::make_unique<NvidiaInstance>(host, d, std::move(t), g);
   }

@@ -6,9 +6,29 @@ extern const clport::EmbeddedKernel clport_plugin_kernels[];
 
 namespace nvidia {
 
-PtxProbe probe_inline_ptx(const clport_host& host) {
+namespace {
+
+// cl_nv_device_attribute_query's parameter names (from the extension's specification).
+constexpr cl_device_info kComputeCapabilityMajorNv = 0x4000;
+constexpr cl_device_info kComputeCapabilityMinorNv = 0x4001;
+
+}  // namespace
+
+PtxProbe probe_inline_ptx(const clport_host& host, cl_device_id device) {
   clport::sdk::Host h(host);
   PtxProbe result;
+  cl_uint major = 0, minor = 0;
+  if (h.cl().clGetDeviceInfo(device, kComputeCapabilityMajorNv, sizeof(major), &major, nullptr) != CL_SUCCESS ||
+      h.cl().clGetDeviceInfo(device, kComputeCapabilityMinorNv, sizeof(minor), &minor, nullptr) != CL_SUCCESS) {
+    result.why = "the driver does not answer cl_nv_device_attribute_query (not NVIDIA's OpenCL driver)";
+    return result;
+  }
+  result.compute_major = static_cast<int>(major);
+  result.compute_minor = static_cast<int>(minor);
+  if (major * 10 + minor < 61) {
+    result.why = "compute capability " + std::to_string(major) + "." + std::to_string(minor) + " has no dp4a (6.1 or newer)";
+    return result;
+  }
   cl_mem out = nullptr;
   try {
     const std::string source = clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_ptx_probe.cl");

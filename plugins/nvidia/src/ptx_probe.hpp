@@ -12,8 +12,12 @@ namespace nvidia {
 struct PtxProbe {
   bool usable = false;
   std::string why;  // what failed when not usable
+  int compute_major = 0, compute_minor = 0;  // from cl_nv_device_attribute_query (0: unknown)
 };
 
-PtxProbe probe_inline_ptx(const clport_host& host);
+// Asks the driver for the device's compute capability first (cl_nv_device_attribute_query):
+// only NVIDIA's driver answers, and only then is the probe kernel compiled, so that no other
+// compiler is handed PTX (oclgrind's crashed on it behind a spoofed identity). dp4a needs 6.1.
+PtxProbe probe_inline_ptx(const clport_host& host, cl_device_id device);
 
 }  // namespace nvidia
