@@ -154,6 +154,7 @@
         const int d = lid + i * ATT_WG;                                                        \
         if (d < head_dim) acc[i] = fma(pj, kv_new[ATT_WG * ATT_DPT + d], acc[i] * corr);      \
       }                                                                                        \
+      m = m_new; /* a split's partial result carries the max its l and acc are relative to */  \
     }                                                                                          \
     if (SPLIT) {                                                                               \
       global float* pg = CLPORT_ATT_PART_##SPLIT + ((size_t)h * nsplit + split) * (head_dim + 2); \

@@ -27,8 +27,12 @@ shape_args() {  # the anchor shapes (anchors README), vocabulary of 49152 tokens
 
 e2e() {  # e2e MODEL_NAME...
   for name in "$@"; do
-    [ -f "$models/$name.gguf" ] || make_model "$models/$name.gguf" $(shape_args "$name")
-    for plugin in nvidia generic nvidia; do
+    if [ ! -f "$models/$name.gguf" ]; then
+      local t0=$SECONDS
+      make_model "$models/$name.gguf" $(shape_args "$name") || { echo "e2e $name: model not written"; continue; }
+      echo "e2e $name: model written in $((SECONDS - t0)) s"
+    fi
+    for plugin in ${E2E_ROUNDS:-nvidia generic nvidia}; do
       clport bench e2e -m "$models/$name.gguf" --prompt-tokens 512 --gen-tokens 128 --no-reference \
         --plugin "$plugin" >"$out/e2e-$name-$plugin.log" 2>&1
       echo "e2e $name $plugin: $(grep -iE 'prompt|generation' "$out/e2e-$name-$plugin.log" | tr '\n' ' ' | cut -c1-200)"
@@ -74,7 +78,15 @@ for step in "$@"; do
           echo "== profile $name batch $batch"; head -40 "$out/profile-$name-b$batch.log"
         done
       done ;;
+    attcheck)  # the long-cache decode attention cases, three times each, split and not
+      echo 'att_split: 0' >"$out/nosplit.yaml"
+      for round in 1 2 3; do
+        for plugin in nvidia generic; do
+          echo "$plugin round $round: $(clport conformance --plugin $plugin --filter 'past=477|past=1000|past=301' 2>&1 | grep -E 'FAIL|passed,' | tr '\n' ' ' | cut -c1-300)"
+        done
+      done
+      echo "no split: $(clport conformance --plugin nvidia --settings "$out/nosplit.yaml" --filter 'past=477|past=1000|past=301' 2>&1 | grep -E 'FAIL|passed,' | tr '\n' ' ')" ;;
     e2e) e2e smol 1b ;;
-    e2e8b) e2e 8b ;;
+    e2e8b) E2E_ROUNDS="nvidia generic" e2e 8b ;;
   esac
 done
