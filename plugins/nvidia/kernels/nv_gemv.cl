@@ -47,11 +47,9 @@ inline int nv_dp4a(uint a, int b, int c) {
 #define NV_LO(v) ((v) & 0x0F0F0F0Fu)
 #define NV_HI(v) (((v) >> 4) & 0x0F0F0F0Fu)
 
-// Block i of a packed weight against activation codes xa (values 0..15) and xb (16..31) with
-// ds = (d, d * sum(codes)): the block's contribution to the output row.
-inline float nv_block_q4_0(const global uint4* wq, const global ushort* ws, size_t i, int4 xa, int4 xb,
-                           float2 ds) {
-  const uint4 v = wq[i];
+// The integer dot product of 16 quant bytes (a 4-bit block: byte j holds element j in its low
+// nibble and j + 16 in its high one) with activation codes xa (elements 0..15) and xb (16..31).
+inline int nv_dot_q4(uint4 v, int4 xa, int4 xb) {
   int s = nv_dp4a(NV_LO(v.x), xa.x, 0);
   s = nv_dp4a(NV_LO(v.y), xa.y, s);
   s = nv_dp4a(NV_LO(v.z), xa.z, s);
@@ -59,25 +57,22 @@ inline float nv_block_q4_0(const global uint4* wq, const global ushort* ws, size
   s = nv_dp4a(NV_HI(v.x), xb.x, s);
   s = nv_dp4a(NV_HI(v.y), xb.y, s);
   s = nv_dp4a(NV_HI(v.z), xb.z, s);
-  s = nv_dp4a(NV_HI(v.w), xb.w, s);
+  return nv_dp4a(NV_HI(v.w), xb.w, s);
+}
+
+// Block i of a packed weight against activation codes xa / xb with ds = (d, d * sum(codes)):
+// the block's contribution to the output row.
+inline float nv_block_q4_0(const global uint4* wq, const global ushort* ws, size_t i, int4 xa, int4 xb,
+                           float2 ds) {
   // Codes q - 8: d (dx sum(q qx) - 8 dx sum(qx)).
-  return vload_half(i, (const global half*)ws) * (ds.x * (float)s - 8.0f * ds.y);
+  return vload_half(i, (const global half*)ws) * (ds.x * (float)nv_dot_q4(wq[i], xa, xb) - 8.0f * ds.y);
 }
 
 inline float nv_block_q4_1(const global uint4* wq, const global ushort* ws, size_t i, int4 xa, int4 xb,
                            float2 ds) {
-  const uint4 v = wq[i];
-  int s = nv_dp4a(NV_LO(v.x), xa.x, 0);
-  s = nv_dp4a(NV_LO(v.y), xa.y, s);
-  s = nv_dp4a(NV_LO(v.z), xa.z, s);
-  s = nv_dp4a(NV_LO(v.w), xa.w, s);
-  s = nv_dp4a(NV_HI(v.x), xb.x, s);
-  s = nv_dp4a(NV_HI(v.y), xb.y, s);
-  s = nv_dp4a(NV_HI(v.z), xb.z, s);
-  s = nv_dp4a(NV_HI(v.w), xb.w, s);
   // d q + m: d dx sum(q qx) + m dx sum(qx); the scale words hold d (low half) and m (high).
   const float d = vload_half(2 * i, (const global half*)ws), m = vload_half(2 * i + 1, (const global half*)ws);
-  return d * ds.x * (float)s + m * ds.y;
+  return d * ds.x * (float)nv_dot_q4(wq[i], xa, xb) + m * ds.y;
 }
 
 inline float nv_block_q8_0(const global uint4* wq, const global ushort* ws, size_t i, int4 xa, int4 xb,
