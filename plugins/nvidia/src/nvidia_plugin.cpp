@@ -120,6 +120,9 @@ struct NvidiaPlugin {
     t.gemv_packed = 1;  // the NVIDIA GEMV reads the packed layout only
     std::string bad;
     nvidia::GemvConfig g;
+    // The default group fits every NVIDIA GPU with OpenCL 1.2 (1024 work-items); a smaller limit
+    // takes the largest power of two it allows, a value from the policy must fit as given.
+    while (g.wg > 32 && g.wg > d.max_work_group_size) g.wg /= 2;
     g.wg = clport::plugin_common::setting_uint(settings, "nv_gemv_wg", g.wg, &bad);
     g.rows_per_warp = clport::plugin_common::setting_uint(settings, "nv_gemv_rows_per_warp", g.rows_per_warp, &bad);
     g.groups_per_cu = clport::plugin_common::setting_uint(settings, "nv_gemv_groups_per_cu", g.groups_per_cu, &bad);
