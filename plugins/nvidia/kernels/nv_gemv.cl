@@ -17,7 +17,7 @@
 //
 // NV_PTX=1 (set by the plugin after a probe kernel built and ran on the driver) makes the dot
 // product PTX's dp4a; otherwise it is the same sum in plain OpenCL C, which is what runs under a
-// spoofed NVIDIA identity on other devices.
+// spoofed NVIDIA identity on other devices. Needs reduce.cl in front.
 
 #ifndef NV_WG
 #define NV_WG 512
@@ -89,20 +89,6 @@ inline float nv_block_q8_0(const global uint4* wq, const global ushort* ws, size
   return vload_half(i, (const global half*)ws) * ds.x * (float)s;
 }
 
-// The sum of v over the work-group (every work-item gets it); red holds at least NV_WG floats.
-inline float nv_group_sum(float v, local float* red) {
-  const int lid = get_local_id(0);
-  red[lid] = v;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int half_size = NV_WG / 2; half_size > 0; half_size >>= 1) {
-    if (lid < half_size) red[lid] += red[lid + half_size];
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  const float total = red[0];
-  barrier(CLK_LOCAL_MEM_FENCE);  // red is reused next
-  return total;
-}
-
 inline float nv_absmax4(float4 v) { return fmax(fmax(fabs(v.x), fabs(v.y)), fmax(fabs(v.z), fabs(v.w))); }
 
 // The maximum and the sum of v over the 8 consecutive work-items that hold one block of 32
@@ -158,7 +144,7 @@ inline void nv_quantize_row(const global float* x, const global float* g, int no
       const float4 v = vload4(i, x);
       ss += dot(v, v);
     }
-    scale = 1.0f / sqrt(nv_group_sum(ss, red) / (float)K + eps);
+    scale = 1.0f / sqrt(wg_reduce_sum(ss, red, NV_WG) / (float)K + eps);
   }
   local int* codes = (local int*)xq;
   for (int base = 0; base < n4; base += NV_WG) {

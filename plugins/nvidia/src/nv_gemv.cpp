@@ -51,7 +51,8 @@ const clport::sdk::Kernel& NvGemv::kernel(const std::string& name) {
     std::ostringstream o;
     o << "-cl-std=CL1.2 -DNV_WG=" << config_.wg << " -DNV_RPW=" << config_.rows_per_warp
       << " -DNV_PTX=" << (config_.ptx ? 1 : 0);
-    const std::string source = clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_gemv.cl");
+    const std::string source = h_.shared_source("reduce.cl") + "\n" +
+                               clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_gemv.cl");
     program_ = clport::sdk::Program(&h_.cl(), h_.build_program(source, o.str()));
   }
   auto it = kernels_.find(name);
