@@ -3,17 +3,18 @@
 // each block's quants are aligned 16-byte words, the scales a separate array), so that a lane
 // fetches a block with one 16-byte load where the GGUF layout allows only 2-byte ones.
 //
-// One work-group of NV_WG work-items serves NV_ROWS = (NV_WG / 32) * NV_RPW consecutive output
-// rows of one activation row m (global size (ceil(N / NV_ROWS) * NV_WG, M)):
+// A work-group of NV_WG work-items works for one activation row m (global size (groups * NV_WG,
+// M), groups chosen by the host: a few per compute unit, at most one per chunk):
 //  1. it quantizes row m into local memory (through the RMSNorm when `norm` is set) in the
 //     CPU backend's Q8Block32 form, so both paths mean the same numbers: d = max|x| / 127 per 32
 //     values, codes x / d rounded to nearest even, s = d * sum(codes);
-//  2. each warp of 32 work-items walks NV_RPW weight rows, its lanes striding over the blocks:
-//     per block and row one 16-byte quant load (two for Q8_0), one scale and 8 four-way integer
-//     dot products;
-//  3. the lanes' partial sums meet in local memory once, at the end.
-// Quantizing in every work-group instead of in a launch of its own costs an L2 read of x per
-// group and saves a launch per mat-mul, which is what a decode step on a big GPU is short of.
+//  2. it walks chunks of NV_ROWS = (NV_WG / 32) * NV_RPW output rows, chunk g, g + groups, ...:
+//     each warp of 32 work-items takes NV_RPW rows, its lanes striding over the blocks, per block
+//     and row one 16-byte quant load (two for Q8_0), one scale and 8 four-way integer dot
+//     products; the lanes' partial sums meet in local memory once per chunk.
+// Quantizing in the work-groups instead of in a launch of its own costs an L2 read of x per group
+// and saves a launch per mat-mul, which is what a decode step on a big GPU is short of; walking
+// chunks keeps that to a few quantizations per compute unit.
 //
 // NV_PTX=1 (set by the plugin after a probe kernel built and ran on the driver) makes the dot
 // product PTX's dp4a; otherwise it is the same sum in plain OpenCL C, which is what runs under a
