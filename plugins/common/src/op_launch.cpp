@@ -162,35 +162,33 @@ void OpRunner::attention(const clport_op& op) {
   const bool serial = tuning_.att_serial == 1;
   const std::string name = std::string(serial ? "attention_serial_" : "attention_") + (store ? "store_" : "") +
                            (f16 ? "f16" : "f32");
-  const sdk::Kernel& k = kernel(ProgramId::Attention, name);
   // Plain ATTENTION: n_past in iparams[0], scale in fparams[0], q contiguous, no rotation.
   const bool rope = op.kind != CLPORT_OP_ATTENTION;
   const bool has_factors = op.kind == CLPORT_OP_ROPE_ATTENTION && op.n_src > 3;
   const clport_tensor& factors = has_factors ? *op.src[3] : q;
   const uint64_t q_nb1 = rope ? q.nb[1] : q.ne[0] * 4, q_nb2 = rope ? q.nb[2] : q.ne[0] * q.ne[1] * 4;
-  set_args(h_.cl(), k, q.buffer, u64(q.offset), kc.buffer, u64(kc.offset), vc.buffer,
-           u64(vc.offset), u64(kc.nb[1]), u64(kc.nb[2]), d.buffer, u64(d.offset), i32(q.ne[0]),
-           i32(q.ne[1]), i32(kc.ne[1]), cl_int(op.iparams[rope ? 1 : 0]), op.fparams[rope ? 2 : 0],
-           u64(q_nb1), u64(q_nb2), cl_int(rope ? op.iparams[2] : 0),
-           cl_int(rope && op.iparams[0] == 2 ? 1 : 0), rope ? op.fparams[0] : 1.0f,
-           rope ? op.fparams[1] : 1.0f, kn.buffer, u64(kn.offset), u64(kn.nb[1]), vn.buffer, u64(vn.offset),
-           u64(vn.nb[1]), kc.buffer, u64(kc.offset), u64(store ? op.src[3]->nb[3] : 0), cl_int(op.iparams[3]),
-           factors.buffer, u64(factors.offset), cl_int(has_factors));
+  // The arguments every attention kernel takes (the split one appends two of its own).
+  auto set_attention_args = [&](const sdk::Kernel& k) {
+    set_args(h_.cl(), k, q.buffer, u64(q.offset), kc.buffer, u64(kc.offset), vc.buffer,
+             u64(vc.offset), u64(kc.nb[1]), u64(kc.nb[2]), d.buffer, u64(d.offset), i32(q.ne[0]),
+             i32(q.ne[1]), i32(kc.ne[1]), cl_int(op.iparams[rope ? 1 : 0]), op.fparams[rope ? 2 : 0],
+             u64(q_nb1), u64(q_nb2), cl_int(rope ? op.iparams[2] : 0),
+             cl_int(rope && op.iparams[0] == 2 ? 1 : 0), rope ? op.fparams[0] : 1.0f,
+             rope ? op.fparams[1] : 1.0f, kn.buffer, u64(kn.offset), u64(kn.nb[1]), vn.buffer, u64(vn.offset),
+             u64(vn.nb[1]), kc.buffer, u64(kc.offset), u64(store ? op.src[3]->nb[3] : 0), cl_int(op.iparams[3]),
+             factors.buffer, u64(factors.offset), cl_int(has_factors));
+  };
+  constexpr cl_uint kSplitArgs = 34;  // index of the split kernel's first own argument
   const size_t wg = serial ? 1 : tuning_.att_wg;
   const int splits = serial ? 1 : attention_splits(op);
   if (splits > 1) {
     const size_t part_bytes = static_cast<size_t>(q.ne[1]) * splits * (q.ne[0] + 2) * sizeof(float);
     if (cl_mem part = grow(attention_parts_, part_bytes, "the split attention's partial results"); part != nullptr) {
       const sdk::Kernel& ks = kernel(ProgramId::Attention, std::string("attention_split_store_") + (f16 ? "f16" : "f32"));
-      // The same arguments as the one-pass kernel (no frequency factors: this op has none), then
-      // the range count and the partials.
-      set_args(h_.cl(), ks, q.buffer, u64(q.offset), kc.buffer, u64(kc.offset), vc.buffer,
-               u64(vc.offset), u64(kc.nb[1]), u64(kc.nb[2]), d.buffer, u64(d.offset), i32(q.ne[0]),
-               i32(q.ne[1]), i32(kc.ne[1]), cl_int(op.iparams[1]), op.fparams[2], u64(q.nb[1]), u64(q.nb[2]),
-               cl_int(op.iparams[2]), cl_int(op.iparams[0] == 2 ? 1 : 0), op.fparams[0], op.fparams[1],
-               kn.buffer, u64(kn.offset), u64(kn.nb[1]), vn.buffer, u64(vn.offset), u64(vn.nb[1]), kc.buffer,
-               u64(kc.offset), u64(op.src[3]->nb[3]), cl_int(op.iparams[3]), q.buffer, u64(q.offset), cl_int(0),
-               cl_int(splits), part);
+      set_attention_args(ks);
+      const cl_int n_split = splits;
+      sdk::check_cl(h_.cl().clSetKernelArg(ks.get(), kSplitArgs, sizeof(n_split), &n_split), "clSetKernelArg(n_split)");
+      sdk::check_cl(h_.cl().clSetKernelArg(ks.get(), kSplitArgs + 1, sizeof(part), &part), "clSetKernelArg(part)");
       const size_t global_s[2] = {static_cast<size_t>(q.ne[1]) * wg, static_cast<size_t>(splits)};
       const size_t local_s[2] = {wg, 1};
       run(ks, 2, global_s, local_s);
@@ -202,6 +200,8 @@ void OpRunner::attention(const clport_op& op) {
       return;
     }
   }
+  const sdk::Kernel& k = kernel(ProgramId::Attention, name);
+  set_attention_args(k);
   const size_t global[2] = {static_cast<size_t>(q.ne[1]) * wg, static_cast<size_t>(q.ne[2])};
   const size_t local[2] = {wg, 1};
   run(k, 2, global, local);
