@@ -2,7 +2,8 @@
 # The nvidia plugin on the lent H200 (run there, from the repository root, over a bundle made
 # here by scripts/device-bundle.sh build .dev/bundle make_test_model):
 #   measurements/h200_nvidia.sh .dev/bundle OUTDIR STEP...
-# Steps: devices, conformance, ops (GEMV, nvidia against generic), sweep (the nvidia GEMV's
+# Steps: devices, conformance, ops (GEMV, nvidia against generic), gemm (prompt-sized mat-muls,
+# nvidia against generic), sweep (the nvidia GEMV's
 # work-group shapes), e2e (bench e2e 512 / 128 on random models of the anchor shapes, nvidia
 # against generic), e2e8b (the same on the 8B shape). Logs go to OUTDIR, a summary to stdout.
 set -uo pipefail
@@ -55,6 +56,13 @@ for step in "$@"; do
           --dtype q8_0 --shape 576x1536 --shape 4096x4096 --shape 4096x14336 --shape 14336x4096 \
           --json "$out/ops-$plugin.json" >"$out/ops-$plugin.log" 2>&1
         echo "== ops $plugin"; grep -E "^copy|^gemv" "$out/ops-$plugin.log"
+      done ;;
+    gemm)  # GEMM_M activation rows (default 512)
+      for plugin in nvidia generic; do
+        clport bench ops --plugin "$plugin" --gemm-only --m "${GEMM_M:-512}" --no-clblast --no-program-cache \
+          --dtype q4_0 --dtype q4_1 --dtype q8_0 --shape 576x1536 --shape 2048x2048 --shape 2048x8192 --shape 8192x2048 \
+          --shape 4096x14336 --json "$out/gemm-$plugin.json" >"$out/gemm-$plugin.log" 2>&1
+        echo "== gemm $plugin"; grep -E "^gemm" "$out/gemm-$plugin.log" | sed -E 's/ +/ /g' | cut -c1-150
       done ;;
     sweep)  # SWEEP="wg:rows_per_warp:groups_per_cu ..." (default below)
       for cfg in ${SWEEP:-256:2:4 256:4:4 256:2:2 256:2:8 128:2:8 512:2:2 256:1:4}; do

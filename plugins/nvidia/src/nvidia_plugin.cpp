@@ -2,14 +2,15 @@
 // asks the driver once whether inline PTX builds and computes right (ptx_probe.hpp); with it,
 // the GEMV's integer dot products are PTX dp4a, without it the same kernels in plain OpenCL C.
 //
-// What it serves itself: MUL_MAT with a few activation rows (decode) and the fused
-// RMS_NORM_MUL_MAT / MUL_MAT_ADD / RMS_NORM_MUL_MAT_SWIGLU patterns on Q4_0 / Q4_1 / Q8_0 weights,
-// through the GEMV on 8-bit activations of nv_gemv.hpp. To give that GEMV 16-byte loads, every
-// such weight is repacked at load (plugins/common's packed layout; the plain copy stays for the
-// prompt's GEMM and get_rows). Every other op, and those weights' prompt-sized mat-muls, run on
+// What it serves itself: MUL_MAT and the fused RMS_NORM_MUL_MAT / MUL_MAT_ADD /
+// RMS_NORM_MUL_MAT_SWIGLU patterns on Q4_0 / Q4_1 / Q8_0 weights, on 8-bit activations: with a few
+// activation rows (decode) through the GEMV of nv_gemv.hpp, with more (prompt) through the
+// tensor-core GEMM of nv_gemm.hpp. Every such weight is repacked at load (plugins/common's packed
+// layout: aligned 16-byte quant words; the plain copy stays for get_rows). Every other op runs on
 // the shared kernels (plugins/common) with GPU tuning.
 //
 // Settings (the plugin's policy section): ptx (default true; false keeps plain OpenCL C),
+// nv_gemm (default true; false leaves prompt-sized mat-muls to the shared float GEMM),
 // nv_gemv_wg (512), nv_gemv_rows_per_warp (2), nv_gemv_groups_per_cu (2), and the shared
 // kernels' tuning keys.
 #include <memory>
@@ -19,6 +20,7 @@
 #include "clport_common/op_checks.hpp"
 #include "clport_common/op_runner.hpp"
 #include "clport_common/plugin_settings.hpp"
+#include "nv_gemm.hpp"
 #include "nv_gemv.hpp"
 #include "ptx_probe.hpp"
 
@@ -35,14 +37,18 @@ bool is_gemv_kind(int32_t kind) {
 
 class NvidiaInstance final : public clport_plugin_instance {
  public:
-  NvidiaInstance(const clport_host& host, const clport_device_desc& d, Tuning t, nvidia::GemvConfig g)
-      : runner_(host, d, std::move(t)), gemv_(host, g, d.local_mem_bytes, d.compute_units) {}
+  NvidiaInstance(const clport_host& host, const clport_device_desc& d, Tuning t, nvidia::GemvConfig g, bool gemm)
+      : runner_(host, d, std::move(t)), gemv_(host, g, d.local_mem_bytes, d.compute_units), gemm_(host, g.ptx),
+        gemm_enabled_(gemm) {}
 
-  bool supports(const clport_op& op) override { return takes_nv_gemv(op) || runner_.supports(op); }
+  bool supports(const clport_op& op) override {
+    return nv_weights(op, nullptr, nullptr) != nullptr || runner_.supports(op);
+  }
 
   void enqueue(const clport_op& op) override {
     const PackedWeight* up = nullptr;
-    const PackedWeight* w = nv_gemv_weights(op, &up);
+    bool gemm = false;
+    const PackedWeight* w = nv_weights(op, &up, &gemm);
     if (w == nullptr) return runner_.enqueue(op);
     // The weights are read through their packed arrays; activations, norm weight, residual and
     // dst are F32 buffers at element offsets.
@@ -50,21 +56,29 @@ class NvidiaInstance final : public clport_plugin_instance {
       if (t->buffer == nullptr) throw clport::sdk::Failure("nvidia: operand without a buffer");
       if (t->offset % 4 != 0) throw clport::sdk::Failure("nvidia: operand offset " + std::to_string(t->offset) + " is misaligned");
     }
-    gemv_.enqueue(op, *w, up);
+    if (!gemm) return gemv_.enqueue(op, *w, up);
+    if (gemm_.enqueue(op, *w, up)) return;
+    // No device memory for the quantized activations: a plain MUL_MAT still has the shared float
+    // GEMM on the plain copy; a fused kind has nothing else here.
+    if (op.kind == CLPORT_OP_MUL_MAT) return runner_.enqueue(op);
+    throw clport::sdk::Failure("nvidia: no device memory for the GEMM's quantized activations",
+                               CLPORT_PLUGIN_OUT_OF_MEMORY);
   }
 
   void* prepare_weight(const clport_tensor& weight) override { return runner_.prepare_weight(weight); }
   void release_layout(void* layout) override { runner_.release_layout(layout); }
 
  private:
-  bool takes_nv_gemv(const clport_op& op) const { return nv_gemv_weights(op, nullptr) != nullptr; }
-
-  // The packed weights when the NVIDIA GEMV serves op (and *up, the SwiGLU's second one), else
-  // NULL: a GEMV kind on weights this plugin packed, whose plain description passes the shared
-  // checks (shapes, dtypes, rows for the GEMV path) and whose row fits local memory.
-  const PackedWeight* nv_gemv_weights(const clport_op& op, const PackedWeight** up) const {
+  // The packed weights when the NVIDIA GEMV or GEMM serves op (and *up, the SwiGLU's second
+  // one; *gemm, which of the two), else NULL: a mat-mul kind on weights this plugin packed, whose
+  // plain description passes the shared checks (shapes, dtypes); up to the GEMV's rows the GEMV
+  // (when the row fits its local memory), beyond them the GEMM.
+  const PackedWeight* nv_weights(const clport_op& op, const PackedWeight** up, bool* gemm) const {
     if (!is_gemv_kind(op.kind) || op.n_src < 2 || op.src[0] == nullptr || op.src[1] == nullptr) return nullptr;
-    if (!nvidia::NvGemv::covers(op.src[0]->dtype) || !gemv_.fits(op.src[0]->ne[0])) return nullptr;
+    const bool rows_for_gemv = op.src[1]->ne[1] <= runner_.tuning().gemv_max_m_for(op.src[0]->dtype);
+    if (rows_for_gemv ? !nvidia::NvGemv::covers(op.src[0]->dtype) || !gemv_.fits(op.src[0]->ne[0])
+                      : !gemm_enabled_ || !nvidia::NvGemm::covers(op.src[0]->dtype))
+      return nullptr;
     const PackedWeight* w = runner_.packed_layout(*op.src[0]);
     if (w == nullptr) return nullptr;
     const bool swiglu = op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU;
@@ -72,9 +86,10 @@ class NvidiaInstance final : public clport_plugin_instance {
     if (swiglu) {
       if (op.n_src < 4 || op.src[3] == nullptr || (u = runner_.packed_layout(*op.src[3])) == nullptr) return nullptr;
     }
-    if (op.kind == CLPORT_OP_MUL_MAT && op.src[1]->ne[1] > runner_.tuning().gemv_max_m_for(op.src[0]->dtype))
-      return nullptr;
-    // The same checks as on the plain layout (the fused kinds also limit the rows to the GEMV's).
+    // The same checks as on the plain layout; the fused kinds' rows are checked against the GEMV's
+    // limit there, which the GEMM lifts.
+    clport::plugin_common::Tuning limits = runner_.tuning();
+    if (!rows_for_gemv) limits.gemv_max_m = limits.gemv_max_m_q4q8 = op.src[1]->ne[1];
     clport_tensor plain_w = *op.src[0], plain_u{};
     plain_w.layout = nullptr;
     clport_op plain = op;
@@ -84,13 +99,16 @@ class NvidiaInstance final : public clport_plugin_instance {
       plain_u.layout = nullptr;
       plain.src[3] = &plain_u;
     }
-    if (!clport::plugin_common::check_op(plain, runner_.tuning()).empty()) return nullptr;
+    if (!clport::plugin_common::check_op(plain, limits).empty()) return nullptr;
     if (up != nullptr) *up = u;
+    if (gemm != nullptr) *gemm = !rows_for_gemv;
     return w;
   }
 
   OpRunner runner_;
   nvidia::NvGemv gemv_;
+  nvidia::NvGemm gemm_;
+  bool gemm_enabled_;
 };
 
 struct NvidiaPlugin {
@@ -138,7 +156,8 @@ struct NvidiaPlugin {
       else
         h.log(CLPORT_LOG_INFO, "nvidia: inline PTX is not usable here, plain OpenCL C instead: " + ptx.why);
     }
-    return std::make_unique<NvidiaInstance>(host, d, std::move(t), g);
+    const bool gemm = clport::plugin_common::setting_bool(settings, "nv_gemm", true);
+    return std::make_unique<NvidiaInstance>(host, d, std::move(t), g, gemm);
   }
 };
 

@@ -1,0 +1,100 @@
+#include "nv_gemm.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+extern const clport::EmbeddedKernel clport_plugin_kernels[];
+
+namespace nvidia {
+namespace {
+
+using clport::plugin_common::PackedWeight;
+
+const char* dtype_suffix(int32_t dtype) {
+  switch (dtype) {
+    case CLPORT_DTYPE_Q4_0: return "q4_0";
+    case CLPORT_DTYPE_Q4_1: return "q4_1";
+    case CLPORT_DTYPE_Q8_0: return "q8_0";
+    default: return nullptr;
+  }
+}
+
+constexpr size_t kTile = 64;         // NV_GEMM_BM = NV_GEMM_BN
+constexpr size_t kGemmGroup = 128;   // NV_GEMM_WG
+constexpr size_t kQuantGroup = 256;  // NV_QWG
+
+}  // namespace
+
+NvGemm::NvGemm(const clport_host& host, bool ptx) : host_(host), h_(host), ptx_(ptx) {}
+
+NvGemm::~NvGemm() {
+  for (cl_mem m : buffers_) host_.free_buffer(host_.host_ctx, m);
+}
+
+bool NvGemm::covers(int32_t weight_dtype) { return dtype_suffix(weight_dtype) != nullptr; }
+
+const clport::sdk::Kernel& NvGemm::kernel(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (program_.get() == nullptr) {
+    const std::string options = std::string("-cl-std=CL1.2 -DNV_PTX=") + (ptx_ ? "1" : "0");
+    const std::string source = h_.shared_source("reduce.cl") + "\n" +
+                               clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_gemm.cl");
+    program_ = clport::sdk::Program(&h_.cl(), h_.build_program(source, options));
+  }
+  auto it = kernels_.find(name);
+  if (it == kernels_.end()) it = kernels_.emplace(name, clport::sdk::Kernel(h_.cl(), program_, name.c_str())).first;
+  return it->second;
+}
+
+bool NvGemm::reserve(int64_t M, int64_t K) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const size_t codes = static_cast<size_t>(M * K), scales = static_cast<size_t>(M * (K / 32)) * 8;
+  for (auto [need, have, buffer] : {std::tuple{codes, &codes_bytes_, &codes_}, std::tuple{scales, &scales_bytes_, &scales_}}) {
+    if (*buffer != nullptr && need <= *have) continue;
+    int32_t status = CLPORT_PLUGIN_OK;
+    cl_mem grown = host_.alloc_buffer(host_.host_ctx, need, &status);
+    if (grown == nullptr && status == CLPORT_PLUGIN_OUT_OF_MEMORY) return false;
+    if (grown == nullptr)
+      throw clport::sdk::Failure("nvidia: cannot allocate " + std::to_string(need) + " bytes for quantized activations");
+    buffers_.push_back(grown);
+    *buffer = grown;
+    *have = need;
+  }
+  return true;
+}
+
+bool NvGemm::enqueue(const clport_op& op, const PackedWeight& w, const PackedWeight* up) {
+  const clport_tensor &x = *op.src[1], &d = *op.dst;
+  const char* suffix = dtype_suffix(w.dtype);
+  if (suffix == nullptr) throw clport::sdk::unsupported("nvidia: no GEMM for this weight dtype");
+  const bool swiglu = op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU;
+  if (swiglu && up == nullptr) throw clport::sdk::Failure("nvidia: SwiGLU GEMM without its up weight");
+  const bool norm = swiglu || op.kind == CLPORT_OP_RMS_NORM_MUL_MAT, add = op.kind == CLPORT_OP_MUL_MAT_ADD;
+  const cl_int K = static_cast<cl_int>(w.K), N = static_cast<cl_int>(w.N), M = static_cast<cl_int>(x.ne[1]);
+  if (!reserve(M, K)) return false;
+  const clport_cl_api& cl = h_.cl();
+
+  // Absent operands point at x: the kernels never read them (norm / has_res are 0).
+  const clport_tensor& g = norm ? *op.src[2] : x;
+  const clport::sdk::Kernel& q = kernel("nv_quantize_rows");
+  clport::sdk::set_args(cl, q, x.buffer, cl_ulong(x.offset), g.buffer, cl_ulong(g.offset), cl_int(norm ? 1 : 0),
+                        cl_float(norm ? op.fparams[0] : 0.0f), K, codes_, scales_);
+  const size_t q_global[1] = {static_cast<size_t>(M) * kQuantGroup}, q_local[1] = {kQuantGroup};
+  clport::sdk::enqueue(host_, q, 1, q_global, q_local);
+
+  const clport::sdk::Kernel& k = kernel(std::string(swiglu ? "nv_gemm_swiglu_" : "nv_gemm_") + suffix);
+  if (swiglu) {
+    clport::sdk::set_args(cl, k, w.q, w.s, up->q, up->s, codes_, scales_, d.buffer, cl_ulong(d.offset), M, N, K);
+  } else {
+    const clport_tensor& res = add ? *op.src[2] : x;
+    clport::sdk::set_args(cl, k, w.q, w.s, codes_, scales_, res.buffer, cl_ulong(res.offset), cl_int(add ? 1 : 0),
+                          d.buffer, cl_ulong(d.offset), M, N, K);
+  }
+  const size_t global[2] = {(static_cast<size_t>(N) + kTile - 1) / kTile * kGemmGroup,
+                            (static_cast<size_t>(M) + kTile - 1) / kTile};
+  const size_t local[2] = {kGemmGroup, 1};
+  clport::sdk::enqueue(host_, k, 2, global, local);
+  return true;
+}
+
+}  // namespace nvidia

@@ -1,0 +1,51 @@
+// Launches the NVIDIA GEMM on 8-bit activations (plugins/nvidia/kernels/nv_gemm.cl) for prompt-sized
+// MUL_MAT and the fused RMS_NORM_MUL_MAT / MUL_MAT_ADD / RMS_NORM_MUL_MAT_SWIGLU, on weights in the
+// packed layout of plugins/common: one launch quantizes the activation rows (through the RMSNorm
+// for the norm kinds) into a scratch buffer, a second multiplies them on the tensor cores (with
+// inline PTX) or in plain OpenCL C.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "clport/plugin_sdk.hpp"
+#include "clport_common/packed_weight.hpp"
+
+namespace nvidia {
+
+class NvGemm {
+ public:
+  NvGemm(const clport_host& host, bool ptx);
+  ~NvGemm();
+  NvGemm(const NvGemm&) = delete;
+  NvGemm& operator=(const NvGemm&) = delete;
+
+  static bool covers(int32_t weight_dtype);
+  // Enqueues op (already checked against the plain-layout rules, any M); up is the SwiGLU's second
+  // weight. Returns false, having enqueued nothing, when the device has no memory for the quantized
+  // activations: the caller then runs the op another way.
+  bool enqueue(const clport_op& op, const clport::plugin_common::PackedWeight& w,
+               const clport::plugin_common::PackedWeight* up);
+
+ private:
+  const clport::sdk::Kernel& kernel(const std::string& name);
+  // The scratch for M quantized rows of K values (codes, then block scales), grown as needed;
+  // false when the device has no memory for it.
+  bool reserve(int64_t M, int64_t K);
+
+  const clport_host& host_;
+  clport::sdk::Host h_;
+  bool ptx_;
+  std::mutex mutex_;
+  clport::sdk::Program program_;
+  std::map<std::string, clport::sdk::Kernel> kernels_;
+  // Outgrown buffers stay until the plugin instance goes: kernels already enqueued may use them.
+  std::vector<cl_mem> buffers_;
+  cl_mem codes_ = nullptr, scales_ = nullptr;
+  size_t codes_bytes_ = 0, scales_bytes_ = 0;
+};
+
+}  // namespace nvidia
