@@ -433,6 +433,14 @@ std::vector<CaseSpec> catalogue(bool small) {
     kv_store_rope(out, kv, 0, small ? 8 : 64, 4, 2, small ? 1 : 3, small ? 2 : 5, small ? 4 : 16, true);
     rope_attention(out, kv, 2, small ? 16 : 64, 4, 2, small ? 2 : 3, small ? 2 : 37, small ? 8 : 64, 0, true);
     if (big) rope_attention(out, kv, 0, 64, 9, 3, 1, 100, 128);
+    // A prompt's batch of queries (a plugin's tiled prompt kernel): more tokens than one block
+    // of them, a window shorter than the batch, head sizes 64 and 128, plain attention too.
+    rope_attention(out, kv, 2, small ? 16 : 64, 4, 2, small ? 9 : 70, small ? 1 : 5, small ? 16 : 128);
+    if (big) {
+      rope_attention(out, kv, 2, 64, 4, 1, 70, 20, 128, 24);
+      rope_attention(out, kv, 0, 128, 4, 2, 40, 3, 64, 0, true);
+      attention(out, kv, 64, 4, 2, 70, 3, 128);
+    }
     for (int mode : {0, 2}) rope_kv_store_attention(out, kv, mode, small ? 16 : 64, small ? 4 : 8, 2, small ? 2 : 37, small ? 8 : 64);
     rope_attention(out, kv, 2, small ? 16 : 64, 4, 1, small ? 2 : 4, small ? 5 : 60, small ? 8 : 64, small ? 3 : 20);
     rope_kv_store_attention(out, kv, 2, small ? 16 : 64, 4, 1, small ? 5 : 90, small ? 8 : 128, small ? 3 : 40);

@@ -5,12 +5,14 @@
 // What it serves itself: MUL_MAT and the fused RMS_NORM_MUL_MAT / MUL_MAT_ADD /
 // RMS_NORM_MUL_MAT_SWIGLU patterns on Q4_0 / Q4_1 / Q8_0 weights, on 8-bit activations: with a few
 // activation rows (decode) through the GEMV of nv_gemv.hpp, with more (prompt) through the
-// tensor-core GEMM of nv_gemm.hpp. Every such weight is repacked at load (plugins/common's packed
+// tensor-core GEMM of nv_gemm.hpp; a prompt's ATTENTION / ROPE_ATTENTION through the tiled kernel of
+// nv_attention.hpp. Every such weight is repacked at load (plugins/common's packed
 // layout: aligned 16-byte quant words; the plain copy stays for get_rows). Every other op runs on
 // the shared kernels (plugins/common) with GPU tuning.
 //
 // Settings (the plugin's policy section): ptx (default true; false keeps plain OpenCL C),
 // nv_gemm (default true; false leaves prompt-sized mat-muls to the shared float GEMM),
+// nv_attention (default true; false leaves the prompt's attention to the shared kernel),
 // nv_gemv_wg (512), nv_gemv_rows_per_warp (2), nv_gemv_groups_per_cu (2), and the shared
 // kernels' tuning keys.
 #include <memory>
@@ -20,6 +22,7 @@
 #include "clport_common/op_checks.hpp"
 #include "clport_common/op_runner.hpp"
 #include "clport_common/plugin_settings.hpp"
+#include "nv_attention.hpp"
 #include "nv_gemm.hpp"
 #include "nv_gemv.hpp"
 #include "ptx_probe.hpp"
@@ -37,9 +40,10 @@ bool is_gemv_kind(int32_t kind) {
 
 class NvidiaInstance final : public clport_plugin_instance {
  public:
-  NvidiaInstance(const clport_host& host, const clport_device_desc& d, Tuning t, nvidia::GemvConfig g, bool gemm)
+  NvidiaInstance(const clport_host& host, const clport_device_desc& d, Tuning t, nvidia::GemvConfig g, bool gemm,
+                 bool attention)
       : runner_(host, d, std::move(t)), gemv_(host, g, d.local_mem_bytes, d.compute_units), gemm_(host, g.ptx),
-        gemm_enabled_(gemm) {}
+        attention_(host, d.local_mem_bytes), gemm_enabled_(gemm), attention_enabled_(attention) {}
 
   bool supports(const clport_op& op) override {
     return nv_weights(op, nullptr, nullptr) != nullptr || runner_.supports(op);
@@ -49,7 +53,10 @@ class NvidiaInstance final : public clport_plugin_instance {
     const PackedWeight* up = nullptr;
     bool gemm = false;
     const PackedWeight* w = nv_weights(op, &up, &gemm);
-    if (w == nullptr) return runner_.enqueue(op);
+    if (w == nullptr) {
+      if (attention_enabled_ && attention_.takes(op) && runner_.supports(op)) return attention_.enqueue(op);
+      return runner_.enqueue(op);
+    }
     // The weights are read through their packed arrays; activations, norm weight, residual and
     // dst are F32 buffers at element offsets.
     for (const clport_tensor* t : {op.src[1], op.kind == CLPORT_OP_MUL_MAT ? op.src[1] : op.src[2], op.dst}) {
@@ -108,7 +115,8 @@ class NvidiaInstance final : public clport_plugin_instance {
   OpRunner runner_;
   nvidia::NvGemv gemv_;
   nvidia::NvGemm gemm_;
-  bool gemm_enabled_;
+  nvidia::NvAttention attention_;
+  bool gemm_enabled_, attention_enabled_;
 };
 
 struct NvidiaPlugin {
@@ -157,7 +165,8 @@ struct NvidiaPlugin {
         h.log(CLPORT_LOG_INFO, "nvidia: inline PTX is not usable here, plain OpenCL C instead: " + ptx.why);
     }
     const bool gemm = clport::plugin_common::setting_bool(settings, "nv_gemm", true);
-    return std::make_unique<NvidiaInstance>(host, d, std::move(t), g, gemm);
+    const bool attention = clport::plugin_common::setting_bool(settings, "nv_attention", true);
+    return std::make_unique<NvidiaInstance>(host, d, std::move(t), g, gemm, attention);
   }
 };
 

@@ -1,0 +1,41 @@
+// Launches the NVIDIA prompt attention (plugins/nvidia/kernels/nv_attention.cl): ATTENTION and
+// ROPE_ATTENTION over a batch of query tokens, one work-group per (head, block of tokens) sharing
+// tiles of keys and values in local memory. A decode step (few tokens) stays on the shared
+// kernels, whose split attention suits one query row.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "clport/plugin_sdk.hpp"
+
+namespace nvidia {
+
+class NvAttention {
+ public:
+  NvAttention(const clport_host& host, uint64_t local_mem_bytes);
+  // Whether this kernel serves op, which the shared checks have accepted: the attention kinds
+  // above, at least kMinTokens queries, a head size it compiles for, a cache of F16 or F32.
+  bool takes(const clport_op& op) const;
+  void enqueue(const clport_op& op);
+
+  static constexpr int64_t kMinTokens = 8;
+
+ private:
+  struct Tiles {
+    int bq = 0, bk = 0;  // query tokens per work-group, keys per tile
+  };
+  static Tiles tiles(int64_t head_dim);
+  const clport::sdk::Kernel& kernel(int64_t head_dim, bool f16);
+
+  const clport_host& host_;
+  clport::sdk::Host h_;
+  uint64_t local_mem_bytes_;
+  std::mutex mutex_;
+  std::map<int64_t, clport::sdk::Program> programs_;  // one per head size
+  std::map<std::string, clport::sdk::Kernel> kernels_;
+};
+
+}  // namespace nvidia
