@@ -1,5 +1,5 @@
 # Script for one vendor kernel strictness test: the shared helpers the plugins prepend
-# (common.cl, blocks.cl, reduce.cl) + the vendor kernel, checked by clang as strict OpenCL C 1.2
+# (common.cl, blocks.cl, reduce.cl, rope_math.cl) + the vendor kernel, checked by clang as strict OpenCL C 1.2
 # (`-pedantic -Werror`, so no variadic macros). EXTRA (a ;-list) adds flags, e.g. a SPIR target
 # with the vendor's extension macros so the guarded vendor-only code is compiled too.
 get_filename_component(stem ${KERNEL} NAME_WE)
@@ -7,8 +7,9 @@ set(combined ${WORK_DIR}/${stem}.${TAG}.strict.cl)
 file(READ ${KERNEL_DIR}/common.cl common)
 file(READ ${KERNEL_DIR}/blocks.cl blocks)
 file(READ ${KERNEL_DIR}/reduce.cl reduce)
+file(READ ${KERNEL_DIR}/rope_math.cl rope_math)
 file(READ ${KERNEL} body)
-file(WRITE ${combined} "${common}\n${blocks}\n${reduce}\n${body}")
+file(WRITE ${combined} "${common}\n${blocks}\n${reduce}\n${rope_math}\n${body}")
 execute_process(COMMAND ${CLANG} -print-resource-dir OUTPUT_VARIABLE resource OUTPUT_STRIP_TRAILING_WHITESPACE)
 # The explicit header (not -finclude-default-header's precompiled one) declares the extension
 # built-ins (sub-groups, arm_dot) for whatever extension macros the target defines.
