@@ -7,6 +7,7 @@
 #include <hwy/targets.h>
 
 #include <cmath>
+#include <iostream>
 #include <string>
 
 #include "clport/nmse.h"
@@ -240,6 +241,20 @@ TEST(FastMulMatSelfCheck, KeepsTheBestTarget) {
   auto fast = make_fast_cpu_backend(1);
   EXPECT_EQ(fastcpu::simd_target_name(), hwy::TargetName(targets.front()));
   EXPECT_EQ(fastcpu::simd_targets_available(), targets);
+}
+
+// Which instruction sets run here, printed for the log (the aarch64 CI run under qemu shows which
+// of NEON / SVE / SVE2 it covered). On 64-bit ARM the mat-mul kernels must be the NEON ones
+// (SVE is left out of them, and the EMU128 fallback would mean no SIMD was tested).
+TEST(FastCpuTargets, NamesTheInstructionSetsInUse) {
+  hwy::SetSupportedTargetsForTest(0);
+  const std::string matmul = fastcpu::simd_target_name();
+  const std::string ops = fastcpu::simd_op_target_name();
+  std::cout << "SIMD targets: mat-mul kernels " << matmul << ", op kernels " << ops << "\n";
+  EXPECT_FALSE(ops.empty());
+#if HWY_ARCH_ARM_A64
+  EXPECT_EQ(matmul, "NEON");
+#endif
 }
 
 }  // namespace

@@ -65,6 +65,10 @@ void attention_group(const AttentionGroup& g);
 // this build carries that the CPU supports (Highway target bits, best first), so tests can run
 // each of them through hwy::SetSupportedTargetsForTest.
 std::string simd_target_name();
+// The same for the float op kernels above (simd_op_kernels.cpp). They are built for SVE / SVE2 as
+// well, which the mat-mul kernels leave out, so on an SVE CPU (ARMv9 phones) the two differ:
+// mat-muls on NEON, the other ops on SVE2.
+std::string simd_op_target_name();
 // Turns off the instruction sets this CPU cannot run although Highway would pick them
 // (simd_target_guard.cpp); done at library load, and again by the calls that list or pick
 // targets.

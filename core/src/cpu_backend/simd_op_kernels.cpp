@@ -134,6 +134,8 @@ void AttentionGroupKernel(const AttentionGroup& a) {
   }
 }
 
+int64_t OpKernelsTarget() { return HWY_TARGET; }
+
 }  // namespace HWY_NAMESPACE
 }  // namespace clport::fastcpu
 HWY_AFTER_NAMESPACE();
@@ -145,6 +147,7 @@ HWY_EXPORT(SumOfSquares);
 HWY_EXPORT(ScaleRow);
 HWY_EXPORT(SwigluRow);
 HWY_EXPORT(AttentionGroupKernel);
+HWY_EXPORT(OpKernelsTarget);
 
 float sum_of_squares(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(SumOfSquares)(x, n); }
 
@@ -157,6 +160,11 @@ void swiglu_row(const float* gate, const float* up, float* out, int64_t n) {
 }
 
 void attention_group(const AttentionGroup& g) { HWY_DYNAMIC_DISPATCH(AttentionGroupKernel)(g); }
+
+std::string simd_op_target_name() {
+  use_safe_simd_targets();
+  return hwy::TargetName(HWY_DYNAMIC_DISPATCH(OpKernelsTarget)());
+}
 
 }  // namespace clport::fastcpu
 #endif  // HWY_ONCE
