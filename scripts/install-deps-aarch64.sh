@@ -2,12 +2,13 @@
 # Installs what the aarch64 cross build needs (scripts/cross-aarch64.sh), beside the native
 # dependencies of install-deps.sh: Debian's cross compilers (g++-aarch64-linux-gnu, the compilers
 # of crossbuild-essential-arm64 without its dpkg-cross and a dozen Perl packages), qemu-user to
-# run the arm64 test binaries, and the arm64 packages of the libraries (multiarch, "Multi-Arch: same", so they live
-# next to the amd64 ones). Nothing is removed (--no-remove): in particular libyaml-cpp-dev is
-# not co-installable across architectures, so the amd64 one stays and the cross build takes the
-# arm64 library from libyaml-cpp0.7:arm64 (cmake/toolchains/aarch64-linux-gnu-yaml-cpp/).
-# No OpenCL package for arm64: nothing links libOpenCL, and PoCL's arm64 build cannot be
-# installed beside the amd64 one (README, "aarch64 and Android").
+# run the arm64 test binaries, and the arm64 packages of the libraries (multiarch, "Multi-Arch:
+# same", so they live next to the amd64 ones). Nothing is removed (--no-remove): in particular
+# libyaml-cpp-dev is not co-installable across architectures, so the amd64 one stays and the cross
+# build takes the arm64 library from libyaml-cpp0.7:arm64
+# (cmake/toolchains/aarch64-linux-gnu-yaml-cpp/). No OpenCL package for arm64: nothing links
+# libOpenCL, and PoCL's arm64 package cannot be installed beside the amd64 one (apt would remove
+# the host's PoCL, clang, gcc and binutils).
 set -euo pipefail
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi

@@ -12,8 +12,8 @@ find_library(CLPORT_AARCH64_YAML_CPP NAMES libyaml-cpp.so.0.7 yaml-cpp
 find_path(CLPORT_AARCH64_YAML_CPP_INCLUDE yaml-cpp/yaml.h PATHS /usr/include NO_DEFAULT_PATH)
 if(NOT CLPORT_AARCH64_YAML_CPP OR NOT CLPORT_AARCH64_YAML_CPP_INCLUDE)
   set(yaml-cpp_FOUND FALSE)
-  set(yaml-cpp_NOT_FOUND_MESSAGE "needs libyaml-cpp0.7:arm64 (library) and libyaml-cpp-dev (headers): "
-      "scripts/install-deps-aarch64.sh installs both")
+  set(yaml-cpp_NOT_FOUND_MESSAGE
+      "needs libyaml-cpp0.7:arm64 and libyaml-cpp-dev (scripts/install-deps-aarch64.sh)")
   return()
 endif()
 add_library(yaml-cpp SHARED IMPORTED)
