@@ -1,6 +1,6 @@
 # clport_vendor_oclgrind_test(<plugin> <preset> [NAME <test>] [TOLERATE_API_ERRORS] [OPTIMISED_ONLY]
-#                             [REQUIRE <regex>] [ENVIRONMENT VAR=value ...])
-# The plugin's mul_mat cases (small shapes) under oclgrind behind the spoofed identity <preset>
+#                             [REQUIRE <regex>] [FILTER <cases>] [ENVIRONMENT VAR=value ...])
+# The plugin's mul_mat cases (small shapes; FILTER: another `clport conformance --filter`) under oclgrind behind the spoofed identity <preset>
 # (tests/fakecl forwarding to oclgrind's runtime). Registers <test> (default
 # conformance.<plugin>.oclgrind) with the checks of conformance.generic.oclgrind: built with
 # -cl-opt-disable, --uninitialized --check-api --data-races (tests/conformance/CMakeLists.txt
@@ -14,7 +14,7 @@
 include_guard(GLOBAL)
 
 function(clport_vendor_oclgrind_test plugin preset)
-  cmake_parse_arguments(ARG "TOLERATE_API_ERRORS;OPTIMISED_ONLY" "NAME;REQUIRE" "ENVIRONMENT" ${ARGN})
+  cmake_parse_arguments(ARG "TOLERATE_API_ERRORS;OPTIMISED_ONLY" "NAME;REQUIRE;FILTER" "ENVIRONMENT" ${ARGN})
   find_program(OCLGRIND_EXECUTABLE oclgrind)
   find_file(OCLGRIND_RUNTIME liboclgrind-rt.so PATHS /usr/lib/oclgrind /usr/lib/x86_64-linux-gnu
             /usr/local/lib/oclgrind NO_DEFAULT_PATH)
@@ -42,8 +42,12 @@ function(clport_vendor_oclgrind_test plugin preset)
   endif()
   set(environment CLPORT_OPENCL_LIBRARY=$<TARGET_FILE:clport_fakecl_forward>
       FAKECL_TARGET=${OCLGRIND_RUNTIME} FAKECL_PRESET=${preset} CLPORT_CACHE_DIR=off ${ARG_ENVIRONMENT})
+  set(filter mul_mat)
+  if(ARG_FILTER)
+    set(filter "${ARG_FILTER}")
+  endif()
   set(conformance_args $<TARGET_FILE:clport_conformance> --plugin $<TARGET_FILE:clport_plugin_${plugin}>
-      --small --filter mul_mat)
+      --small --filter "${filter}")
   foreach(run IN LISTS runs)
     string(REPLACE "=" ";" run "${run}")
     list(GET run 0 test)
