@@ -7,7 +7,9 @@
 namespace clport {
 namespace {
 
-// Captures the hidden state of every layer of one forward pass, as host floats.
+// Captures the hidden state of every layer of one forward pass, as host floats. A pass runs the
+// tokens in steps of the model's batch (which differs between a GPU and the CPU reference), and
+// the hook sees each step: the rows of all steps are kept, in token order.
 struct Capture {
   std::vector<std::vector<float>> per_layer;
 
@@ -15,8 +17,9 @@ struct Capture {
     return [this, &backend](int layer, const TensorRef& hidden, int n_tokens) -> Status {
       if (static_cast<size_t>(layer) >= per_layer.size()) per_layer.resize(layer + 1);
       auto& out = per_layer[layer];
-      out.resize(static_cast<size_t>(hidden.ne[0]) * n_tokens);
-      return backend.download(hidden, out.data(), out.size() * sizeof(float));
+      const size_t at = out.size(), count = static_cast<size_t>(hidden.ne[0]) * n_tokens;
+      out.resize(at + count);
+      return backend.download(hidden, out.data() + at, count * sizeof(float));
     };
   }
 };
@@ -45,8 +48,12 @@ Result<LayerCheckReport> compare_layers(LlamaModel& model, LlamaModel& reference
     const auto& w = want.per_layer[i];
     LayerDivergence d;
     d.layer = static_cast<int>(i);
-    d.nmse = nmse(w.data(), g.data(), std::min(g.size(), w.size()));
-    for (size_t j = 0; j < std::min(g.size(), w.size()); ++j) {
+    if (g.size() != w.size())
+      return Status(Stage::Internal, "layer " + std::to_string(i) + ": " + std::to_string(g.size()) +
+                                         " values captured against " + std::to_string(w.size()) +
+                                         " from the reference");
+    d.nmse = nmse(w.data(), g.data(), g.size());
+    for (size_t j = 0; j < g.size(); ++j) {
       const double e = std::fabs(double(g[j]) - double(w[j]));
       d.max_abs_error = std::isnan(e) ? INFINITY : std::max(d.max_abs_error, e);
     }
