@@ -1,7 +1,8 @@
 #include "nv_gemm.hpp"
 
-#include <algorithm>
-#include <tuple>
+#include <string>
+
+#include "nv_dtypes.hpp"
 
 extern const clport::EmbeddedKernel clport_plugin_kernels[];
 
@@ -9,15 +10,6 @@ namespace nvidia {
 namespace {
 
 using clport::plugin_common::PackedWeight;
-
-const char* dtype_suffix(int32_t dtype) {
-  switch (dtype) {
-    case CLPORT_DTYPE_Q4_0: return "q4_0";
-    case CLPORT_DTYPE_Q4_1: return "q4_1";
-    case CLPORT_DTYPE_Q8_0: return "q8_0";
-    default: return nullptr;
-  }
-}
 
 constexpr size_t kTile = 64;         // NV_GEMM_BM = NV_GEMM_BN
 constexpr size_t kGemmGroup = 128;   // NV_GEMM_WG
@@ -48,9 +40,9 @@ const clport::sdk::Kernel& NvGemm::kernel(const std::string& name) {
 
 bool NvGemm::reserve(int64_t M, int64_t K) {
   std::lock_guard<std::mutex> lock(mutex_);
-  const size_t codes = static_cast<size_t>(M * K), scales = static_cast<size_t>(M * (K / 32)) * 8;
-  for (auto [need, have, buffer] : {std::tuple{codes, &codes_bytes_, &codes_}, std::tuple{scales, &scales_bytes_, &scales_}}) {
-    if (*buffer != nullptr && need <= *have) continue;
+  // Replaces *buffer by one of need bytes when it is smaller; false when the device has none.
+  auto grow = [this](size_t need, size_t* have, cl_mem* buffer) {
+    if (*buffer != nullptr && need <= *have) return true;
     int32_t status = CLPORT_PLUGIN_OK;
     cl_mem grown = host_.alloc_buffer(host_.host_ctx, need, &status);
     if (grown == nullptr && status == CLPORT_PLUGIN_OUT_OF_MEMORY) return false;
@@ -59,8 +51,10 @@ bool NvGemm::reserve(int64_t M, int64_t K) {
     buffers_.push_back(grown);
     *buffer = grown;
     *have = need;
-  }
-  return true;
+    return true;
+  };
+  return grow(static_cast<size_t>(M * K), &codes_bytes_, &codes_) &&
+         grow(static_cast<size_t>(M * (K / 32)) * 8, &scales_bytes_, &scales_);
 }
 
 bool NvGemm::enqueue(const clport_op& op, const PackedWeight& w, const PackedWeight* up) {

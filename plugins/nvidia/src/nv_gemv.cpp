@@ -2,21 +2,14 @@
 
 #include <sstream>
 
+#include "nv_dtypes.hpp"
+
 extern const clport::EmbeddedKernel clport_plugin_kernels[];
 
 namespace nvidia {
 namespace {
 
 using clport::plugin_common::PackedWeight;
-
-const char* dtype_suffix(int32_t dtype) {
-  switch (dtype) {
-    case CLPORT_DTYPE_Q4_0: return "q4_0";
-    case CLPORT_DTYPE_Q4_1: return "q4_1";
-    case CLPORT_DTYPE_Q8_0: return "q8_0";
-    default: return nullptr;
-  }
-}
 
 // Local memory of one activation row: 32 code bytes and (d, s) per block of 32 values.
 uint64_t row_local_bytes(int64_t K) { return static_cast<uint64_t>(K / 32) * (32 + 8); }
