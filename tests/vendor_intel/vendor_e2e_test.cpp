@@ -17,6 +17,10 @@
 // backend (the same Q8Block32 activations, checked against the reference op by op): over its
 // 30 layers the float reference parts from both at the 4th token (',' against '.'), and the
 // reference's quantized mode at the first, while the device and the fast backend agree.
+//   VENDOR_DEVICE_BATCH 16       the device model's batch instead (a vendor whose prompt-sized
+//                                mat-muls multiply 8-bit activations too, in the same numbers)
+//   VENDOR_PROMPT_KERNELS "a b"  kernel-name prefixes that must each have run in the random
+//                                Q4_0 model's run (its 11-token prompt is one device step)
 //
 // Optional, for a run on an OpenCL whose device really has the vendor's extension (the Intel
 // sub-group suite: PoCL 5.0's CPU device behind the UHD 770 identity):
@@ -34,6 +38,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -116,8 +121,10 @@ std::string gemv_plugin(const Backend& backend, clport_dtype dtype) {
 
 // Loads `path` on the spoofed device and on the CPU; greedy tokens must match, the first step's
 // logits must be within `max_nmse`, and the vendor's GEMV kernels must have run.
+// prompt_kernels: space-separated kernel-name prefixes that must each have run too.
 void expect_vendor_matches_cpu(const std::string& path, const std::vector<int32_t>& prompt, int n_tokens,
-                               uint32_t n_ctx, double max_nmse, bool real_model = false) {
+                               uint32_t n_ctx, double max_nmse, bool real_model = false,
+                               const std::string& prompt_kernels = "") {
   auto file = GgufFile::open(path);
   ASSERT_TRUE(file.ok()) << file.status().to_string();
   EngineOptions options;
@@ -137,7 +144,11 @@ void expect_vendor_matches_cpu(const std::string& path, const std::vector<int32_
   LlamaOptions lo;
   lo.n_ctx = n_ctx;
   lo.n_batch = kBatch;
-  auto dev_model = LlamaModel::load(file.value(), *device.value(), lo);
+  LlamaOptions dev_lo = lo;
+#ifdef VENDOR_DEVICE_BATCH
+  dev_lo.n_batch = VENDOR_DEVICE_BATCH;
+#endif
+  auto dev_model = LlamaModel::load(file.value(), *device.value(), dev_lo);
   ASSERT_TRUE(dev_model.ok()) << dev_model.status().to_string();
   auto cpu_model = LlamaModel::load(file.value(), *cpu, lo);
   ASSERT_TRUE(cpu_model.ok()) << cpu_model.status().to_string();
@@ -151,11 +162,15 @@ void expect_vendor_matches_cpu(const std::string& path, const std::vector<int32_
   ASSERT_EQ(got_logits.size(), want_logits.size());
   EXPECT_LT(nmse(want_logits.data(), got_logits.data(), want_logits.size()), max_nmse);
 
-  int vendor_gemv = 0;
-  for (const auto& t : device.value()->take_timings())
-    if (t.name.rfind(VENDOR_GEMV_KERNEL, 0) == 0) ++vendor_gemv;
-  EXPECT_GT(vendor_gemv, 0) << "no " << VENDOR_GEMV_KERNEL << "* kernel ran: MUL_MAT was not served by "
-                            << VENDOR_PLUGIN << "'s own GEMV";
+  const auto timings = device.value()->take_timings();
+  auto ran = [&timings](const std::string& prefix) {
+    return std::count_if(timings.begin(), timings.end(), [&](const auto& t) { return t.name.rfind(prefix, 0) == 0; });
+  };
+  EXPECT_GT(ran(VENDOR_GEMV_KERNEL), 0) << "no " << VENDOR_GEMV_KERNEL << "* kernel ran: MUL_MAT was not served by "
+                                        << VENDOR_PLUGIN << "'s own GEMV";
+  std::istringstream wanted(prompt_kernels);
+  for (std::string prefix; wanted >> prefix;)
+    EXPECT_GT(ran(prefix), 0) << "no " << prefix << "* kernel ran in the prompt step";
 }
 
 TEST_F(VENDOR_SUITE, RandomQ4_0ModelRunsOnVendorKernelsWithCpuTokens) {
@@ -170,7 +185,13 @@ TEST_F(VENDOR_SUITE, RandomQ4_0ModelRunsOnVendorKernelsWithCpuTokens) {
   spec.weight_dtype = DType::Q4_0;
   spec.tied_output = false;
   ASSERT_TRUE(test::write_random_llama(path.string(), spec).ok());
-  expect_vendor_matches_cpu(path.string(), {1, 260, 70, 261, 100, 262, 33, 263, 264, 120, 299}, 8, 64, 1e-6);
+#ifdef VENDOR_PROMPT_KERNELS
+  const std::string prompt_kernels = VENDOR_PROMPT_KERNELS;
+#else
+  const std::string prompt_kernels;
+#endif
+  expect_vendor_matches_cpu(path.string(), {1, 260, 70, 261, 100, 262, 33, 263, 264, 120, 299}, 8, 64, 1e-6, false,
+                            prompt_kernels);
   std::filesystem::remove(path);
 }
 
@@ -215,7 +236,13 @@ TEST_F(VENDOR_SUITE, RandomGemma3ModelFallsBackToGenericForItsNewOps) {
   spec.sliding_window = 4;
   spec.swa_period = 3;
   ASSERT_TRUE(test::write_random_llama(path.string(), spec).ok());
-  expect_vendor_matches_cpu(path.string(), {1, 260, 70, 261, 100, 262, 33, 263, 264, 120, 299}, 8, 64, 1e-6);
+#ifdef VENDOR_PROMPT_KERNELS
+  const std::string prompt_kernels = VENDOR_PROMPT_KERNELS;
+#else
+  const std::string prompt_kernels;
+#endif
+  expect_vendor_matches_cpu(path.string(), {1, 260, 70, 261, 100, 262, 33, 263, 264, 120, 299}, 8, 64, 1e-6, false,
+                            prompt_kernels);
   std::filesystem::remove(path);
 }
 
@@ -229,7 +256,13 @@ TEST_F(VENDOR_SUITE, RandomModelsOfEachArchitectureMatchCpu) {
                       ("clport_vendor_" + family + "_" + std::string(VENDOR_PLUGIN) + std::to_string(::getpid()) +
                        ".gguf");
     ASSERT_TRUE(test::write_random_llama(path.string(), test::family_spec(family, DType::Q4_0)).ok());
-    expect_vendor_matches_cpu(path.string(), {1, 260, 70, 261, 100, 262, 33, 263, 264, 120, 299}, 8, 64, 1e-6);
+  #ifdef VENDOR_PROMPT_KERNELS
+  const std::string prompt_kernels = VENDOR_PROMPT_KERNELS;
+#else
+  const std::string prompt_kernels;
+#endif
+  expect_vendor_matches_cpu(path.string(), {1, 260, 70, 261, 100, 262, 33, 263, 264, 120, 299}, 8, 64, 1e-6, false,
+                            prompt_kernels);
     std::filesystem::remove(path);
   }
 }
