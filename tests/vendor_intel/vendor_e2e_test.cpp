@@ -20,7 +20,7 @@
 //   VENDOR_DEVICE_BATCH 16       the device model's batch instead (a vendor whose prompt-sized
 //                                mat-muls multiply 8-bit activations too, in the same numbers)
 //   VENDOR_PROMPT_KERNELS "a b"  kernel-name prefixes that must each have run in the random
-//                                Q4_0 model's run (its 11-token prompt is one device step)
+//                                models' runs (their 11-token prompt is one device step)
 //
 // Optional, for a run on an OpenCL whose device really has the vendor's extension (the Intel
 // sub-group suite: PoCL 5.0's CPU device behind the UHD 770 identity):
@@ -121,6 +121,12 @@ std::string gemv_plugin(const Backend& backend, clport_dtype dtype) {
 
 // Loads `path` on the spoofed device and on the CPU; greedy tokens must match, the first step's
 // logits must be within `max_nmse`, and the vendor's GEMV kernels must have run.
+#ifdef VENDOR_PROMPT_KERNELS
+constexpr const char* kPromptKernels = VENDOR_PROMPT_KERNELS;
+#else
+constexpr const char* kPromptKernels = "";
+#endif
+
 // prompt_kernels: space-separated kernel-name prefixes that must each have run too.
 void expect_vendor_matches_cpu(const std::string& path, const std::vector<int32_t>& prompt, int n_tokens,
                                uint32_t n_ctx, double max_nmse, bool real_model = false,
@@ -185,13 +191,8 @@ TEST_F(VENDOR_SUITE, RandomQ4_0ModelRunsOnVendorKernelsWithCpuTokens) {
   spec.weight_dtype = DType::Q4_0;
   spec.tied_output = false;
   ASSERT_TRUE(test::write_random_llama(path.string(), spec).ok());
-#ifdef VENDOR_PROMPT_KERNELS
-  const std::string prompt_kernels = VENDOR_PROMPT_KERNELS;
-#else
-  const std::string prompt_kernels;
-#endif
   expect_vendor_matches_cpu(path.string(), {1, 260, 70, 261, 100, 262, 33, 263, 264, 120, 299}, 8, 64, 1e-6, false,
-                            prompt_kernels);
+                            kPromptKernels);
   std::filesystem::remove(path);
 }
 
@@ -236,13 +237,8 @@ TEST_F(VENDOR_SUITE, RandomGemma3ModelFallsBackToGenericForItsNewOps) {
   spec.sliding_window = 4;
   spec.swa_period = 3;
   ASSERT_TRUE(test::write_random_llama(path.string(), spec).ok());
-#ifdef VENDOR_PROMPT_KERNELS
-  const std::string prompt_kernels = VENDOR_PROMPT_KERNELS;
-#else
-  const std::string prompt_kernels;
-#endif
   expect_vendor_matches_cpu(path.string(), {1, 260, 70, 261, 100, 262, 33, 263, 264, 120, 299}, 8, 64, 1e-6, false,
-                            prompt_kernels);
+                            kPromptKernels);
   std::filesystem::remove(path);
 }
 
@@ -256,13 +252,8 @@ TEST_F(VENDOR_SUITE, RandomModelsOfEachArchitectureMatchCpu) {
                       ("clport_vendor_" + family + "_" + std::string(VENDOR_PLUGIN) + std::to_string(::getpid()) +
                        ".gguf");
     ASSERT_TRUE(test::write_random_llama(path.string(), test::family_spec(family, DType::Q4_0)).ok());
-  #ifdef VENDOR_PROMPT_KERNELS
-  const std::string prompt_kernels = VENDOR_PROMPT_KERNELS;
-#else
-  const std::string prompt_kernels;
-#endif
   expect_vendor_matches_cpu(path.string(), {1, 260, 70, 261, 100, 262, 33, 263, 264, 120, 299}, 8, 64, 1e-6, false,
-                            prompt_kernels);
+                            kPromptKernels);
     std::filesystem::remove(path);
   }
 }
