@@ -95,8 +95,14 @@ class NvidiaInstance final : public clport_plugin_instance {
     }
     // The same checks as on the plain layout; the fused kinds' rows are checked against the GEMV's
     // limit there, which the GEMM lifts.
-    clport::plugin_common::Tuning limits = runner_.tuning();
-    if (!rows_for_gemv) limits.gemv_max_m = limits.gemv_max_m_q4q8 = op.src[1]->ne[1];
+    // (A copy of the tuning only then: this runs for every op of every decode step.)
+    const Tuning* limits = &runner_.tuning();
+    Tuning lifted;
+    if (!rows_for_gemv) {
+      lifted = *limits;
+      lifted.gemv_max_m = lifted.gemv_max_m_q4q8 = op.src[1]->ne[1];
+      limits = &lifted;
+    }
     clport_tensor plain_w = *op.src[0], plain_u{};
     plain_w.layout = nullptr;
     clport_op plain = op;
@@ -106,7 +112,7 @@ class NvidiaInstance final : public clport_plugin_instance {
       plain_u.layout = nullptr;
       plain.src[3] = &plain_u;
     }
-    if (!clport::plugin_common::check_op(plain, limits).empty()) return nullptr;
+    if (!clport::plugin_common::check_op(plain, *limits).empty()) return nullptr;
     if (up != nullptr) *up = u;
     if (gemm != nullptr) *gemm = !rows_for_gemv;
     return w;
