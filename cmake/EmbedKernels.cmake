@@ -3,7 +3,7 @@
 #
 #   clport_embed_kernels(OUTPUT <generated.cpp> SYMBOL <c identifier> BASE_DIR <dir> FILES <...>)
 # defines, in the generated file, `extern "C++" const clport::EmbeddedKernel <SYMBOL>[]` and
-# `<SYMBOL>_count` (see core/include/clport/embedded_kernel.h).
+# `<SYMBOL>_count` (see core/include/clport_plugin/embedded_kernel.h).
 set(CLPORT_EMBED_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/embed_kernels_script.cmake)
 
 function(clport_embed_kernels)

@@ -6,7 +6,7 @@
 #ifndef CL_USE_DEPRECATED_OPENCL_1_1_APIS
 #define CL_USE_DEPRECATED_OPENCL_1_1_APIS
 #endif
-#include "clport/cl_api.h"
+#include "clport_plugin/cl_api.h"
 
 #include <string>
 

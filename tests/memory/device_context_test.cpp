@@ -12,7 +12,7 @@
 
 #include "cl_test_device.h"
 #include "clport/device_context.h"
-#include "clport/embedded_kernel.h"
+#include "clport_plugin/embedded_kernel.h"
 #include "clport/log.h"
 #include "clport/memory_pool.h"
 #include "clport/program_cache.h"

@@ -13,7 +13,7 @@
 #include "clport/cpu_ops.h"
 #include "clport/dtype.h"
 #include "clport/export.h"
-#include "clport/plugin_abi.h"
+#include "clport_plugin/plugin_abi.h"
 #include "clport/status.h"
 
 namespace clport {

@@ -11,7 +11,7 @@
 
 #include "clport/device_info.h"
 #include "clport/export.h"
-#include "clport/plugin_abi.h"
+#include "clport_plugin/plugin_abi.h"
 #include "clport/plugin_manager.h"
 #include "clport/policy.h"
 #include "clport/status.h"

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "clport/export.h"
-#include "clport/plugin_abi.h"
+#include "clport_plugin/plugin_abi.h"
 #include "clport/status.h"
 
 namespace clport {

@@ -10,7 +10,7 @@
 #include "clport/device_info.h"
 #include "clport/export.h"
 #include "clport/opencl_loader.h"
-#include "clport/plugin_abi.h"
+#include "clport_plugin/plugin_abi.h"
 #include "clport/status.h"
 
 namespace clport {

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "clport/cl_api.h"
+#include "clport_plugin/cl_api.h"
 #include "clport/export.h"
-#include "clport/plugin_abi.h"
+#include "clport_plugin/plugin_abi.h"
 #include "clport/status.h"
 
 namespace clport {

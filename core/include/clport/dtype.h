@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "clport/export.h"
-#include "clport/plugin_abi.h"
+#include "clport_plugin/plugin_abi.h"
 
 namespace clport {
 

@@ -17,7 +17,7 @@
 #include <memory>
 #include <string>
 
-#include "clport/cl_api.h"
+#include "clport_plugin/cl_api.h"
 #include "clport/export.h"
 #include "clport/status.h"
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "clport/export.h"
-#include "clport/plugin_abi.h"
+#include "clport_plugin/plugin_abi.h"
 
 namespace clport {
 

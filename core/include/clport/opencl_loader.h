@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "clport/cl_api.h"
+#include "clport_plugin/cl_api.h"
 #include "clport/export.h"
 #include "clport/status.h"
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "clport/export.h"
-#include "clport/plugin_abi.h"
+#include "clport_plugin/plugin_abi.h"
 
 namespace clport {
 

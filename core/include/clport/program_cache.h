@@ -21,7 +21,7 @@
 #include <string>
 
 #include "clport/cache_location.h"
-#include "clport/cl_api.h"
+#include "clport_plugin/cl_api.h"
 #include "clport/export.h"
 #include "clport/status.h"
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "clport/dtype.h"
-#include "clport/plugin_abi.h"
+#include "clport_plugin/plugin_abi.h"
 
 namespace clport::conformance::detail {
 

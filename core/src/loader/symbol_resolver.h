@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "clport/cl_api.h"
+#include "clport_plugin/cl_api.h"
 
 namespace clport::loader {
 

@@ -10,7 +10,7 @@
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/filesystem.hpp>
 
-#include "clport/embedded_kernel.h"
+#include "clport_plugin/embedded_kernel.h"
 #include "clport/log.h"
 #include "policy/policy_parser.h"
 

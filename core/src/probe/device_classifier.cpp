@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "clport/embedded_kernel.h"
+#include "clport_plugin/embedded_kernel.h"
 #include "clport/log.h"
 
 // Generated from configs/*.yaml at build time (cmake/EmbedKernels.cmake via core/CMakeLists.txt).

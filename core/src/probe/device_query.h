@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "clport/cl_api.h"
+#include "clport_plugin/cl_api.h"
 
 namespace clport::probe {
 

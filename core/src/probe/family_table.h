@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "clport/cl_api.h"
+#include "clport_plugin/cl_api.h"
 #include "clport/status.h"
 
 namespace clport::probe {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "clport/cl_api.h"
+#include "clport_plugin/cl_api.h"
 #include "clport/status.h"
 
 namespace clport::programs {

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <random>
 
-#include "clport/embedded_kernel.h"
+#include "clport_plugin/embedded_kernel.h"
 
 extern const clport::EmbeddedKernel clport_shared_kernels[];
 

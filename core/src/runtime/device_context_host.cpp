@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "clport/embedded_kernel.h"
+#include "clport_plugin/embedded_kernel.h"
 #include "clport/memory_pool.h"
 #include "clport/program_cache.h"
 #include "runtime/device_context_impl.h"

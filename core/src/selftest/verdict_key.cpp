@@ -10,7 +10,7 @@
 
 #include "clport/binding.h"
 #include "clport/device_context.h"
-#include "clport/embedded_kernel.h"
+#include "clport_plugin/embedded_kernel.h"
 #include "clport/version.h"
 #include "programs/cache_key.h"
 

@@ -11,7 +11,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "clport/device_context.h"
-#include "clport/embedded_kernel.h"
+#include "clport_plugin/embedded_kernel.h"
 #include "clport/log.h"
 #include "clport/program_cache.h"
 #include "clport/tuner.h"

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "adreno_quirks.hpp"
-#include "clport/plugin_sdk.hpp"
+#include "clport_plugin/plugin_sdk.hpp"
 #include "generation_shapes.hpp"
 #include "split_layout.hpp"
 #include "split_mat_mul.hpp"

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "clport/plugin_abi.h"
+#include "clport_plugin/plugin_abi.h"
 
 namespace adreno {
 

@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "clport/plugin_sdk.hpp"
+#include "clport_plugin/plugin_sdk.hpp"
 #include "clport_common/op_runner.hpp"
 
 namespace {

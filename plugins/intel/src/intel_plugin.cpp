@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "clport/plugin_sdk.hpp"
+#include "clport_plugin/plugin_sdk.hpp"
 #include "clport_common/op_checks.hpp"
 #include "clport_common/op_runner.hpp"
 #include "intel_gemv.hpp"

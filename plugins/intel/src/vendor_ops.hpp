@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "clport/plugin_abi.h"
+#include "clport_plugin/plugin_abi.h"
 #include "clport_common/plugin_settings.hpp"
 
 namespace vendor {

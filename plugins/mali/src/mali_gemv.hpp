@@ -9,7 +9,7 @@
 #include <mutex>
 #include <string>
 
-#include "clport/plugin_sdk.hpp"
+#include "clport_plugin/plugin_sdk.hpp"
 
 namespace mali {
 

@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#include "clport/plugin_abi.h"
+#include "clport_plugin/plugin_abi.h"
 
 namespace nvidia {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "clport/plugin_sdk.hpp"
+#include "clport_plugin/plugin_sdk.hpp"
 #include "clport_common/packed_weight.hpp"
 
 namespace nvidia {

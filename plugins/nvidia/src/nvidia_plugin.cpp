@@ -18,7 +18,7 @@
 #include <memory>
 #include <string>
 
-#include "clport/plugin_sdk.hpp"
+#include "clport_plugin/plugin_sdk.hpp"
 #include "clport_common/op_checks.hpp"
 #include "clport_common/op_runner.hpp"
 #include "clport_common/plugin_settings.hpp"

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "clport/plugin_sdk.hpp"
+#include "clport_plugin/plugin_sdk.hpp"
 
 namespace nvidia {
 

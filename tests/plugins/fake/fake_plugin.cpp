@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "clport/plugin_abi.h"
+#include "clport_plugin/plugin_abi.h"
 
 #ifndef FAKE_NAME
 #define FAKE_NAME "fake"

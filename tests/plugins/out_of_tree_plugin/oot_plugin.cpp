@@ -3,7 +3,7 @@
 #include <memory>
 #include <string>
 
-#include "clport/plugin_sdk.hpp"
+#include "clport_plugin/plugin_sdk.hpp"
 
 namespace {
 

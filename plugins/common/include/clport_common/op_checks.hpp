@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "clport/plugin_abi.h"
+#include "clport_plugin/plugin_abi.h"
 #include "clport_common/tuning.hpp"
 
 namespace clport::plugin_common {

@@ -33,8 +33,8 @@
 #include <utility>
 #include <vector>
 
-#include "clport/embedded_kernel.h"
-#include "clport/plugin_abi.h"
+#include "clport_plugin/embedded_kernel.h"
+#include "clport_plugin/plugin_abi.h"
 
 // The opaque error object of the ABI, defined here for every SDK plugin.
 struct clport_plugin_error {

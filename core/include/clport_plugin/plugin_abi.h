@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "clport/cl_api.h"
+#include "clport_plugin/cl_api.h"
 
 #ifdef __cplusplus
 extern "C" {
