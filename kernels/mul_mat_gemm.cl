@@ -12,6 +12,12 @@
 // current one is multiplied (software double buffering): the loads' latency hides behind the
 // FMAs instead of stalling every work-item at the barrier. Activations and F32 weights are
 // fetched as float4 when the rows are 16-byte aligned (checked once per launch).
+//
+// CLPORT_NO_PRIVATE_VECTOR_ARRAYS (a driver quirk: private arrays of vectors such as float4 a[4]
+// are partly not written on some mobile GPUs): no double buffering, each K step is staged
+// straight from global into local memory through one named vector at a time, so the kernels
+// declare no private array of vectors. The tiles hold the same values and the inner loop is the
+// same, so the results are identical.
 
 #ifndef GEMM_TN
 #define GEMM_TN 32
@@ -93,6 +99,7 @@ inline void gemm_put16(local float* t, int ld, int row, int k, float16 v) {
   gemm_put4(t, ld, row, k + 12, v.scdef);
 }
 
+#ifndef CLPORT_NO_PRIVATE_VECTOR_ARRAYS
 // x rows m0.. (GEMM_TM of them), columns k0..k0+31, as float4 per work-item.
 inline void gemm_fetch_x(float4* r, const global float* xg, int m0, int k0, int K, int M, int tid,
                          bool aligned) {
@@ -109,6 +116,18 @@ inline void gemm_store_x(local float* xt, const float4* r, int tid) {
     if (e < GEMM_TM * GEMM_TK / 4) gemm_put4(xt, GEMM_LDX, e / (GEMM_TK / 4), 4 * (e % (GEMM_TK / 4)), r[i]);
   }
 }
+#else
+// The same x tile as gemm_fetch_x + gemm_store_x, straight into local memory.
+inline void gemm_stage_x(local float* xt, const global float* xg, int m0, int k0, int K, int M, int tid,
+                         bool aligned) {
+  for (int i = 0; i < GEMM_XV; ++i) {
+    const int e = tid + i * GEMM_NT, mm = e / (GEMM_TK / 4), kq = e % (GEMM_TK / 4);
+    if (e < GEMM_TM * GEMM_TK / 4)
+      gemm_put4(xt, GEMM_LDX, mm, 4 * kq,
+                m0 + mm < M ? gemm_fetch4(xg + (size_t)(m0 + mm) * K, k0 + 4 * kq, K, aligned) : (float4)(0.0f));
+  }
+}
+#endif
 
 // The shared inner loop and store, after wt / xt are staged.
 #define CLPORT_GEMM_MAC()                                                                     \
@@ -120,20 +139,12 @@ inline void gemm_store_x(local float* xt, const float4* r, int tid) {
       for (int c = 0; c < GEMM_RM; ++c) acc[r][c] = fma(a[r], b[c], acc[r][c]);              \
   }
 
-// WREGS declares the weight fetch registers, FETCH_W(k0) fills them, STORE_W() writes them
-// into wt; passed by name because OpenCL C 1.2 has no variadic macros (NVIDIA rejects them).
-#define CLPORT_GEMM_BODY(WREGS, FETCH_W, STORE_W)                                             \
-  local float wt[GEMM_W_SIZE];                                                                \
-  local float xt[GEMM_X_SIZE];                                                                \
-  const int tx = get_local_id(0), ty = get_local_id(1), tid = ty * GEMM_WGX + tx;             \
-  const int n0 = get_group_id(0) * GEMM_TN, m0 = get_group_id(1) * GEMM_TM;                  \
-  const global float* xg = CLPORT_AT(const global float*, x, x_off);                         \
-  const bool x_aligned = (K % 4) == 0 && ((ulong)xg % 16) == 0;                               \
-  float acc[GEMM_RN][GEMM_RM];                                                                \
-  for (int r = 0; r < GEMM_RN; ++r)                                                           \
-    for (int c = 0; c < GEMM_RM; ++c) acc[r][c] = 0.0f;                                       \
-  float4 xr[GEMM_XV];                                                                         \
-  WREGS                                                                                       \
+// The K loop: FETCH_W(k0) fetches the weight tile of step k0, STORE_W() writes it into wt;
+// passed by name because OpenCL C 1.2 has no variadic macros (NVIDIA rejects them).
+#ifndef CLPORT_NO_PRIVATE_VECTOR_ARRAYS
+// Double buffered: FETCH_W fills registers, STORE_W writes them into wt at the next step.
+#define CLPORT_GEMM_XREGS float4 xr[GEMM_XV];
+#define CLPORT_GEMM_K_LOOP(FETCH_W, STORE_W)                                                  \
   FETCH_W(0)                                                                                  \
   gemm_fetch_x(xr, xg, m0, 0, K, M, tid, x_aligned);                                          \
   for (int k0 = 0; k0 < K; k0 += GEMM_TK) {                                                   \
@@ -146,7 +157,35 @@ inline void gemm_store_x(local float* xt, const float4* r, int tid) {
     }                                                                                         \
     CLPORT_GEMM_MAC()                                                                         \
     barrier(CLK_LOCAL_MEM_FENCE);                                                             \
-  }                                                                                           \
+  }
+#else
+// Staged: FETCH_W writes the tile into wt itself (STORE_W is empty), after the previous step's
+// multiply is done with it.
+#define CLPORT_GEMM_XREGS
+#define CLPORT_GEMM_K_LOOP(FETCH_W, STORE_W)                                                  \
+  for (int k0 = 0; k0 < K; k0 += GEMM_TK) {                                                   \
+    FETCH_W(k0)                                                                               \
+    gemm_stage_x(xt, xg, m0, k0, K, M, tid, x_aligned);                                       \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                             \
+    CLPORT_GEMM_MAC()                                                                         \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                             \
+  }
+#endif
+
+// WREGS declares what the weight fetch needs (its registers when double buffered).
+#define CLPORT_GEMM_BODY(WREGS, FETCH_W, STORE_W)                                             \
+  local float wt[GEMM_W_SIZE];                                                                \
+  local float xt[GEMM_X_SIZE];                                                                \
+  const int tx = get_local_id(0), ty = get_local_id(1), tid = ty * GEMM_WGX + tx;             \
+  const int n0 = get_group_id(0) * GEMM_TN, m0 = get_group_id(1) * GEMM_TM;                  \
+  const global float* xg = CLPORT_AT(const global float*, x, x_off);                         \
+  const bool x_aligned = (K % 4) == 0 && ((ulong)xg % 16) == 0;                               \
+  float acc[GEMM_RN][GEMM_RM];                                                                \
+  for (int r = 0; r < GEMM_RN; ++r)                                                           \
+    for (int c = 0; c < GEMM_RM; ++c) acc[r][c] = 0.0f;                                       \
+  CLPORT_GEMM_XREGS                                                                           \
+  WREGS                                                                                       \
+  CLPORT_GEMM_K_LOOP(FETCH_W, STORE_W)                                                        \
   global float* yg = CLPORT_AT(global float*, dst, dst_off);                                 \
   for (int r = 0; r < GEMM_RN; ++r) {                                                         \
     const int n = n0 + tx + r * GEMM_WGX;                                                     \
@@ -157,7 +196,8 @@ inline void gemm_store_x(local float* xt, const float4* r, int tid) {
   }
 
 // Quantized: one 32-element run per weight row of the tile (rows past N are zero), decoded
-// straight into registers.
+// straight into registers (double buffered) or into wt (staged).
+#ifndef CLPORT_NO_PRIVATE_VECTOR_ARRAYS
 #define CLPORT_GEMM_QREGS float16 wlo[GEMM_QV], whi[GEMM_QV];
 #define CLPORT_GEMM_Q_FETCH(T, K0)                                                            \
   for (int i = 0; i < GEMM_QV; ++i) {                                                         \
@@ -174,6 +214,20 @@ inline void gemm_store_x(local float* xt, const float4* r, int tid) {
       gemm_put16(wt, GEMM_LDW, nn, 16, whi[i]);                                               \
     }                                                                                         \
   }
+#else
+#define CLPORT_GEMM_QREGS
+#define CLPORT_GEMM_Q_FETCH(T, K0)                                                            \
+  for (int i = 0; i < GEMM_QV; ++i) {                                                         \
+    const int nn = tid + i * GEMM_NT;                                                         \
+    if (nn < GEMM_TN) {                                                                       \
+      float16 lo = (float16)(0.0f), hi = (float16)(0.0f);                                     \
+      if (n0 + nn < N) dq32_##T(w + w_off + (size_t)(n0 + nn) * w_row_bytes, (K0) / 32, &lo, &hi); \
+      gemm_put16(wt, GEMM_LDW, nn, 0, lo);                                                    \
+      gemm_put16(wt, GEMM_LDW, nn, 16, hi);                                                   \
+    }                                                                                         \
+  }
+#define CLPORT_GEMM_Q_STORE()
+#endif
 #define CLPORT_GEMM_Q(T)                                                                      \
   kernel __attribute__((reqd_work_group_size(GEMM_WGX, GEMM_WGY, 1))) void mul_mat_gemm_##T( \
       CLPORT_GEMM_ARGS) {                                                                     \
@@ -193,31 +247,45 @@ inline void gemm_store_x(local float* xt, const float4* r, int tid) {
 #define CLPORT_GEMM_Q_FETCH_iq4_nl(K0) CLPORT_GEMM_Q_FETCH(iq4_nl, K0)
 CLPORT_FOR_EACH_QUANT(CLPORT_GEMM_Q)
 
-// F32 weights: float4 fetches like x.
-#define CLPORT_GEMM_F32_REGS                                                                  \
-  float4 wr[GEMM_WV];                                                                         \
-  const global float* wg = CLPORT_AT(const global float*, w, w_off);                         \
-  const bool w_aligned = (K % 4) == 0 && (w_row_bytes % 16) == 0 && ((ulong)wg % 16) == 0;
-#define CLPORT_GEMM_F32_FETCH(K0)                                                             \
+// Plain (F32, F16, BF16) weights: float4 fetches like x. LOAD4(nn, k) is four values of tile
+// row nn from column k, zeros past K; rows past N are zero.
+#ifndef CLPORT_NO_PRIVATE_VECTOR_ARRAYS
+#define CLPORT_GEMM_PLAIN_REGS float4 wr[GEMM_WV];
+#define CLPORT_GEMM_PLAIN_FETCH(LOAD4, K0)                                                    \
   for (int i = 0; i < GEMM_WV; ++i) {                                                         \
     const int e = tid + i * GEMM_NT, nn = e / (GEMM_TK / 4), kq = e % (GEMM_TK / 4);         \
-    wr[i] = (e < GEMM_TN * GEMM_TK / 4 && n0 + nn < N)                                        \
-        ? gemm_fetch4(CLPORT_AT(const global float*, w, w_off + (size_t)(n0 + nn) * w_row_bytes), \
-                      (K0) + 4 * kq, K, w_aligned)                                            \
-        : (float4)(0.0f);                                                                     \
+    wr[i] = (e < GEMM_TN * GEMM_TK / 4 && n0 + nn < N) ? LOAD4(nn, (K0) + 4 * kq) : (float4)(0.0f); \
   }
 #define CLPORT_GEMM_PLAIN_STORE()                                                             \
   for (int i = 0; i < GEMM_WV; ++i) {                                                         \
     const int e = tid + i * GEMM_NT;                                                          \
     if (e < GEMM_TN * GEMM_TK / 4) gemm_put4(wt, GEMM_LDW, e / (GEMM_TK / 4), 4 * (e % (GEMM_TK / 4)), wr[i]); \
   }
+#else
+#define CLPORT_GEMM_PLAIN_REGS
+#define CLPORT_GEMM_PLAIN_FETCH(LOAD4, K0)                                                    \
+  for (int i = 0; i < GEMM_WV; ++i) {                                                         \
+    const int e = tid + i * GEMM_NT, nn = e / (GEMM_TK / 4), kq = e % (GEMM_TK / 4);         \
+    if (e < GEMM_TN * GEMM_TK / 4)                                                            \
+      gemm_put4(wt, GEMM_LDW, nn, 4 * kq, n0 + nn < N ? LOAD4(nn, (K0) + 4 * kq) : (float4)(0.0f)); \
+  }
+#define CLPORT_GEMM_PLAIN_STORE()
+#endif
+
+// F32 weights.
+#define CLPORT_GEMM_F32_REGS                                                                  \
+  CLPORT_GEMM_PLAIN_REGS                                                                      \
+  const global float* wg = CLPORT_AT(const global float*, w, w_off);                         \
+  const bool w_aligned = (K % 4) == 0 && (w_row_bytes % 16) == 0 && ((ulong)wg % 16) == 0;
+#define CLPORT_GEMM_F32_LOAD4(nn, k) \
+  gemm_fetch4(CLPORT_AT(const global float*, w, w_off + (size_t)(n0 + (nn)) * w_row_bytes), (k), K, w_aligned)
+#define CLPORT_GEMM_F32_FETCH(K0) CLPORT_GEMM_PLAIN_FETCH(CLPORT_GEMM_F32_LOAD4, K0)
 kernel __attribute__((reqd_work_group_size(GEMM_WGX, GEMM_WGY, 1))) void mul_mat_gemm_f32(
     CLPORT_GEMM_ARGS) {
   CLPORT_GEMM_BODY(CLPORT_GEMM_F32_REGS, CLPORT_GEMM_F32_FETCH, CLPORT_GEMM_PLAIN_STORE)
 }
 
 // F16 weights: four halves at a time through vload_half (2-byte alignment is all it needs).
-#define CLPORT_GEMM_F16_REGS float4 wr[GEMM_WV];
 inline float4 gemm_fetch4_f16(const global half* row, int k, int K) {
   if (k + 3 < K) return vload_half4(0, row + k);
   float4 v = (float4)(0.0f);
@@ -226,17 +294,12 @@ inline float4 gemm_fetch4_f16(const global half* row, int k, int K) {
   if (k + 2 < K) v.z = vload_half(k + 2, row);
   return v;
 }
-#define CLPORT_GEMM_F16_FETCH(K0)                                                             \
-  for (int i = 0; i < GEMM_WV; ++i) {                                                         \
-    const int e = tid + i * GEMM_NT, nn = e / (GEMM_TK / 4), kq = e % (GEMM_TK / 4);         \
-    wr[i] = (e < GEMM_TN * GEMM_TK / 4 && n0 + nn < N)                                        \
-        ? gemm_fetch4_f16(CLPORT_AT(const global half*, w, w_off + (size_t)(n0 + nn) * w_row_bytes), \
-                          (K0) + 4 * kq, K)                                                   \
-        : (float4)(0.0f);                                                                     \
-  }
+#define CLPORT_GEMM_F16_LOAD4(nn, k) \
+  gemm_fetch4_f16(CLPORT_AT(const global half*, w, w_off + (size_t)(n0 + (nn)) * w_row_bytes), (k), K)
+#define CLPORT_GEMM_F16_FETCH(K0) CLPORT_GEMM_PLAIN_FETCH(CLPORT_GEMM_F16_LOAD4, K0)
 kernel __attribute__((reqd_work_group_size(GEMM_WGX, GEMM_WGY, 1))) void mul_mat_gemm_f16(
     CLPORT_GEMM_ARGS) {
-  CLPORT_GEMM_BODY(CLPORT_GEMM_F16_REGS, CLPORT_GEMM_F16_FETCH, CLPORT_GEMM_PLAIN_STORE)
+  CLPORT_GEMM_BODY(CLPORT_GEMM_PLAIN_REGS, CLPORT_GEMM_F16_FETCH, CLPORT_GEMM_PLAIN_STORE)
 }
 
 // BF16 weights: four values at a time, widened by a shift (as F16, with the tail zero-padded).
@@ -248,15 +311,10 @@ inline float4 gemm_fetch4_bf16(const global ushort* row, int k, int K) {
   if (k + 2 < K) v.z = ld_bf16(k + 2, row);
   return v;
 }
-#define CLPORT_GEMM_BF16_FETCH(K0)                                                            \
-  for (int i = 0; i < GEMM_WV; ++i) {                                                         \
-    const int e = tid + i * GEMM_NT, nn = e / (GEMM_TK / 4), kq = e % (GEMM_TK / 4);         \
-    wr[i] = (e < GEMM_TN * GEMM_TK / 4 && n0 + nn < N)                                        \
-        ? gemm_fetch4_bf16(CLPORT_AT(const global ushort*, w, w_off + (size_t)(n0 + nn) * w_row_bytes), \
-                           (K0) + 4 * kq, K)                                                  \
-        : (float4)(0.0f);                                                                     \
-  }
+#define CLPORT_GEMM_BF16_LOAD4(nn, k) \
+  gemm_fetch4_bf16(CLPORT_AT(const global ushort*, w, w_off + (size_t)(n0 + (nn)) * w_row_bytes), (k), K)
+#define CLPORT_GEMM_BF16_FETCH(K0) CLPORT_GEMM_PLAIN_FETCH(CLPORT_GEMM_BF16_LOAD4, K0)
 kernel __attribute__((reqd_work_group_size(GEMM_WGX, GEMM_WGY, 1))) void mul_mat_gemm_bf16(
     CLPORT_GEMM_ARGS) {
-  CLPORT_GEMM_BODY(CLPORT_GEMM_F16_REGS, CLPORT_GEMM_BF16_FETCH, CLPORT_GEMM_PLAIN_STORE)
+  CLPORT_GEMM_BODY(CLPORT_GEMM_PLAIN_REGS, CLPORT_GEMM_BF16_FETCH, CLPORT_GEMM_PLAIN_STORE)
 }

@@ -47,8 +47,8 @@ TEST_P(FastOps, RmsNorm) {
   auto x = random_f32({576, T, 1, 1}, 1);
   auto w = random_f32({576, 1, 1, 1}, 2);
   OwnedTensor dst(DType::F32, {576, T, 1, 1});
-  EXPECT_LT(compare(CLPORT_OP_RMS_NORM, {&x, &w}, dst, test::params_f(1e-5f)), 1e-12);
-  EXPECT_LT(compare(CLPORT_OP_RMS_NORM, {&x}, dst, test::params_f(1e-5f)), 1e-12);
+  EXPECT_LT(compare(CLPORT_OP_RMS_NORM, {&x, &w}, dst, test::params_eps(1e-5f)), 1e-12);
+  EXPECT_LT(compare(CLPORT_OP_RMS_NORM, {&x}, dst, test::params_eps(1e-5f)), 1e-12);
 }
 
 TEST_P(FastOps, RopeBothModes) {
@@ -57,11 +57,10 @@ TEST_P(FastOps, RopeBothModes) {
   OwnedTensor dst(DType::F32, {64, 9, T, 1});
   for (const int mode : {0, 2}) {
     cpu::OpParams p;
-    p.i = {mode, 37, 64, 0, 0, 0, 0, 0};
-    p.f[0] = 100000.0f;
-    p.f[1] = 1.0f;
+    p.n_past = 37;
+    p.rope = clport_rope_params{mode, 64, 100000.0f, 1.0f};
     EXPECT_EQ(compare(CLPORT_OP_ROPE, {&x}, dst, p), 0.0) << "mode " << mode;
-    p.i[2] = 32;  // partial rotation
+    p.rope.n_rot = 32;  // partial rotation
     EXPECT_EQ(compare(CLPORT_OP_ROPE, {&x}, dst, p), 0.0) << "mode " << mode << " n_rot 32";
   }
 }
@@ -81,10 +80,10 @@ TEST_P(FastOps, AttentionOverF16AndF32Caches) {
         quantize_row(cache, vv.data(), v.bytes.data(), static_cast<int64_t>(vv.size())).ok());
     OwnedTensor dst(DType::F32, {64, 9, T, 1});
     cpu::OpParams p;
-    p.i[0] = n_past;
-    p.f[0] = 0.125f;
+    p.n_past = n_past;
+    p.attention.scale = 0.125f;
     EXPECT_LT(compare(CLPORT_OP_ATTENTION, {&q, &k, &v}, dst, p), 1e-10) << dtype_name(cache);
-    p.i[3] = 7;  // a sliding window of the last 7 positions
+    p.attention.window = 7;  // a sliding window of the last 7 positions
     EXPECT_LT(compare(CLPORT_OP_ATTENTION, {&q, &k, &v}, dst, p), 1e-10) << dtype_name(cache) << " window";
   }
 }
@@ -130,15 +129,15 @@ INSTANTIATE_TEST_SUITE_P(Tokens, FastOps, ::testing::Values(1, 13),
 TEST(FastOpsDelegation, OpsNotAcceleratedRunOnTheReference) {
   auto x = random_f32({100, 3, 1, 1}, 12);
   OwnedTensor dst(DType::F32, {100, 3, 1, 1});
-  EXPECT_EQ(compare(CLPORT_OP_SOFTMAX, {&x}, dst, test::params_f(0.5f)), 0.0);
-  EXPECT_EQ(compare(CLPORT_OP_SCALE, {&x}, dst, test::params_f(3.0f)), 0.0);
+  EXPECT_EQ(compare(CLPORT_OP_SOFTMAX, {&x}, dst, test::params_scale(0.5f)), 0.0);
+  EXPECT_EQ(compare(CLPORT_OP_SCALE, {&x}, dst, test::params_scale(3.0f)), 0.0);
 }
 
 TEST(FastOpsDelegation, ErrorsAreTheReferenceErrors) {
   auto fast = make_fast_cpu_backend(2);
   auto x = random_f32({576, 2, 1, 1}, 13);
   OwnedTensor wrong(DType::F32, {575, 2, 1, 1});
-  EXPECT_EQ(test::run_on(*fast, CLPORT_OP_RMS_NORM, {&x}, wrong, test::params_f(1e-5f)).stage(),
+  EXPECT_EQ(test::run_on(*fast, CLPORT_OP_RMS_NORM, {&x}, wrong, test::params_eps(1e-5f)).stage(),
             Stage::InvalidArgument);
   EXPECT_EQ(test::run_on(*fast, CLPORT_OP_ADD, {&x}, x, {}).stage(), Stage::InvalidArgument);
   const Status unknown = test::run_on(*fast, static_cast<clport_op_kind>(999), {&x}, x, {});

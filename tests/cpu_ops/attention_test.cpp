@@ -12,8 +12,8 @@ using test::OwnedTensor;
 
 cpu::OpParams attn_params(int n_past, float scale) {
   cpu::OpParams p;
-  p.i[0] = n_past;
-  p.f[0] = scale;
+  p.n_past = n_past;
+  p.attention.scale = scale;
   return p;
 }
 

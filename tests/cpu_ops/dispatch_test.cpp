@@ -46,7 +46,7 @@ TEST(Dispatch, ZeroStridesMeanContiguous) {
   cpu::HostTensor t;
   t.ne = {2, 2, 1, 1};
   t.data = v.data();
-  ASSERT_TRUE(test::run(CLPORT_OP_SCALE, {t}, t, test::params_f(3.0f)).ok());
+  ASSERT_TRUE(test::run(CLPORT_OP_SCALE, {t}, t, test::params_scale(3.0f)).ok());
   EXPECT_EQ(v, (std::vector<float>{3, 6, 9, 12}));
 }
 

@@ -36,7 +36,7 @@ TEST(Swiglu, IsSiluOfGateTimesUp) {
 TEST(Scale, MultipliesEveryElement) {
   auto x = test::f32_tensor({2, 2, 1, 1}, {1, -2, 3, 0.5f});
   ASSERT_TRUE(
-      test::run(CLPORT_OP_SCALE, {x.view}, x.view, test::params_f(-2.0f)).ok());  // in place
+      test::run(CLPORT_OP_SCALE, {x.view}, x.view, test::params_scale(-2.0f)).ok());  // in place
   EXPECT_EQ(x.values(), (std::vector<float>{-2, 4, -6, -1}));
 }
 

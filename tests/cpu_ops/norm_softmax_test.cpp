@@ -15,7 +15,7 @@ TEST(RmsNorm, HandComputedWithWeight) {
   auto x = test::f32_tensor({2, 1, 1, 1}, {3, 4});
   auto w = test::f32_tensor({2, 1, 1, 1}, {2, 0.5f});
   OwnedTensor d(DType::F32, {2, 1, 1, 1});
-  ASSERT_TRUE(test::run(CLPORT_OP_RMS_NORM, {x.view, w.view}, d.view, test::params_f(0.0f)).ok());
+  ASSERT_TRUE(test::run(CLPORT_OP_RMS_NORM, {x.view, w.view}, d.view, test::params_eps(0.0f)).ok());
   const float r = std::sqrt(12.5f);
   EXPECT_NEAR(d.values()[0], 3 / r * 2, 1e-6);
   EXPECT_NEAR(d.values()[1], 4 / r * 0.5f, 1e-6);
@@ -27,7 +27,7 @@ TEST(RmsNorm, EpsAndNoWeightMatchNaive) {
   auto x = test::f32_tensor({n, 3, 2, 1}, xv);
   OwnedTensor d(DType::F32, {n, 3, 2, 1});
   const float eps = 0.5f;  // large enough to matter
-  ASSERT_TRUE(test::run(CLPORT_OP_RMS_NORM, {x.view}, d.view, test::params_f(eps), 2).ok());
+  ASSERT_TRUE(test::run(CLPORT_OP_RMS_NORM, {x.view}, d.view, test::params_eps(eps), 2).ok());
   std::vector<float> ref(xv.size());
   for (int64_t r = 0; r < rows; ++r) {
     double ss = 0;
@@ -41,7 +41,7 @@ TEST(RmsNorm, EpsAndNoWeightMatchNaive) {
 
 TEST(RmsNorm, InPlace) {
   auto x = test::f32_tensor({2, 1, 1, 1}, {3, 4});
-  ASSERT_TRUE(test::run(CLPORT_OP_RMS_NORM, {x.view}, x.view, test::params_f(0.0f)).ok());
+  ASSERT_TRUE(test::run(CLPORT_OP_RMS_NORM, {x.view}, x.view, test::params_eps(0.0f)).ok());
   EXPECT_NEAR(x.values()[1], 4 / std::sqrt(12.5f), 1e-6);
 }
 
@@ -55,7 +55,7 @@ TEST(RmsNorm, BadOperandsAreRejected) {
             Stage::InvalidArgument);
   EXPECT_EQ(test::run(CLPORT_OP_RMS_NORM, {x.view}, d_bad.view).stage(), Stage::InvalidArgument);
   EXPECT_EQ(test::run(CLPORT_OP_RMS_NORM, {x_f16.view}, d.view).stage(), Stage::Unsupported);
-  EXPECT_EQ(test::run(CLPORT_OP_RMS_NORM, {x.view}, d.view, test::params_f(-1.0f)).stage(),
+  EXPECT_EQ(test::run(CLPORT_OP_RMS_NORM, {x.view}, d.view, test::params_eps(-1.0f)).stage(),
             Stage::InvalidArgument);
 }
 
@@ -63,10 +63,10 @@ TEST(Softmax, HandComputed) {
   // softmax([0, ln 3]) = [1/4, 3/4]; with scale 2 the logits become [0, 2 ln 3] -> [1/10, 9/10].
   auto x = test::f32_tensor({2, 1, 1, 1}, {0.0f, std::log(3.0f)});
   OwnedTensor d(DType::F32, {2, 1, 1, 1});
-  ASSERT_TRUE(test::run(CLPORT_OP_SOFTMAX, {x.view}, d.view, test::params_f(1.0f)).ok());
+  ASSERT_TRUE(test::run(CLPORT_OP_SOFTMAX, {x.view}, d.view, test::params_scale(1.0f)).ok());
   EXPECT_NEAR(d.values()[0], 0.25f, 1e-6);
   EXPECT_NEAR(d.values()[1], 0.75f, 1e-6);
-  ASSERT_TRUE(test::run(CLPORT_OP_SOFTMAX, {x.view}, d.view, test::params_f(2.0f)).ok());
+  ASSERT_TRUE(test::run(CLPORT_OP_SOFTMAX, {x.view}, d.view, test::params_scale(2.0f)).ok());
   EXPECT_NEAR(d.values()[0], 0.1f, 1e-6);
   EXPECT_NEAR(d.values()[1], 0.9f, 1e-6);
 }
@@ -75,7 +75,7 @@ TEST(Softmax, LargeLogitsStayFinite) {
   // exp(1000) overflows float and double; a stable softmax equals softmax([0, 1, 2]).
   auto x = test::f32_tensor({3, 2, 1, 1}, {1000, 1001, 1002, -1000, -1001, -1002});
   OwnedTensor d(DType::F32, {3, 2, 1, 1});
-  ASSERT_TRUE(test::run(CLPORT_OP_SOFTMAX, {x.view}, d.view, test::params_f(1.0f)).ok());
+  ASSERT_TRUE(test::run(CLPORT_OP_SOFTMAX, {x.view}, d.view, test::params_scale(1.0f)).ok());
   const double z = 1 + std::exp(1.0) + std::exp(2.0);
   const auto y = d.values();
   EXPECT_NEAR(y[0], 1 / z, 1e-6);
@@ -89,7 +89,7 @@ TEST(Softmax, RowsSumToOne) {
   const int64_t n = 101, r = 7;
   auto x = test::f32_tensor({n, r, 1, 1}, test::random_values(n * r, 4, 5.0f));
   OwnedTensor d(DType::F32, {n, r, 1, 1});
-  ASSERT_TRUE(test::run(CLPORT_OP_SOFTMAX, {x.view}, d.view, test::params_f(0.7f)).ok());
+  ASSERT_TRUE(test::run(CLPORT_OP_SOFTMAX, {x.view}, d.view, test::params_scale(0.7f)).ok());
   const auto y = d.values();
   for (int64_t i = 0; i < r; ++i) {
     double s = 0;
@@ -104,7 +104,7 @@ TEST(Softmax, RowsSumToOne) {
 TEST(Softmax, ShapeMismatchRejected) {
   OwnedTensor x(DType::F32, {8, 2, 1, 1});
   OwnedTensor d(DType::F32, {4, 4, 1, 1});
-  EXPECT_EQ(test::run(CLPORT_OP_SOFTMAX, {x.view}, d.view, test::params_f(1.0f)).stage(),
+  EXPECT_EQ(test::run(CLPORT_OP_SOFTMAX, {x.view}, d.view, test::params_scale(1.0f)).stage(),
             Stage::InvalidArgument);
 }
 

@@ -70,10 +70,15 @@ inline std::vector<float> dequantized(const OwnedTensor& t) {
   return out;
 }
 
-inline cpu::OpParams params_f(float f0, float f1 = 0.0f) {
+inline cpu::OpParams params_eps(float eps) {
   cpu::OpParams p;
-  p.f[0] = f0;
-  p.f[1] = f1;
+  p.eps = eps;
+  return p;
+}
+
+inline cpu::OpParams params_scale(float scale) {
+  cpu::OpParams p;
+  p.scale = scale;
   return p;
 }
 

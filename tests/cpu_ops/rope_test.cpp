@@ -12,11 +12,8 @@ using test::OwnedTensor;
 cpu::OpParams rope_params(int mode, int pos0, int n_rot, float base = 10000.0f,
                           float freq_scale = 1.0f) {
   cpu::OpParams p;
-  p.i[0] = mode;
-  p.i[1] = pos0;
-  p.i[2] = n_rot;
-  p.f[0] = base;
-  p.f[1] = freq_scale;
+  p.n_past = pos0;
+  p.rope = clport_rope_params{mode, n_rot, base, freq_scale};
   return p;
 }
 

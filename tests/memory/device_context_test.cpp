@@ -130,13 +130,20 @@ TEST_F(DeviceContextTest, ContextAndQueueFailuresNameTheirStage) {
 TEST_F(DeviceContextTest, HostTableRoutesIntoThisContext) {
   auto ctx = make();
   ASSERT_NE(ctx, nullptr);
-  const clport_host* host = ctx->make_host("unit", "tile: 4\n", 2);
+  TypedSetting tile;
+  tile.name = "tile";
+  tile.type = CLPORT_SETTING_INT;
+  tile.int_value = 4;
+  const clport_host* host = ctx->make_host("unit", {tile}, 2);
   ASSERT_NE(host, nullptr);
   EXPECT_EQ(host->struct_size, sizeof(clport_host));
   EXPECT_EQ(host->cl, &ctx->cl());
   EXPECT_EQ(host->context, ctx->context());
   EXPECT_EQ(host->queue, ctx->queue());
-  EXPECT_STREQ(host->config_yaml, "tile: 4\n");
+  ASSERT_EQ(host->n_settings, 1u);
+  EXPECT_STREQ(host->settings[0].name, "tile");
+  EXPECT_EQ(host->settings[0].type, CLPORT_SETTING_INT);
+  EXPECT_EQ(host->settings[0].int_value, 4);
   EXPECT_EQ(host->precision, 2);
 
   int32_t status = -1;
@@ -168,7 +175,7 @@ TEST_F(DeviceContextTest, HostTableRoutesIntoThisContext) {
 TEST_F(DeviceContextTest, HostLogGoesToThePluginLogger) {
   auto ctx = make();
   ASSERT_NE(ctx, nullptr);
-  const clport_host* host = ctx->make_host("logtest", "", 0);
+  const clport_host* host = ctx->make_host("logtest", {}, 0);
   std::ostringstream captured;
   auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(captured);
   auto log = logger("plugin.logtest");
@@ -187,7 +194,7 @@ TEST_F(DeviceContextTest, HostLogGoesToThePluginLogger) {
 TEST_F(DeviceContextTest, SharedKernelSourceHonoursTheOverrideDirectory) {
   auto ctx = make();
   ASSERT_NE(ctx, nullptr);
-  const clport_host* host = ctx->make_host("kernels", "", 0);
+  const clport_host* host = ctx->make_host("kernels", {}, 0);
   size_t len = 123;
   EXPECT_EQ(host->shared_kernel_source(host->host_ctx, "no_such_file.cl", &len), nullptr);
   EXPECT_EQ(len, 0u);
@@ -210,7 +217,7 @@ TEST_F(DeviceContextTest, SharedKernelSourceServesTheEmbeddedTable) {
   if (clport_shared_kernels_count == 0) GTEST_SKIP() << "kernels/ holds no .cl file yet";
   auto ctx = make();
   ASSERT_NE(ctx, nullptr);
-  const clport_host* host = ctx->make_host("kernels", "", 0);
+  const clport_host* host = ctx->make_host("kernels", {}, 0);
   const EmbeddedKernel& first = clport_shared_kernels[0];
   size_t len = 0;
   const char* text = host->shared_kernel_source(host->host_ctx, first.name, &len);
@@ -227,7 +234,7 @@ TEST_F(DeviceContextTest, ProfilingRecorderReturnsKernelTimes) {
   auto ctx = make(/*profiling=*/true);
   ASSERT_NE(ctx, nullptr);
   ASSERT_TRUE(ctx->profiling());
-  const clport_host* host = ctx->make_host("prof", "", 0);
+  const clport_host* host = ctx->make_host("prof", {}, 0);
   const auto& cl = ctx->cl();
   auto program = ctx->programs().build(kScaleSource, "");
   ASSERT_TRUE(program.ok()) << program.status().to_string();

@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "clport/binding.h"
 #include "clport/device_context.h"
 #include "clport/nmse.h"
 #include "clport/op_desc.h"
@@ -53,10 +54,17 @@ class PackedLayout : public ::testing::Test {
     for (cl_mem m : buffers_) ctx_->cl().clReleaseMemObject(m);
   }
 
+  // A host table with these policy settings, checked against the plugin's declarations.
+  const clport_host* make_host(const std::string& settings_yaml) {
+    auto typed = check_plugin_settings(plugin_->table(), settings_yaml);
+    EXPECT_TRUE(typed.ok()) << typed.status().to_string();
+    return typed.ok() ? ctx_->make_host("generic", typed.value(), 0) : nullptr;
+  }
+
   // An instance with gemv_packed on; `host_override` replaces the host table when given.
   void create(const clport_host* host_override = nullptr) {
     // int_dot 0: the plain GEMV these tests compare the packed one with is the float kernel.
-    const clport_host* host = ctx_->make_host("generic", "gemv_packed: 1\nint_dot: 0\n", 0);
+    const clport_host* host = make_host("gemv_packed: 1\nint_dot: 0\n");
     ASSERT_NE(host, nullptr);
     host_ = *host;
     if (host_override != nullptr) host_ = *host_override;
@@ -94,7 +102,7 @@ class PackedLayout : public ::testing::Test {
     const clport_tensor dt = contiguous_tensor(CLPORT_DTYPE_F32, {kN, 1, 1, 1}, 2, upload(out.data(), out.size() * 4));
     const clport_op op = two_source_op(CLPORT_OP_MUL_MAT, w, xt, dt);
     clport_plugin_error* error = nullptr;
-    *rc = plugin_->table().enqueue_op(instance_, &op, &error);
+    *rc = enqueue_once(plugin_->table(), instance_, op, &error);
     if (error != nullptr) plugin_->table().release_error(error);
     EXPECT_TRUE(ctx_->finish().ok());
     EXPECT_TRUE(ctx_->read(dt.buffer, 0, out.data(), out.size() * 4).ok());
@@ -117,9 +125,11 @@ TEST_F(PackedLayout, PackedGemvComputesWhatThePlainOneDoes) {
   ASSERT_EQ(rc, CLPORT_PLUGIN_OK);
 
   void* layout = nullptr;
+  int32_t owns_weight = -1;
   clport_plugin_error* error = nullptr;
-  ASSERT_EQ(plugin_->table().prepare_weight(instance_, &w, &layout, &error), CLPORT_PLUGIN_OK);
+  ASSERT_EQ(plugin_->table().prepare_weight(instance_, &w, &layout, &owns_weight, &error), CLPORT_PLUGIN_OK);
   ASSERT_NE(layout, nullptr);
+  EXPECT_EQ(owns_weight, 0);  // the GEMM and get_rows still read the plain copy
   w.layout = layout;
   const std::vector<float> packed = gemv(w, &rc);
   ASSERT_EQ(rc, CLPORT_PLUGIN_OK);
@@ -129,7 +139,7 @@ TEST_F(PackedLayout, PackedGemvComputesWhatThePlainOneDoes) {
 }
 
 TEST_F(PackedLayout, OutOfDeviceMemoryKeepsThePlainLayout) {
-  const clport_host* real = ctx_->make_host("generic", "gemv_packed: 1\n", 0);
+  const clport_host* real = make_host("gemv_packed: 1\n");
   ASSERT_NE(real, nullptr);
   clport_host starved = *real;
   starved.alloc_buffer = out_of_memory;
@@ -137,7 +147,8 @@ TEST_F(PackedLayout, OutOfDeviceMemoryKeepsThePlainLayout) {
   clport_tensor w = q4_weight();
   void* layout = reinterpret_cast<void*>(0x1);
   clport_plugin_error* error = nullptr;
-  EXPECT_EQ(plugin_->table().prepare_weight(instance_, &w, &layout, &error), CLPORT_PLUGIN_UNSUPPORTED);
+  int32_t owns_weight = -1;
+  EXPECT_EQ(plugin_->table().prepare_weight(instance_, &w, &layout, &owns_weight, &error), CLPORT_PLUGIN_UNSUPPORTED);
   EXPECT_EQ(layout, nullptr);
   if (error != nullptr) plugin_->table().release_error(error);
   int32_t rc = -1;
@@ -152,7 +163,8 @@ TEST_F(PackedLayout, OnlyPackableWeightsArePrepared) {
   clport_tensor q5 = contiguous_tensor(CLPORT_DTYPE_Q5_0, {kK, kN, 1, 1}, 2, upload(bytes.data(), bytes.size()));
   void* layout = nullptr;
   clport_plugin_error* error = nullptr;
-  EXPECT_EQ(plugin_->table().prepare_weight(instance_, &q5, &layout, &error), CLPORT_PLUGIN_UNSUPPORTED);
+  int32_t owns_weight = -1;
+  EXPECT_EQ(plugin_->table().prepare_weight(instance_, &q5, &layout, &owns_weight, &error), CLPORT_PLUGIN_UNSUPPORTED);
   EXPECT_EQ(layout, nullptr);
   if (error != nullptr) plugin_->table().release_error(error);
 }
@@ -165,7 +177,7 @@ TEST_F(PackedLayout, ALayoutThePluginDidNotMakeIsRefused) {
   const clport_tensor xt = contiguous_tensor(CLPORT_DTYPE_F32, {kK, 1, 1, 1}, 2);
   const clport_tensor dt = contiguous_tensor(CLPORT_DTYPE_F32, {kN, 1, 1, 1}, 2);
   const clport_op query = two_source_op(CLPORT_OP_MUL_MAT, w, xt, dt);
-  EXPECT_EQ(plugin_->table().supports_op(instance_, &query), 0);
+  EXPECT_EQ(plugin_->table().claim_op(instance_, &query), 0);
   int32_t rc = CLPORT_PLUGIN_OK;
   (void)gemv(w, &rc);
   EXPECT_NE(rc, CLPORT_PLUGIN_OK);

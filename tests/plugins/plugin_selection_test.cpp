@@ -83,7 +83,7 @@ TEST_P(Selection, RightPluginForTheIdentity) {
   softmax.n_src = 1;
   softmax.src[0] = &x;
   softmax.dst = &x;
-  softmax.fparams[0] = 1.0f;
+  softmax.params.scale = 1.0f;
   EXPECT_EQ(serves(s, softmax), "generic");
 }
 

@@ -61,7 +61,7 @@ TEST(PolicyRules, QuirksFireOnTheDevicesTheyDescribe) {
   const auto old_a6 = p->evaluate(device("adreno", "a6xx", 630, "OpenCL 2.0 QUALCOMM build: Compiler E031.25.03.00"));
   EXPECT_TRUE(fired(old_a6, "adreno-a6xx-old-compiler"));
   EXPECT_EQ(old_a6.denied.count("adreno"), 1u);
-  EXPECT_NE(old_a6.settings_for("adreno").find("private_vector_arrays: false"), std::string::npos);
+  EXPECT_NE(old_a6.settings_for("generic").find("private_vector_arrays: false"), std::string::npos);
 
   const auto a740 = p->evaluate(device("adreno", "a7xx", 740, "OpenCL 3.0 QUALCOMM build: Compiler E031.42.23.01"));
   EXPECT_FALSE(fired(a740, "adreno-a6xx-old-compiler"));
@@ -87,8 +87,8 @@ TEST(PolicyRules, Fp16OnlyWhereTheDeviceHasIt) {
 TEST(PolicyRules, UserLayerOverridesAndDisables) {
   const std::string path = ::testing::TempDir() + "clport_user_policy.yaml";
   std::ofstream(path) << "precision: fp32\nplugin_dir: /opt/plugins\ndisable_rules: [mali-enqueue-leak-old-driver]\n"
-                         "plugins: {adreno: {gemv_wg: 64}}\n"
-                         "rules: [{id: mine, match: {family: adreno}, settings: {adreno: {private_vector_arrays: true}}}]\n";
+                         "plugins: {generic: {gemv_wg: 64}}\n"
+                         "rules: [{id: mine, match: {family: adreno}, settings: {generic: {private_vector_arrays: true}}}]\n";
   ::setenv("CLPORT_CONFIG", path.c_str(), 1);
   auto p = Policy::load();
   ::unsetenv("CLPORT_CONFIG");
@@ -97,7 +97,7 @@ TEST(PolicyRules, UserLayerOverridesAndDisables) {
   EXPECT_EQ(p->globals().precision, Precision::Fp32);
   EXPECT_FALSE(p->evaluate(device("mali", "midgard", 880, "v1.r9p0-05rel0")).device_denied);
   const auto a6 = p->evaluate(device("adreno", "a6xx", 640, "OpenCL 2.0 Compiler E031.41.00.00"));
-  const std::string settings = a6.settings_for("adreno");
+  const std::string settings = a6.settings_for("generic");
   // Quirk said false, the user's later rule says true; the global gemv_wg survives the merge.
   EXPECT_NE(settings.find("private_vector_arrays: true"), std::string::npos) << settings;
   EXPECT_NE(settings.find("gemv_wg: 64"), std::string::npos) << settings;

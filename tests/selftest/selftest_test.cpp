@@ -98,7 +98,7 @@ struct Ops {
   clport_tensor o = contiguous_tensor(CLPORT_DTYPE_F32, {64, 1, 1, 1}, 2);
   clport_op rms = two_source_op(CLPORT_OP_RMS_NORM, x, w, y);
   clport_op mm = two_source_op(CLPORT_OP_MUL_MAT, q, a, o);
-  Ops() { rms.fparams[0] = 1e-5f; }
+  Ops() { rms.params.eps = 1e-5f; }
   Ops(const Ops&) = delete;  // the ops point into this object
   Ops& operator=(const Ops&) = delete;
 };

@@ -222,9 +222,9 @@ TEST_F(VENDOR_SUITE, RandomGemma3ModelFallsBackToGenericForItsNewOps) {
   att.src[1] = &kv;
   att.src[2] = &kv;
   att.dst = &q;
-  att.iparams[0] = 10;
-  att.iparams[3] = 4;  // sliding window
-  att.fparams[0] = 0.1f;
+  att.n_past = 10;
+  att.params.attention.window = 4;  // sliding window
+  att.params.attention.scale = 0.1f;
   EXPECT_EQ(device.value()->plugin_for(att), kGemma3OpsPlugin);
 
   const auto path = std::filesystem::temp_directory_path() /

@@ -63,6 +63,21 @@ struct OpTiming {
   uint64_t duration_ns = 0;
 };
 
+// One op prepared for replay (Backend::prepare): plugin, kernel and arguments are decided once;
+// each run enqueues it with the step's position.
+class CLPORT_API PreparedOp {
+ public:
+  virtual ~PreparedOp() = default;
+  virtual Status run(uint32_t n_past) = 0;
+};
+
+class Backend;
+// The prepared form of an op that is replayed through backend.run() with the step's position.
+CLPORT_API std::unique_ptr<PreparedOp> make_replayed_op(Backend& backend, clport_op_kind kind,
+                                                        const std::vector<const TensorRef*>& src,
+                                                        const TensorRef& dst, const cpu::OpParams& params,
+                                                        uint64_t dst_position_stride);
+
 class CLPORT_API Backend {
  public:
   virtual ~Backend() = default;
@@ -83,6 +98,13 @@ class CLPORT_API Backend {
   // Runs (or enqueues) one op; semantics in plugin_abi.h.
   virtual Status run(clport_op_kind kind, const std::vector<const TensorRef*>& src,
                      const TensorRef& dst, const cpu::OpParams& params) = 0;
+  // Plan time: `kind` on these operands, prepared for replay. The tensors' storage must outlive
+  // the result. Each run(n_past) runs it with params.n_past = n_past and dst moved by
+  // n_past * dst_position_stride bytes (a store into the KV-cache slot of the position). The
+  // default replays run(); a device backend binds the plugin and prepares its launch once.
+  virtual Result<std::unique_ptr<PreparedOp>> prepare(clport_op_kind kind, const std::vector<const TensorRef*>& src,
+                                                      const TensorRef& dst, const cpu::OpParams& params,
+                                                      uint64_t dst_position_stride);
   // Waits for everything enqueued.
   virtual Status sync() = 0;
   virtual BackendMemoryStats memory_stats() const = 0;

@@ -81,6 +81,33 @@ class CLPORT_API WeightLayout {
   void* layout_ = nullptr;
 };
 
+// A plugin's launch of one op, prepared at plan time (prepare_launch) and released with the
+// owning instance's release_launch when this object dies.
+class CLPORT_API PreparedLaunch {
+ public:
+  PreparedLaunch(std::shared_ptr<BoundInstance> owner, clport_launch* launch);
+  ~PreparedLaunch();
+  PreparedLaunch(PreparedLaunch&& other) noexcept;
+  PreparedLaunch& operator=(PreparedLaunch&& other) noexcept;
+  PreparedLaunch(const PreparedLaunch&) = delete;
+  PreparedLaunch& operator=(const PreparedLaunch&) = delete;
+
+  // Enqueues the launch with this step's position.
+  Status enqueue(int32_t n_past) const;
+  const BoundInstance* owner() const { return owner_.get(); }
+
+ private:
+  void reset();
+  std::shared_ptr<BoundInstance> owner_;
+  clport_launch* launch_ = nullptr;
+};
+
+// A one-off run of op through a plugin table: prepare_launch, enqueue_launch at op.n_past,
+// release_launch. Returns the plugin status; *error is the failing call's error object (the
+// caller releases it), NULL on success.
+CLPORT_API int32_t enqueue_once(const clport_plugin& table, clport_plugin_instance* instance, const clport_op& op,
+                                clport_plugin_error** error);
+
 // One row of the per-op summary: which plugin serves this op / dtype ("cpu" when none).
 struct OpBindingRow {
   std::string op;       // "MUL_MAT"
@@ -89,8 +116,9 @@ struct OpBindingRow {
   std::string plugin;   // plugin name or "cpu"
 };
 
-// Builds the host table for one plugin: (plugin name, its settings YAML, precision code).
-using HostFactory = std::function<const clport_host*(const std::string&, const std::string&, int32_t)>;
+// Builds the host table for one plugin: (the plugin, its settings as policy YAML, precision
+// code). An error (settings the plugin does not declare, ...) leaves the plugin unbound.
+using HostFactory = std::function<Result<const clport_host*>(const LoadedPlugin&, const std::string&, int32_t)>;
 
 class CLPORT_API DeviceBinding {
  public:
@@ -113,6 +141,10 @@ class CLPORT_API DeviceBinding {
   Status enqueue(const clport_op& op) const;
   // Runs `op` on an instance select() returned for it (the caller selected already).
   Status enqueue_on(const BoundInstance& instance, const clport_op& op) const;
+  // Plan time: the launch of `op` on an instance select() returned for it.
+  Result<PreparedLaunch> prepare_launch(const BoundInstance& instance, const clport_op& op) const;
+  // The shared owner of an instance of this binding (null when it is not one).
+  std::shared_ptr<BoundInstance> shared(const BoundInstance* instance) const;
   // Repacks a weight for the instance that will run `kind` (MUL_MAT or GET_ROWS) on it.
   // A WeightLayout with layout() == NULL means the plain layout is used.
   Result<WeightLayout> prepare_weight(clport_op_kind kind, const clport_tensor& weight) const;

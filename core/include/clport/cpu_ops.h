@@ -27,14 +27,21 @@ struct HostTensor {
   static HostTensor contiguous(DType dtype, std::array<int64_t, 4> ne, void* data);
 };
 
+// The op's parameters as plugin_abi.h types them (clport_op.n_past and clport_op_params), plus
+// what only the CPU reference takes.
 struct OpParams {
-  std::array<int32_t, 8> i{};
-  std::array<float, 8> f{};
+  int32_t n_past = 0;
+  float eps = 0.0f;
+  float scale = 0.0f;
+  clport_rope_params rope{};
+  clport_attention_params attention{};
   // MUL_MAT and the fused mat-muls: each activation row first rounded through the 8-bit blocks
   // an integer mat-mul multiplies with (32-value blocks for Q4_0..Q8_0 weights, 256-value for
   // the K-quants: d = max|x| / 127, q = x / d to nearest even, value d * q), so a kernel on
   // quantized activations can be checked as tightly as a float one. No effect on other weights.
   bool quantized_activations = false;
+
+  clport_op_params abi() const { return clport_op_params{eps, scale, rope, attention}; }
 };
 
 // Runs one op (semantics exactly as documented in plugin_abi.h). Never throws: bad shapes or

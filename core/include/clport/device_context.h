@@ -9,6 +9,7 @@
 
 #include "clport/device_info.h"
 #include "clport/export.h"
+#include "clport/plugin_settings.h"
 #include "clport/opencl_loader.h"
 #include "clport_plugin/plugin_abi.h"
 #include "clport/status.h"
@@ -52,9 +53,10 @@ class CLPORT_API DeviceContext {
   const ProgramCache& programs() const { return *programs_; }
   bool profiling() const { return options_.profiling; }
 
-  // A host table for one plugin instance. `plugin_config_yaml` is the plugin's policy section;
-  // precision 0 auto / 1 fp32 / 2 fp16. The table lives as long as this context.
-  const clport_host* make_host(const std::string& plugin_name, const std::string& plugin_config_yaml,
+  // A host table for one plugin instance. `settings`: what the policy sets for the plugin, checked
+  // against its declarations (plugin_settings.h); precision 0 auto / 1 fp32 / 2 fp16. The table
+  // lives as long as this context.
+  const clport_host* make_host(const std::string& plugin_name, const std::vector<TypedSetting>& settings,
                                int32_t precision);
 
   // Blocking helpers for the core (model upload, tests).

@@ -111,6 +111,8 @@ class CLPORT_API LlamaModel {
   // The plan of one step over n tokens (llama_graph.cpp); logit_rows of them (the last ones)
   // go through the vocabulary projection; hooked keeps every tensor the layer hook reads.
   const ForwardPlan& plan_for(uint32_t n, int64_t logit_rows, bool hooked);
+  // plan_for's plan, prepared on the backend (once) for replay.
+  Result<const ForwardPlan*> prepared_plan_for(uint32_t n, int64_t logit_rows, bool hooked);
   ForwardPlan build_plan(uint32_t n, int64_t logit_rows, bool hooked) const;
   friend class PlanBuilder;  // the blocks the graph builders share (plan_builder.h)
   // True when the plugin that would run the plain mat-mul `weight x plain_input -> plain_dst`

@@ -19,8 +19,4 @@ CLPORT_API clport_tensor contiguous_tensor(int32_t dtype, std::array<int64_t, 4>
 CLPORT_API clport_op two_source_op(clport_op_kind kind, const clport_tensor& a, const clport_tensor& b,
                                    const clport_tensor& dst);
 
-// The plugin-ABI minor version that defines every field `op` uses: a plugin built for an older
-// minor would ignore a newer parameter (a sliding window) and compute something else.
-CLPORT_API uint32_t op_abi_minor(const clport_op& op);
-
 }  // namespace clport

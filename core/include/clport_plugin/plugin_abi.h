@@ -26,8 +26,8 @@
 extern "C" {
 #endif
 
-#define CLPORT_PLUGIN_ABI_MAJOR 1
-#define CLPORT_PLUGIN_ABI_MINOR 3
+#define CLPORT_PLUGIN_ABI_MAJOR 2
+#define CLPORT_PLUGIN_ABI_MINOR 0
 #define CLPORT_PLUGIN_ENTRY_SYMBOL "clport_plugin_entry"
 
 #if defined(_WIN32)
@@ -55,35 +55,31 @@ typedef enum clport_dtype {
   CLPORT_DTYPE_BF16 = 30
 } clport_dtype;
 
-/* Ops. Shapes below use ne[] order (innermost first). Unless stated, src/dst are contiguous F32. */
+/* Ops. Shapes below use ne[] order (innermost first). Unless stated, src/dst are contiguous F32.
+ * "params.x" is a field of the op's typed parameters (clport_op_params); n_past is clport_op's. */
 typedef enum clport_op_kind {
   /* dst[D, n] = dequant(src0[D, rows])[:, src1[n]]; src0 any dtype, src1 I32 [n]. */
   CLPORT_OP_GET_ROWS = 1,
   /* dst = src0 / sqrt(mean(src0^2) + eps) * src1 per row of ne[0]; src1 F32 [ne0] or absent
-   * (n_src == 1). fparams[0] = eps. */
+   * (n_src == 1). params.eps. */
   CLPORT_OP_RMS_NORM = 2,
   /* dst[N, M] = src1[K, M] x src0[K, N]^T: src0 is the weight (any dtype, may carry a plugin
    * layout), src1 F32 activations, M == 1 is the GEMV (decode) path. */
   CLPORT_OP_MUL_MAT = 3,
   /* Rotary embedding on src0[head_dim, n_head, n_tokens] in place or into dst; token t has
-   * position iparams[1] + t. iparams[0] = mode (0 normal / interleaved pairs, 2 NeoX / halves),
-   * iparams[2] = n_rot (rotated dims, even, <= head_dim); fparams[0] = freq_base,
-   * fparams[1] = freq_scale (position multiplier, 1 = none). Pair i rotates by
+   * position n_past + t; params.rope (clport_rope_params). Pair i rotates by
    * theta_i = pos * freq_scale * freq_base^(-2i / n_rot).
-   * Frequency factors (ABI 1.3, Llama 3.x rope_freqs, Phi-3 LongRoPE): src1, when present
-   * (n_src == 2), is F32 [n_rot / 2] and theta_i is divided by src1[i]. The host never sends
-   * factors to a plugin built for an older minor version. */
+   * Frequency factors (Llama 3.x rope_freqs, Phi-3 LongRoPE): src1, when present (n_src == 2),
+   * is F32 [n_rot / 2] and theta_i is divided by src1[i]. */
   CLPORT_OP_ROPE = 4,
   /* Causal attention over a KV cache. src0 = q [head_dim, n_head, n_tokens] F32;
    * src1 = K cache [head_dim, n_kv_head, n_ctx] F16 or F32; src2 = V cache, same shape and type;
-   * dst [head_dim, n_head, n_tokens] F32. iparams[0] = n_past (cached positions before this
-   * batch); query t sees keys 0 .. n_past + t. n_head % n_kv_head == 0 (grouped-query heads:
-   * head h uses kv head h / (n_head / n_kv_head)). fparams[0] = scale (usually 1/sqrt(hd)).
-   * iparams[3] = sliding window (ABI 1.2): > 0 hides keys at positions <= pos_q - window
-   * (query at position pos_q sees pos_q - window + 1 .. pos_q); 0 = no window. The host never
-   * sends a window to a plugin built for an older minor version. */
+   * dst [head_dim, n_head, n_tokens] F32. n_past = cached positions before this batch; query t
+   * sees keys 0 .. n_past + t. n_head % n_kv_head == 0 (grouped-query heads: head h uses kv
+   * head h / (n_head / n_kv_head)). params.attention (clport_attention_params): scale and
+   * sliding window. */
   CLPORT_OP_ATTENTION = 5,
-  /* Row-wise softmax of src0 * fparams[0]. */
+  /* Row-wise softmax of src0 * params.scale. */
   CLPORT_OP_SOFTMAX = 6,
   /* dst = src0 * sigmoid(src0). */
   CLPORT_OP_SILU = 7,
@@ -93,44 +89,41 @@ typedef enum clport_op_kind {
   CLPORT_OP_ADD = 9,
   /* dst = src0 * src1; same broadcasting as ADD. */
   CLPORT_OP_MUL = 10,
-  /* dst = src0 * fparams[0]. */
+  /* dst = src0 * params.scale. */
   CLPORT_OP_SCALE = 11,
   /* dst = convert(src0): same element count, F32 <-> F16 (and F32 -> F32). dst may be a strided
    * view (e.g. a slot of the KV cache). */
   CLPORT_OP_COPY = 12,
 
-  /* Fused patterns (ABI 1.1). A model offers one only where the plugin that runs the plain op
-   * also claims the fused one (supports_op at load time), and otherwise runs the plain ops; the
-   * CPU reference of each is exactly that composition. */
+  /* Fused patterns. A plan takes one only where the plugin that runs the plain op also claims
+   * the fused one (claim_op at plan time), and otherwise runs the plain ops; the CPU reference
+   * of each is exactly that composition. */
   /* dst[N, M] = src0 x rms_norm(src1[K, M]) * src2[K]: the RMSNorm of RMS_NORM feeding MUL_MAT.
-   * src0 the weight, src1 F32 activations, src2 F32 norm weight. fparams[0] = eps. */
+   * src0 the weight, src1 F32 activations, src2 F32 norm weight. params.eps. */
   CLPORT_OP_RMS_NORM_MUL_MAT = 13,
   /* dst[N, M] = src0 x src1 + src2: MUL_MAT with a residual add; src2 F32 [N, M] may be the
    * very buffer of dst (each element is read before it is written). */
   CLPORT_OP_MUL_MAT_ADD = 14,
   /* dst[N, M] = silu(src0 x n) * (src3 x n), n = rms_norm(src1) * src2: the gate and up
    * projections of a SwiGLU FFN behind their norm. src0 / src3 the gate / up weights (same dtype
-   * and shape). fparams[0] = eps. */
+   * and shape). params.eps. */
   CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU = 15,
   /* Rotary embedding of K and the KV-cache store: dst is the cache of one layer
    * [head_dim, n_kv_head, n_ctx, 2] (F16 or F32; index 0 of dim 3 holds K, 1 holds V), src0 = k
    * and src1 = v [head_dim, n_kv_head, n_tokens] F32 (rows contiguous, any row / token stride).
-   * Token t is stored at cache position iparams[1] + t, K rotated as ROPE does (same iparams
-   * and fparams; src2, when present, the frequency factors of ROPE, ABI 1.3); nothing else of
-   * dst changes. */
+   * Token t is stored at cache position n_past + t, K rotated as ROPE does (params.rope; src2,
+   * when present, the frequency factors of ROPE); nothing else of dst changes. */
   CLPORT_OP_KV_STORE_ROPE = 16,
   /* ATTENTION whose query is rotated first: src0 = q [head_dim, n_head, n_tokens] F32 before
    * RoPE (rows contiguous, any row / token stride), src1 / src2 the K / V cache as for
-   * ATTENTION; rope parameters as ROPE (iparams[1] = n_past is also the attention's),
-   * fparams[2] = attention scale, iparams[3] = sliding window as for ATTENTION; src3, when
-   * present, the frequency factors of ROPE (ABI 1.3). */
+   * ATTENTION; params.rope as ROPE, params.attention as ATTENTION, n_past for both; src3, when
+   * present, the frequency factors of ROPE. */
   CLPORT_OP_ROPE_ATTENTION = 17,
   /* KV_STORE_ROPE followed by ROPE_ATTENTION: src0 = q, src1 = k, src2 = v (as for those two
    * ops), src3 = the cache of KV_STORE_ROPE (its K and V halves are the attention's K and V);
    * parameters as ROPE_ATTENTION (no frequency factors: its four sources are taken). */
   CLPORT_OP_ROPE_KV_STORE_ATTENTION = 18,
 
-  /* ABI 1.2. */
   /* dst = gelu(src0) * src1 (gate, up), GELU in its tanh approximation:
    * gelu(x) = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). */
   CLPORT_OP_GEGLU = 19,
@@ -147,15 +140,86 @@ typedef struct clport_tensor {
   void* layout;    /* plugin-private repacked weight from prepare_weight, else NULL */
 } clport_tensor;
 
+/* RoPE's parameters (ROPE, KV_STORE_ROPE, ROPE_ATTENTION, ROPE_KV_STORE_ATTENTION). */
+typedef struct clport_rope_params {
+  int32_t mode;      /* 0 normal (interleaved pairs), 2 NeoX (halves) */
+  int32_t n_rot;     /* rotated dims, even, <= head_dim */
+  float freq_base;
+  float freq_scale;  /* position multiplier, 1 = none */
+} clport_rope_params;
+
+/* Attention's parameters (ATTENTION, ROPE_ATTENTION, ROPE_KV_STORE_ATTENTION). */
+typedef struct clport_attention_params {
+  float scale;     /* of the scores, usually 1 / sqrt(head_dim) */
+  /* Sliding window: > 0 hides keys at positions <= pos_q - window (the query at position pos_q
+   * sees pos_q - window + 1 .. pos_q); 0 = no window. */
+  int32_t window;
+} clport_attention_params;
+
+/* The typed parameters of an op; each op kind reads the fields its comment above names, the
+ * others are zero. Fixed for a major ABI version. */
+typedef struct clport_op_params {
+  float eps;    /* RMS_NORM, RMS_NORM_MUL_MAT, RMS_NORM_MUL_MAT_SWIGLU */
+  float scale;  /* SOFTMAX, SCALE */
+  clport_rope_params rope;
+  clport_attention_params attention;
+} clport_op_params;
+
 typedef struct clport_op {
   size_t struct_size;
   int32_t kind; /* clport_op_kind */
   int32_t n_src;
   const clport_tensor* src[4];
   const clport_tensor* dst;
-  int32_t iparams[8];
-  float fparams[8];
+  /* Positions already in the KV cache before this batch: token t of the batch is at position
+   * n_past + t (ROPE, the KV stores, attention). The value a replayed plan changes each step. */
+  int32_t n_past;
+  /* Prepared launches only (prepare_launch): the byte offset of dst grows by this much per
+   * position, so each replay writes at dst.offset + n_past * dst_position_stride (a COPY into
+   * the KV-cache slot of the token). 0 everywhere else. */
+  uint64_t dst_position_stride;
+  clport_op_params params;
 } clport_op;
+
+/* What changes from one replay of a prepared launch to the next. */
+typedef struct clport_step {
+  size_t struct_size;
+  int32_t n_past;
+} clport_step;
+
+typedef struct clport_launch clport_launch; /* opaque, owned by the plugin */
+
+/* Typed settings. A plugin declares every setting it reads (clport_plugin.settings); the host
+ * checks the policy's section for the plugin against the declarations (an unknown key, a value
+ * of the wrong type or outside the allowed range is an error naming the plugin and the key) and
+ * hands the values the policy sets over typed (clport_host.settings). A setting the policy does
+ * not set keeps the plugin's own default, which may depend on the device. */
+typedef enum clport_setting_type {
+  CLPORT_SETTING_BOOL = 1,  /* true / false */
+  CLPORT_SETTING_INT = 2,   /* an integer within [min_value, max_value] */
+  CLPORT_SETTING_TEXT = 3   /* free text (e.g. extra build options) */
+} clport_setting_type;
+
+typedef struct clport_setting_decl {
+  const char* name;         /* as written in the policy */
+  int32_t type;             /* clport_setting_type */
+  const char* description;  /* one line: what it does and what the default is */
+  int64_t min_value;        /* CLPORT_SETTING_INT: the allowed range, inclusive */
+  int64_t max_value;
+  /* Tunables: the settings of one tuning group are timed together by `clport tune` on that
+   * group's op shape ("gemv", "gemm", "norm"), over these candidate values (INT and BOOL
+   * settings). NULL group = not tuned. */
+  const char* tuning_group;
+  const int64_t* candidates;
+  size_t n_candidates;
+} clport_setting_decl;
+
+typedef struct clport_setting_value {
+  const char* name;        /* a declared setting */
+  int32_t type;            /* its declared type */
+  int64_t int_value;       /* BOOL (0 / 1) and INT */
+  const char* text_value;  /* TEXT ("" otherwise) */
+} clport_setting_value;
 
 typedef struct clport_plugin_error clport_plugin_error; /* opaque, owned by the plugin */
 
@@ -226,8 +290,10 @@ typedef struct clport_host {
   /* Shared OpenCL C from kernels/ (e.g. "blocks.cl"): NULL when unknown. Honours the
    * CLPORT_KERNEL_DIR override. Host-owned, lives as long as the host. */
   const char* (*shared_kernel_source)(void* host_ctx, const char* name, size_t* len);
-  /* The plugin's own section of the policy, as YAML text ("" when none). */
-  const char* config_yaml;
+  /* The settings the policy sets for this plugin, checked against its declarations and typed
+   * (host-owned, valid for the life of the instance). */
+  const clport_setting_value* settings;
+  size_t n_settings;
   /* Precision the policy asks for: 0 auto, 1 fp32, 2 fp16. */
   int32_t precision;
   /* Called after each enqueue with the kernel's event when the host profiles (may be NULL).
@@ -244,6 +310,10 @@ typedef struct clport_plugin {
   const char* name;    /* unique, lower case: "generic", "adreno", ... */
   const char* version; /* plugin's own version string */
 
+  /* The settings and tunables the plugin reads (static; n_settings may be 0). */
+  const clport_setting_decl* settings;
+  size_t n_settings;
+
   /* Cheap: looks only at the description. Returns a score (0 = cannot serve) and a reason
    * (static string or plugin-owned until the next probe call). */
   int32_t (*probe)(const clport_device_desc* device, const char** reason);
@@ -252,20 +322,31 @@ typedef struct clport_plugin {
                     clport_plugin_instance** out, clport_plugin_error** error);
   void (*destroy)(clport_plugin_instance* instance);
 
-  /* Non-zero when the instance can run this op with these operand types and shapes. The
-   * buffers in op may be NULL: only kind, dtypes, shapes and params are looked at. */
-  int32_t (*supports_op)(clport_plugin_instance* instance, const clport_op* op);
+  /* Plan time. Non-zero when the instance claims this op or fused pattern with these operand
+   * types, shapes and parameters. Buffers in op may be NULL: only kind, dtypes, shapes and
+   * params are looked at. */
+  int32_t (*claim_op)(clport_plugin_instance* instance, const clport_op* op);
 
   /* Optional (may be NULL): repack a weight into the plugin's layout. On CLPORT_PLUGIN_OK,
    * *layout is a plugin-owned handle placed into clport_tensor.layout for later ops and freed
-   * with release_layout. CLPORT_PLUGIN_UNSUPPORTED means "use the plain GGUF layout". */
+   * with release_layout. CLPORT_PLUGIN_UNSUPPORTED means "use the plain GGUF layout".
+   * *owns_weight (never NULL) is set to 1 when the layout no longer reads weight->buffer: the
+   * host may then free the plain copy, unless something else reads the file layout (a tied
+   * embedding's GET_ROWS), which the host knows and the plugin does not. */
   int32_t (*prepare_weight)(clport_plugin_instance* instance, const clport_tensor* weight,
-                            void** layout, clport_plugin_error** error);
+                            void** layout, int32_t* owns_weight, clport_plugin_error** error);
   void (*release_layout)(clport_plugin_instance* instance, void* layout);
 
-  /* Enqueues the op on host->queue; does not wait. */
-  int32_t (*enqueue_op)(clport_plugin_instance* instance, const clport_op* op,
-                        clport_plugin_error** error);
+  /* Plan time: decides once what running op takes (kernel, work sizes, arguments) and returns
+   * it as a launch to replay. op's buffers are real and stay valid while the launch lives; a
+   * launch is released before the instance. */
+  int32_t (*prepare_launch)(clport_plugin_instance* instance, const clport_op* op,
+                            clport_launch** launch, clport_plugin_error** error);
+  /* Run time: enqueues the launch on host->queue with the step's values (op.n_past replaced by
+   * step->n_past, dst moved by n_past * dst_position_stride); does not wait. */
+  int32_t (*enqueue_launch)(clport_plugin_instance* instance, clport_launch* launch,
+                            const clport_step* step, clport_plugin_error** error);
+  void (*release_launch)(clport_plugin_instance* instance, clport_launch* launch);
 
   /* Errors. */
   int32_t (*error_code)(const clport_plugin_error* error);

@@ -12,14 +12,26 @@
 //   struct MyPlugin {
 //     static constexpr const char* kName = "mine";
 //     static constexpr const char* kVersion = "1.0";
+//     static constexpr bool kHasPrepareWeight = false;
 //     static int32_t probe(const clport_device_desc& d, const char** reason);
 //     static std::unique_ptr<clport_plugin_instance> create(const clport_host&,
 //                                                           const clport_device_desc&);
+//     // Optional: the settings it reads (typed, checked by the host).
+//     static const std::vector<clport_setting_decl>& settings();
 //   };
 //   CLPORT_DEFINE_PLUGIN(MyPlugin)
+//
+// Prepared launches: by default the SDK prepares an op by running the instance's enqueue() once
+// with a recorder in place of the queue (sdk::set_args and sdk::enqueue capture the kernels, their
+// arguments and work sizes) and replays that record each step, so an enqueue() decides its
+// kernel and arguments once per plan instead of once per token. Ops whose arguments depend on the
+// position (RoPE, the KV stores, attention, a COPY into a cache slot) are instead replayed
+// through enqueue() with the step's n_past. An instance whose enqueue() does anything but set
+// arguments and launch kernels through the SDK overrides prepare().
 #ifndef CLPORT_PLUGIN_SDK_HPP
 #define CLPORT_PLUGIN_SDK_HPP
 
+#include <array>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -30,6 +42,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -42,16 +55,32 @@ struct clport_plugin_error {
   std::string message;
 };
 
+// A prepared launch: the SDK's base class behind the opaque ABI handle.
+struct clport_launch {
+  virtual ~clport_launch() = default;
+  virtual void enqueue(const clport_step& step) = 0;
+};
+
 // A plugin instance: the SDK's C++ base class behind the opaque ABI handle.
 struct clport_plugin_instance {
   virtual ~clport_plugin_instance() = default;
-  // Only kind, dtypes, shapes and params may be looked at (buffers can be NULL).
+  // Plan time: whether the instance claims the op. Only kind, dtypes, shapes and params may be
+  // looked at (buffers can be NULL).
   virtual bool supports(const clport_op& op) = 0;
   // Enqueue on host->queue without waiting; throw clport::sdk::Failure (or anything) on error.
+  // Receives ops with dst_position_stride 0 (the SDK applies it).
   virtual void enqueue(const clport_op& op) = 0;
+  // Plan time: the launch to replay for op (see the top of this file for the default).
+  virtual std::unique_ptr<clport_launch> prepare(const clport_op& op);
   // Optional weight repacking; return nullptr for "use the plain GGUF layout".
   virtual void* prepare_weight(const clport_tensor& /*weight*/) { return nullptr; }
+  // Whether a layout from prepare_weight reads nothing of the plain weight any more (the host
+  // may then free it).
+  virtual bool owns_weight(const void* /*layout*/) const { return false; }
   virtual void release_layout(void* /*layout*/) {}
+
+  // The host table the instance was created with (set by the SDK after create()).
+  const clport_host* sdk_host = nullptr;
 };
 
 namespace clport::sdk {
@@ -128,7 +157,26 @@ class Host {
   cl_context context() const { return h_->context; }
   cl_command_queue queue() const { return h_->queue; }
   int32_t precision() const { return h_->precision; }
-  std::string config_yaml() const { return h_->config_yaml ? h_->config_yaml : ""; }
+
+  // The typed value the policy sets for a declared setting; NULL when it sets none.
+  const clport_setting_value* setting(const char* name) const {
+    for (size_t i = 0; h_->settings != nullptr && i < h_->n_settings; ++i) {
+      if (std::strcmp(h_->settings[i].name, name) == 0) return &h_->settings[i];
+    }
+    return nullptr;
+  }
+  bool setting_bool(const char* name, bool fallback) const {
+    const clport_setting_value* v = setting(name);
+    return v != nullptr ? v->int_value != 0 : fallback;
+  }
+  int64_t setting_int(const char* name, int64_t fallback) const {
+    const clport_setting_value* v = setting(name);
+    return v != nullptr ? v->int_value : fallback;
+  }
+  std::string setting_text(const char* name, const std::string& fallback) const {
+    const clport_setting_value* v = setting(name);
+    return v != nullptr && v->text_value != nullptr ? v->text_value : fallback;
+  }
 
   void log(int32_t level, const std::string& message) const noexcept {
     if (h_->log != nullptr) h_->log(h_->host_ctx, level, message.c_str());
@@ -214,18 +262,135 @@ struct LocalMem {
   size_t bytes;
 };
 
+// ---- recorded launches ------------------------------------------------------------------------
+// One kernel launch as prepare() captured it: the kernel (retained), the arguments set on it
+// since its previous launch, and the NDRange.
+class RecordedKernel {
+ public:
+  struct Arg {
+    cl_uint index = 0;
+    size_t size = 0;
+    bool local = false;                // a __local argument: size bytes, no value
+    std::array<unsigned char, 32> value{};  // the largest argument type the SDK sets is 32 bytes
+  };
+  RecordedKernel(const clport_cl_api& cl, cl_kernel kernel, std::string name, std::vector<Arg> args,
+                 cl_uint dims, const size_t* global, const size_t* local)
+      : cl_(&cl), kernel_(kernel), name_(std::move(name)), args_(std::move(args)), dims_(dims),
+        has_local_(local != nullptr) {
+    for (cl_uint d = 0; d < dims && d < 3; ++d) {
+      global_[d] = global[d];
+      local_[d] = local != nullptr ? local[d] : 0;
+    }
+    cl.clRetainKernel(kernel_);
+  }
+  RecordedKernel(RecordedKernel&& o) noexcept
+      : cl_(o.cl_), kernel_(std::exchange(o.kernel_, nullptr)), name_(std::move(o.name_)),
+        args_(std::move(o.args_)), dims_(o.dims_), global_(o.global_), local_(o.local_),
+        has_local_(o.has_local_) {}
+  RecordedKernel(const RecordedKernel&) = delete;
+  RecordedKernel& operator=(const RecordedKernel&) = delete;
+  RecordedKernel& operator=(RecordedKernel&&) = delete;
+  ~RecordedKernel() {
+    if (kernel_ != nullptr) cl_->clReleaseKernel(kernel_);
+  }
+  // Sets the arguments again (the kernel object is shared with other launches) and enqueues.
+  void enqueue(const clport_host& host) const;
+
+ private:
+  const clport_cl_api* cl_;
+  cl_kernel kernel_;
+  std::string name_;
+  std::vector<Arg> args_;
+  cl_uint dims_;
+  std::array<size_t, 3> global_{}, local_{};
+  bool has_local_;
+};
+
+// While a Recorder is active on a thread, set_args and enqueue capture instead of launching.
+class Recorder {
+ public:
+  void arg(cl_kernel k, cl_uint index, size_t size, const void* value) {
+    if (size > RecordedKernel::Arg{}.value.size() && value != nullptr)
+      throw std::runtime_error("kernel argument of " + std::to_string(size) + " bytes is too large to record");
+    RecordedKernel::Arg a;
+    a.index = index;
+    a.size = size;
+    a.local = value == nullptr;
+    if (value != nullptr) std::memcpy(a.value.data(), value, size);
+    pending_.emplace_back(k, a);
+  }
+  void launch(const clport_cl_api& cl, cl_kernel k, const std::string& name, cl_uint dims,
+              const size_t* global, const size_t* local) {
+    std::vector<RecordedKernel::Arg> args;
+    std::vector<std::pair<cl_kernel, RecordedKernel::Arg>> rest;
+    for (auto& [kernel, arg] : pending_) {
+      if (kernel == k)
+        args.push_back(arg);
+      else
+        rest.emplace_back(kernel, arg);
+    }
+    pending_ = std::move(rest);
+    launches_.emplace_back(cl, k, name, std::move(args), dims, global, local);
+  }
+  std::vector<RecordedKernel> take() { return std::move(launches_); }
+
+  static Recorder*& active() {
+    static thread_local Recorder* current = nullptr;
+    return current;
+  }
+
+ private:
+  std::vector<std::pair<cl_kernel, RecordedKernel::Arg>> pending_;
+  std::vector<RecordedKernel> launches_;
+};
+
+// Makes r the active recorder of this thread for its lifetime.
+class RecordingScope {
+ public:
+  explicit RecordingScope(Recorder& r) : previous_(Recorder::active()) { Recorder::active() = &r; }
+  ~RecordingScope() { Recorder::active() = previous_; }
+  RecordingScope(const RecordingScope&) = delete;
+  RecordingScope& operator=(const RecordingScope&) = delete;
+
+ private:
+  Recorder* previous_;
+};
+
 namespace detail {
 // The message is only built on failure: these run for every argument of every launch.
 template <typename T>
 inline void set_one(const clport_cl_api& cl, const Kernel& k, cl_uint index, const T& value) {
   const cl_int err = cl.clSetKernelArg(k.get(), index, sizeof(T), &value);
   if (err != CL_SUCCESS) check_cl(err, ("clSetKernelArg(" + k.name() + ", " + std::to_string(index) + ")").c_str());
+  if (Recorder* r = Recorder::active()) r->arg(k.get(), index, sizeof(T), &value);
 }
 inline void set_one(const clport_cl_api& cl, const Kernel& k, cl_uint index, const LocalMem& m) {
   const cl_int err = cl.clSetKernelArg(k.get(), index, m.bytes, nullptr);
   if (err != CL_SUCCESS) check_cl(err, ("clSetKernelArg(" + k.name() + ", local " + std::to_string(index) + ")").c_str());
+  if (Recorder* r = Recorder::active()) r->arg(k.get(), index, m.bytes, nullptr);
+}
+
+inline void enqueue_kernel(const clport_host& host, cl_kernel k, const std::string& name, cl_uint dims,
+                           const size_t* global, const size_t* local) {
+  const clport_cl_api& cl = *host.cl;
+  cl_event ev = nullptr;
+  cl_event* evp = host.record_event != nullptr ? &ev : nullptr;
+  const cl_int err = cl.clEnqueueNDRangeKernel(host.queue, k, dims, nullptr, global, local, 0, nullptr, evp);
+  if (err != CL_SUCCESS) check_cl(err, ("clEnqueueNDRangeKernel(" + name + ")").c_str());
+  if (ev != nullptr) {
+    host.record_event(host.host_ctx, name.c_str(), ev);  // the host retains what it keeps
+    cl.clReleaseEvent(ev);
+  }
 }
 }  // namespace detail
+
+inline void RecordedKernel::enqueue(const clport_host& host) const {
+  for (const Arg& a : args_) {
+    const cl_int err = cl_->clSetKernelArg(kernel_, a.index, a.size, a.local ? nullptr : a.value.data());
+    if (err != CL_SUCCESS) check_cl(err, ("clSetKernelArg(" + name_ + ", " + std::to_string(a.index) + ")").c_str());
+  }
+  detail::enqueue_kernel(host, kernel_, name_, dims_, global_.data(), has_local_ ? local_.data() : nullptr);
+}
 
 // set_args(cl, kernel, a0, a1, ...): argument i gets the i-th value (by its C++ type's size).
 template <typename... Args>
@@ -236,18 +401,76 @@ void set_args(const clport_cl_api& cl, const Kernel& k, const Args&... args) {
 
 // Enqueues an NDRange on the host queue; hands the event to host->record_event when the host
 // profiles. `local` may be nullptr (driver's choice).
+// While a Recorder is active, the launch is captured instead.
 inline void enqueue(const clport_host& host, const Kernel& k, cl_uint dims, const size_t* global,
                     const size_t* local) {
-  const clport_cl_api& cl = *host.cl;
-  cl_event ev = nullptr;
-  cl_event* evp = host.record_event != nullptr ? &ev : nullptr;
-  const cl_int err = cl.clEnqueueNDRangeKernel(host.queue, k.get(), dims, nullptr, global, local, 0, nullptr, evp);
-  if (err != CL_SUCCESS) check_cl(err, ("clEnqueueNDRangeKernel(" + k.name() + ")").c_str());
-  if (ev != nullptr) {
-    host.record_event(host.host_ctx, k.name().c_str(), ev);  // the host retains what it keeps
-    cl.clReleaseEvent(ev);
+  if (Recorder* r = Recorder::active()) return r->launch(*host.cl, k.get(), k.name(), dims, global, local);
+  detail::enqueue_kernel(host, k.get(), k.name(), dims, global, local);
+}
+
+// Whether op's kernel arguments depend on the position (n_past): such ops are not recorded.
+inline bool depends_on_position(const clport_op& op) {
+  switch (op.kind) {
+    case CLPORT_OP_ROPE:
+    case CLPORT_OP_ATTENTION:
+    case CLPORT_OP_KV_STORE_ROPE:
+    case CLPORT_OP_ROPE_ATTENTION:
+    case CLPORT_OP_ROPE_KV_STORE_ATTENTION:
+      return true;
+    default:
+      return op.dst_position_stride != 0;
   }
 }
+
+// A deep copy of an op (its tensors inside), for launches that keep it.
+struct OpCopy {
+  std::array<clport_tensor, 4> src{};
+  clport_tensor dst{};
+  clport_op op{};
+  explicit OpCopy(const clport_op& o) : op(o) {
+    for (int i = 0; i < o.n_src && i < 4; ++i) {
+      src[static_cast<size_t>(i)] = *o.src[i];
+      op.src[i] = &src[static_cast<size_t>(i)];
+    }
+    dst = *o.dst;
+    op.dst = &dst;
+  }
+  OpCopy(const OpCopy&) = delete;
+  OpCopy& operator=(const OpCopy&) = delete;
+};
+
+// The replay of what enqueue() launched at plan time.
+class RecordedLaunch final : public clport_launch {
+ public:
+  RecordedLaunch(const clport_host& host, std::vector<RecordedKernel> kernels)
+      : host_(&host), kernels_(std::move(kernels)) {}
+  void enqueue(const clport_step&) override {
+    for (const RecordedKernel& k : kernels_) k.enqueue(*host_);
+  }
+
+ private:
+  const clport_host* host_;
+  std::vector<RecordedKernel> kernels_;
+};
+
+// A position-dependent op, run through enqueue() with each step's position.
+class OpLaunch final : public clport_launch {
+ public:
+  OpLaunch(clport_plugin_instance& instance, const clport_op& op) : instance_(&instance), copy_(op) {}
+  void enqueue(const clport_step& step) override {
+    clport_tensor dst = copy_.dst;
+    dst.offset += copy_.op.dst_position_stride * static_cast<uint64_t>(step.n_past);
+    clport_op op = copy_.op;
+    op.n_past = step.n_past;
+    op.dst_position_stride = 0;
+    op.dst = &dst;
+    instance_->enqueue(op);
+  }
+
+ private:
+  clport_plugin_instance* instance_;
+  OpCopy copy_;
+};
 
 inline size_t round_up(size_t n, size_t multiple) {
   return multiple == 0 ? n : (n + multiple - 1) / multiple * multiple;
@@ -278,7 +501,34 @@ inline std::string plugin_kernel_source(const EmbeddedKernel* table, const char*
   return std::string(k->source, k->size);
 }
 
+}  // namespace clport::sdk
+
+inline std::unique_ptr<clport_launch> clport_plugin_instance::prepare(const clport_op& op) {
+  if (clport::sdk::depends_on_position(op)) return std::make_unique<clport::sdk::OpLaunch>(*this, op);
+  if (sdk_host == nullptr) throw clport::sdk::Failure("prepare: the instance has no host table");
+  clport::sdk::Recorder recorder;
+  {
+    clport::sdk::RecordingScope scope(recorder);
+    enqueue(op);
+  }
+  return std::make_unique<clport::sdk::RecordedLaunch>(*sdk_host, recorder.take());
+}
+
+namespace clport::sdk {
+
 // ---- the entry table --------------------------------------------------------------------------
+// P::settings() when P declares one, else no settings.
+template <typename P, typename = void>
+struct DeclaredSettings {
+  static const clport_setting_decl* data() { return nullptr; }
+  static size_t size() { return 0; }
+};
+template <typename P>
+struct DeclaredSettings<P, std::void_t<decltype(P::settings())>> {
+  static const clport_setting_decl* data() { return P::settings().data(); }
+  static size_t size() { return P::settings().size(); }
+};
+
 // Wraps a plugin description class P (see the top of this file) into the static C table.
 template <typename P>
 struct PluginTable {
@@ -302,6 +552,7 @@ struct PluginTable {
         throw Failure("create: NULL host, device or output");
       *out = P::create(*host, *d).release();
       if (*out == nullptr) throw Failure("create returned no instance");
+      (*out)->sdk_host = host;
     });
   }
   static void destroy(clport_plugin_instance* inst) noexcept {
@@ -310,7 +561,7 @@ struct PluginTable {
     } catch (...) {
     }
   }
-  static int32_t supports_op(clport_plugin_instance* inst, const clport_op* op) noexcept {
+  static int32_t claim_op(clport_plugin_instance* inst, const clport_op* op) noexcept {
     try {
       return (inst != nullptr && op != nullptr && inst->supports(*op)) ? 1 : 0;
     } catch (...) {
@@ -318,14 +569,16 @@ struct PluginTable {
     }
   }
   static int32_t prepare_weight(clport_plugin_instance* inst, const clport_tensor* w,
-                                void** layout, clport_plugin_error** error) noexcept {
+                                void** layout, int32_t* owns_weight, clport_plugin_error** error) noexcept {
     if (layout != nullptr) *layout = nullptr;
+    if (owns_weight != nullptr) *owns_weight = 0;
     bool repacked = false;
     const int32_t rc = guarded(error, [&] {
-      if (inst == nullptr || w == nullptr || layout == nullptr)
+      if (inst == nullptr || w == nullptr || layout == nullptr || owns_weight == nullptr)
         throw Failure("prepare_weight: NULL argument");
       *layout = inst->prepare_weight(*w);
       repacked = *layout != nullptr;
+      *owns_weight = repacked && inst->owns_weight(*layout) ? 1 : 0;
     });
     if (rc == CLPORT_PLUGIN_OK && !repacked) return CLPORT_PLUGIN_UNSUPPORTED;
     return rc;
@@ -336,12 +589,28 @@ struct PluginTable {
     } catch (...) {
     }
   }
-  static int32_t enqueue_op(clport_plugin_instance* inst, const clport_op* op,
-                            clport_plugin_error** error) noexcept {
+  static int32_t prepare_launch(clport_plugin_instance* inst, const clport_op* op, clport_launch** launch,
+                                clport_plugin_error** error) noexcept {
+    if (launch != nullptr) *launch = nullptr;
     return guarded(error, [&] {
-      if (inst == nullptr || op == nullptr) throw Failure("enqueue_op: NULL argument");
-      inst->enqueue(*op);
+      if (inst == nullptr || op == nullptr || launch == nullptr || op->dst == nullptr)
+        throw Failure("prepare_launch: NULL argument");
+      *launch = inst->prepare(*op).release();
+      if (*launch == nullptr) throw Failure("prepare returned no launch");
     });
+  }
+  static int32_t enqueue_launch(clport_plugin_instance* inst, clport_launch* launch, const clport_step* step,
+                                clport_plugin_error** error) noexcept {
+    return guarded(error, [&] {
+      if (inst == nullptr || launch == nullptr || step == nullptr) throw Failure("enqueue_launch: NULL argument");
+      launch->enqueue(*step);
+    });
+  }
+  static void release_launch(clport_plugin_instance*, clport_launch* launch) noexcept {
+    try {
+      delete launch;
+    } catch (...) {
+    }
   }
   static int32_t error_code(const clport_plugin_error* e) noexcept {
     return e != nullptr ? e->code : CLPORT_PLUGIN_ERROR;
@@ -354,10 +623,10 @@ struct PluginTable {
   static const clport_plugin* table() noexcept {
     static const clport_plugin t = {
         sizeof(clport_plugin), CLPORT_PLUGIN_ABI_MAJOR, CLPORT_PLUGIN_ABI_MINOR, P::kName,
-        P::kVersion, &probe, &create, &destroy, &supports_op,
-        P::kHasPrepareWeight ? &prepare_weight : nullptr,
-        P::kHasPrepareWeight ? &release_layout : nullptr, &enqueue_op,
-        &error_code, &error_message, &release_error};
+        P::kVersion, DeclaredSettings<P>::data(), DeclaredSettings<P>::size(), &probe, &create,
+        &destroy, &claim_op, P::kHasPrepareWeight ? &prepare_weight : nullptr,
+        P::kHasPrepareWeight ? &release_layout : nullptr, &prepare_launch, &enqueue_launch,
+        &release_launch, &error_code, &error_message, &release_error};
     return &t;
   }
 };
@@ -365,7 +634,7 @@ struct PluginTable {
 }  // namespace clport::sdk
 
 // Defines the one exported entry symbol of a plugin. P must provide kName, kVersion,
-// kHasPrepareWeight, probe() and create() (see the top of this file).
+// kHasPrepareWeight, probe() and create(), and may provide settings() (see the top of this file).
 #define CLPORT_DEFINE_PLUGIN(P)                                                  \
   extern "C" CLPORT_PLUGIN_EXPORT const clport_plugin* clport_plugin_entry(void) { \
     return ::clport::sdk::PluginTable<P>::table();                              \

@@ -7,9 +7,20 @@
 #include "clport/gguf.h"
 #include "clport/log.h"
 #include "clport/memory_pool.h"
+#include "backend/op_description.h"
 
 namespace clport {
 namespace {
+
+// A node a plugin prepared: each run is one enqueue_launch.
+class PluginLaunchOp final : public PreparedOp {
+ public:
+  explicit PluginLaunchOp(PreparedLaunch launch) : launch_(std::move(launch)) {}
+  Status run(uint32_t n_past) override { return launch_.enqueue(static_cast<int32_t>(n_past)); }
+
+ private:
+  PreparedLaunch launch_;
+};
 
 // What keeps a device tensor alive: its pool buffer and, for weights, the plugin layout.
 struct DeviceStorage {
@@ -101,10 +112,25 @@ class DeviceBackend final : public Backend {
       op.src[i] = &abi_src[i];
     }
     op.dst = &abi_dst;
-    std::copy(params.i.begin(), params.i.end(), op.iparams);
-    std::copy(params.f.begin(), params.f.end(), op.fparams);
+    op.n_past = params.n_past;
+    op.params = params.abi();
     if (const BoundInstance* instance = binding_->select(op)) return binding_->enqueue_on(*instance, op);
     return run_on_cpu(kind, src, dst, params);
+  }
+
+  // The plugin that serves the op prepares its launch once; an op no plugin serves is replayed
+  // through run() (the CPU path).
+  Result<std::unique_ptr<PreparedOp>> prepare(clport_op_kind kind, const std::vector<const TensorRef*>& src,
+                                              const TensorRef& dst, const cpu::OpParams& params,
+                                              uint64_t dst_position_stride) override {
+    if (src.size() > 4) return Status(Stage::InvalidArgument, "an op takes at most 4 inputs");
+    OpDescription desc(kind, src, dst, params);
+    desc.op.dst_position_stride = dst_position_stride;
+    const BoundInstance* instance = binding_->select(desc.op);
+    if (instance == nullptr) return make_replayed_op(*this, kind, src, dst, params, dst_position_stride);
+    auto launch = binding_->prepare_launch(*instance, desc.op);
+    if (!launch.ok()) return launch.status();
+    return std::unique_ptr<PreparedOp>(std::make_unique<PluginLaunchOp>(std::move(launch.value())));
   }
 
   Status sync() override { return context_->finish(); }

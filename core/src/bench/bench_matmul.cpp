@@ -61,13 +61,41 @@ Status WeightBench::load(DType dtype, int64_t K, int64_t N) {
   return Status();
 }
 
-Result<Stats> WeightBench::time_plugin(const BoundInstance& inst, const clport_op& op) {
-  return time_runs(*s_.context, reps_, [&]() {
+// The plugin's launch of op, prepared once (as a plan prepares it) and replayed by the timed
+// loops; released at scope exit.
+class BenchLaunch {
+ public:
+  BenchLaunch(const BoundInstance& inst, const clport_op& op) : inst_(inst) {
     clport_plugin_error* error = nullptr;
-    if (inst.table().enqueue_op(inst.handle(), &op, &error) != CLPORT_PLUGIN_OK)
-      return Status(Stage::Plugin, inst.name() + ": " + take_error(inst.table(), error));
+    if (inst.table().prepare_launch(inst.handle(), &op, &launch_, &error) != CLPORT_PLUGIN_OK || launch_ == nullptr)
+      status_ = Status(Stage::Plugin, inst.name() + ": " + take_error(inst.table(), error));
+    else if (error != nullptr)
+      inst.table().release_error(error);
+  }
+  ~BenchLaunch() {
+    if (launch_ != nullptr) inst_.table().release_launch(inst_.handle(), launch_);
+  }
+  BenchLaunch(const BenchLaunch&) = delete;
+  BenchLaunch& operator=(const BenchLaunch&) = delete;
+  const Status& status() const { return status_; }
+  Status enqueue() const {
+    const clport_step step{sizeof(clport_step), 0};
+    clport_plugin_error* error = nullptr;
+    if (inst_.table().enqueue_launch(inst_.handle(), launch_, &step, &error) != CLPORT_PLUGIN_OK)
+      return Status(Stage::Plugin, inst_.name() + ": " + take_error(inst_.table(), error));
     return Status();
-  }, inst.name() + " " + op_kind_name(op.kind));
+  }
+
+ private:
+  const BoundInstance& inst_;
+  clport_launch* launch_ = nullptr;
+  Status status_;
+};
+
+Result<Stats> WeightBench::time_plugin(const BoundInstance& inst, const clport_op& op) {
+  const BenchLaunch launch(inst, op);
+  if (!launch.status().ok()) return launch.status();
+  return time_runs(*s_.context, reps_, [&]() { return launch.enqueue(); }, inst.name() + " " + op_kind_name(op.kind));
 }
 
 MatMulResult WeightBench::run(int64_t M) {
@@ -136,8 +164,9 @@ MatMulResult WeightBench::run(int64_t M) {
 Result<void*> WeightBench::prepare(const BoundInstance& inst, const clport_tensor& weight) {
   if (inst.table().prepare_weight == nullptr) return static_cast<void*>(nullptr);
   void* layout = nullptr;
+  int32_t owns_weight = 0;  // the bench keeps its plain copy regardless
   clport_plugin_error* error = nullptr;
-  const int32_t rc = inst.table().prepare_weight(inst.handle(), &weight, &layout, &error);
+  const int32_t rc = inst.table().prepare_weight(inst.handle(), &weight, &layout, &owns_weight, &error);
   if (rc == CLPORT_PLUGIN_UNSUPPORTED) {
     if (error != nullptr) take_error(inst.table(), error);
     return static_cast<void*>(nullptr);
@@ -177,15 +206,19 @@ void WeightBench::measure_stream(MatMulResult& r, const BoundInstance& inst, con
   }
   if (ok) {
     std::vector<clport_op> ops(weights.size(), op);
-    for (size_t i = 0; i < ops.size(); ++i) ops[i].src[0] = &weights[i];
-    auto ms = time_runs(ctx, reps_, [&]() {
-      for (const clport_op& o : ops) {
-        clport_plugin_error* error = nullptr;
-        if (inst.table().enqueue_op(inst.handle(), &o, &error) != CLPORT_PLUGIN_OK)
-          return Status(Stage::Plugin, inst.name() + ": " + take_error(inst.table(), error));
-      }
-      return Status();
-    }, "streamed GEMV");
+    std::vector<std::unique_ptr<BenchLaunch>> launches;
+    for (size_t i = 0; i < ops.size() && ok; ++i) {
+      ops[i].src[0] = &weights[i];
+      launches.push_back(std::make_unique<BenchLaunch>(inst, ops[i]));
+      ok = launches.back()->status().ok();
+    }
+    Result<Stats> ms = Status(Stage::Plugin, "a streamed GEMV launch could not be prepared");
+    if (ok) {
+      ms = time_runs(ctx, reps_, [&]() {
+        for (const auto& launch : launches) CLPORT_RETURN_IF_ERROR(launch->enqueue());
+        return Status();
+      }, "streamed GEMV");
+    }
     if (ms.ok()) {
       r.stream_weights = static_cast<int64_t>(ops.size());
       r.stream_ms = ms->median_ms / static_cast<double>(ops.size());

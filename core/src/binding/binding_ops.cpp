@@ -1,6 +1,7 @@
 // Op routing: layout owner first, then the best-ranked instance that supports the op, else CPU.
 #include <array>
 #include <string>
+#include <utility>
 
 #include "clport/binding.h"
 #include "clport/dtype.h"
@@ -66,15 +67,95 @@ Status DeviceBinding::enqueue(const clport_op& op) const {
 }
 
 Status DeviceBinding::enqueue_on(const BoundInstance& inst, const clport_op& op) const {
+  auto launch = prepare_launch(inst, op);
+  if (!launch.ok()) return launch.status();
+  return launch.value().enqueue(op.n_past);
+}
+
+std::shared_ptr<BoundInstance> DeviceBinding::shared(const BoundInstance* instance) const {
+  for (const auto& inst : instances_) {
+    if (inst.get() == instance) return inst;
+  }
+  return nullptr;
+}
+
+Result<PreparedLaunch> DeviceBinding::prepare_launch(const BoundInstance& inst, const clport_op& op) const {
+  std::shared_ptr<BoundInstance> owner = shared(&inst);
+  if (!owner) return Status(Stage::Internal, "prepare_launch: plugin '" + inst.name() + "' is not bound here");
+  clport_launch* launch = nullptr;
   clport_plugin_error* error = nullptr;
   int32_t rc = CLPORT_PLUGIN_ERROR;
   try {
-    rc = inst.table().enqueue_op(inst.handle(), &op, &error);
+    rc = inst.table().prepare_launch(inst.handle(), &op, &launch, &error);
   } catch (...) {
-    return Status(Stage::Plugin, "plugin '" + inst.name() + "' threw in enqueue_op (" + op_kind_name(op.kind) + ")");
+    return Status(Stage::Plugin, "plugin '" + inst.name() + "' threw in prepare_launch (" + op_kind_name(op.kind) + ")");
+  }
+  if (rc == CLPORT_PLUGIN_OK && launch != nullptr) {
+    if (error != nullptr) inst.table().release_error(error);
+    return PreparedLaunch(std::move(owner), launch);
+  }
+  if (rc == CLPORT_PLUGIN_OK) return Status(Stage::Plugin, "plugin '" + inst.name() + "' prepared no launch");
+  return plugin_status(inst, rc, error, std::string("prepare ") + op_kind_name(op.kind));
+}
+
+PreparedLaunch::PreparedLaunch(std::shared_ptr<BoundInstance> owner, clport_launch* launch)
+    : owner_(std::move(owner)), launch_(launch) {}
+
+PreparedLaunch::~PreparedLaunch() { reset(); }
+
+PreparedLaunch::PreparedLaunch(PreparedLaunch&& other) noexcept
+    : owner_(std::move(other.owner_)), launch_(std::exchange(other.launch_, nullptr)) {}
+
+PreparedLaunch& PreparedLaunch::operator=(PreparedLaunch&& other) noexcept {
+  if (this != &other) {
+    reset();
+    owner_ = std::move(other.owner_);
+    launch_ = std::exchange(other.launch_, nullptr);
+  }
+  return *this;
+}
+
+void PreparedLaunch::reset() {
+  if (owner_ && launch_ != nullptr) {
+    try {
+      owner_->table().release_launch(owner_->handle(), launch_);
+    } catch (...) {
+      logger("plugins")->error("plugin '{}' threw in release_launch", owner_->name());
+    }
+  }
+  launch_ = nullptr;
+  owner_.reset();
+}
+
+Status PreparedLaunch::enqueue(int32_t n_past) const {
+  if (!owner_ || launch_ == nullptr) return Status(Stage::Internal, "enqueue of a released launch");
+  const clport_step step{sizeof(clport_step), n_past};
+  clport_plugin_error* error = nullptr;
+  int32_t rc = CLPORT_PLUGIN_ERROR;
+  try {
+    rc = owner_->table().enqueue_launch(owner_->handle(), launch_, &step, &error);
+  } catch (...) {
+    return Status(Stage::Plugin, "plugin '" + owner_->name() + "' threw in enqueue_launch");
   }
   if (rc == CLPORT_PLUGIN_OK && error == nullptr) return Status();
-  return plugin_status(inst, rc, error, std::string("enqueue ") + op_kind_name(op.kind));
+  return plugin_status(*owner_, rc, error, "enqueue");
+}
+
+int32_t enqueue_once(const clport_plugin& table, clport_plugin_instance* instance, const clport_op& op,
+                     clport_plugin_error** error) {
+  *error = nullptr;
+  clport_launch* launch = nullptr;
+  int32_t rc = table.prepare_launch(instance, &op, &launch, error);
+  if (rc != CLPORT_PLUGIN_OK) return rc;
+  if (launch == nullptr) return CLPORT_PLUGIN_ERROR;
+  if (*error != nullptr) {
+    table.release_error(*error);
+    *error = nullptr;
+  }
+  const clport_step step{sizeof(clport_step), op.n_past};
+  rc = table.enqueue_launch(instance, launch, &step, error);
+  table.release_launch(instance, launch);
+  return rc;
 }
 
 Result<WeightLayout> DeviceBinding::prepare_weight(clport_op_kind kind, const clport_tensor& weight) const {
@@ -97,10 +178,11 @@ Result<WeightLayout> DeviceBinding::prepare_weight(clport_op_kind kind, const cl
     if (inst.get() == chosen) owner = inst;
   }
   void* layout = nullptr;
+  int32_t owns_weight = 0;
   clport_plugin_error* error = nullptr;
   int32_t rc = CLPORT_PLUGIN_ERROR;
   try {
-    rc = owner->table().prepare_weight(owner->handle(), &weight, &layout, &error);
+    rc = owner->table().prepare_weight(owner->handle(), &weight, &layout, &owns_weight, &error);
   } catch (...) {
     return Status(Stage::Plugin, "plugin '" + owner->name() + "' threw in prepare_weight");
   }
@@ -127,9 +209,10 @@ std::vector<OpBindingRow> DeviceBinding::summary() const {
     op.n_src = static_cast<int32_t>(storage.size());
     for (size_t i = 0; i < storage.size(); ++i) op.src[i] = &storage[i];
     op.dst = &dst;
-    for (int i = 0; i < 4; ++i) op.iparams[i] = ip[i];
-    op.fparams[0] = kind == CLPORT_OP_RMS_NORM ? 1e-5f : (kind == CLPORT_OP_ROPE ? 10000.0f : 1.0f);
-    op.fparams[1] = 1.0f;
+    op.params.eps = 1e-5f;
+    op.params.scale = 1.0f;
+    op.params.rope = clport_rope_params{ip[0], ip[2], 10000.0f, 1.0f};
+    op.params.attention = clport_attention_params{1.0f, ip[3]};
     const BoundInstance* inst = select(op);
     rows.push_back({op_kind_name(kind), std::move(dtype), std::move(variant), inst ? inst->name() : "cpu"});
   };

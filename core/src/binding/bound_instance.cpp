@@ -22,11 +22,10 @@ BoundInstance::~BoundInstance() {
 }
 
 bool BoundInstance::supports(const clport_op& op) const {
-  if (op_abi_minor(op) > plugin_->abi_minor()) return false;
   try {
-    return plugin_->table().supports_op(instance_, &op) != 0;
+    return plugin_->table().claim_op(instance_, &op) != 0;
   } catch (...) {
-    logger("plugins")->error("plugin '{}' threw in supports_op; treating the op as unsupported", name());
+    logger("plugins")->error("plugin '{}' threw in claim_op; treating the op as unsupported", name());
     return false;
   }
 }

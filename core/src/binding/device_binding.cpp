@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "clport/binding.h"
+#include "clport/plugin_settings.h"
 #include "clport/device_context.h"
 #include "clport/log.h"
 #include "clport/tuner.h"
@@ -61,10 +62,18 @@ DeviceBinding::~DeviceBinding() = default;
 std::unique_ptr<DeviceBinding> DeviceBinding::create(PluginManager& manager, const Policy& policy,
                                                      const std::shared_ptr<DeviceContext>& context) {
   HostFactory hosts = [ctx = context.get(), tuning = policy.globals().tuning](
-                          const std::string& plugin, const std::string& yaml, int32_t precision) {
-    // Stored tuner winners (issue 6, core/src/tuner) go under the policy's settings: the policy
-    // wins; `tuning: none` ignores them.
-    return ctx->make_host(plugin, tuner::settings_with_stored(*ctx, plugin, yaml, tuning), precision);
+                          const LoadedPlugin& plugin, const std::string& yaml, int32_t precision) -> Result<const clport_host*> {
+    auto from_policy = check_plugin_settings(plugin.table(), yaml);
+    if (!from_policy.ok()) return from_policy.status();
+    // Stored tuner winners (core/src/tuner) go under the policy's settings: the policy wins;
+    // `tuning: none` ignores them. Winners stored for another version of the plugin that no
+    // longer validate are dropped, not an error: the cache must never keep a plugin unbound.
+    auto with_stored = check_plugin_settings(plugin.table(), tuner::settings_with_stored(*ctx, plugin.name(), yaml, tuning));
+    if (!with_stored.ok()) {
+      logger("plugins")->warn("ignoring the stored tuning of plugin '{}': {}", plugin.name(), with_stored.status().message());
+      return ctx->make_host(plugin.name(), from_policy.value(), precision);
+    }
+    return ctx->make_host(plugin.name(), with_stored.value(), precision);
   };
   return create(manager, context->info(), policy.evaluate(context->info()), hosts, context);
 }
@@ -138,11 +147,13 @@ std::unique_ptr<DeviceBinding> DeviceBinding::create(PluginManager& manager, con
   });
   for (auto& [c, plugin] : ranked) {
     const std::string settings = policy.settings_for(c.plugin);
-    const clport_host* host = make_host(c.plugin, settings, policy.precision_code());
+    const Result<const clport_host*> host = make_host(*plugin, settings, policy.precision_code());
     clport_plugin_instance* instance = nullptr;
     bool threw = false;
-    const std::string why = host == nullptr ? "no host table for the plugin"
-                                            : guarded_create(*plugin, host, desc, &instance, &threw);
+    if (!host.ok()) log->error("{}: {}", device.name, host.status().message());
+    const std::string why = !host.ok()                ? "settings rejected: " + host.status().message()
+                            : host.value() == nullptr ? "no host table for the plugin"
+                                                      : guarded_create(*plugin, host.value(), desc, &instance, &threw);
     if (!why.empty()) {
       if (threw) manager.add_refusal({plugin->path(), plugin->name(), why});
       c.outcome = (threw ? "refused: " : "create failed: ") + why;

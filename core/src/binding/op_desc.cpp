@@ -30,17 +30,4 @@ clport_op two_source_op(clport_op_kind kind, const clport_tensor& a, const clpor
   return op;
 }
 
-uint32_t op_abi_minor(const clport_op& op) {
-  // Frequency factors of RoPE (ABI 1.3) ride as one source more than the op had before.
-  if ((op.kind == CLPORT_OP_ROPE && op.n_src > 1) || (op.kind == CLPORT_OP_KV_STORE_ROPE && op.n_src > 2) ||
-      (op.kind == CLPORT_OP_ROPE_ATTENTION && op.n_src > 3)) {
-    return 3;
-  }
-  if (op.kind == CLPORT_OP_GEGLU) return 2;
-  const bool attention = op.kind == CLPORT_OP_ATTENTION || op.kind == CLPORT_OP_ROPE_ATTENTION ||
-                         op.kind == CLPORT_OP_ROPE_KV_STORE_ATTENTION;
-  if (attention && op.iparams[3] != 0) return 2;
-  return 0;  // an older plugin refuses kinds it does not know by itself
-}
-
 }  // namespace clport

@@ -83,12 +83,12 @@ void rms_norm(std::vector<CaseSpec>& out, Ne ne, bool weight) {
   c.src = {f32(ne, 3.0f)};
   if (weight) c.src.push_back(f32({ne[0], 1, 1, 1}));
   c.dst = f32(ne);
-  c.f[0] = 1e-5f;
+  c.params.eps = 1e-5f;
   c.threshold = kReduce;
   out.push_back(c);
 }
 
-// RoPE frequency factors [n_rot / 2] (ABI 1.3), appended as the op's last source.
+// RoPE frequency factors [n_rot / 2] appended as the op's last source.
 OperandSpec rope_factors(int64_t n_rot) {
   OperandSpec o = f32({n_rot / 2, 1, 1, 1});
   o.fill = Fill::Factors;
@@ -105,11 +105,8 @@ void rope(std::vector<CaseSpec>& out, int mode, Ne ne, int n_rot, int pos0, floa
   c.src = {f32(ne)};
   if (factors) c.src.push_back(rope_factors(n_rot));
   c.dst = f32(ne);
-  c.i[0] = mode;
-  c.i[1] = pos0;
-  c.i[2] = n_rot;
-  c.f[0] = 10000.0f;
-  c.f[1] = scale;
+  c.params.n_past = pos0;
+  c.params.rope = clport_rope_params{mode, n_rot, 10000.0f, scale};
   c.threshold = kRope;
   out.push_back(c);
 }
@@ -128,9 +125,8 @@ void attention(std::vector<CaseSpec>& out, DType kv, int64_t hd, int64_t nh, int
   c.kind = CLPORT_OP_ATTENTION;
   c.src = {f32({hd, nh, nt, 1}), typed(kv, {hd, nkv, n_ctx, 1}), typed(kv, {hd, nkv, n_ctx, 1})};
   c.dst = f32({hd, nh, nt, 1});
-  c.i[0] = static_cast<int32_t>(n_past);
-  c.i[3] = window;
-  c.f[0] = 1.0f / std::sqrt(static_cast<float>(hd));
+  c.params.n_past = static_cast<int32_t>(n_past);
+  c.params.attention = clport_attention_params{1.0f / std::sqrt(static_cast<float>(hd)), window};
   c.threshold = kAttention;
   out.push_back(c);
 }
@@ -144,7 +140,7 @@ void unary(std::vector<CaseSpec>& out, const char* op, clport_op_kind kind, Ne n
   c.kind = kind;
   c.src = {f32(ne, 2.0f)};
   c.dst = f32(ne);
-  c.f[0] = f0;
+  c.params.scale = f0;
   c.threshold = threshold;
   out.push_back(c);
 }
@@ -224,7 +220,7 @@ void fused_mul_mat(std::vector<CaseSpec>& out, clport_op_kind kind, DType d, int
     c.src.push_back(f32({N, M, 1, 1}));
   } else {
     c.src.push_back(f32({K, 1, 1, 1}));
-    c.f[0] = 1e-5f;
+    c.params.eps = 1e-5f;
   }
   if (kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU) c.src.push_back(typed(d, {K, N, 1, 1}, 0.5f));
   c.dst = f32({N, M, 1, 1});
@@ -256,23 +252,17 @@ void kv_store_rope(std::vector<CaseSpec>& out, DType kv, int mode, int64_t hd, i
   if (factors) c.src.push_back(rope_factors(hd));
   c.dst = typed(kv, {hd, nkv, n_ctx, 2});
   c.dst.prefilled = true;
-  c.i[0] = mode;
-  c.i[1] = static_cast<int32_t>(pos);
-  c.i[2] = static_cast<int32_t>(hd);
-  c.f[0] = 10000.0f;
-  c.f[1] = 1.0f;
+  c.params.n_past = static_cast<int32_t>(pos);
+  c.params.rope = clport_rope_params{mode, static_cast<int32_t>(hd), 10000.0f, 1.0f};
   c.threshold = kRope;
   out.push_back(c);
 }
 
 // RoPE over the whole head at position n_past, base 10000, and attention's 1/sqrt(hd) scale.
 void set_rope_attention_params(CaseSpec& c, int mode, int64_t n_past, int64_t hd) {
-  c.i[0] = mode;
-  c.i[1] = static_cast<int32_t>(n_past);
-  c.i[2] = static_cast<int32_t>(hd);
-  c.f[0] = 10000.0f;
-  c.f[1] = 1.0f;
-  c.f[2] = 1.0f / std::sqrt(static_cast<float>(hd));
+  c.params.n_past = static_cast<int32_t>(n_past);
+  c.params.rope = clport_rope_params{mode, static_cast<int32_t>(hd), 10000.0f, 1.0f};
+  c.params.attention.scale = 1.0f / std::sqrt(static_cast<float>(hd));
 }
 
 // Attention whose query (a slice of a fused projection) is rotated first.
@@ -290,7 +280,7 @@ void rope_attention(std::vector<CaseSpec>& out, DType kv, int mode, int64_t hd, 
   if (factors) c.src.push_back(rope_factors(hd));
   c.dst = f32({hd, nh, nt, 1});
   set_rope_attention_params(c, mode, n_past, hd);
-  c.i[3] = window;
+  c.params.attention.window = window;
   c.threshold = kAttention;
   out.push_back(c);
 }
@@ -311,7 +301,7 @@ void rope_kv_store_attention(std::vector<CaseSpec>& out, DType kv, int mode, int
   c.dst = f32({hd, nh, 1, 1});
   c.inout_src = 3;  // the cache: slot n_past gets this token's K and V
   set_rope_attention_params(c, mode, n_past, hd);
-  c.i[3] = window;
+  c.params.attention.window = window;
   c.threshold = kAttention;
   out.push_back(c);
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "clport/cpu_ops.h"
 #include "clport/dtype.h"
 #include "clport_plugin/plugin_abi.h"
 
@@ -34,8 +35,7 @@ struct CaseSpec {
   clport_op_kind kind = CLPORT_OP_COPY;
   std::vector<OperandSpec> src;
   OperandSpec dst;
-  std::array<int32_t, 8> i{};
-  std::array<float, 8> f{};
+  cpu::OpParams params;  // the op's parameters (its quantized_activations flag is not used)
   double threshold = 0.0;  // max NMSE; 0 means the values must match exactly
   int inout_src = -1;      // a source the op updates (a KV cache): checked like dst, not unchanged
 

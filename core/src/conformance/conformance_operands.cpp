@@ -124,9 +124,7 @@ Status run_host_reference(const CaseSpec& spec, const std::vector<Operand>& src,
   out->dst = dst.initial;
   std::vector<cpu::HostTensor> views;
   for (size_t i = 0; i < src.size(); ++i) views.push_back(src[i].host_view(out->src[i]));
-  cpu::OpParams params;
-  params.i = spec.i;
-  params.f = spec.f;
+  cpu::OpParams params = spec.params;
   params.quantized_activations = quantized_activations;
   return cpu::run_op(spec.kind, views, dst.host_view(out->dst), params);
 }

@@ -89,7 +89,7 @@ class CaseRunner {
     r.key_dtype = op_exclusion_dtype(op);
     // A fused mat-mul may be served only on the weight layout the plugin makes at load (as in a
     // model, whose weights are all prepared): then the answer comes after preparing them.
-    const bool plain_supported = table_.supports_op(inst_, &op) != 0;
+    const bool plain_supported = table_.claim_op(inst_, &op) != 0;
     if (!plain_supported && !(table_.prepare_weight != nullptr && is_fused_mat_mul(op.kind))) {
       r.message = "not supported by the plugin";
       return r;
@@ -128,10 +128,8 @@ class CaseRunner {
     op.n_src = static_cast<int32_t>(src.size());
     for (size_t i = 0; i < src.size(); ++i) op.src[i] = &views[i];
     op.dst = &views.back();
-    for (int i = 0; i < 8; ++i) {
-      op.iparams[i] = spec.i[static_cast<size_t>(i)];
-      op.fparams[i] = spec.f[static_cast<size_t>(i)];
-    }
+    op.n_past = spec.params.n_past;
+    op.params = spec.params.abi();
     return op;
   }
 
@@ -166,9 +164,9 @@ class CaseRunner {
     (void)ctx_.take_timings();  // only this case's kernels below
     const auto t0 = std::chrono::steady_clock::now();
     clport_plugin_error* error = nullptr;
-    const int32_t rc = table_.enqueue_op(inst_, &op, &error);
+    const int32_t rc = enqueue_once(table_, inst_, op, &error);
     if (rc != CLPORT_PLUGIN_OK)
-      return Status(Stage::Plugin, "enqueue_op returned " + std::to_string(rc) + ": " + take_error(table_, error));
+      return Status(Stage::Plugin, "the launch returned " + std::to_string(rc) + ": " + take_error(table_, error));
     CLPORT_RETURN_IF_ERROR(ctx_.finish());
     r.millis = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     for (const KernelTiming& t : ctx_.take_timings())
@@ -244,8 +242,9 @@ class CaseRunner {
     if (op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU) weights.push_back(3);
     for (int i : weights) {
       void* layout = nullptr;
+      int32_t owns_weight = 0;  // the operand's plain copy stays either way: the check reads it
       clport_plugin_error* error = nullptr;
-      const int32_t rc = table_.prepare_weight(inst_, &views[i], &layout, &error);
+      const int32_t rc = table_.prepare_weight(inst_, &views[i], &layout, &owns_weight, &error);
       if (rc == CLPORT_PLUGIN_UNSUPPORTED) {
         if (error != nullptr) take_error(table_, error);
         continue;
@@ -256,7 +255,7 @@ class CaseRunner {
       views[i].layout = layout;
       layouts.push_back(layout);
     }
-    if (layouts.empty() || table_.supports_op(inst_, &op)) {
+    if (layouts.empty() || table_.claim_op(inst_, &op)) {
       if (layouts.empty() && !plain_supported) return Status(Stage::Unsupported, "not supported by the plugin");
       return Status();
     }
@@ -310,7 +309,9 @@ Result<Report> run_impl(const Options& options) {
   if (score <= 0)
     return Status(Stage::Plugin, "plugin " + options.plugin + " declines device '" + dev.name +
                                      "': " + (reason ? reason : "no reason given"));
-  const clport_host* host = ctx.value()->make_host(plugin.value()->name(), options.settings_yaml, options.precision);
+  auto settings = check_plugin_settings(table, options.settings_yaml);
+  if (!settings.ok()) return settings.status();
+  const clport_host* host = ctx.value()->make_host(plugin.value()->name(), settings.value(), options.precision);
   Instance inst;
   inst.plugin = plugin.value();
   clport_plugin_error* error = nullptr;

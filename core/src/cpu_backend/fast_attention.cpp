@@ -44,7 +44,7 @@ Status attention(ThreadPool& pool, Scratch& scratch, const Srcs& src, const Host
   const int64_t hd = q.ne[0], n_head = q.ne[1], n_tokens = q.ne[2];
   const int64_t n_kv = k.ne[1];
   const int64_t group = n_head / n_kv;
-  const int64_t n_past = p.i[0];
+  const int64_t n_past = p.n_past;
   const int64_t n_used = n_past + n_tokens;
 
   scratch.per_thread.resize(static_cast<size_t>(pool.size()));
@@ -62,7 +62,7 @@ Status attention(ThreadPool& pool, Scratch& scratch, const Srcs& src, const Host
       g.out = row_f32(dst, kv * group, t);
       g.out_head_stride = dst.nb[1] / static_cast<int64_t>(sizeof(float));
       const int64_t n_keys = n_past + t + 1;  // causal: positions 0 .. n_past + t
-      const int64_t first = cpu::detail::first_visible_key(n_keys, p.i[3]);
+      const int64_t first = cpu::detail::first_visible_key(n_keys, p.attention.window);
       g.k = row_ptr(k, kv, first);
       g.v = row_ptr(v, kv, first);
       g.k_pos_stride = k.nb[2];
@@ -71,7 +71,7 @@ Status attention(ThreadPool& pool, Scratch& scratch, const Srcs& src, const Host
       g.n_heads = group;
       g.n_keys = n_keys - first;
       g.head_dim = hd;
-      g.scale = p.f[0];
+      g.scale = p.attention.scale;
       g.scores = scratch.per_thread[static_cast<size_t>(thread)].data();
       attention_group(g);
     }

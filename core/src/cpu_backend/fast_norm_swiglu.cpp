@@ -51,9 +51,9 @@ Status rms_norm(ThreadPool& pool, const Srcs& src, const HostTensor& dst, const 
     }
     weight = static_cast<const float*>(w.data);
   }
-  const float eps = p.f[0];
+  const float eps = p.eps;
   if (!(eps >= 0.0f) || !std::isfinite(eps))
-    return invalid(kOp, "eps (fparams[0]) must be finite and >= 0");
+    return invalid(kOp, "eps must be finite and >= 0");
   const int64_t n = x.ne[0];
   for_rows(pool, rows(x), n, [&](int64_t r) {
     const float* in = flat_row_f32(x, r);

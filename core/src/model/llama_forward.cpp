@@ -42,6 +42,13 @@ const ForwardPlan& LlamaModel::plan_for(uint32_t n, int64_t logit_rows, bool hoo
   return it->second;
 }
 
+Result<const ForwardPlan*> LlamaModel::prepared_plan_for(uint32_t n, int64_t logit_rows, bool hooked) {
+  plan_for(n, logit_rows, hooked);
+  ForwardPlan& plan = plans_->by_shape.at(std::make_tuple(n, logit_rows, hooked));
+  if (plan.prepared.size() != plan.nodes.size()) CLPORT_RETURN_IF_ERROR(prepare_plan(backend_, plan));
+  return static_cast<const ForwardPlan*>(&plan);
+}
+
 LlamaModel::PlanSummary LlamaModel::decode_plan_summary() {
   const ForwardPlan& plan = plan_for(1, 1, false);
   return {static_cast<int>(plan.nodes.size()), plan.fused_nodes};
@@ -52,8 +59,9 @@ Status LlamaModel::forward_batch(const int32_t* tokens, uint32_t n, uint32_t n_p
   const TensorRef ids = view(s_->ids, {n, 1, 1, 1}, 0);
   CLPORT_RETURN_IF_ERROR(backend_.upload(ids, tokens, n * sizeof(int32_t)));
   const int64_t rows = logits_out == nullptr ? 0 : all_logits ? n : 1;
-  const ForwardPlan& plan = plan_for(n, rows, static_cast<bool>(layer_hook_));
-  CLPORT_RETURN_IF_ERROR(run_plan(backend_, plan, n_past, static_cast<int>(n), layer_hook_));
+  auto plan = prepared_plan_for(n, rows, static_cast<bool>(layer_hook_));
+  if (!plan.ok()) return plan.status();
+  CLPORT_RETURN_IF_ERROR(run_plan(*plan.value(), n_past, static_cast<int>(n), layer_hook_));
   if (logits_out == nullptr) return backend_.sync();
   const TensorRef logits = view(s_->logits, {static_cast<int64_t>(hp_.n_vocab), rows, 1, 1}, 0);
   return backend_.download(logits, logits_out, static_cast<uint64_t>(rows) * hp_.n_vocab * sizeof(float));

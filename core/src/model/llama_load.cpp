@@ -188,7 +188,7 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
     const TensorRef x1 = shape_only(DType::F32, {E, 1, 1, 1}), xn1 = x1;
     const TensorRef norm_w = shape_only(DType::F32, {E, 1, 1, 1});
     cpu::OpParams norm;
-    norm.f[0] = hp.rms_eps;
+    norm.eps = hp.rms_eps;
     auto weight_of = [&](const GgufTensorInfo* t) { return shape_only(t->dtype, t->ne); };
     auto out_of = [&](int64_t rows) { return shape_only(DType::F32, {rows, 1, 1, 1}); };
     auto find = [&](TensorRef* slot) -> Planned* {

@@ -4,51 +4,28 @@
 
 namespace clport {
 
-OpDescription::OpDescription(clport_op_kind kind, const std::vector<const TensorRef*>& src,
-                             const TensorRef& dst, const cpu::OpParams& params) {
-  op.struct_size = sizeof(op);
-  op.kind = kind;
-  op.n_src = static_cast<int32_t>(std::min<size_t>(src.size(), 4));
-  for (int i = 0; i < op.n_src; ++i) {
-    tensors[i] = abi_tensor(*src[static_cast<size_t>(i)]);
-    op.src[i] = &tensors[i];
-  }
-  tensors[4] = abi_tensor(dst);
-  op.dst = &tensors[4];
-  std::copy(params.i.begin(), params.i.end(), op.iparams);
-  std::copy(params.f.begin(), params.f.end(), op.fparams);
-}
-
-TensorRef shape_only(DType dtype, std::array<int64_t, 4> ne) {
-  TensorRef t;
-  t.dtype = dtype;
-  t.ne = ne;
-  t.nb = contiguous_strides(dtype, ne);
-  return t;
-}
-
-Status run_plan(Backend& backend, const ForwardPlan& plan, uint32_t n_past, int n_tokens,
-                const std::function<Status(int, const TensorRef&, int)>& hook) {
+Status prepare_plan(Backend& backend, ForwardPlan& plan) {
+  plan.prepared.clear();
   std::vector<const TensorRef*> src;
   for (const PlanNode& node : plan.nodes) {
     src.clear();
     for (const TensorRef& t : node.src) src.push_back(&t);
-    const cpu::OpParams* params = &node.params;
-    cpu::OpParams patched;
-    if (node.n_past_param >= 0) {
-      patched = node.params;
-      patched.i[static_cast<size_t>(node.n_past_param)] = static_cast<int32_t>(n_past);
-      params = &patched;
+    auto prepared = backend.prepare(node.kind, src, node.dst, node.params, node.dst_position_stride);
+    if (!prepared.ok()) {
+      plan.prepared.clear();
+      return prepared.status();
     }
-    if (node.dst_bytes_per_pos != 0) {
-      const uint64_t shift = node.dst_bytes_per_pos * n_past;
-      TensorRef dst = node.dst;
-      dst.offset += shift;
-      if (dst.host != nullptr) dst.host += shift;
-      CLPORT_RETURN_IF_ERROR(backend.run(node.kind, src, dst, *params));
-    } else {
-      CLPORT_RETURN_IF_ERROR(backend.run(node.kind, src, node.dst, *params));
-    }
+    plan.prepared.push_back(std::move(prepared.value()));
+  }
+  return Status();
+}
+
+Status run_plan(const ForwardPlan& plan, uint32_t n_past, int n_tokens,
+                const std::function<Status(int, const TensorRef&, int)>& hook) {
+  if (plan.prepared.size() != plan.nodes.size()) return Status(Stage::Internal, "the plan was not prepared");
+  for (size_t i = 0; i < plan.nodes.size(); ++i) {
+    CLPORT_RETURN_IF_ERROR(plan.prepared[i]->run(n_past));
+    const PlanNode& node = plan.nodes[i];
     if (hook && node.hook_layer >= 0) CLPORT_RETURN_IF_ERROR(hook(node.hook_layer, node.hook_tensor, n_tokens));
   }
   return Status();

@@ -59,17 +59,16 @@ PlanBuilder::PlanBuilder(const LlamaModel& model, uint32_t n)
   attn_heads = view(s_.attn, {HD, hp_.n_head, n_, 1}, 0);
   if (s_.q_tmp.valid()) q_tmp = view(s_.q_tmp, {HD, hp_.n_head, n_, 1}, 0);
   if (s_.k_tmp.valid()) k_tmp = view(s_.k_tmp, {HD, hp_.n_head_kv, n_, 1}, 0);
-  norm_.f[0] = hp_.rms_eps;
+  norm_.eps = hp_.rms_eps;
 }
 
 PlanNode& PlanBuilder::add(clport_op_kind kind, std::vector<TensorRef> src, const TensorRef& dst,
-                           cpu::OpParams params, int n_past_param) {
+                           cpu::OpParams params) {
   PlanNode node;
   node.kind = kind;
   node.src = std::move(src);
   node.dst = dst;
   node.params = params;
-  node.n_past_param = n_past_param;
   if (kind >= CLPORT_OP_RMS_NORM_MUL_MAT && kind <= CLPORT_OP_ROPE_KV_STORE_ATTENTION) ++plan_.fused_nodes;
   plan_.nodes.push_back(std::move(node));
   return plan_.nodes.back();
@@ -78,16 +77,14 @@ PlanNode& PlanBuilder::add(clport_op_kind kind, std::vector<TensorRef> src, cons
 PlanBuilder::AttentionParams PlanBuilder::attention_params(uint32_t layer) const {
   const bool swa = hp_.is_swa_layer(layer);
   AttentionParams p;
-  p.rope.i[0] = hp_.rope_mode;
-  p.rope.i[2] = static_cast<int32_t>(hp_.n_rot);
-  p.rope.f[0] = swa ? hp_.rope_freq_base_swa : hp_.rope_freq_base;
-  p.rope.f[1] = swa ? 1.0f : hp_.rope_freq_scale;
-  const int32_t window = swa ? static_cast<int32_t>(hp_.n_swa) : 0;
+  p.rope.rope.mode = hp_.rope_mode;
+  p.rope.rope.n_rot = static_cast<int32_t>(hp_.n_rot);
+  p.rope.rope.freq_base = swa ? hp_.rope_freq_base_swa : hp_.rope_freq_base;
+  p.rope.rope.freq_scale = swa ? 1.0f : hp_.rope_freq_scale;
+  p.attention.attention.scale = hp_.attn_scale;
+  p.attention.attention.window = swa ? static_cast<int32_t>(hp_.n_swa) : 0;
   p.rope_attention = p.rope;
-  p.rope_attention.f[2] = hp_.attn_scale;
-  p.rope_attention.i[3] = window;
-  p.attention.f[0] = hp_.attn_scale;
-  p.attention.i[3] = window;
+  p.rope_attention.attention = p.attention.attention;
   return p;
 }
 
@@ -97,7 +94,7 @@ void PlanBuilder::embed() {
   add(CLPORT_OP_GET_ROWS, {embd_rows, view(s_.ids, {n_, 1, 1, 1}, 0)}, x);
   if (hp_.embd_scale != 1.0f) {
     cpu::OpParams scale;
-    scale.f[0] = hp_.embd_scale;
+    scale.scale = hp_.embd_scale;
     add(CLPORT_OP_SCALE, {x}, x, scale);
   }
 }
@@ -163,37 +160,37 @@ void PlanBuilder::kv_store(const Layer& L, const TensorRef& k_heads, const Tenso
                            const cpu::OpParams& rope) {
   const std::vector<TensorRef> store_src = with_factors({k_heads, v_heads});
   if (claims(CLPORT_OP_KV_STORE_ROPE, pointers_to(store_src), L.kv_cache, rope, nullptr, nullptr, nullptr)) {
-    add(CLPORT_OP_KV_STORE_ROPE, store_src, L.kv_cache, rope, 1);
+    add(CLPORT_OP_KV_STORE_ROPE, store_src, L.kv_cache, rope);
     return;
   }
   if (contiguous_rows(k_heads)) {
-    add(CLPORT_OP_ROPE, with_factors({k_heads}), k_rope, rope, 1);
+    add(CLPORT_OP_ROPE, with_factors({k_heads}), k_rope, rope);
   } else {
     add(CLPORT_OP_COPY, {k_heads}, k_rope);
-    add(CLPORT_OP_ROPE, with_factors({k_rope}), k_rope, rope, 1);
+    add(CLPORT_OP_ROPE, with_factors({k_rope}), k_rope, rope);
   }
   const int64_t HD = hp_.head_dim, HKV = hp_.n_head_kv;
   const TensorRef k_slot = view(L.kv_cache, L.kv_cache.dtype, {HD, HKV, n_, 1}, L.k_cache.nb, 0);
   const TensorRef v_slot = view(L.kv_cache, L.kv_cache.dtype, {HD, HKV, n_, 1}, L.v_cache.nb,
                                 static_cast<uint64_t>(L.kv_cache.nb[3]));
-  add(CLPORT_OP_COPY, {k_rope}, k_slot).dst_bytes_per_pos = static_cast<uint64_t>(L.kv_cache.nb[2]);
-  add(CLPORT_OP_COPY, {v_heads}, v_slot).dst_bytes_per_pos = static_cast<uint64_t>(L.kv_cache.nb[2]);
+  add(CLPORT_OP_COPY, {k_rope}, k_slot).dst_position_stride = static_cast<uint64_t>(L.kv_cache.nb[2]);
+  add(CLPORT_OP_COPY, {v_heads}, v_slot).dst_position_stride = static_cast<uint64_t>(L.kv_cache.nb[2]);
 }
 
 void PlanBuilder::attend(const Layer& L, const TensorRef& q_heads, const AttentionParams& p) {
   const std::vector<TensorRef> fused_src = with_factors({q_heads, L.k_cache, L.v_cache});
   if (claims(CLPORT_OP_ROPE_ATTENTION, pointers_to(fused_src), attn_heads, p.rope_attention, nullptr, nullptr,
              nullptr)) {
-    add(CLPORT_OP_ROPE_ATTENTION, fused_src, attn_heads, p.rope_attention, 1);
+    add(CLPORT_OP_ROPE_ATTENTION, fused_src, attn_heads, p.rope_attention);
     return;
   }
   if (contiguous_rows(q_heads)) {
-    add(CLPORT_OP_ROPE, with_factors({q_heads}), q_rope, p.rope, 1);
+    add(CLPORT_OP_ROPE, with_factors({q_heads}), q_rope, p.rope);
   } else {
     add(CLPORT_OP_COPY, {q_heads}, q_rope);
-    add(CLPORT_OP_ROPE, with_factors({q_rope}), q_rope, p.rope, 1);
+    add(CLPORT_OP_ROPE, with_factors({q_rope}), q_rope, p.rope);
   }
-  add(CLPORT_OP_ATTENTION, {q_rope, L.k_cache, L.v_cache}, attn_heads, p.attention, 0);
+  add(CLPORT_OP_ATTENTION, {q_rope, L.k_cache, L.v_cache}, attn_heads, p.attention);
 }
 
 void PlanBuilder::rope_store_attend(const Layer& L, const Heads& h, const AttentionParams& p) {
@@ -202,7 +199,7 @@ void PlanBuilder::rope_store_attend(const Layer& L, const Heads& h, const Attent
   if (!w_.rope_factors.valid() &&
       claims(CLPORT_OP_ROPE_KV_STORE_ATTENTION, {&h.q, &h.k, &h.v, &L.kv_cache}, attn_heads, p.rope_attention,
              nullptr, nullptr, nullptr)) {
-    add(CLPORT_OP_ROPE_KV_STORE_ATTENTION, {h.q, h.k, h.v, L.kv_cache}, attn_heads, p.rope_attention, 1);
+    add(CLPORT_OP_ROPE_KV_STORE_ATTENTION, {h.q, h.k, h.v, L.kv_cache}, attn_heads, p.rope_attention);
     return;
   }
   kv_store(L, h.k, h.v, p.rope);

@@ -16,8 +16,7 @@ class PlanBuilder {
   // One step over n tokens of `model` (its weights and scratch are in place).
   PlanBuilder(const LlamaModel& model, uint32_t n);
 
-  PlanNode& add(clport_op_kind kind, std::vector<TensorRef> src, const TensorRef& dst, cpu::OpParams params = {},
-                int n_past_param = -1);
+  PlanNode& add(clport_op_kind kind, std::vector<TensorRef> src, const TensorRef& dst, cpu::OpParams params = {});
   ForwardPlan take() { return std::move(plan_); }
 
   // The parameters of one layer's RoPE and attention ops: its RoPE base and scaling (sliding

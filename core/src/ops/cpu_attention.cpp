@@ -1,6 +1,6 @@
 // ATTENTION: causal scaled-dot-product attention of q[head_dim, n_head, n_tokens] over a KV
 // cache [head_dim, n_kv_head, n_ctx] (F16 or F32). Query t (absolute position n_past + t) sees
-// keys 0 .. n_past + t, or with a sliding window W (iparams[3] > 0) only the last W of them;
+// keys 0 .. n_past + t, or with a sliding window W (params.attention.window > 0) only the last W of them;
 // head h reads kv head h / (n_head / n_kv_head). Softmax subtracts the row maximum, so large
 // scores do not overflow.
 #include <algorithm>
@@ -69,15 +69,15 @@ Status check_attention_operands(const Srcs& src, const HostTensor& dst, const Op
     return invalid(kOp, "n_head " + std::to_string(q.ne[1]) + " is not a multiple of n_kv_head " +
                             std::to_string(k.ne[1]));
   }
-  const int64_t n_past = p.i[0];
-  if (n_past < 0) return invalid(kOp, "n_past (iparams[0]) must be >= 0");
+  const int64_t n_past = p.n_past;
+  if (n_past < 0) return invalid(kOp, "n_past must be >= 0");
   if (n_past + q.ne[2] > k.ne[2]) {
     return invalid(kOp, "n_past " + std::to_string(n_past) + " + n_tokens " +
                             std::to_string(q.ne[2]) + " exceeds the cache length " +
                             std::to_string(k.ne[2]));
   }
-  if (!std::isfinite(p.f[0])) return invalid(kOp, "scale (fparams[0]) must be finite");
-  if (p.i[3] < 0) return invalid(kOp, "sliding window (iparams[3]) must be >= 0 (0 = none)");
+  if (!std::isfinite(p.attention.scale)) return invalid(kOp, "the attention scale must be finite");
+  if (p.attention.window < 0) return invalid(kOp, "the sliding window must be >= 0 (0 = none)");
   return Status::ok_status();
 }
 
@@ -86,9 +86,9 @@ Status attention(const Srcs& src, const HostTensor& dst, const OpParams& p, int 
   const HostTensor& q = src[0];
   const int64_t hd = q.ne[0], n_head = q.ne[1], n_tokens = q.ne[2];
   const int64_t group = n_head / src[1].ne[1];
-  const int64_t n_past = p.i[0];
+  const int64_t n_past = p.n_past;
   const int64_t n_used = n_past + n_tokens;
-  const float scale = p.f[0];
+  const float scale = p.attention.scale;
 
   const int64_t items = n_head * n_tokens;
   const int threads = plan_threads(items, 4.0 * static_cast<double>(hd * n_used), n_threads);
@@ -108,7 +108,7 @@ Status attention(const Srcs& src, const HostTensor& dst, const OpParams& p, int 
       const int64_t t = item / n_head, h = item % n_head;
       const int64_t kv = h / group;
       const int64_t n_keys = n_past + t + 1;  // causal: positions 0 .. n_past + t
-      const int64_t first = first_visible_key(n_keys, p.i[3]);
+      const int64_t first = first_visible_key(n_keys, p.attention.window);
       const float* qrow = row_f32(q, h, t);
       float max = -INFINITY;
       for (int64_t j = first; j < n_keys; ++j) {

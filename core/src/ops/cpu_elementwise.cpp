@@ -75,8 +75,8 @@ Status silu(const Srcs& src, const HostTensor& dst, const OpParams&, int n_threa
 }
 
 Status scale(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads) {
-  const float s = p.f[0];
-  if (!std::isfinite(s)) return invalid("scale", "scale (fparams[0]) must be finite");
+  const float s = p.scale;
+  if (!std::isfinite(s)) return invalid("scale", "the scale must be finite");
   return unary("scale", src, dst, n_threads, [s](float x) { return x * s; });
 }
 

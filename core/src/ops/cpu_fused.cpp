@@ -27,7 +27,7 @@ HostTensor cache_slots(const HostTensor& cache, int64_t which, int64_t pos0, int
 
 OpParams norm_params(const OpParams& p) {
   OpParams n;
-  n.f[0] = p.f[0];
+  n.eps = p.eps;
   return n;
 }
 
@@ -79,7 +79,7 @@ Status kv_store_rope(const Srcs& src, const HostTensor& dst, const OpParams& p, 
   if (dst.ne[3] != 2) return invalid(kOp, "dst must be a [head_dim, n_kv_head, n_ctx, 2] cache, got " + describe(dst));
   if (!same_shape(k, v) || k.ne[0] != dst.ne[0] || k.ne[1] != dst.ne[1] || k.ne[3] != 1)
     return invalid(kOp, "k " + describe(k) + " and v " + describe(v) + " must be [head_dim, n_kv_head, n] of the cache");
-  const int64_t pos0 = p.i[1], n = k.ne[2];
+  const int64_t pos0 = p.n_past, n = k.ne[2];
   if (pos0 < 0 || pos0 + n > dst.ne[2])
     return invalid(kOp, "positions " + std::to_string(pos0) + " + " + std::to_string(n) +
                             " do not fit the cache of " + std::to_string(dst.ne[2]));
@@ -96,9 +96,8 @@ Status rope_attention(const Srcs& src, const HostTensor& dst, const OpParams& p,
   const HostTensor q_rope = temp_f32(q_data, src[0].ne);
   CLPORT_RETURN_IF_ERROR(rope(src.size() == 4 ? Srcs{src[0], src[3]} : Srcs{src[0]}, q_rope, p, n_threads));
   OpParams att;
-  att.i[0] = p.i[1];
-  att.i[3] = p.i[3];
-  att.f[0] = p.f[2];
+  att.n_past = p.n_past;
+  att.attention = p.attention;
   return attention({q_rope, src[1], src[2]}, dst, att, n_threads);
 }
 

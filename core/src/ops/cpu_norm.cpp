@@ -26,9 +26,9 @@ Status rms_norm(const Srcs& src, const HostTensor& dst, const OpParams& p, int n
     }
     weight = static_cast<const float*>(w.data);
   }
-  const float eps = p.f[0];
+  const float eps = p.eps;
   if (!(eps >= 0.0f) || !std::isfinite(eps))
-    return invalid(kOp, "eps (fparams[0]) must be finite and >= 0");
+    return invalid(kOp, "eps must be finite and >= 0");
 
   const int64_t n = x.ne[0];
   const int threads = plan_threads(rows(x), 3.0 * static_cast<double>(n), n_threads);
@@ -52,8 +52,8 @@ Status softmax(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_
   CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "src0", x, {DType::F32}));
   CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "dst", dst, {DType::F32}));
   CLPORT_RETURN_IF_ERROR(check_same_shape(kOp, "src0", x, "dst", dst));
-  const float scale = p.f[0];
-  if (!std::isfinite(scale)) return invalid(kOp, "scale (fparams[0]) must be finite");
+  const float scale = p.scale;
+  if (!std::isfinite(scale)) return invalid(kOp, "the scale must be finite");
 
   const int64_t n = x.ne[0];
   const int threads = plan_threads(rows(x), 20.0 * static_cast<double>(n), n_threads);

@@ -24,22 +24,22 @@ Status check_rope_operands(const char* op, const Srcs& src, const HostTensor& ds
   CLPORT_RETURN_IF_ERROR(check_tensor(op, "src0", x, {DType::F32}));
   CLPORT_RETURN_IF_ERROR(check_tensor(op, "dst", dst, {DType::F32}));
   CLPORT_RETURN_IF_ERROR(check_same_shape(op, "src0", x, "dst", dst));
-  out.mode = p.i[0];
-  out.pos0 = p.i[1];
-  out.n_rot = p.i[2];
-  out.base = p.f[0];
-  out.freq_scale = p.f[1];
+  out.mode = p.rope.mode;
+  out.pos0 = p.n_past;
+  out.n_rot = p.rope.n_rot;
+  out.base = p.rope.freq_base;
+  out.freq_scale = p.rope.freq_scale;
   out.factors = nullptr;
   if (out.mode != kModeNormal && out.mode != kModeNeox) {
-    return unsupported(op, "mode (iparams[0]) " + std::to_string(out.mode) + " is not 0 (normal) or 2 (NeoX)");
+    return unsupported(op, "mode " + std::to_string(out.mode) + " is not 0 (normal) or 2 (NeoX)");
   }
   if (out.n_rot <= 0 || out.n_rot % 2 != 0 || out.n_rot > x.ne[0]) {
-    return invalid(op, "n_rot (iparams[2]) = " + std::to_string(out.n_rot) +
+    return invalid(op, "n_rot = " + std::to_string(out.n_rot) +
                            " must be even and in (0, head_dim = " + std::to_string(x.ne[0]) + "]");
   }
-  if (!(out.base > 0.0) || !std::isfinite(out.base)) return invalid(op, "freq_base (fparams[0]) must be > 0");
+  if (!(out.base > 0.0) || !std::isfinite(out.base)) return invalid(op, "freq_base must be > 0");
   if (!(out.freq_scale > 0.0) || !std::isfinite(out.freq_scale)) {
-    return invalid(op, "freq_scale (fparams[1]) must be > 0 (1 = no scaling)");
+    return invalid(op, "freq_scale must be > 0 (1 = no scaling)");
   }
   if (src.size() == 2) {
     const HostTensor& ff = src[1];

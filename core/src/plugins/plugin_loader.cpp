@@ -63,6 +63,24 @@ std::string dlopen_message(const fs::path& file) {
   return message != nullptr ? message : "unknown dlopen error";
 }
 
+// The settings declarations must be usable by the host's checks and the tuner.
+std::string settings_problem(const clport_plugin& t) {
+  if (t.n_settings > 0 && t.settings == nullptr) return "table declares " + std::to_string(t.n_settings) + " settings but no array";
+  for (size_t i = 0; i < t.n_settings; ++i) {
+    const clport_setting_decl& d = t.settings[i];
+    const std::string which = "setting " + std::to_string(i) + (d.name != nullptr ? " '" + std::string(d.name) + "'" : "");
+    if (d.name == nullptr || *d.name == '\0') return which + " has no name";
+    if (d.type != CLPORT_SETTING_BOOL && d.type != CLPORT_SETTING_INT && d.type != CLPORT_SETTING_TEXT)
+      return which + " has an unknown type " + std::to_string(d.type);
+    if (d.type == CLPORT_SETTING_INT && d.min_value > d.max_value) return which + " has an empty range";
+    if (d.n_candidates > 0 && d.candidates == nullptr) return which + " declares candidates but no array";
+    for (size_t j = 0; j < i; ++j) {
+      if (std::string(d.name) == t.settings[j].name) return which + " is declared twice";
+    }
+  }
+  return "";
+}
+
 std::string table_problem(const clport_plugin* t) {
   if (t == nullptr) return "entry symbol returned no table";
   if (t->struct_size < kHeaderSize) {
@@ -89,8 +107,10 @@ std::string table_problem(const clport_plugin* t) {
       {reinterpret_cast<const void*>(t->probe), "probe"},
       {reinterpret_cast<const void*>(t->create), "create"},
       {reinterpret_cast<const void*>(t->destroy), "destroy"},
-      {reinterpret_cast<const void*>(t->supports_op), "supports_op"},
-      {reinterpret_cast<const void*>(t->enqueue_op), "enqueue_op"},
+      {reinterpret_cast<const void*>(t->claim_op), "claim_op"},
+      {reinterpret_cast<const void*>(t->prepare_launch), "prepare_launch"},
+      {reinterpret_cast<const void*>(t->enqueue_launch), "enqueue_launch"},
+      {reinterpret_cast<const void*>(t->release_launch), "release_launch"},
       {reinterpret_cast<const void*>(t->error_code), "error_code"},
       {reinterpret_cast<const void*>(t->error_message), "error_message"},
       {reinterpret_cast<const void*>(t->release_error), "release_error"},
@@ -101,7 +121,7 @@ std::string table_problem(const clport_plugin* t) {
   if ((t->prepare_weight == nullptr) != (t->release_layout == nullptr)) {
     return "table has prepare_weight without release_layout (or the reverse)";
   }
-  return "";
+  return settings_problem(*t);
 }
 
 }  // namespace

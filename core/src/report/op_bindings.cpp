@@ -36,17 +36,15 @@ Result<std::vector<OpBindingLine>> op_bindings(const GgufFile& model, const Back
     if (t.n_dims == 2) weight_types[t.dtype] = t.ne[0];
   }
   auto show = [&](const std::string& label, clport_op_kind kind, std::vector<clport_tensor> src,
-                  clport_tensor dst, int32_t i0 = 0) {
+                  clport_tensor dst, int32_t rope_mode = 0) {
     clport_op op{};
     op.struct_size = sizeof(op);
     op.kind = kind;
     op.n_src = static_cast<int32_t>(src.size());
     for (size_t i = 0; i < src.size(); ++i) op.src[i] = &src[i];
     op.dst = &dst;
-    op.iparams[0] = i0;
-    op.iparams[2] = static_cast<int32_t>(hp->n_rot);
-    op.fparams[0] = 10000.0f;
-    op.fparams[1] = 1.0f;
+    op.params.rope = clport_rope_params{rope_mode, static_cast<int32_t>(hp->n_rot), 10000.0f, 1.0f};
+    op.params.attention.scale = 1.0f;
     out.push_back({label, be.plugin_for(op), false});
   };
   auto show_fused = [&](const std::string& label, clport_op_kind kind, std::vector<clport_tensor> src,
@@ -57,7 +55,7 @@ Result<std::vector<OpBindingLine>> op_bindings(const GgufFile& model, const Back
     op.n_src = static_cast<int32_t>(src.size());
     for (size_t i = 0; i < src.size(); ++i) op.src[i] = &src[i];
     op.dst = &dst;
-    op.fparams[0] = eps;
+    op.params.eps = eps;
     out.push_back({label, be.plugin_for(op), true});
   };
   for (const auto& [dtype, k] : weight_types) {
@@ -100,7 +98,7 @@ Result<std::vector<OpBindingLine>> op_bindings(const GgufFile& model, const Back
     show_fused("MUL_MAT+ADD " + name, CLPORT_OP_MUL_MAT_ADD, {w, x, y}, y, 0.0f);
     show_fused("RMS_NORM+MUL_MAT+SWIGLU " + name, CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU, {w, x, g, w}, y, hp->rms_eps);
   }
-  // Unlike the three above, these two go through show(): their mode is iparams[0].
+  // Unlike the three above, these two go through show(): they take the RoPE mode.
   const size_t rope_fused = out.size();
   show("ROPE+KV_STORE f16 KV", CLPORT_OP_KV_STORE_ROPE,
        {abi_tensor(DType::F32, {HD, hp->n_head_kv, 8, 1}), abi_tensor(DType::F32, {HD, hp->n_head_kv, 8, 1})},

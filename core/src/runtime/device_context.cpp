@@ -136,12 +136,14 @@ Status DeviceContext::finish() {
 }
 
 const clport_host* DeviceContext::make_host(const std::string& plugin_name,
-                                            const std::string& plugin_config_yaml,
+                                            const std::vector<TypedSetting>& settings,
                                             int32_t precision) {
   auto entry = std::make_unique<HostEntry>();
   entry->owner = this;
   entry->plugin_name = plugin_name;
-  entry->config_yaml = plugin_config_yaml;
+  entry->settings = settings;
+  for (const TypedSetting& s : entry->settings)
+    entry->setting_values.push_back({s.name.c_str(), s.type, s.int_value, s.text.c_str()});
   entry->log = logger("plugin." + plugin_name);
   fill_host_table(*entry, precision);
   std::lock_guard<std::mutex> lock(impl_->hosts_mutex);

@@ -154,7 +154,8 @@ void fill_host_table(HostEntry& entry, int32_t precision) {
   host.free_buffer = host_free_buffer;
   host.build_program = host_build_program;
   host.shared_kernel_source = host_shared_kernel_source;
-  host.config_yaml = entry.config_yaml.c_str();
+  host.settings = entry.setting_values.data();
+  host.n_settings = entry.setting_values.size();
   host.precision = precision;
   host.record_event = host_record_event;
 }

@@ -17,7 +17,8 @@ namespace clport {
 struct HostEntry {
   DeviceContext* owner = nullptr;
   std::string plugin_name;
-  std::string config_yaml;
+  std::vector<TypedSetting> settings;
+  std::vector<clport_setting_value> setting_values;  // the table's view of settings
   std::shared_ptr<spdlog::logger> log;
   clport_host table{};
   std::mutex mutex;                                 // guards the two members below

@@ -1,7 +1,11 @@
-// Candidate grids per level. Shapes: a LLaMA-7B-like decode GEMV (K = N = 4096), a prefill GEMM
-// (32 tokens) and RMSNorm over 4096-wide rows, all on Q4_0 weights (the common deployment
-// format); `tiny` shrinks them for tests while keeping the GEMV / GEMM split (M = 1 vs M = 16).
+// Candidates from the plugin's declared tunables, per level. Shapes: a LLaMA-7B-like decode GEMV
+// (K = N = 4096), a prefill GEMM (32 tokens) and RMSNorm over 4096-wide rows, all on Q4_0
+// weights (the common deployment format); `tiny` shrinks them for tests while keeping the GEMV /
+// GEMM split (M = 1 vs M = 16).
 #include "tuner/tuner_candidates.h"
+
+#include <algorithm>
+#include <cstdint>
 
 namespace clport::tuner::detail {
 namespace {
@@ -37,57 +41,62 @@ CaseSpec rms_norm(int64_t D, int64_t rows) {
   c.kind = CLPORT_OP_RMS_NORM;
   c.src = {operand(DType::F32, {D, rows, 1, 1}, 3.0f), operand(DType::F32, {D, 1, 1, 1})};
   c.dst = operand(DType::F32, {D, rows, 1, 1});
-  c.f[0] = 1e-5f;
+  c.params.eps = 1e-5f;
   c.threshold = 1e-10;
   return c;
 }
 
-std::string kv(const char* key, uint32_t v) { return std::string(key) + ": " + std::to_string(v) + "\n"; }
+// The op each tuning group is timed on. The groups are the plugins' (clport_setting_decl), the
+// shapes the core's: a group this clport has no shape for is not tuned.
+bool shape_for(const std::string& group, bool tiny, CaseSpec* spec) {
+  if (group == "gemv") *spec = tiny ? mul_mat(256, 64, 1) : mul_mat(4096, 4096, 1);
+  else if (group == "gemm") *spec = tiny ? mul_mat(128, 64, 16) : mul_mat(4096, 4096, 32);
+  else if (group == "norm") *spec = tiny ? rms_norm(256, 4) : rms_norm(4096, 32);
+  else return false;
+  return true;
+}
+
+// How many candidates a group gets at a level (evenly spaced over all combinations).
+size_t cap_for(TuningLevel level) {
+  switch (level) {
+    case TuningLevel::Exhaustive: return SIZE_MAX;
+    case TuningLevel::Normal: return 32;
+    default: return 8;
+  }
+}
 
 }  // namespace
 
-std::vector<Group> groups(TuningLevel level, bool tiny, uint32_t max_wg) {
-  const bool fast = level == TuningLevel::Fast || level == TuningLevel::None;
-  const bool exhaustive = level == TuningLevel::Exhaustive;
+std::vector<Group> groups(const clport_plugin& plugin, TuningLevel level, bool tiny) {
+  // The tunables of each group, in declaration order.
+  std::vector<std::pair<std::string, std::vector<const clport_setting_decl*>>> by_group;
+  for (size_t i = 0; plugin.settings != nullptr && i < plugin.n_settings; ++i) {
+    const clport_setting_decl& d = plugin.settings[i];
+    if (d.tuning_group == nullptr || d.n_candidates == 0 || d.type == CLPORT_SETTING_TEXT) continue;
+    auto it = std::find_if(by_group.begin(), by_group.end(), [&](const auto& g) { return g.first == d.tuning_group; });
+    if (it == by_group.end()) it = by_group.insert(by_group.end(), {d.tuning_group, {}});
+    it->second.push_back(&d);
+  }
   std::vector<Group> out;
-
-  Group gemv{"gemv", tiny ? mul_mat(256, 64, 1) : mul_mat(4096, 4096, 1), {}};
-  const std::vector<uint32_t> gemv_wgs = fast ? std::vector<uint32_t>{32, 64, 128}
-                                         : exhaustive ? std::vector<uint32_t>{8, 16, 32, 64, 128, 256, 512}
-                                                      : std::vector<uint32_t>{16, 32, 64, 128, 256};
-  const std::vector<uint32_t> gemv_rows = fast ? std::vector<uint32_t>{4, 8}
-                                          : exhaustive ? std::vector<uint32_t>{1, 2, 4, 8, 16}
-                                                       : std::vector<uint32_t>{2, 4, 8, 16};
-  for (uint32_t wg : gemv_wgs)
-    for (uint32_t rows : gemv_rows)
-      if (wg <= max_wg && rows <= wg && wg >= 4) gemv.candidates.push_back(kv("gemv_wg", wg) + kv("gemv_rows", rows));
-  // One work-item per work-group, no reduction (what CPUs run best).
-  for (uint32_t rows : gemv_rows) gemv.candidates.push_back(kv("gemv_wg", 1) + kv("gemv_rows", rows));
-  out.push_back(gemv);
-
-  Group gemm{"gemm", tiny ? mul_mat(128, 64, 16) : mul_mat(4096, 4096, 32), {}};
-  // fast: square tiles and micro-tiles only; normal: every pairing of those sizes.
-  const std::vector<uint32_t> tiles = exhaustive ? std::vector<uint32_t>{8, 16, 32, 64, 128}
-                                                 : std::vector<uint32_t>{32, 64};
-  const std::vector<uint32_t> micro = exhaustive ? std::vector<uint32_t>{1, 2, 4, 8, 16}
-                                                 : std::vector<uint32_t>{4, 8, 16};
-  for (uint32_t tn : tiles)
-    for (uint32_t tm : tiles)
-      for (uint32_t rn : micro)
-        for (uint32_t rm : micro) {
-          if (fast && (tn != tm || rn != rm)) continue;
-          if (tn % rn == 0 && tm % rm == 0 && (tn / rn) * (tm / rm) <= max_wg && rn * rm <= 128)
-            gemm.candidates.push_back(kv("gemm_tn", tn) + kv("gemm_tm", tm) + kv("gemm_rn", rn) + kv("gemm_rm", rm));
-        }
-  out.push_back(gemm);
-
-  Group norm{"norm", tiny ? rms_norm(256, 4) : rms_norm(4096, 32), {}};
-  const std::vector<uint32_t> norm_wgs = fast ? std::vector<uint32_t>{32, 64, 128}
-                                         : exhaustive ? std::vector<uint32_t>{8, 16, 32, 64, 128, 256, 512, 1024}
-                                                      : std::vector<uint32_t>{16, 32, 64, 128, 256};
-  for (uint32_t wg : norm_wgs)
-    if (wg <= max_wg) norm.candidates.push_back(kv("norm_wg", wg));
-  out.push_back(norm);
+  for (const auto& [name, settings] : by_group) {
+    Group g;
+    g.name = name;
+    if (!shape_for(name, tiny, &g.spec)) continue;
+    // Every combination of the candidates (mixed radix over the settings), thinned evenly.
+    size_t total = 1;
+    for (const clport_setting_decl* d : settings) total *= d->n_candidates;
+    const size_t wanted = std::min(total, cap_for(level));
+    for (size_t k = 0; k < wanted; ++k) {
+      size_t index = wanted == total ? k : k * total / wanted;
+      std::string text;
+      for (const clport_setting_decl* d : settings) {
+        text += std::string(d->name) + ": " + std::to_string(d->candidates[index % d->n_candidates]) + "\n";
+        index /= d->n_candidates;
+      }
+      g.candidates.push_back(std::move(text));
+    }
+    out.push_back(std::move(g));
+  }
   return out;
 }
 

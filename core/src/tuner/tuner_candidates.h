@@ -1,5 +1,6 @@
-// Internal: what the tuner times. A group is one op shape and the settings keys that affect it;
-// candidates are flat YAML texts over those keys, filtered by the device's work-group limit.
+// Internal: what the tuner times. A group is one op shape and the plugin's tunables of that group
+// (clport_setting_decl.tuning_group); candidates are flat YAML texts over those settings, which
+// the plugin checks at create (a combination it rejects is a failed trial, not an error).
 #pragma once
 
 #include <cstdint>
@@ -17,6 +18,6 @@ struct Group {
   std::vector<std::string> candidates;  // "gemv_wg: 32\ngemv_rows: 4\n"
 };
 
-std::vector<Group> groups(TuningLevel level, bool tiny, uint32_t max_work_group_size);
+std::vector<Group> groups(const clport_plugin& plugin, TuningLevel level, bool tiny);
 
 }  // namespace clport::tuner::detail

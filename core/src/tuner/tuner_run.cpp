@@ -84,10 +84,8 @@ Status prepare(DeviceContext& ctx, const conformance::detail::CaseSpec& spec, st
   b->op.n_src = static_cast<int32_t>(b->src.size());
   for (size_t i = 0; i < b->src.size(); ++i) b->op.src[i] = &b->views[i];
   b->op.dst = &b->views.back();
-  for (int i = 0; i < 8; ++i) {
-    b->op.iparams[i] = spec.i[static_cast<size_t>(i)];
-    b->op.fparams[i] = spec.f[static_cast<size_t>(i)];
-  }
+  b->op.n_past = spec.params.n_past;
+  b->op.params = spec.params.abi();
   return Status();
 }
 
@@ -103,8 +101,8 @@ Result<double> timed_run(DeviceContext& ctx, const clport_plugin& t, clport_plug
   ctx.take_timings();  // drop anything earlier
   const auto t0 = std::chrono::steady_clock::now();
   clport_plugin_error* error = nullptr;
-  const int32_t rc = t.enqueue_op(inst, &op, &error);
-  if (rc != CLPORT_PLUGIN_OK) return Status(Stage::Plugin, "enqueue_op: " + plugin_error(t, error));
+  const int32_t rc = enqueue_once(t, inst, op, &error);
+  if (rc != CLPORT_PLUGIN_OK) return Status(Stage::Plugin, "launch: " + plugin_error(t, error));
   CLPORT_RETURN_IF_ERROR(ctx.finish());
   const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   uint64_t ns = 0;
@@ -120,7 +118,12 @@ Trial run_trial(DeviceContext& ctx, const LoadedPlugin& plugin, const Options& o
   const std::string settings =
       candidate.empty() ? options.policy_settings : merge_settings(parse_flat(candidate), options.policy_settings);
   const clport_plugin& t = plugin.table();
-  const clport_host* host = ctx.make_host(plugin.name(), settings, options.precision);
+  auto typed = check_plugin_settings(t, settings);
+  if (!typed.ok()) {
+    trial.error = typed.status().message();
+    return trial;
+  }
+  const clport_host* host = ctx.make_host(plugin.name(), typed.value(), options.precision);
   const clport_device_desc desc = ctx.info().to_desc();
   clport_plugin_instance* inst = nullptr;
   clport_plugin_error* error = nullptr;
@@ -129,7 +132,7 @@ Trial run_trial(DeviceContext& ctx, const LoadedPlugin& plugin, const Options& o
     return trial;
   }
   auto body = [&]() -> Status {
-    if (!t.supports_op(inst, &b.op)) return Status(Stage::Unsupported, "the plugin does not run this op with these settings");
+    if (!t.claim_op(inst, &b.op)) return Status(Stage::Unsupported, "the plugin does not run this op with these settings");
     auto warm = timed_run(ctx, t, inst, b.op, profiled);  // builds the program
     if (!warm.ok()) return warm.status();
     std::vector<uint8_t> got(b.dst.initial.size());
@@ -192,7 +195,7 @@ Result<Report> tune(DeviceContext& ctx, const std::shared_ptr<LoadedPlugin>& plu
   std::mt19937_64 rng(0x7475'6e65ULL);  // fixed data: every candidate sees the same inputs
   const int repeats = repeats_for(options);
   nlohmann::json measurements = nlohmann::json::array();
-  for (auto& group : detail::groups(options.level, options.tiny, static_cast<uint32_t>(ctx.info().max_work_group_size))) {
+  for (auto& group : detail::groups(plugin->table(), options.level, options.tiny)) {
     GroupResult gr;
     gr.group = group.name;
     gr.shape = std::string(op_kind_name(group.spec.kind)) + " " + group.spec.dtype + " " + group.spec.shape;

@@ -6,8 +6,10 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "adreno_quirks.hpp"
+#include "clport_common/setting_decls.hpp"
 #include "clport_plugin/plugin_sdk.hpp"
 #include "generation_shapes.hpp"
 #include "split_layout.hpp"
@@ -25,7 +27,7 @@ class AdrenoInstance final : public clport_plugin_instance {
       : packer_(host, d, !quirks.no_images), mat_mul_(host, shapes, quirks) {}
 
   ~AdrenoInstance() override {
-    packer_.release(scratch_);
+    for (SplitWeight& w : scratch_) packer_.release(w);
     for (SplitWeight* w : live_) {  // layouts the host never released
       packer_.release(*w);
       delete w;
@@ -78,16 +80,31 @@ class AdrenoInstance final : public clport_plugin_instance {
     // A weight that was not prepared at load (plain GGUF bytes): split it into scratch arrays on
     // the device first. The in-order queue orders this repack after the previous op's reads.
     std::lock_guard<std::mutex> lock(scratch_mutex_);
-    const adreno::SplitSizes need = adreno::split_sizes(w.dtype, w.ne[0], w.ne[1]);
-    if (scratch_.q != nullptr && (scratch_.dtype != w.dtype || scratch_.sizes.q_bytes != need.q_bytes ||
-                                  scratch_.sizes.s_bytes != need.s_bytes || scratch_.sizes.sc_bytes != need.sc_bytes ||
-                                  scratch_.sizes.q_texels != need.q_texels))
-      packer_.release(scratch_);
-    packer_.pack(w, scratch_);
-    mat_mul_.enqueue(scratch_, x, d);
+    SplitWeight& scratch = scratch_for(w);
+    const bool fresh = scratch.q == nullptr;
+    try {
+      packer_.pack(w, scratch);
+    } catch (...) {
+      if (fresh) packer_.release(scratch);  // a half-allocated set would be reused as whole
+      throw;
+    }
+    mat_mul_.enqueue(scratch, x, d);
   }
 
  private:
+  // The scratch arrays for an unprepared weight of w's dtype and shape (scratch_mutex_ held). One
+  // set per shape, none freed before the instance: a prepared launch replays its repack and
+  // mat-mul on the arrays it was recorded with, so arrays of another shape cannot replace them.
+  SplitWeight& scratch_for(const clport_tensor& w) {
+    const adreno::SplitSizes need = adreno::split_sizes(w.dtype, w.ne[0], w.ne[1]);
+    for (SplitWeight& s : scratch_) {
+      if (s.dtype == w.dtype && s.sizes.q_bytes == need.q_bytes && s.sizes.s_bytes == need.s_bytes &&
+          s.sizes.sc_bytes == need.sc_bytes && s.sizes.q_texels == need.q_texels)
+        return s;
+    }
+    return scratch_.emplace_back();  // its arrays are allocated by the first pack()
+  }
+
   // The live split weight behind w.layout when it matches w's dtype and shape, else NULL.
   const SplitWeight* find(const clport_tensor& w) {
     auto* split = static_cast<SplitWeight*>(w.layout);
@@ -102,13 +119,15 @@ class AdrenoInstance final : public clport_plugin_instance {
   std::mutex mutex_;  // live_
   std::set<SplitWeight*> live_;
   std::mutex scratch_mutex_;
-  SplitWeight scratch_;
+  std::vector<SplitWeight> scratch_;  // see scratch_for()
 };
 
 struct AdrenoPlugin {
   static constexpr const char* kName = "adreno";
   static constexpr const char* kVersion = "0.2.0";
   static constexpr bool kHasPrepareWeight = true;
+
+  static const std::vector<clport_setting_decl>& settings() { return adreno::settings(); }
 
   static int32_t probe(const clport_device_desc& d, const char** reason) {
     const std::string family = d.family != nullptr ? d.family : "";
@@ -140,10 +159,9 @@ struct AdrenoPlugin {
     const adreno::KernelShapes shapes = adreno::shapes_for(d);
     adreno::Workarounds quirks = adreno::quirks_for(d);
     for (const std::string& q : quirks.applied) h.log(CLPORT_LOG_INFO, "adreno: quirk " + q);
-    if (const std::string settings = h.config_yaml(); !settings.empty()) {
+    if (const std::string settings = clport::plugin_common::settings_text(host); !settings.empty())
       h.log(CLPORT_LOG_INFO, "adreno: policy settings " + settings);
-      adreno::apply_settings(quirks, settings);
-    }
+    adreno::apply_settings(quirks, h);
     auto inst = std::make_unique<AdrenoInstance>(host, d, shapes, quirks);
     h.log(CLPORT_LOG_INFO, std::string("adreno: ") + shapes.why + "; weights " +
                                (inst->images_enabled() ? "through image1d_buffer views" : "in plain buffers") +

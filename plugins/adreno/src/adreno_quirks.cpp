@@ -1,6 +1,6 @@
 #include "adreno_quirks.hpp"
 
-#include "vendor_ops.hpp"
+#include "clport_common/setting_decls.hpp"
 
 namespace adreno {
 namespace {
@@ -51,10 +51,28 @@ Workarounds quirks_for(const clport_device_desc& device) {
   return w;
 }
 
-void apply_settings(Workarounds& w, const std::string& settings) {
-  w.no_subgroups = !vendor::setting_bool(settings, "use_subgroups", !w.no_subgroups);
-  w.one_kernel_per_program = vendor::setting_bool(settings, "one_kernel_per_program", w.one_kernel_per_program);
-  w.no_images = !vendor::setting_bool(settings, "use_images", !w.no_images);
+// The plugin's kernels hold no private arrays of vectors (their private arrays are float), so
+// it has no private_vector_arrays setting: that quirk concerns the generic plugin's kernels.
+const std::vector<clport_setting_decl>& settings() {
+  using clport::plugin_common::bool_setting;
+  static const std::vector<clport_setting_decl> decls = {
+      bool_setting("use_subgroups",
+                   "false builds the kernels without sub-group features (default device dependent: false on Adreno "
+                   "6xx and on devices without sub-groups, else true)"),
+      bool_setting("one_kernel_per_program",
+                   "true builds every GEMV / GEMM kernel as its own program (default device dependent: true on "
+                   "Adreno 6xx)"),
+      bool_setting("use_images",
+                   "false reads split weights from plain buffers instead of image1d_buffer views (default device "
+                   "dependent: true where the device has images)"),
+  };
+  return decls;
+}
+
+void apply_settings(Workarounds& w, const clport::sdk::Host& host) {
+  w.no_subgroups = !host.setting_bool("use_subgroups", !w.no_subgroups);
+  w.one_kernel_per_program = host.setting_bool("one_kernel_per_program", w.one_kernel_per_program);
+  w.no_images = !host.setting_bool("use_images", !w.no_images);
 }
 
 }  // namespace adreno

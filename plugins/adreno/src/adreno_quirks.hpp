@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "clport_plugin/plugin_abi.h"
+#include "clport_plugin/plugin_sdk.hpp"
 
 namespace adreno {
 
@@ -19,7 +20,10 @@ struct Workarounds {
 
 Workarounds quirks_for(const clport_device_desc& device);
 
-// Applies the policy's flat "key: value" settings on top of the quirks.
-void apply_settings(Workarounds& w, const std::string& settings_yaml);
+// The settings apply_settings reads (static: the ABI keeps pointers into it).
+const std::vector<clport_setting_decl>& settings();
+
+// Applies the policy's settings on top of the quirks.
+void apply_settings(Workarounds& w, const clport::sdk::Host& host);
 
 }  // namespace adreno

@@ -28,7 +28,7 @@ struct SplitSizes {
 };
 SplitSizes split_sizes(int32_t dtype, int64_t K, int64_t N);
 
-// One repacked weight. `magic` lets the plugin recognise its own handles in supports_op.
+// One repacked weight. `magic` lets the plugin recognise its own handles in claim_op.
 struct SplitWeight {
   static constexpr uint32_t kMagic = 0x41445231;  // "ADR1"
   uint32_t magic = kMagic;

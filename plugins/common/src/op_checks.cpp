@@ -79,7 +79,7 @@ std::string check_rms_norm(const clport_op& op) {
   }
   if (auto e = need_f32(op.dst, "dst"); !e.empty()) return e;
   if (!same_shape(*op.src[0], *op.dst)) return "dst shape differs from src0";
-  if (!(op.fparams[0] >= 0.0f)) return "eps must be >= 0";
+  if (!(op.params.eps >= 0.0f)) return "eps must be >= 0";
   return "";
 }
 
@@ -95,16 +95,14 @@ std::string check_mul_mat(const clport_op& op) {
   return "";
 }
 
-// ROPE's parameters (iparams 0..2, fparams 0..1) for heads of head_dim elements and n tokens.
+// RoPE's parameters (params.rope, n_past) for heads of head_dim elements and n tokens.
 std::string check_rope_params(const clport_op& op, int64_t head_dim, int64_t n) {
-  const int32_t mode = op.iparams[0], n_rot = op.iparams[2];
-  if (mode != 0 && mode != 2) return "rope mode must be 0 (normal) or 2 (neox)";
-  if (head_dim % 2 != 0 || n_rot <= 0 || n_rot % 2 != 0 || n_rot > head_dim)
+  const clport_rope_params& rope = op.params.rope;
+  if (rope.mode != 0 && rope.mode != 2) return "rope mode must be 0 (normal) or 2 (neox)";
+  if (head_dim % 2 != 0 || rope.n_rot <= 0 || rope.n_rot % 2 != 0 || rope.n_rot > head_dim)
     return "rope needs an even head_dim and an even n_rot <= head_dim";
-  if (op.iparams[1] < 0 || static_cast<int64_t>(op.iparams[1]) + n > kMaxIndex)
-    return "rope position offset out of range";
-  if (!(op.fparams[0] > 0.0f) || !(op.fparams[1] > 0.0f))
-    return "rope freq_base and freq_scale must be > 0";
+  if (op.n_past < 0 || static_cast<int64_t>(op.n_past) + n > kMaxIndex) return "rope position offset out of range";
+  if (!(rope.freq_base > 0.0f) || !(rope.freq_scale > 0.0f)) return "rope freq_base and freq_scale must be > 0";
   return "";
 }
 
@@ -119,12 +117,12 @@ std::string need_f32_rows(const clport_tensor* t, const char* what) {
   return "";
 }
 
-// The frequency factors RoPE may carry (ABI 1.3) as source `index`: F32 [n_rot / 2], contiguous.
+// The frequency factors RoPE may carry as source `index`: F32 [n_rot / 2], contiguous.
 std::string check_rope_factors(const clport_op& op, int index) {
   if (op.n_src <= index) return "";
   const clport_tensor* ff = op.src[index];
   if (auto e = need_f32(ff, "frequency factors"); !e.empty()) return e;
-  if (ff->ne[0] != op.iparams[2] / 2 || ff->ne[1] != 1 || ff->ne[2] != 1 || ff->ne[3] != 1)
+  if (ff->ne[0] != op.params.rope.n_rot / 2 || ff->ne[1] != 1 || ff->ne[2] != 1 || ff->ne[3] != 1)
     return "frequency factors must be [n_rot / 2]";
   return "";
 }
@@ -139,8 +137,7 @@ std::string check_rope(const clport_op& op) {
   return check_rope_params(op, x.ne[0], x.ne[2]);
 }
 
-// ATTENTION, and ROPE_ATTENTION (rotated q: any row / token stride, rope parameters, n_past
-// in iparams[1]).
+// ATTENTION, and ROPE_ATTENTION (rotated q: any row / token stride, rope parameters).
 std::string check_attention(const clport_op& op, const Tuning& t, bool rope) {
   if (op.n_src != 3 && !(rope && op.n_src == 4)) return "attention takes q, K, V (and rope frequency factors)";
   if (auto e = check_rope_factors(op, 3); !e.empty()) return e;
@@ -148,7 +145,7 @@ std::string check_attention(const clport_op& op, const Tuning& t, bool rope) {
   if (auto e = need_f32(op.dst, "dst"); !e.empty()) return e;
   if (rope) {
     if (auto e = check_rope_params(op, op.src[0]->ne[0], op.src[0]->ne[2]); !e.empty()) return e;
-    if (!std::isfinite(op.fparams[2])) return "attention scale must be finite";
+    if (!std::isfinite(op.params.attention.scale)) return "attention scale must be finite";
   }
   const clport_tensor &q = *op.src[0], *k = op.src[1], *v = op.src[2];
   if (k == nullptr || v == nullptr) return "K or V missing";
@@ -164,9 +161,9 @@ std::string check_attention(const clport_op& op, const Tuning& t, bool rope) {
   if (k->ne[0] != hd) return "K head_dim differs from q";
   if (n_head % k->ne[1] != 0) return "n_head must be a multiple of n_kv_head";
   if (hd > (t.att_serial == 1 ? 256 : static_cast<int64_t>(t.att_wg) * t.att_dpt)) return "head_dim too large for att tuning";
-  const int64_t n_past = op.iparams[rope ? 1 : 0];
+  const int64_t n_past = op.n_past;
   if (n_past < 0 || n_past + n_tokens > k->ne[2]) return "n_past + n_tokens exceeds the cache";
-  if (op.iparams[3] < 0) return "sliding window must be >= 0 (0 = none)";
+  if (op.params.attention.window < 0) return "sliding window must be >= 0 (0 = none)";
   return "";
 }
 
@@ -183,7 +180,7 @@ std::string check_kv_store_rope(const clport_op& op) {
   if (c->ne[3] != 2 || c->ne[0] != k.ne[0] || c->ne[1] != k.ne[1])
     return "the KV cache must be [head_dim, n_kv_head, n_ctx, 2] matching k";
   if (auto e = check_rope_params(op, k.ne[0], k.ne[2]); !e.empty()) return e;
-  if (op.iparams[1] + k.ne[2] > c->ne[2]) return "positions exceed the cache";
+  if (op.n_past + k.ne[2] > c->ne[2]) return "positions exceed the cache";
   return "";
 }
 
@@ -225,7 +222,7 @@ std::string check_fused_gemv(const clport_op& op, const Tuning& t, int n_src) {
 std::string check_norm_input(const clport_op& op) {
   if (auto e = need_f32(op.src[2], "norm weight"); !e.empty()) return e;
   if (element_count(*op.src[2]) != op.src[1]->ne[0]) return "norm weight must have K elements";
-  if (!(op.fparams[0] >= 0.0f)) return "eps must be >= 0";
+  if (!(op.params.eps >= 0.0f)) return "eps must be >= 0";
   return "";
 }
 

@@ -22,7 +22,7 @@ cl_ulong4 nb4(const clport_tensor& t) {
   return cl_ulong4{{u64(t.nb[0]), u64(t.nb[1]), u64(t.nb[2]), u64(t.nb[3])}};
 }
 
-// RoPE's frequency factors (source `index`, ABI 1.3) when the op carries them; else src0 stands
+// RoPE's frequency factors (source `index`) when the op carries them; else src0 stands
 // in as a valid buffer the kernel never reads (its has_ff argument is 0).
 const clport_tensor& rope_factors(const clport_op& op, int index) {
   return op.n_src > index ? *op.src[index] : *op.src[0];
@@ -46,7 +46,7 @@ void OpRunner::rms_norm(const clport_op& op) {
   const clport_tensor* g = op.n_src == 2 ? op.src[1] : nullptr;
   const sdk::Kernel& k = kernel(ProgramId::Norm, "rms_norm_f32");
   set_args(h_.cl(), k, x.buffer, u64(x.offset), g ? g->buffer : x.buffer, u64(g ? g->offset : 0),
-           cl_int(g ? 1 : 0), d.buffer, u64(d.offset), i32(x.ne[0]), op.fparams[0]);
+           cl_int(g ? 1 : 0), d.buffer, u64(d.offset), i32(x.ne[0]), op.params.eps);
   const size_t rows = static_cast<size_t>(element_count(x) / x.ne[0]);
   const size_t global[2] = {tuning_.norm_wg, rows}, local[2] = {tuning_.norm_wg, 1};
   run(k, 2, global, local);
@@ -92,11 +92,11 @@ void OpRunner::mul_mat_packed(const PackedWeight& w, const clport_op& op) {
 void OpRunner::rope(const clport_op& op) {
   const clport_tensor &x = *op.src[0], &d = *op.dst;
   const clport_tensor& factors = rope_factors(op, 1);
+  const clport_rope_params& r = op.params.rope;
   const sdk::Kernel& k = kernel(ProgramId::Rope, "rope_f32");
   set_args(h_.cl(), k, x.buffer, u64(x.offset), d.buffer, u64(d.offset), i32(x.ne[0]),
-           i32(x.ne[1]), i32(x.ne[2]), cl_int(op.iparams[1]), cl_int(op.iparams[2]),
-           cl_int(op.iparams[0] == 2 ? 1 : 0), op.fparams[0], op.fparams[1], factors.buffer,
-           u64(factors.offset), cl_int(op.n_src > 1));
+           i32(x.ne[1]), i32(x.ne[2]), cl_int(op.n_past), cl_int(r.n_rot), cl_int(r.mode == 2 ? 1 : 0),
+           r.freq_base, r.freq_scale, factors.buffer, u64(factors.offset), cl_int(op.n_src > 1));
   const size_t global = round_up(static_cast<size_t>(element_count(x) / 2), tuning_.elt_wg);
   const size_t local = tuning_.elt_wg;
   run(k, 1, &global, &local);
@@ -117,11 +117,11 @@ void OpRunner::fused_gemv(const clport_op& op) {
              u64(d.offset), i32(K), i32(N), third.buffer, u64(third.offset));
   } else if (op.kind == CLPORT_OP_RMS_NORM_MUL_MAT) {
     set_args(h_.cl(), k, w.buffer, u64(w.offset), u64(w.nb[1]), x.buffer, u64(x.offset), d.buffer,
-             u64(d.offset), i32(K), i32(N), third.buffer, u64(third.offset), op.fparams[0]);
+             u64(d.offset), i32(K), i32(N), third.buffer, u64(third.offset), op.params.eps);
   } else {
     const clport_tensor& up = *op.src[3];
     set_args(h_.cl(), k, w.buffer, u64(w.offset), u64(w.nb[1]), x.buffer, u64(x.offset), d.buffer,
-             u64(d.offset), i32(K), i32(N), third.buffer, u64(third.offset), op.fparams[0], up.buffer,
+             u64(d.offset), i32(K), i32(N), third.buffer, u64(third.offset), op.params.eps, up.buffer,
              u64(up.offset));
   }
   const size_t groups = static_cast<size_t>((N + tuning_.gemv_rows - 1) / tuning_.gemv_rows);
@@ -133,13 +133,14 @@ void OpRunner::fused_gemv(const clport_op& op) {
 void OpRunner::kv_store_rope(const clport_op& op) {
   const clport_tensor &kt = *op.src[0], &vt = *op.src[1], &c = *op.dst;
   const clport_tensor& factors = rope_factors(op, 2);
+  const clport_rope_params& r = op.params.rope;
   const sdk::Kernel& k = kernel(ProgramId::Rope, c.dtype == CLPORT_DTYPE_F16 ? "kv_store_rope_f16"
                                                                             : "kv_store_rope_f32");
   set_args(h_.cl(), k, kt.buffer, u64(kt.offset), u64(kt.nb[1]), u64(kt.nb[2]), vt.buffer,
            u64(vt.offset), u64(vt.nb[1]), u64(vt.nb[2]), c.buffer, u64(c.offset), u64(c.nb[1]),
            u64(c.nb[2]), u64(c.nb[3]), i32(kt.ne[0]), i32(kt.ne[1]), i32(kt.ne[2]),
-           cl_int(op.iparams[1]), cl_int(op.iparams[2]), cl_int(op.iparams[0] == 2 ? 1 : 0),
-           op.fparams[0], op.fparams[1], factors.buffer, u64(factors.offset), cl_int(op.n_src > 2));
+           cl_int(op.n_past), cl_int(r.n_rot), cl_int(r.mode == 2 ? 1 : 0), r.freq_base, r.freq_scale,
+           factors.buffer, u64(factors.offset), cl_int(op.n_src > 2));
   const size_t global = round_up(static_cast<size_t>(element_count(kt) / 2), tuning_.elt_wg);
   const size_t local = tuning_.elt_wg;
   run(k, 1, &global, &local);
@@ -162,8 +163,10 @@ void OpRunner::attention(const clport_op& op) {
   const bool serial = tuning_.att_serial == 1;
   const std::string name = std::string(serial ? "attention_serial_" : "attention_") + (store ? "store_" : "") +
                            (f16 ? "f16" : "f32");
-  // Plain ATTENTION: n_past in iparams[0], scale in fparams[0], q contiguous, no rotation.
+  // Plain ATTENTION: q contiguous, no rotation.
   const bool rope = op.kind != CLPORT_OP_ATTENTION;
+  const clport_rope_params& r = op.params.rope;
+  const clport_attention_params& a = op.params.attention;
   const bool has_factors = op.kind == CLPORT_OP_ROPE_ATTENTION && op.n_src > 3;
   const clport_tensor& factors = has_factors ? *op.src[3] : q;
   const uint64_t q_nb1 = rope ? q.nb[1] : q.ne[0] * 4, q_nb2 = rope ? q.nb[2] : q.ne[0] * q.ne[1] * 4;
@@ -171,11 +174,10 @@ void OpRunner::attention(const clport_op& op) {
   auto set_attention_args = [&](const sdk::Kernel& k) {
     set_args(h_.cl(), k, q.buffer, u64(q.offset), kc.buffer, u64(kc.offset), vc.buffer,
              u64(vc.offset), u64(kc.nb[1]), u64(kc.nb[2]), d.buffer, u64(d.offset), i32(q.ne[0]),
-             i32(q.ne[1]), i32(kc.ne[1]), cl_int(op.iparams[rope ? 1 : 0]), op.fparams[rope ? 2 : 0],
-             u64(q_nb1), u64(q_nb2), cl_int(rope ? op.iparams[2] : 0),
-             cl_int(rope && op.iparams[0] == 2 ? 1 : 0), rope ? op.fparams[0] : 1.0f,
-             rope ? op.fparams[1] : 1.0f, kn.buffer, u64(kn.offset), u64(kn.nb[1]), vn.buffer, u64(vn.offset),
-             u64(vn.nb[1]), kc.buffer, u64(kc.offset), u64(store ? op.src[3]->nb[3] : 0), cl_int(op.iparams[3]),
+             i32(q.ne[1]), i32(kc.ne[1]), cl_int(op.n_past), a.scale, u64(q_nb1), u64(q_nb2),
+             cl_int(rope ? r.n_rot : 0), cl_int(rope && r.mode == 2 ? 1 : 0), rope ? r.freq_base : 1.0f,
+             rope ? r.freq_scale : 1.0f, kn.buffer, u64(kn.offset), u64(kn.nb[1]), vn.buffer, u64(vn.offset),
+             u64(vn.nb[1]), kc.buffer, u64(kc.offset), u64(store ? op.src[3]->nb[3] : 0), cl_int(a.window),
              factors.buffer, u64(factors.offset), cl_int(has_factors));
   };
   constexpr cl_uint kSplitArgs = 34;  // index of the split kernel's first own argument
@@ -186,9 +188,8 @@ void OpRunner::attention(const clport_op& op) {
     if (cl_mem part = grow(attention_parts_, part_bytes, "the split attention's partial results"); part != nullptr) {
       const sdk::Kernel& ks = kernel(ProgramId::Attention, std::string("attention_split_store_") + (f16 ? "f16" : "f32"));
       set_attention_args(ks);
-      const cl_int n_split = splits;
-      sdk::check_cl(h_.cl().clSetKernelArg(ks.get(), kSplitArgs, sizeof(n_split), &n_split), "clSetKernelArg(n_split)");
-      sdk::check_cl(h_.cl().clSetKernelArg(ks.get(), kSplitArgs + 1, sizeof(part), &part), "clSetKernelArg(part)");
+      sdk::detail::set_one(h_.cl(), ks, kSplitArgs, cl_int(splits));
+      sdk::detail::set_one(h_.cl(), ks, kSplitArgs + 1, part);
       const size_t global_s[2] = {static_cast<size_t>(q.ne[1]) * wg, static_cast<size_t>(splits)};
       const size_t local_s[2] = {wg, 1};
       run(ks, 2, global_s, local_s);
@@ -210,7 +211,7 @@ void OpRunner::attention(const clport_op& op) {
 int OpRunner::attention_splits(const clport_op& op) const {
   if (op.kind != CLPORT_OP_ROPE_KV_STORE_ATTENTION || tuning_.att_split != 1 || op.src[0]->ne[2] != 1) return 1;
   // Enough work-groups for a few per compute unit, each range at least att_split_keys keys.
-  const int64_t n_head = op.src[0]->ne[1], n_past = op.iparams[1], window = op.iparams[3];
+  const int64_t n_head = op.src[0]->ne[1], n_past = op.n_past, window = op.params.attention.window;
   const int64_t cached = window > 0 ? std::min<int64_t>(n_past, window - 1) : n_past;
   const int64_t by_keys = cached / static_cast<int64_t>(tuning_.att_split_keys);
   const int64_t by_groups = (4 * static_cast<int64_t>(compute_units_) + n_head - 1) / n_head;
@@ -221,7 +222,7 @@ void OpRunner::softmax(const clport_op& op) {
   const clport_tensor &x = *op.src[0], &d = *op.dst;
   const sdk::Kernel& k = kernel(ProgramId::Softmax, "softmax_f32");
   set_args(h_.cl(), k, x.buffer, u64(x.offset), d.buffer, u64(d.offset), i32(x.ne[0]),
-           op.fparams[0]);
+           op.params.scale);
   const size_t rows = static_cast<size_t>(element_count(x) / x.ne[0]);
   const size_t global[2] = {tuning_.softmax_wg, rows}, local[2] = {tuning_.softmax_wg, 1};
   run(k, 2, global, local);
@@ -233,7 +234,7 @@ void OpRunner::unary(const clport_op& op) {
   const bool scale = op.kind == CLPORT_OP_SCALE;
   const sdk::Kernel& k = kernel(ProgramId::Elementwise, scale ? "scale_f32" : "silu_f32");
   if (scale) {
-    set_args(h_.cl(), k, x.buffer, u64(x.offset), d.buffer, u64(d.offset), n, op.fparams[0]);
+    set_args(h_.cl(), k, x.buffer, u64(x.offset), d.buffer, u64(d.offset), n, op.params.scale);
   } else {
     set_args(h_.cl(), k, x.buffer, u64(x.offset), d.buffer, u64(d.offset), n);
   }

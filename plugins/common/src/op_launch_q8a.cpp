@@ -106,7 +106,7 @@ bool OpRunner::q8s_gemv(const clport_op& op, const char* form, int64_t rows) {
   const cl_mem g_buf = g ? g->buffer : x.buffer;
   const auto g_off = static_cast<cl_ulong>(g ? g->offset : 0);
   const cl_int norm = g ? 1 : 0, Ki = static_cast<cl_int>(K), Ni = static_cast<cl_int>(N);
-  const float eps = op.fparams[0];
+  const float eps = op.params.eps;
   if (const clport_tensor* e = epilogue_operand(op)) {
     sdk::set_args(h_.cl(), k, w.buffer, w_off, w_row, x.buffer, x_off, g_buf, g_off, norm, eps, scratch, d.buffer,
                   d_off, Ki, Ni, e->buffer, static_cast<cl_ulong>(e->offset));
@@ -127,7 +127,7 @@ bool OpRunner::q8a_gemv(const clport_op& op) {
   const int64_t rows = op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU ? std::max<int64_t>(1, tuning_.q8a_rows / 2)
                                                                     : tuning_.q8a_rows;
   if (M == 1 && tuning_.q8s == 1) return q8s_gemv(op, form, rows);
-  const cl_mem xa = quantize_activations(x, w.dtype, norm_in_front(op) ? op.src[2] : nullptr, op.fparams[0]);
+  const cl_mem xa = quantize_activations(x, w.dtype, norm_in_front(op) ? op.src[2] : nullptr, op.params.eps);
   if (xa == nullptr) return false;
   const sdk::Kernel& k = kernel(ProgramId::GemvQ8a, std::string("mul_mat_gemv_q8a_") + form + kernel_type_suffix(w.dtype));
   const auto w_off = static_cast<cl_ulong>(w.offset), w_row = static_cast<cl_ulong>(w.nb[1]),

@@ -17,6 +17,8 @@ OpRunner::OpRunner(const clport_host& host, const clport_device_desc& device, Tu
   if (std::string e = tuning_.validate(device.max_work_group_size); !e.empty())
     throw sdk::Failure("invalid kernel tuning for " + std::string(device.name ? device.name : "device") +
                        ": " + e);
+  if (!tuning_.private_vector_arrays)
+    h_.log(CLPORT_LOG_INFO, "shared kernels built with -DCLPORT_NO_PRIVATE_VECTOR_ARRAYS=1 (private_vector_arrays: false)");
 }
 
 std::vector<const char*> OpRunner::program_files(ProgramId id) {
@@ -63,6 +65,7 @@ std::string OpRunner::program_options(ProgramId id) const {
     case ProgramId::Attention: o << " -DATT_WG=" << t.att_wg << " -DATT_DPT=" << t.att_dpt; break;
     default: o << " -DELT_WG=" << t.elt_wg; break;
   }
+  if (!t.private_vector_arrays) o << " -DCLPORT_NO_PRIVATE_VECTOR_ARRAYS=1";
   if (!t.extra_options.empty()) o << " " << t.extra_options;
   return o.str();
 }
@@ -238,7 +241,8 @@ cl_mem OpRunner::grow(Scratch& s, size_t bytes, const char* what) {
     cl_mem grown = host_.alloc_buffer(host_.host_ctx, std::max<size_t>(bytes, 1), &status);
     if (grown == nullptr && status == CLPORT_PLUGIN_OUT_OF_MEMORY) return nullptr;
     if (grown == nullptr) throw sdk::Failure("cannot allocate " + std::to_string(bytes) + " bytes for " + what);
-    // Outgrown buffers stay until the runner goes: kernels already enqueued may still use them.
+    // Outgrown buffers stay until the runner goes: kernels already enqueued may still use them,
+    // and a prepared launch replays with the buffer it was recorded with.
     s.buffers.push_back(grown);
     s.bytes = bytes;
   }

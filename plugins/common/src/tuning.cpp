@@ -1,25 +1,182 @@
 #include "clport_common/tuning.hpp"
 
 #include <algorithm>
-#include <cctype>
-#include <cstdlib>
 #include <sstream>
-#include <utility>
-#include <vector>
+#include <type_traits>
+
+#include "clport_common/setting_decls.hpp"
 
 namespace clport::plugin_common {
 namespace {
 
 bool is_pow2(uint32_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
-std::string trim(const std::string& s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
+// Largest value any work-group size setting may have (the device's own limit is checked too).
+constexpr int64_t kMaxWorkGroup = 65536;
+constexpr int64_t kMaxInt = 2147483647;  // kernels take sizes as int
+
+// What `clport tune` times per group: the union of the values its fast, normal and exhaustive
+// levels tried (the tuner drops the combinations validate() refuses).
+const int64_t kGemvWgCandidates[] = {1, 8, 16, 32, 64, 128, 256, 512};
+const int64_t kGemvRowsCandidates[] = {1, 2, 4, 8, 16};
+const int64_t kGemmTileCandidates[] = {8, 16, 32, 64, 128};
+const int64_t kGemmMicroTileCandidates[] = {1, 2, 4, 8, 16};
+const int64_t kNormWgCandidates[] = {8, 16, 32, 64, 128, 256, 512, 1024};
+
+template <auto Member>
+int64_t get_field(const Tuning& t) {
+  return static_cast<int64_t>(t.*Member);
+}
+template <auto Member>
+void set_field(Tuning& t, int64_t v) {
+  t.*Member = static_cast<std::remove_reference_t<decltype(t.*Member)>>(v);
+}
+
+// One Tuning field a policy may set: its declaration (named as the field) and its accessors.
+struct Field {
+  clport_setting_decl decl;
+  int64_t (*get)(const Tuning&);
+  void (*set)(Tuning&, int64_t);
+};
+#define CLPORT_TUNING_ACCESSORS(field) &get_field<&Tuning::field>, &set_field<&Tuning::field>
+
+const std::vector<Field>& fields() {
+  static const std::vector<Field> table = {
+      {int_setting("elt_wg", 1, kMaxWorkGroup,
+                   "work-group size of the element-wise ops, get_rows, RoPE and copy (default 64, or the device's limit)"),
+       CLPORT_TUNING_ACCESSORS(elt_wg)},
+      {tuned_int_setting("gemv_wg", 1, kMaxWorkGroup, "gemv", kGemvWgCandidates,
+                         "GEMV work-group size: a power of two >= 4 and >= gemv_rows, or 1 = one work-item walks "
+                         "whole rows (default device dependent: 1 on CPUs, 128 on GPUs)"),
+       CLPORT_TUNING_ACCESSORS(gemv_wg)},
+      {tuned_int_setting("gemv_rows", 1, 64, "gemv", kGemvRowsCandidates,
+                         "output rows per GEMV work-group (default device dependent: 8 on CPUs, 4 on GPUs)"),
+       CLPORT_TUNING_ACCESSORS(gemv_rows)},
+      {int_setting("gemv_max_m", 1, kMaxInt, "mat-muls with at most this many activation rows take the GEMV (default 4)"),
+       CLPORT_TUNING_ACCESSORS(gemv_max_m)},
+      {int_setting("gemv_max_m_q4q8", -1, kMaxInt,
+                   "the same limit for Q4_0 / Q4_1 / Q8_0 weights; 0 = gemv_max_m, -1 = by device type (default -1: "
+                   "every M on CPUs, gemv_max_m on GPUs)"),
+       CLPORT_TUNING_ACCESSORS(gemv_max_m_q4q8)},
+      {int_setting("gemv_split", 0, 4,
+                   "work-items per 32-element run of quantized GEMV weights: 1 (whole runs), 4 (quarter runs), 0 = by "
+                   "device type (default 0: 1 on CPUs, 4 on GPUs)"),
+       CLPORT_TUNING_ACCESSORS(gemv_split)},
+      {int_setting("gemv_packed", 0, 1,
+                   "1 repacks Q4_0 / Q4_1 / Q8_0 weights for the packed GEMV (a second copy in device memory), 0 keeps "
+                   "the plain layout (default 0)"),
+       CLPORT_TUNING_ACCESSORS(gemv_packed)},
+      {int_setting("gemv_packed_wg", 1, kMaxWorkGroup, "packed GEMV work-group size, a power of two (default 64)"),
+       CLPORT_TUNING_ACCESSORS(gemv_packed_wg)},
+      {int_setting("gemv_packed_rows", 1, 64, "output rows per packed GEMV work-group, at most gemv_packed_wg (default 8)"),
+       CLPORT_TUNING_ACCESSORS(gemv_packed_rows)},
+      {tuned_int_setting("gemm_tn", 1, 1024, "gemm", kGemmTileCandidates,
+                         "GEMM tile along N (weight rows), a multiple of gemm_rn (default device dependent: 64)"),
+       CLPORT_TUNING_ACCESSORS(gemm_tn)},
+      {tuned_int_setting("gemm_tm", 1, 1024, "gemm", kGemmTileCandidates,
+                         "GEMM tile along M (activation rows), a multiple of gemm_rm (default device dependent: 64 on "
+                         "CPUs, 32 on GPUs)"),
+       CLPORT_TUNING_ACCESSORS(gemm_tm)},
+      {tuned_int_setting("gemm_rn", 1, 128, "gemm", kGemmMicroTileCandidates,
+                         "GEMM micro-tile along N per work-item; gemm_rn * gemm_rm <= 128 (default device dependent: "
+                         "8 on CPUs, 4 on GPUs)"),
+       CLPORT_TUNING_ACCESSORS(gemm_rn)},
+      {tuned_int_setting("gemm_rm", 1, 128, "gemm", kGemmMicroTileCandidates,
+                         "GEMM micro-tile along M per work-item (default device dependent: 16 on CPUs, 4 on GPUs)"),
+       CLPORT_TUNING_ACCESSORS(gemm_rm)},
+      {int_setting("gemm_kmajor", 0, 2,
+                   "GEMM local tile layout: 1 k-major, 0 row-major, 2 = by device type (default 2: 0 on CPUs, 1 on GPUs)"),
+       CLPORT_TUNING_ACCESSORS(gemm_kmajor)},
+      {int_setting("f16_bits", 0, 2,
+                   "half-precision scales widened with integer bit moves (1) or vload_half (0); 2 = by device type "
+                   "(default 2: 1 on CPUs, 0 on GPUs)"),
+       CLPORT_TUNING_ACCESSORS(f16_bits)},
+      {tuned_int_setting("norm_wg", 1, kMaxWorkGroup, "norm", kNormWgCandidates,
+                         "RMSNorm work-group size, a power of two (default device dependent: 64)"),
+       CLPORT_TUNING_ACCESSORS(norm_wg)},
+      {int_setting("softmax_wg", 1, kMaxWorkGroup, "softmax work-group size, a power of two (default 64)"),
+       CLPORT_TUNING_ACCESSORS(softmax_wg)},
+      {int_setting("att_wg", 1, kMaxWorkGroup,
+                   "attention work-group size, a power of two (default device dependent: 64, 128 on GPUs)"),
+       CLPORT_TUNING_ACCESSORS(att_wg)},
+      {int_setting("att_dpt", 1, 16,
+                   "output dims per attention work-item, head_dim <= att_wg * att_dpt (default 4, more on devices "
+                   "with small work-groups)"),
+       CLPORT_TUNING_ACCESSORS(att_dpt)},
+      {int_setting("att_serial", 0, 2,
+                   "attention as one work-item per (head, token) without barriers: 1 on, 0 off, 2 = on for CPUs "
+                   "(default 2)"),
+       CLPORT_TUNING_ACCESSORS(att_serial)},
+      {int_setting("att_split", 0, 2,
+                   "decode attention split over ranges of cached keys plus a merge launch: 1 on, 0 off, 2 = on for "
+                   "GPUs (default 2)"),
+       CLPORT_TUNING_ACCESSORS(att_split)},
+      {int_setting("att_split_keys", 1, 65536, "fewest cached keys per range of the split decode attention (default 64)"),
+       CLPORT_TUNING_ACCESSORS(att_split_keys)},
+      {int_setting("rope_attention", 0, 1,
+                   "1 claims ROPE_ATTENTION (the query's RoPE inside the attention kernel), 0 leaves ROPE + ATTENTION "
+                   "(default 1)"),
+       CLPORT_TUNING_ACCESSORS(rope_attention)},
+      {int_setting("int_dot", 0, 2,
+                   "mat-muls of quantized weights on 8-bit activations: 1 on, 0 off, 2 = on for CPUs (default 2; "
+                   "precision fp32 turns it off)"),
+       CLPORT_TUNING_ACCESSORS(int_dot)},
+      {int_setting("q8a_rows", 1, 32, "weight rows per work-item of the integer GEMV (default 8)"),
+       CLPORT_TUNING_ACCESSORS(q8a_rows)},
+      {int_setting("q8s", 0, 1,
+                   "1: a one-row integer GEMV quantizes the row in each work-item (one launch), 0: a separate "
+                   "quantize launch (default 1)"),
+       CLPORT_TUNING_ACCESSORS(q8s)},
+      {int_setting("q8s_items", 0, 65536, "work-items of the one-row integer GEMV, 0 = 4 per compute unit (default 0)"),
+       CLPORT_TUNING_ACCESSORS(q8s_items)},
+  };
+  return table;
+}
+#undef CLPORT_TUNING_ACCESSORS
+
+constexpr const char* kPrivateVectorArrays = "private_vector_arrays";
+
+// The kernels that still declare private arrays of vectors, by the setting that selects them.
+std::string private_vector_array_conflicts(const Tuning& t) {
+  std::ostringstream err;
+  if (t.gemv_split == 1) err << "gemv_split 1 (whole-run GEMV) ";
+  if (t.int_dot == 1) err << "int_dot 1 (integer GEMV) ";
+  if (t.att_serial == 1) err << "att_serial 1 (serial attention) ";
+  if (t.gemv_packed == 1) err << "gemv_packed 1 (packed GEMV) ";
+  const std::string which = err.str();
+  return which.empty() ? "" : which + "runs kernels with private vector arrays, which private_vector_arrays false excludes; ";
 }
 
 }  // namespace
+
+const std::vector<clport_setting_decl>& tuning_settings() {
+  static const std::vector<clport_setting_decl> decls = [] {
+    std::vector<clport_setting_decl> out;
+    for (const Field& f : fields()) out.push_back(f.decl);
+    return out;
+  }();
+  return decls;
+}
+
+clport_setting_decl private_vector_arrays_setting() {
+  return bool_setting(kPrivateVectorArrays,
+                      "false builds every kernel without private arrays of vectors, for drivers that mis-write them "
+                      "(the GEMM stages its tiles straight into local memory; settings that select kernels with such "
+                      "arrays are refused) (default true)");
+}
+
+std::vector<clport_setting_decl> with_tuning_settings(std::vector<clport_setting_decl> own) {
+  const std::vector<clport_setting_decl>& tuning = tuning_settings();
+  own.insert(own.end(), tuning.begin(), tuning.end());
+  return own;
+}
+
+void Tuning::apply_settings(const sdk::Host& host) {
+  for (const Field& f : fields()) {
+    if (const clport_setting_value* v = host.setting(f.decl.name)) f.set(*this, v->int_value);
+  }
+  private_vector_arrays = host.setting_bool(kPrivateVectorArrays, private_vector_arrays);
+}
 
 int64_t Tuning::gemv_max_m_for(int32_t weight_dtype) const {
   const bool q4q8 = weight_dtype == CLPORT_DTYPE_Q4_0 || weight_dtype == CLPORT_DTYPE_Q4_1 ||
@@ -29,6 +186,11 @@ int64_t Tuning::gemv_max_m_for(int32_t weight_dtype) const {
 
 std::string Tuning::validate(uint32_t max_wg) const {
   std::ostringstream err;
+  for (const Field& f : fields()) {
+    const int64_t v = f.get(*this);
+    if (v < f.decl.min_value || v > f.decl.max_value)
+      err << f.decl.name << " must be in " << f.decl.min_value << ".." << f.decl.max_value << "; ";
+  }
   auto wg_ok = [&](const char* name, uint32_t v, bool pow2) {
     if (v == 0 || v > max_wg) err << name << "=" << v << " not in 1.." << max_wg << "; ";
     if (pow2 && !is_pow2(v)) err << name << "=" << v << " is not a power of two; ";
@@ -45,74 +207,29 @@ std::string Tuning::validate(uint32_t max_wg) const {
   if (gemv_packed_rows == 0 || gemv_packed_rows > 64 ||
       (gemv_packed_wg != 1 && (gemv_packed_rows > gemv_packed_wg || gemv_packed_wg < 4)))
     err << "gemv_packed_rows must be in 1..64, and in 1..gemv_packed_wg with gemv_packed_wg >= 4 unless it is 1; ";
-  if (gemv_packed > 1) err << "gemv_packed must be 0 or 1; ";
   if (gemm_rn == 0 || gemm_rm == 0 || gemm_tn % gemm_rn != 0 || gemm_tm % gemm_rm != 0)
     err << "gemm tiles must be multiples of the micro-tiles; ";
   else if ((gemm_tn / gemm_rn) * (gemm_tm / gemm_rm) > max_wg)
     err << "gemm work-group " << (gemm_tn / gemm_rn) * (gemm_tm / gemm_rm) << " > " << max_wg
         << "; ";
-  if (att_dpt == 0 || att_dpt > 16) err << "att_dpt must be in 1..16; ";
-  if (gemv_max_m < 1) err << "gemv_max_m must be >= 1; ";
-  if (gemv_max_m_q4q8 < -1) err << "gemv_max_m_q4q8 must be >= 0 (or -1, by device type); ";
+  // The micro-tile's accumulators live in registers; beyond 128 per work-item they spill.
+  if (static_cast<uint64_t>(gemm_rn) * gemm_rm > 128) err << "gemm_rn * gemm_rm must be at most 128; ";
   if (gemv_split != 0 && gemv_split != 1 && gemv_split != 4) err << "gemv_split must be 0, 1 or 4; ";
-  if (gemm_kmajor > 2) err << "gemm_kmajor must be 0, 1 or 2; ";
-  if (f16_bits > 2) err << "f16_bits must be 0, 1 or 2; ";
-  if (rope_attention > 1) err << "rope_attention must be 0 or 1; ";
-  if (int_dot > 2) err << "int_dot must be 0, 1 or 2; ";
-  if (att_serial > 2) err << "att_serial must be 0, 1 or 2; ";
-  if (att_split > 2) err << "att_split must be 0, 1 or 2; ";
-  if (att_split_keys == 0 || att_split_keys > 65536) err << "att_split_keys must be in 1..65536; ";
-  if (q8a_rows == 0 || q8a_rows > 32) err << "q8a_rows must be in 1..32; ";
-  if (q8s > 1) err << "q8s must be 0 or 1; ";
-  if (q8s_items > 65536) err << "q8s_items must be in 0..65536; ";
+  if (!private_vector_arrays) err << private_vector_array_conflicts(*this);
   return err.str();
-}
-
-std::string Tuning::apply_overrides(const std::string& yaml_text) {
-  std::vector<std::pair<const char*, uint32_t*>> u32 = {
-      {"elt_wg", &elt_wg},   {"gemv_wg", &gemv_wg},       {"gemv_rows", &gemv_rows},
-      {"gemm_tn", &gemm_tn}, {"gemm_tm", &gemm_tm},       {"gemm_rn", &gemm_rn},
-      {"gemm_rm", &gemm_rm}, {"norm_wg", &norm_wg},       {"softmax_wg", &softmax_wg},
-      {"att_wg", &att_wg},   {"att_dpt", &att_dpt},       {"gemv_split", &gemv_split},
-      {"gemm_kmajor", &gemm_kmajor}, {"f16_bits", &f16_bits},   {"gemv_packed", &gemv_packed},
-      {"gemv_packed_wg", &gemv_packed_wg}, {"gemv_packed_rows", &gemv_packed_rows},
-      {"rope_attention", &rope_attention}, {"int_dot", &int_dot}, {"q8a_rows", &q8a_rows},
-      {"att_serial", &att_serial}, {"q8s", &q8s}, {"q8s_items", &q8s_items}, {"att_split", &att_split},
-      {"att_split_keys", &att_split_keys}};
-  std::istringstream in(yaml_text);
-  std::string line, problems;
-  while (std::getline(in, line)) {
-    line = trim(line.substr(0, line.find('#')));
-    const size_t colon = line.find(':');
-    if (line.empty() || colon == std::string::npos) continue;
-    const std::string key = trim(line.substr(0, colon)), value = trim(line.substr(colon + 1));
-    if (value.empty()) continue;  // a nested section header: not ours
-    char* end = nullptr;
-    const long long v = std::strtoll(value.c_str(), &end, 10);
-    const bool numeric = end != nullptr && *end == '\0' && v >= 0 && v < (1LL << 31);
-    bool known = false;
-    for (auto& [name, field] : u32) {
-      if (key != name) continue;
-      known = true;
-      if (numeric) *field = static_cast<uint32_t>(v);
-    }
-    if (key == "gemv_max_m" || key == "gemv_max_m_q4q8") {
-      known = true;
-      if (numeric) (key == "gemv_max_m" ? gemv_max_m : gemv_max_m_q4q8) = v;
-    }
-    if (known && !numeric) problems += key + ": '" + value + "' is not a number; ";
-  }
-  return problems;
 }
 
 void apply_device_defaults(Tuning& t, const clport_device_desc& device) {
   const bool gpu = (device.device_type & CL_DEVICE_TYPE_GPU) != 0;
+  // The CPU shapes of the GEMV, the integer GEMV and the serial attention declare private
+  // vector arrays: without them, every device gets the GPU choices of those.
+  const bool cpu_shapes = !gpu && t.private_vector_arrays;
   const Tuning stock;
   // gemv_split 0 = auto. Quarter-run GEMV coalesces on GPUs but costs a CPU (PoCL) about 3x in
   // per-run overhead. With it, 128 x 4 rows measured fastest on an H200 (64 x 8 was up to 2.5x
   // slower at K = 14336), so a GPU left at the CPU-shaped stock (1 x 8) gets that.
   if (t.gemv_split == 0) {
-    t.gemv_split = gpu ? 4 : 1;
+    t.gemv_split = cpu_shapes ? 1 : 4;
     // The stock gemv_wg 1 (no reduction) is for CPUs: a GPU needs many work-items per row.
     if (gpu && t.gemv_wg == stock.gemv_wg && t.gemv_rows == stock.gemv_rows && device.max_work_group_size >= 4) {
       t.gemv_wg = 128;
@@ -129,9 +246,9 @@ void apply_device_defaults(Tuning& t, const clport_device_desc& device) {
   if (t.gemm_kmajor == 2) t.gemm_kmajor = gpu ? 1 : 0;
   if (t.f16_bits == 2) t.f16_bits = gpu ? 0 : 1;
   // The integer GEMV is shaped for CPUs (one work-item walks whole rows).
-  if (t.int_dot == 2) t.int_dot = gpu ? 0 : 1;
+  if (t.int_dot == 2) t.int_dot = cpu_shapes ? 1 : 0;
   // A GPU needs the work-group's threads; a CPU runs each barrier region as a loop of its own.
-  if (t.att_serial == 2) t.att_serial = gpu ? 0 : 1;
+  if (t.att_serial == 2) t.att_serial = cpu_shapes ? 1 : 0;
   if (t.att_split == 2) t.att_split = gpu ? 1 : 0;
   // 4 per compute unit: the compute units share the rows evenly, and the redundant
   // quantization of the row stays small (SmolLM2 decode on PoCL, 2 cores: 4 per unit ran as

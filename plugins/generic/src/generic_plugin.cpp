@@ -1,13 +1,16 @@
 // The generic plugin: every op on any conformant OpenCL 1.2 device, through the shared kernels
 // and the launch code in plugins/common with default tuning (overridable from the plugin's
-// policy section, e.g. "gemv_wg: 128"). Low probe score, so any vendor plugin that serves a
-// device wins and this one remains the per-op fallback.
+// policy section, e.g. "gemv_wg: 128"; the settings are plugins/common's tuning_settings() and
+// private_vector_arrays). Low probe score, so any vendor plugin that serves a device wins and
+// this one remains the per-op fallback.
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "clport_plugin/plugin_sdk.hpp"
 #include "clport_common/op_runner.hpp"
+#include "clport_common/tuning.hpp"
 
 namespace {
 
@@ -44,6 +47,13 @@ struct GenericPlugin {
   static constexpr const char* kVersion = "0.1.0";
   static constexpr bool kHasPrepareWeight = true;
 
+  // Every kernel it runs is a shared one, so it honours private_vector_arrays everywhere.
+  static const std::vector<clport_setting_decl>& settings() {
+    static const std::vector<clport_setting_decl> decls =
+        clport::plugin_common::with_tuning_settings({clport::plugin_common::private_vector_arrays_setting()});
+    return decls;
+  }
+
   static int32_t probe(const clport_device_desc& d, const char** reason) {
     if (!version_at_least_1_2(d.device_version, "OpenCL ")) {
       *reason = "device is older than OpenCL 1.2";
@@ -65,8 +75,7 @@ struct GenericPlugin {
                                                         const clport_device_desc& device) {
     clport::sdk::Host h(host);
     Tuning tuning = clport::plugin_common::default_tuning(device.max_work_group_size);
-    if (std::string bad = tuning.apply_overrides(h.config_yaml()); !bad.empty())
-      h.log(CLPORT_LOG_WARN, "generic: ignoring policy tuning values: " + bad);
+    tuning.apply_settings(h);
     // The kernels keep half as storage only (vload_half/vstore_half): correct everywhere, and
     // the precision the CPU reference checks. fp16 compute is not implemented here.
     if (host.precision == 2)

@@ -2,15 +2,19 @@
 // Serves the decode hot path (vendor_ops.hpp): MUL_MAT GEMV with its own sub-group kernels
 // (intel_gemv.hpp), GEMM and RMS_NORM with Intel tuning of the shared kernels.
 //
-// Settings (policy section `intel:`): use_subgroups (default true; false builds the kernels'
-// local-memory fallback), sg_size (default: 16 or what the device lists), sg_rows (rows per
-// work-group, default 4), plus every shared-kernel tuning key (gemv_max_m, gemm_*, norm_wg ...).
+// Settings (policy section `intel:`, declared in IntelPlugin::settings): use_subgroups (default
+// true; false builds the kernels' local-memory fallback), sg_size (default: 16 or what the device
+// lists), sg_rows (rows per work-group, default 4), plus every shared-kernel tuning key
+// (gemv_max_m, gemm_*, norm_wg ...).
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "clport_plugin/plugin_sdk.hpp"
 #include "clport_common/op_checks.hpp"
 #include "clport_common/op_runner.hpp"
+#include "clport_common/setting_decls.hpp"
+#include "clport_common/tuning.hpp"
 #include "intel_gemv.hpp"
 #include "vendor_ops.hpp"
 
@@ -60,14 +64,13 @@ class IntelInstance final : public clport_plugin_instance {
 };
 
 intel::SubgroupConfig subgroup_config(const clport::sdk::Host& h, const clport_device_desc& d) {
-  const std::string settings = h.config_yaml();
   intel::SubgroupConfig sg;
   sg.reqd_size = vendor::has_extension(d.extensions, "cl_intel_required_subgroup_size");
-  std::string bad;
-  sg.sg_size = vendor::setting_uint(settings, "sg_size", intel::choose_sub_group_size(h.cl(), d.device), &bad);
-  sg.sg_rows = vendor::setting_uint(settings, "sg_rows", sg.sg_rows, &bad);
-  if (!bad.empty()) h.log(CLPORT_LOG_WARN, "intel: ignoring unreadable " + bad);
-  if (!vendor::setting_bool(settings, "use_subgroups", true)) sg.extra_options = "-DCLPORT_NO_SUBGROUPS=1";
+  // Asked only when the policy leaves sg_size to the device.
+  sg.sg_size = h.setting("sg_size") != nullptr ? static_cast<uint32_t>(h.setting_int("sg_size", 0))
+                                                : intel::choose_sub_group_size(h.cl(), d.device);
+  sg.sg_rows = static_cast<uint32_t>(h.setting_int("sg_rows", sg.sg_rows));
+  if (!h.setting_bool("use_subgroups", true)) sg.extra_options = "-DCLPORT_NO_SUBGROUPS=1";
   return sg;
 }
 
@@ -75,6 +78,21 @@ struct IntelPlugin {
   static constexpr const char* kName = "intel";
   static constexpr const char* kVersion = "0.1.0";
   static constexpr bool kHasPrepareWeight = false;
+
+  static const std::vector<clport_setting_decl>& settings() {
+    using namespace clport::plugin_common;
+    static const std::vector<clport_setting_decl> decls = with_tuning_settings({
+        bool_setting("use_subgroups",
+                     "false builds the GEMV's local-memory reduction instead of the sub-group one (default true)"),
+        int_setting("sg_size", 4, 64,
+                    "lanes per sub-group of the GEMV, a power of two the device lists (default device dependent: "
+                    "16, else the smallest listed size >= 8)"),
+        int_setting("sg_rows", 1, 64,
+                    "sub-groups (output rows) per GEMV work-group; sg_size * sg_rows <= the device's work-group "
+                    "limit (default 4)"),
+    });
+    return decls;
+  }
 
   static int32_t probe(const clport_device_desc& d, const char** reason) {
     const std::string family = d.family != nullptr ? d.family : "";
@@ -102,7 +120,7 @@ struct IntelPlugin {
   static std::unique_ptr<clport_plugin_instance> create(const clport_host& host, const clport_device_desc& d) {
     clport::sdk::Host h(host);
     Tuning t = intel_tuning(d);
-    if (std::string bad = t.apply_overrides(h.config_yaml()); !bad.empty()) h.log(CLPORT_LOG_WARN, "intel: ignoring " + bad);
+    t.apply_settings(h);
     if (std::string bad = t.validate(d.max_work_group_size); !bad.empty()) {
       throw clport::sdk::Failure("intel: invalid tuning from the policy: " + bad);
     }

@@ -37,7 +37,6 @@ std::string MaliGemv::options() const {
   std::ostringstream o;
   o << "-cl-std=CL1.2 -DMALI_WG=" << config_.wg << " -DMALI_ROWS=" << config_.rows;
   if (config_.int8_dot) o << " -DCLPORT_MALI_INT8_DOT=1";
-  if (!config_.extra_options.empty()) o << " " << config_.extra_options;
   return o.str();
 }
 

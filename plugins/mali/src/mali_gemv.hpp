@@ -17,7 +17,6 @@ struct GemvConfig {
   uint32_t wg = 64;
   uint32_t rows = 2;
   bool int8_dot = false;      // -DCLPORT_MALI_INT8_DOT: arm_dot for Q8_0 (reduced precision)
-  std::string extra_options;  // policy workarounds (-DCLPORT_NO_PRIVATE_VECTOR_ARRAYS=1, ...)
   std::string validate(uint32_t max_work_group_size) const;
 };
 

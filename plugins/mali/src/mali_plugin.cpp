@@ -1,15 +1,20 @@
 // Arm Mali plugin. Probe: Bifrost, Valhall and 5th-gen Mali (Midgard is left to generic), from
 // the classifier's family/generation. Serves the decode hot path (vendor_ops.hpp): MUL_MAT GEMV
 // with its own vectorised kernels (mali_gemv.hpp), GEMM and RMS_NORM with per-architecture
-// tuning (mali_config.hpp) of the shared kernels. Workarounds arrive as settings from
-// configs/quirks.yaml: private_vector_arrays (false -> -DCLPORT_NO_PRIVATE_VECTOR_ARRAYS=1),
-// int8_dot (default true: arm_dot for Q8_0 when the policy asks for fp16 precision).
+// tuning (mali_config.hpp) of the shared kernels. Settings (MaliPlugin::settings):
+// private_vector_arrays (a driver workaround: false builds the shared kernels with
+// -DCLPORT_NO_PRIVATE_VECTOR_ARRAYS=1; the plugin's own GEMV holds no private arrays at all),
+// int8_dot (default true: arm_dot for Q8_0 when the policy asks for fp16 precision), and the
+// shared kernels' tuning.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "clport_plugin/plugin_sdk.hpp"
 #include "clport_common/op_checks.hpp"
 #include "clport_common/op_runner.hpp"
+#include "clport_common/setting_decls.hpp"
+#include "clport_common/tuning.hpp"
 #include "mali_config.hpp"
 #include "mali_gemv.hpp"
 #include "vendor_ops.hpp"
@@ -67,13 +72,11 @@ class MaliInstance final : public clport_plugin_instance {
 };
 
 mali::GemvConfig gemv_config(const clport::sdk::Host& h, const clport_device_desc& d, const Tuning& t) {
-  const std::string settings = h.config_yaml();
   mali::GemvConfig g;
   g.wg = t.gemv_wg;
   g.rows = t.gemv_rows < 1 ? 1 : (t.gemv_rows > 4 ? 4 : t.gemv_rows);
   g.int8_dot = h.precision() == 2 && vendor::has_extension(d.extensions, "cl_arm_integer_dot_product_int8") &&
-               vendor::setting_bool(settings, "int8_dot", true);
-  if (!vendor::setting_bool(settings, "private_vector_arrays", true)) g.extra_options = "-DCLPORT_NO_PRIVATE_VECTOR_ARRAYS=1";
+               h.setting_bool("int8_dot", true);
   return g;
 }
 
@@ -81,6 +84,17 @@ struct MaliPlugin {
   static constexpr const char* kName = "mali";
   static constexpr const char* kVersion = "0.1.0";
   static constexpr bool kHasPrepareWeight = false;
+
+  static const std::vector<clport_setting_decl>& settings() {
+    using namespace clport::plugin_common;
+    static const std::vector<clport_setting_decl> decls = with_tuning_settings({
+        bool_setting("int8_dot",
+                     "arm_dot on 8-bit activations for Q8_0 weights where the device has "
+                     "cl_arm_integer_dot_product_int8 and the policy asks for fp16 precision (default true)"),
+        private_vector_arrays_setting(),
+    });
+    return decls;
+  }
 
   static int32_t probe(const clport_device_desc& d, const char** reason) {
     const std::string family = d.family != nullptr ? d.family : "";
@@ -112,12 +126,10 @@ struct MaliPlugin {
   static std::unique_ptr<clport_plugin_instance> create(const clport_host& host, const clport_device_desc& d) {
     clport::sdk::Host h(host);
     Tuning t = mali_tuning(d);
-    if (std::string bad = t.apply_overrides(h.config_yaml()); !bad.empty()) h.log(CLPORT_LOG_WARN, "mali: ignoring " + bad);
+    t.apply_settings(h);
     if (std::string bad = t.validate(d.max_work_group_size); !bad.empty()) {
       throw clport::sdk::Failure("mali: invalid tuning from the policy: " + bad);
     }
-    if (!vendor::setting_bool(h.config_yaml(), "private_vector_arrays", true))
-      t.extra_options += " -DCLPORT_NO_PRIVATE_VECTOR_ARRAYS=1";
     mali::GemvConfig g = gemv_config(h, d, t);
     if (std::string bad = g.validate(d.max_work_group_size); !bad.empty()) {
       throw clport::sdk::Failure("mali: invalid GEMV settings: " + bad);

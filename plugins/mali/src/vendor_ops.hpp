@@ -5,16 +5,13 @@
 #include <string>
 
 #include "clport_plugin/plugin_abi.h"
-#include "clport_common/plugin_settings.hpp"
+#include "clport_common/device_strings.hpp"
 
 namespace vendor {
 
-// Settings and driver-string helpers are shared by every vendor plugin.
+// Driver-string helpers are shared by every vendor plugin.
 using clport::plugin_common::has_extension;
 using clport::plugin_common::opencl_c_level;
-using clport::plugin_common::setting_bool;
-using clport::plugin_common::setting_text;
-using clport::plugin_common::setting_uint;
 
 // MUL_MAT with an F16 / Q4_0 / Q8_0 weight and F32 activations, and RMS_NORM: the hot ops of
 // decoding. Everything else goes to the generic plugin.

@@ -43,8 +43,10 @@ const clport::sdk::Kernel& NvAttention::kernel(int64_t head_dim, bool f16) {
 
 void NvAttention::enqueue(const clport_op& op) {
   const clport_tensor &q = *op.src[0], &kc = *op.src[1], &vc = *op.src[2], &d = *op.dst;
-  // ATTENTION: n_past in iparams[0], scale in fparams[0], q contiguous, no rotation.
+  // ATTENTION: q contiguous, no rotation.
   const bool rope = op.kind == CLPORT_OP_ROPE_ATTENTION;
+  const clport_rope_params& r = op.params.rope;
+  const clport_attention_params& a = op.params.attention;
   const bool has_factors = rope && op.n_src > 3;
   const clport_tensor& factors = has_factors ? *op.src[3] : q;
   const cl_ulong q_nb1 = rope ? q.nb[1] : q.ne[0] * 4, q_nb2 = rope ? q.nb[2] : q.ne[0] * q.ne[1] * 4;
@@ -52,10 +54,10 @@ void NvAttention::enqueue(const clport_op& op) {
   clport::sdk::set_args(h_.cl(), k, q.buffer, cl_ulong(q.offset), q_nb1, q_nb2, kc.buffer, cl_ulong(kc.offset),
                         vc.buffer, cl_ulong(vc.offset), cl_ulong(kc.nb[1]), cl_ulong(kc.nb[2]), d.buffer,
                         cl_ulong(d.offset), cl_int(q.ne[2]), cl_int(q.ne[1]), cl_int(kc.ne[1]),
-                        cl_int(op.iparams[rope ? 1 : 0]), cl_float(op.fparams[rope ? 2 : 0]),
-                        cl_int(rope ? op.iparams[2] : 0), cl_int(rope && op.iparams[0] == 2 ? 1 : 0),
-                        cl_float(rope ? op.fparams[0] : 1.0f), cl_float(rope ? op.fparams[1] : 1.0f), factors.buffer,
-                        cl_ulong(factors.offset), cl_int(has_factors ? 1 : 0), cl_int(op.iparams[3]));
+                        cl_int(op.n_past), cl_float(a.scale), cl_int(rope ? r.n_rot : 0),
+                        cl_int(rope && r.mode == 2 ? 1 : 0), cl_float(rope ? r.freq_base : 1.0f),
+                        cl_float(rope ? r.freq_scale : 1.0f), factors.buffer, cl_ulong(factors.offset),
+                        cl_int(has_factors ? 1 : 0), cl_int(a.window));
   const size_t bq = static_cast<size_t>(tiles(q.ne[0]).bq);
   const size_t global[2] = {bq * static_cast<size_t>(q.ne[1]), (static_cast<size_t>(q.ne[2]) + bq - 1) / bq};
   const size_t local[2] = {bq, 1};

@@ -72,7 +72,7 @@ bool NvGemm::enqueue(const clport_op& op, const PackedWeight& w, const PackedWei
   const clport_tensor& g = norm ? *op.src[2] : x;
   const clport::sdk::Kernel& q = kernel("nv_quantize_rows");
   clport::sdk::set_args(cl, q, x.buffer, cl_ulong(x.offset), g.buffer, cl_ulong(g.offset), cl_int(norm ? 1 : 0),
-                        cl_float(norm ? op.fparams[0] : 0.0f), K, codes_, scales_);
+                        cl_float(norm ? op.params.eps : 0.0f), K, codes_, scales_);
   const size_t q_global[1] = {static_cast<size_t>(M) * kQuantGroup}, q_local[1] = {kQuantGroup};
   clport::sdk::enqueue(host_, q, 1, q_global, q_local);
 

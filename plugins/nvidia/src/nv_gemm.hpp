@@ -42,7 +42,8 @@ class NvGemm {
   std::mutex mutex_;
   clport::sdk::Program program_;
   std::map<std::string, clport::sdk::Kernel> kernels_;
-  // Outgrown buffers stay until the plugin instance goes: kernels already enqueued may use them.
+  // Outgrown buffers stay until the plugin instance goes: kernels already enqueued may use them,
+  // and a prepared launch replays with the buffers it was recorded with.
   std::vector<cl_mem> buffers_;
   cl_mem codes_ = nullptr, scales_ = nullptr;
   size_t codes_bytes_ = 0, scales_bytes_ = 0;

@@ -66,14 +66,14 @@ void NvGemv::enqueue(const clport_op& op, const PackedWeight& w, const PackedWei
     if (up == nullptr) throw clport::sdk::Failure("nvidia: SwiGLU GEMV without its up weight");
     const clport_tensor& g = *op.src[2];
     clport::sdk::set_args(cl, k, w.q, w.s, up->q, up->s, x.buffer, cl_ulong(x.offset), g.buffer, cl_ulong(g.offset),
-                          cl_float(op.fparams[0]), d.buffer, cl_ulong(d.offset), K, N, codes, scales);
+                          cl_float(op.params.eps), d.buffer, cl_ulong(d.offset), K, N, codes, scales);
   } else {
     const bool norm = op.kind == CLPORT_OP_RMS_NORM_MUL_MAT, add = op.kind == CLPORT_OP_MUL_MAT_ADD;
     // Absent operands point at x: the kernel never reads them (norm / has_res are 0).
     const clport_tensor& g = norm ? *op.src[2] : x;
     const clport_tensor& res = add ? *op.src[2] : x;
     clport::sdk::set_args(cl, k, w.q, w.s, x.buffer, cl_ulong(x.offset), g.buffer, cl_ulong(g.offset),
-                          cl_int(norm ? 1 : 0), cl_float(norm ? op.fparams[0] : 0.0f), res.buffer,
+                          cl_int(norm ? 1 : 0), cl_float(norm ? op.params.eps : 0.0f), res.buffer,
                           cl_ulong(res.offset), cl_int(add ? 1 : 0), d.buffer, cl_ulong(d.offset), K, N, codes,
                           scales);
   }

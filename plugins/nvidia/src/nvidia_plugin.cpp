@@ -10,18 +10,23 @@
 // layout: aligned 16-byte quant words; the plain copy stays for get_rows). Every other op runs on
 // the shared kernels (plugins/common) with GPU tuning.
 //
-// Settings (the plugin's policy section): ptx (default true; false keeps plain OpenCL C),
-// nv_gemm (default true; false leaves prompt-sized mat-muls to the shared float GEMM),
-// nv_attention (default true; false leaves the prompt's attention to the shared kernel),
-// nv_gemv_wg (512), nv_gemv_rows_per_warp (2), nv_gemv_groups_per_cu (2), and the shared
-// kernels' tuning keys.
+// Settings (the plugin's policy section, declared in NvidiaPlugin::settings): ptx (default true;
+// false keeps plain OpenCL C), nv_gemm (default true; false leaves prompt-sized mat-muls to the
+// shared float GEMM), nv_attention (default true; false leaves the prompt's attention to the
+// shared kernel), nv_gemv_wg (512), nv_gemv_rows_per_warp (2), nv_gemv_groups_per_cu (2), and
+// the shared kernels' tuning keys but gemv_packed (always on here).
+#include <algorithm>
+#include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "clport_plugin/plugin_sdk.hpp"
+#include "clport_common/device_strings.hpp"
 #include "clport_common/op_checks.hpp"
 #include "clport_common/op_runner.hpp"
-#include "clport_common/plugin_settings.hpp"
+#include "clport_common/setting_decls.hpp"
+#include "clport_common/tuning.hpp"
 #include "nv_attention.hpp"
 #include "nv_gemm.hpp"
 #include "nv_gemv.hpp"
@@ -125,10 +130,42 @@ class NvidiaInstance final : public clport_plugin_instance {
   bool gemm_enabled_, attention_enabled_;
 };
 
+// The plugin's own settings, then the shared kernels' tuning but gemv_packed: the NVIDIA GEMV
+// and GEMM read only the packed layout, so it is always on.
+std::vector<clport_setting_decl> nvidia_settings() {
+  using namespace clport::plugin_common;
+  std::vector<clport_setting_decl> decls = with_tuning_settings({
+      bool_setting("ptx",
+                   "false keeps the GEMV and GEMM in plain OpenCL C; true uses inline PTX (dp4a, tensor cores) "
+                   "where the driver builds it and computes right (default true)"),
+      bool_setting("nv_gemm",
+                   "false leaves prompt-sized mat-muls to the shared float GEMM instead of the 8-bit tensor-core "
+                   "GEMM (default true)"),
+      bool_setting("nv_attention",
+                   "false leaves a prompt's attention to the shared kernel instead of the tiled one (default true)"),
+      int_setting("nv_gemv_wg", 32, 1024,
+                  "GEMV work-group size, a power of two >= 32 within the device's limit (default 512, or the "
+                  "device's limit)"),
+      int_setting("nv_gemv_rows_per_warp", 1, 8, "weight rows per warp of the GEMV (default 2)"),
+      int_setting("nv_gemv_groups_per_cu", 0, 64,
+                  "GEMV work-groups per compute unit, each quantizing the activation row once; 0 = one per chunk of "
+                  "rows (default 2)"),
+  });
+  decls.erase(std::remove_if(decls.begin(), decls.end(),
+                             [](const clport_setting_decl& d) { return std::strcmp(d.name, "gemv_packed") == 0; }),
+              decls.end());
+  return decls;
+}
+
 struct NvidiaPlugin {
   static constexpr const char* kName = "nvidia";
   static constexpr const char* kVersion = "0.1.0";
   static constexpr bool kHasPrepareWeight = true;
+
+  static const std::vector<clport_setting_decl>& settings() {
+    static const std::vector<clport_setting_decl> decls = nvidia_settings();
+    return decls;
+  }
 
   static int32_t probe(const clport_device_desc& d, const char** reason) {
     const std::string family = d.family != nullptr ? d.family : "";
@@ -146,22 +183,19 @@ struct NvidiaPlugin {
 
   static std::unique_ptr<clport_plugin_instance> create(const clport_host& host, const clport_device_desc& d) {
     clport::sdk::Host h(host);
-    const std::string settings = h.config_yaml();
     Tuning t = clport::plugin_common::default_tuning(d.max_work_group_size);
-    if (std::string bad = t.apply_overrides(settings); !bad.empty()) h.log(CLPORT_LOG_WARN, "nvidia: ignoring " + bad);
+    t.apply_settings(h);
     t.gemv_packed = 1;  // the NVIDIA GEMV reads the packed layout only
-    std::string bad;
     nvidia::GemvConfig g;
     // The default group fits every NVIDIA GPU with OpenCL 1.2 (1024 work-items); a smaller limit
     // takes the largest power of two it allows, a value from the policy must fit as given.
     while (g.wg > 32 && g.wg > d.max_work_group_size) g.wg /= 2;
-    g.wg = clport::plugin_common::setting_uint(settings, "nv_gemv_wg", g.wg, &bad);
-    g.rows_per_warp = clport::plugin_common::setting_uint(settings, "nv_gemv_rows_per_warp", g.rows_per_warp, &bad);
-    g.groups_per_cu = clport::plugin_common::setting_uint(settings, "nv_gemv_groups_per_cu", g.groups_per_cu, &bad);
-    if (!bad.empty()) throw clport::sdk::Failure("nvidia: unreadable settings: " + bad);
+    g.wg = static_cast<uint32_t>(h.setting_int("nv_gemv_wg", g.wg));
+    g.rows_per_warp = static_cast<uint32_t>(h.setting_int("nv_gemv_rows_per_warp", g.rows_per_warp));
+    g.groups_per_cu = static_cast<uint32_t>(h.setting_int("nv_gemv_groups_per_cu", g.groups_per_cu));
     if (std::string why = g.validate(d.max_work_group_size); !why.empty())
       throw clport::sdk::Failure("nvidia: invalid settings: " + why);
-    if (clport::plugin_common::setting_bool(settings, "ptx", true)) {
+    if (h.setting_bool("ptx", true)) {
       const nvidia::PtxProbe ptx = nvidia::probe_inline_ptx(host, d.device);
       g.ptx = ptx.usable;
       if (ptx.usable)
@@ -170,8 +204,8 @@ struct NvidiaPlugin {
       else
         h.log(CLPORT_LOG_INFO, "nvidia: inline PTX is not usable here, plain OpenCL C instead: " + ptx.why);
     }
-    const bool gemm = clport::plugin_common::setting_bool(settings, "nv_gemm", true);
-    const bool attention = clport::plugin_common::setting_bool(settings, "nv_attention", true);
+    const bool gemm = h.setting_bool("nv_gemm", true);
+    const bool attention = h.setting_bool("nv_attention", true);
     return std::make_unique<NvidiaInstance>(host, d, std::move(t), g, gemm, attention);
   }
 };

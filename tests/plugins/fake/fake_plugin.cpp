@@ -33,8 +33,15 @@ struct clport_plugin_error {
 struct clport_plugin_instance {
   int layouts = 0;
 };
+// A prepared launch remembers whether the test asked it to fail.
+struct clport_launch {
+  bool fail;
+};
 
 namespace {
+
+// Tests ask an op to fail at enqueue with this scale (tests/plugins/test_support.h).
+constexpr float kFailOnRequest = -7.0f;
 
 int32_t probe(const clport_device_desc* d, const char** reason) {
 #ifdef FAKE_THROW_IN_PROBE
@@ -71,17 +78,18 @@ int32_t create(const clport_host*, const clport_device_desc*, clport_plugin_inst
 
 void destroy(clport_plugin_instance* instance) { delete instance; }
 
-int32_t supports_op(clport_plugin_instance*, const clport_op* op) {
+int32_t claim_op(clport_plugin_instance*, const clport_op* op) {
   if (op->kind == CLPORT_OP_MUL_MAT && op->src[0] != nullptr && op->src[0]->dtype == CLPORT_DTYPE_Q6_K) {
     return 0;  // every fake refuses one weight type, so tests can see a per-dtype fallback
   }
   return ((FAKE_OPS >> op->kind) & 1) != 0 ? 1 : 0;
 }
 
-int32_t prepare_weight(clport_plugin_instance* instance, const clport_tensor*, void** layout,
+int32_t prepare_weight(clport_plugin_instance* instance, const clport_tensor*, void** layout, int32_t* owns_weight,
                        clport_plugin_error**) {
   ++instance->layouts;
   *layout = new int(42);
+  *owns_weight = 0;
   return CLPORT_PLUGIN_OK;
 }
 void release_layout(clport_plugin_instance* instance, void* layout) {
@@ -89,17 +97,31 @@ void release_layout(clport_plugin_instance* instance, void* layout) {
   delete static_cast<int*>(layout);
 }
 
-int32_t enqueue_op(clport_plugin_instance*, const clport_op* op, clport_plugin_error** error) {
-  if (op->iparams[7] == 1) {  // tests ask for a failure this way
+int32_t prepare_launch(clport_plugin_instance*, const clport_op* op, clport_launch** launch, clport_plugin_error** error) {
+  *error = nullptr;
+  *launch = new clport_launch{op->params.scale == kFailOnRequest};
+  return CLPORT_PLUGIN_OK;
+}
+int32_t enqueue_launch(clport_plugin_instance*, clport_launch* launch, const clport_step*, clport_plugin_error** error) {
+  if (launch->fail) {
     *error = new clport_plugin_error{7, std::string(FAKE_NAME) + " failed on request"};
     return CLPORT_PLUGIN_ERROR;
   }
+  *error = nullptr;
   return CLPORT_PLUGIN_OK;
 }
+void release_launch(clport_plugin_instance*, clport_launch* launch) { delete launch; }
 
 int32_t error_code(const clport_plugin_error* e) { return e->code; }
 const char* error_message(const clport_plugin_error* e) { return e->message.c_str(); }
 void release_error(clport_plugin_error* e) { delete e; }
+
+const int64_t kTileCandidates[] = {2, 4, 8};
+const clport_setting_decl kSettings[] = {
+    {"tile", CLPORT_SETTING_INT, "a tunable (default 4)", 1, 64, "gemv", kTileCandidates, 3},
+    {"fast", CLPORT_SETTING_BOOL, "a switch (default on)", 0, 1, nullptr, nullptr, 0},
+    {"note", CLPORT_SETTING_TEXT, "free text (default empty)", 0, 0, nullptr, nullptr, 0},
+};
 
 const clport_plugin kTable = {
 #ifdef FAKE_SMALL_TABLE
@@ -107,8 +129,9 @@ const clport_plugin kTable = {
 #else
     sizeof(clport_plugin),
 #endif
-    FAKE_ABI_MAJOR, FAKE_ABI_MINOR, FAKE_NAME, "test", &probe, &create, &destroy, &supports_op, &prepare_weight,
-    &release_layout, &enqueue_op, &error_code, &error_message, &release_error};
+    FAKE_ABI_MAJOR, FAKE_ABI_MINOR, FAKE_NAME, "test", kSettings, sizeof(kSettings) / sizeof(kSettings[0]), &probe,
+    &create, &destroy, &claim_op, &prepare_weight, &release_layout, &prepare_launch, &enqueue_launch, &release_launch,
+    &error_code, &error_message, &release_error};
 
 }  // namespace
 

@@ -34,7 +34,7 @@ class OotInstance final : public clport_plugin_instance {
   void enqueue(const clport_op& op) override {
     if (!supports(op)) throw clport::sdk::unsupported("oot: only dense F32 SCALE");
     const cl_ulong src_off = op.src[0]->offset, dst_off = op.dst->offset;
-    clport::sdk::set_args(*host_.cl, kernel_, op.src[0]->buffer, src_off, op.dst->buffer, dst_off, op.fparams[0]);
+    clport::sdk::set_args(*host_.cl, kernel_, op.src[0]->buffer, src_off, op.dst->buffer, dst_off, op.params.scale);
     const size_t n = static_cast<size_t>(op.dst->ne[0] * op.dst->ne[1] * op.dst->ne[2] * op.dst->ne[3]);
     clport::sdk::enqueue(host_, kernel_, 1, &n, nullptr);
   }

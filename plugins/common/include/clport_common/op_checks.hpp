@@ -1,5 +1,5 @@
 // Exact operand checks for the shared kernels: which (op, dtype, shape, params) they implement.
-// Used by supports_op (answer only) and enqueue (reason in the error).
+// Used by claim_op (answer only) and enqueue (reason in the error).
 #pragma once
 
 #include <cstdint>

@@ -98,7 +98,8 @@ class OpRunner {
   mutable std::mutex packed_mutex_;
   std::set<const PackedWeight*> packed_;  // handles this runner made and has not released
   // Device scratch that one op at a time uses (the in-order queue runs the kernel that reads
-  // it before the next op overwrites it).
+  // it before the next op overwrites it). Never freed before the runner: prepared launches
+  // keep the buffer they were recorded with.
   struct Scratch {
     std::mutex mutex;
     std::vector<cl_mem> buffers;

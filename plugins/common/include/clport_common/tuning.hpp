@@ -1,11 +1,14 @@
 // Tunables of the shared kernels. Each becomes a -D build option of the program that uses it,
-// so a vendor plugin (or a tuner) changes them without touching OpenCL C.
+// so a vendor plugin (or a tuner) changes them without touching OpenCL C. A policy sets them
+// through the typed settings declared by tuning_settings().
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "clport_plugin/plugin_abi.h"
+#include "clport_plugin/plugin_sdk.hpp"
 
 namespace clport::plugin_common {
 
@@ -77,7 +80,13 @@ struct Tuning {
   // instead of a quantize launch in front. 1 on, 0 off (the separate quantize launch).
   uint32_t q8s = 1;
   uint32_t q8s_items = 0;    // work-items of that GEMV (0: 4 per compute unit)
-  std::string extra_options; // appended to every program's build options
+  // false: every program is built with -DCLPORT_NO_PRIVATE_VECTOR_ARRAYS=1, for drivers that
+  // mis-write private arrays of vectors (configs/quirks.yaml). The GEMM then stages its tiles
+  // without them (same results); the kernels that still declare such arrays are the CPU-shaped
+  // ones (gemv_split 1, int_dot 1, att_serial 1) and the packed GEMV, which validate() refuses
+  // and apply_device_defaults() does not pick.
+  bool private_vector_arrays = true;
+  std::string extra_options; // appended to every program's build options (set by plugins)
 
   // The largest M that takes the GEMV path for a weight of this dtype.
   int64_t gemv_max_m_for(int32_t weight_dtype) const;
@@ -86,17 +95,33 @@ struct Tuning {
   // is wrong.
   std::string validate(uint32_t max_work_group_size) const;
 
-  // Applies "key: value" lines (flat YAML, keys as the field names above; unknown keys and
-  // comments ignored) on top of the current values. Returns what could not be parsed ("" = ok).
-  std::string apply_overrides(const std::string& yaml_text);
+  // Takes the values the policy sets for the settings of tuning_settings() (and
+  // private_vector_arrays, for a plugin that declares it); the others keep their values. The
+  // host has checked types and ranges; validate() checks the combination.
+  void apply_settings(const sdk::Host& host);
 };
+
+// The declarations of the settings Tuning::apply_settings reads (the fields above but
+// private_vector_arrays and extra_options), for a plugin's settings(): INT ranges as validate()
+// enforces them on any device; the GEMV, GEMM and RMSNorm shapes are tunables of the "gemv",
+// "gemm" and "norm" groups with the candidates `clport tune` times. Static: the ABI keeps
+// pointers into it.
+const std::vector<clport_setting_decl>& tuning_settings();
+
+// private_vector_arrays (BOOL): declared by the plugins whose own kernels honour
+// -DCLPORT_NO_PRIVATE_VECTOR_ARRAYS too (or hold no private vector arrays).
+clport_setting_decl private_vector_arrays_setting();
+
+// A plugin's declarations: `own` followed by tuning_settings().
+std::vector<clport_setting_decl> with_tuning_settings(std::vector<clport_setting_decl> own);
 
 // Defaults scaled down for a device whose max work-group size is small.
 Tuning default_tuning(uint32_t max_work_group_size);
 
-// Resolves the by-device-type values (gemv_split 0, gemm_kmajor 2, f16_bits 2,
-// gemv_max_m_q4q8 -1) and, on a GPU, replaces the CPU-shaped stock GEMV and GEMM shapes (those
-// still at the stock values) with GPU ones.
+// Resolves the by-device-type values (gemv_split 0, gemm_kmajor 2, f16_bits 2, int_dot 2,
+// att_serial 2, att_split 2, gemv_max_m_q4q8 -1; without private vector arrays the choices
+// without them) and, on a GPU, replaces the CPU-shaped stock GEMV and GEMM shapes (those still
+// at the stock values) with GPU ones.
 void apply_device_defaults(Tuning& t, const clport_device_desc& device);
 
 }  // namespace clport::plugin_common

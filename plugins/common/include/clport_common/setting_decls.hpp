@@ -1,0 +1,47 @@
+// Building a plugin's setting declarations (clport_setting_decl, plugin_abi.h) and describing
+// the values the host hands over. Header-only: the Adreno plugin uses it without linking
+// plugins/common.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "clport_plugin/plugin_abi.h"
+
+namespace clport::plugin_common {
+
+inline clport_setting_decl bool_setting(const char* name, const char* description) {
+  return clport_setting_decl{name, CLPORT_SETTING_BOOL, description, 0, 1, nullptr, nullptr, 0};
+}
+
+inline clport_setting_decl int_setting(const char* name, int64_t min_value, int64_t max_value,
+                                       const char* description) {
+  return clport_setting_decl{name, CLPORT_SETTING_INT, description, min_value, max_value, nullptr, nullptr, 0};
+}
+
+// A tunable INT: `clport tune` times it with the other settings of `group` over `candidates`.
+// The declaration keeps a pointer to the candidates, so they must have static storage.
+template <size_t N>
+clport_setting_decl tuned_int_setting(const char* name, int64_t min_value, int64_t max_value, const char* group,
+                                      const int64_t (&candidates)[N], const char* description) {
+  return clport_setting_decl{name, CLPORT_SETTING_INT, description, min_value, max_value, group, candidates, N};
+}
+
+// "name: value, ..." of the settings the host hands over, for a plugin's log.
+inline std::string settings_text(const clport_host& host) {
+  std::string text;
+  for (size_t i = 0; host.settings != nullptr && i < host.n_settings; ++i) {
+    const clport_setting_value& v = host.settings[i];
+    if (!text.empty()) text += ", ";
+    text += std::string(v.name) + ": ";
+    switch (v.type) {
+      case CLPORT_SETTING_BOOL: text += v.int_value != 0 ? "true" : "false"; break;
+      case CLPORT_SETTING_INT: text += std::to_string(v.int_value); break;
+      default: text += v.text_value != nullptr ? v.text_value : ""; break;
+    }
+  }
+  return text;
+}
+
+}  // namespace clport::plugin_common
