@@ -11,7 +11,7 @@
 #include <sstream>
 #include <string>
 
-#include "clport/conformance.h"
+#include "clport_devtools/conformance_report.h"
 
 int main(int argc, char** argv) {
   clport::conformance::Options options;

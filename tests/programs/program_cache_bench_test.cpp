@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "../memory/cl_test_device.h"
-#include "clport/program_cache_bench.h"
+#include "clport_devtools/program_cache_bench.h"
 
 namespace clport {
 namespace {

@@ -16,7 +16,7 @@
 #include "clport/log.h"
 #include "clport/opencl_loader.h"
 #include "clport/plugin_manager.h"
-#include "clport/tuner.h"
+#include "clport_devtools/tuner.h"
 
 namespace clport {
 namespace {

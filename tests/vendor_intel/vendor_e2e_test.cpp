@@ -42,7 +42,7 @@
 #include <string>
 #include <vector>
 
-#include "clport/conformance.h"
+#include "clport_devtools/conformance_report.h"
 #include "clport/device_info.h"
 #include "clport/engine.h"
 #include "clport/gguf.h"

@@ -7,7 +7,7 @@
 #include <memory>
 #include <regex>
 
-#include "clport/bench_ops.h"
+#include "clport_devtools/bench_ops.h"
 #include "command_registry.h"
 #include "engine_flags.h"
 #include "option_ranges.h"

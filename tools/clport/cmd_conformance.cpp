@@ -6,7 +6,7 @@
 #include <memory>
 #include <sstream>
 
-#include "clport/conformance.h"
+#include "clport_devtools/conformance_report.h"
 #include "command_registry.h"
 #include "option_ranges.h"
 

@@ -10,7 +10,7 @@
 #include "clport/device_selection.h"
 #include "clport/plugin_manager.h"
 #include "clport/policy.h"
-#include "clport/tuner.h"
+#include "clport_devtools/tuner.h"
 #include "command_registry.h"
 #include "option_ranges.h"
 

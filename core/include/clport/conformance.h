@@ -71,10 +71,6 @@ struct Report {
 // plugin declines the device or fails to create); per-case problems are in the report.
 CLPORT_API Result<Report> run(const Options& options);
 
-// A fixed-width table, one line per case, plus a summary line.
-// With recorded kernels, each case line ends with the kernels it ran.
-CLPORT_API std::string format_table(const Report& report, bool show_unsupported = true);
-
 // Appended for the driver self-test (issue 6): runs the catalogue (options.small, filter, seed)
 // on an instance that already exists, e.g. one bound by DeviceBinding on `context`. The plugin,
 // device_index and precision fields of `options` are not used. Never throws; a plugin that

@@ -2,12 +2,14 @@
 // ones: against the CPU reference that rounds the activations the same way
 // (cpu::OpParams::quantized_activations) as tightly as a float kernel against the float
 // reference, and against the float reference within the bound the rounding costs. Shared by the
-// conformance runner and the tuner, which check kernels the same way.
+// conformance runner and the tuner, which check kernels the same way (exported from libclport for
+// the tuner in devtools/, though this header is not installed).
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "clport/export.h"
 #include "clport/status.h"
 #include "conformance_cases.h"
 #include "conformance_operands.h"
@@ -27,17 +29,19 @@ constexpr double kQuantizedActivationNmse = 5e-4;
 constexpr size_t kQuantizedActivationMinOutputs = 32;
 
 // A mat-mul (plain or fused) whose weight dtype has an 8-bit activation layout.
-bool takes_quantized_activations(const CaseSpec& spec, const std::vector<Operand>& src);
+CLPORT_API bool takes_quantized_activations(const CaseSpec& spec, const std::vector<Operand>& src);
 
 // The case's expected output with the activations rounded as an integer mat-mul sees them.
-Result<std::vector<float>> quantized_activation_reference(const CaseSpec& spec, const std::vector<Operand>& src,
-                                                          const Operand& dst);
+CLPORT_API Result<std::vector<float>> quantized_activation_reference(const CaseSpec& spec,
+                                                                     const std::vector<Operand>& src,
+                                                                     const Operand& dst);
 
 // "" when `have` passes as a mat-mul on quantized activations, else why not. nmse_float is its
 // NMSE against the float reference; *nmse_quantized receives the one against want_quantized,
 // *float_bounded whether kQuantizedActivationNmse was applied to nmse_float.
-std::string judge_quantized_activations(const CaseSpec& spec, double nmse_float, const std::vector<float>& have,
-                                        const std::vector<float>& want_quantized, double* nmse_quantized,
-                                        bool* float_bounded);
+CLPORT_API std::string judge_quantized_activations(const CaseSpec& spec, double nmse_float,
+                                                   const std::vector<float>& have,
+                                                   const std::vector<float>& want_quantized, double* nmse_quantized,
+                                                   bool* float_bounded);
 
 }  // namespace clport::conformance::detail

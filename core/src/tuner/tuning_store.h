@@ -1,9 +1,12 @@
-// Internal: reading and writing the per-device tuning file.
+// Internal: reading and writing the per-device tuning file. save_entry is exported from libclport
+// for the tuner in devtools/ (which writes the file the runtime reads here), though this header is
+// not installed.
 #pragma once
 
 #include <map>
 #include <string>
 
+#include "clport/export.h"
 #include "clport/status.h"
 
 namespace clport {
@@ -21,8 +24,8 @@ struct PluginEntry {
 // The key of the tuning file for this context's device (64 hex digits).
 std::string tuning_key(const DeviceContext& context);
 // Replaces `plugin`'s entry in the file (other plugins' entries are kept when the file is valid).
-Status save_entry(const DeviceContext& context, const std::string& path, const std::string& plugin,
-                  const PluginEntry& entry);
+CLPORT_API Status save_entry(const DeviceContext& context, const std::string& path, const std::string& plugin,
+                             const PluginEntry& entry);
 // Stage::Config "missing" when there is no file.
 Result<std::map<std::string, std::string>> read_entry(const std::string& path, const std::string& key,
                                                       const std::string& plugin);

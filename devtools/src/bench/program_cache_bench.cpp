@@ -1,4 +1,4 @@
-#include "clport/program_cache_bench.h"
+#include "clport_devtools/program_cache_bench.h"
 
 #include <chrono>
 #include <filesystem>
@@ -6,7 +6,9 @@
 
 #include "clport_plugin/embedded_kernel.h"
 
-extern const clport::EmbeddedKernel clport_shared_kernels[];
+// The shared kernels (kernels/*.cl), embedded into this library by devtools/CMakeLists.txt: the
+// core's own table is internal to libclport.
+extern const clport::EmbeddedKernel clport_devtools_shared_kernels[];
 
 namespace clport {
 namespace {
@@ -45,12 +47,12 @@ std::vector<BenchProgram> shared_kernel_bench_programs() {
   static const char* const kHelpers[] = {"common.cl", "blocks.cl", "reduce.cl", "rope_math.cl"};
   std::string prefix;
   for (const char* helper : kHelpers) {
-    if (const EmbeddedKernel* k = find_embedded_kernel(clport_shared_kernels, helper)) {
+    if (const EmbeddedKernel* k = find_embedded_kernel(clport_devtools_shared_kernels, helper)) {
       prefix.append(k->source, k->size).append("\n");
     }
   }
   std::vector<BenchProgram> out;
-  for (const EmbeddedKernel* k = clport_shared_kernels; k->name != nullptr; ++k) {
+  for (const EmbeddedKernel* k = clport_devtools_shared_kernels; k->name != nullptr; ++k) {
     const std::string name = k->name;
     bool helper = false;
     for (const char* h : kHelpers) helper = helper || name == h;
@@ -61,7 +63,7 @@ std::vector<BenchProgram> shared_kernel_bench_programs() {
     const std::string suffix = "_packed.cl";
     if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
       const std::string sibling = name.substr(0, name.size() - suffix.size()) + ".cl";
-      if (const EmbeddedKernel* p = find_embedded_kernel(clport_shared_kernels, sibling.c_str()))
+      if (const EmbeddedKernel* p = find_embedded_kernel(clport_devtools_shared_kernels, sibling.c_str()))
         plain.assign(p->source, p->size).append("\n");
     }
     out.push_back({name, prefix + plain + std::string(k->source, k->size), ""});

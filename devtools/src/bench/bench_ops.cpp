@@ -3,7 +3,7 @@
 #include <cstdlib>
 
 #include "bench_matmul.h"
-#include "clport/program_cache_bench.h"
+#include "clport_devtools/program_cache_bench.h"
 
 namespace clport::bench {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "clport/bench_ops.h"
+#include "clport_devtools/bench_ops.h"
 #include "clport/binding.h"
 #include "clport/device_context.h"
 #include "clport/opencl_loader.h"

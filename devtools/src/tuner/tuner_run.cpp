@@ -15,7 +15,7 @@
 #include "clport/nmse.h"
 #include "clport/plugin_manager.h"
 #include "clport/program_cache.h"
-#include "clport/tuner.h"
+#include "clport_devtools/tuner.h"
 #include "conformance/conformance_operands.h"
 #include "conformance/quantized_activations.h"
 #include "tuner/tuner_candidates.h"

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "clport/bench_ops.h"
+#include "clport_devtools/bench_ops.h"
 
 namespace clport::bench {
 namespace {

@@ -2,7 +2,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "clport/conformance.h"
+#include "clport_devtools/conformance_report.h"
 
 namespace clport::conformance {
 

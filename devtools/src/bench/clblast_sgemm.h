@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "clport/bench_ops.h"
+#include "clport_devtools/bench_ops.h"
 #include "clport/device_context.h"
 
 namespace clport::bench::detail {

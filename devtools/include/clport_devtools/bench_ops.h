@@ -15,7 +15,6 @@
 #include <string>
 #include <vector>
 
-#include "clport/export.h"
 #include "clport/status.h"
 
 namespace clport::bench {
@@ -114,17 +113,16 @@ struct OpsCallbacks {
 
 // Never throws. A Status when the run cannot start (no device, no plugin for MUL_MAT, ...);
 // per-case problems are in MatMulResult::error.
-CLPORT_API Result<OpsReport> run_ops_bench(const OpsOptions& options,
-                                           const OpsCallbacks& callbacks = {});
+Result<OpsReport> run_ops_bench(const OpsOptions& options, const OpsCallbacks& callbacks = {});
 
 // Text output: the preamble (device, copy bandwidth, CLBlast status), the mat-mul table header,
 // one table row, and the program cache summary.
-CLPORT_API std::string format_preamble(const OpsReport& report);
-CLPORT_API std::string format_matmul_header();
-CLPORT_API std::string format_matmul_row(const MatMulResult& r);
-CLPORT_API std::string format_program_cache(const ProgramCacheInfo& info);
+std::string format_preamble(const OpsReport& report);
+std::string format_matmul_header();
+std::string format_matmul_row(const MatMulResult& r);
+std::string format_program_cache(const ProgramCacheInfo& info);
 
 // The whole report as a JSON document (pretty-printed).
-CLPORT_API std::string report_json(const OpsReport& report);
+std::string report_json(const OpsReport& report);
 
 }  // namespace clport::bench

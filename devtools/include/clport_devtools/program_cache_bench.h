@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "clport/device_context.h"
-#include "clport/export.h"
 #include "clport/program_cache.h"
 #include "clport/status.h"
 
@@ -30,12 +29,12 @@ struct ProgramCacheBenchResult {
 };
 
 // Every shared kernel file (kernels/*.cl) that builds on its own as one program.
-CLPORT_API std::vector<BenchProgram> shared_kernel_bench_programs();
+std::vector<BenchProgram> shared_kernel_bench_programs();
 
 // Runs the measurement in a scratch directory (created empty, removed afterwards; default:
 // a unique directory under the system temp dir). A program that does not build is an error
 // (Stage::ProgramBuild naming it).
-CLPORT_API Result<ProgramCacheBenchResult> bench_program_cache(
+Result<ProgramCacheBenchResult> bench_program_cache(
     DeviceContext& context, const std::vector<BenchProgram>& programs,
     const std::string& scratch_dir = {});
 
