@@ -71,13 +71,6 @@ class CLPORT_API PreparedOp {
   virtual Status run(uint32_t n_past) = 0;
 };
 
-class Backend;
-// The prepared form of an op that is replayed through backend.run() with the step's position.
-CLPORT_API std::unique_ptr<PreparedOp> make_replayed_op(Backend& backend, clport_op_kind kind,
-                                                        const std::vector<const TensorRef*>& src,
-                                                        const TensorRef& dst, const cpu::OpParams& params,
-                                                        uint64_t dst_position_stride);
-
 class CLPORT_API Backend {
  public:
   virtual ~Backend() = default;

@@ -82,10 +82,13 @@ class CLPORT_API WeightLayout {
 };
 
 // A plugin's launch of one op, prepared at plan time (prepare_launch) and released with the
-// owning instance's release_launch when this object dies.
+// instance's release_launch when this object dies.
 class CLPORT_API PreparedLaunch {
  public:
-  PreparedLaunch(std::shared_ptr<BoundInstance> owner, clport_launch* launch);
+  // `keepalive` (may be null) keeps the instance alive as long as the launch.
+  static Result<PreparedLaunch> prepare(const clport_plugin& table, clport_plugin_instance* instance,
+                                        const std::string& plugin_name, const clport_op& op,
+                                        std::shared_ptr<const void> keepalive = nullptr);
   ~PreparedLaunch();
   PreparedLaunch(PreparedLaunch&& other) noexcept;
   PreparedLaunch& operator=(PreparedLaunch&& other) noexcept;
@@ -94,11 +97,14 @@ class CLPORT_API PreparedLaunch {
 
   // Enqueues the launch with this step's position.
   Status enqueue(int32_t n_past) const;
-  const BoundInstance* owner() const { return owner_.get(); }
 
  private:
+  PreparedLaunch() = default;
   void reset();
-  std::shared_ptr<BoundInstance> owner_;
+  const clport_plugin* table_ = nullptr;
+  clport_plugin_instance* instance_ = nullptr;
+  std::string plugin_name_;
+  std::shared_ptr<const void> keepalive_;
   clport_launch* launch_ = nullptr;
 };
 

@@ -110,7 +110,7 @@ class CLPORT_API LlamaModel {
                        float* logits_out);
   // The plan of one step over n tokens (llama_graph.cpp); logit_rows of them (the last ones)
   // go through the vocabulary projection; hooked keeps every tensor the layer hook reads.
-  const ForwardPlan& plan_for(uint32_t n, int64_t logit_rows, bool hooked);
+  ForwardPlan& plan_for(uint32_t n, int64_t logit_rows, bool hooked);
   // plan_for's plan, prepared on the backend (once) for replay.
   Result<const ForwardPlan*> prepared_plan_for(uint32_t n, int64_t logit_rows, bool hooked);
   ForwardPlan build_plan(uint32_t n, int64_t logit_rows, bool hooked) const;

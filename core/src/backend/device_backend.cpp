@@ -101,20 +101,8 @@ class DeviceBackend final : public Backend {
   Status run(clport_op_kind kind, const std::vector<const TensorRef*>& src, const TensorRef& dst,
              const cpu::OpParams& params) override {
     if (src.size() > 4) return Status(Stage::InvalidArgument, "an op takes at most 4 inputs");
-    clport_tensor abi_src[4];
-    clport_tensor abi_dst = abi_tensor(dst);
-    clport_op op{};
-    op.struct_size = sizeof(op);
-    op.kind = kind;
-    op.n_src = static_cast<int32_t>(src.size());
-    for (size_t i = 0; i < src.size(); ++i) {
-      abi_src[i] = abi_tensor(*src[i]);
-      op.src[i] = &abi_src[i];
-    }
-    op.dst = &abi_dst;
-    op.n_past = params.n_past;
-    op.params = params.abi();
-    if (const BoundInstance* instance = binding_->select(op)) return binding_->enqueue_on(*instance, op);
+    const OpDescription desc(kind, src, dst, params);
+    if (const BoundInstance* instance = binding_->select(desc.op)) return binding_->enqueue_on(*instance, desc.op);
     return run_on_cpu(kind, src, dst, params);
   }
 
@@ -127,7 +115,7 @@ class DeviceBackend final : public Backend {
     OpDescription desc(kind, src, dst, params);
     desc.op.dst_position_stride = dst_position_stride;
     const BoundInstance* instance = binding_->select(desc.op);
-    if (instance == nullptr) return make_replayed_op(*this, kind, src, dst, params, dst_position_stride);
+    if (instance == nullptr) return Backend::prepare(kind, src, dst, params, dst_position_stride);
     auto launch = binding_->prepare_launch(*instance, desc.op);
     if (!launch.ok()) return launch.status();
     return std::unique_ptr<PreparedOp>(std::make_unique<PluginLaunchOp>(std::move(launch.value())));

@@ -36,16 +36,10 @@ class ReplayedOp final : public PreparedOp {
 
 }  // namespace
 
-std::unique_ptr<PreparedOp> make_replayed_op(Backend& backend, clport_op_kind kind,
-                                             const std::vector<const TensorRef*>& src, const TensorRef& dst,
-                                             const cpu::OpParams& params, uint64_t dst_position_stride) {
-  return std::make_unique<ReplayedOp>(backend, kind, src, dst, params, dst_position_stride);
-}
-
 Result<std::unique_ptr<PreparedOp>> Backend::prepare(clport_op_kind kind, const std::vector<const TensorRef*>& src,
                                                      const TensorRef& dst, const cpu::OpParams& params,
                                                      uint64_t dst_position_stride) {
-  return make_replayed_op(*this, kind, src, dst, params, dst_position_stride);
+  return std::unique_ptr<PreparedOp>(std::make_unique<ReplayedOp>(*this, kind, src, dst, params, dst_position_stride));
 }
 
 }  // namespace clport

@@ -7,32 +7,14 @@
 #include "clport/dtype.h"
 #include "clport/log.h"
 #include "clport/op_desc.h"
+#include "binding/plugin_status.h"
 
 namespace clport {
 namespace {
 
-Stage stage_for(int32_t rc) {
-  switch (rc) {
-    case CLPORT_PLUGIN_UNSUPPORTED: return Stage::Unsupported;
-    case CLPORT_PLUGIN_OUT_OF_MEMORY: return Stage::OutOfMemory;
-    default: return Stage::Device;
-  }
-}
-
 // Turns a plugin's status + error object into a Status, freeing the error object.
 Status plugin_status(const BoundInstance& inst, int32_t rc, clport_plugin_error* error, const std::string& what) {
-  if (rc == CLPORT_PLUGIN_OK) {
-    if (error != nullptr) inst.table().release_error(error);
-    return Status();
-  }
-  std::string message = "status " + std::to_string(rc);
-  if (error != nullptr) {
-    const char* text = inst.table().error_message(error);
-    if (text != nullptr) message = text;
-    message += " (code " + std::to_string(inst.table().error_code(error)) + ")";
-    inst.table().release_error(error);
-  }
-  return Status(stage_for(rc), "plugin '" + inst.name() + "' " + what + ": " + message);
+  return plugin_call_status(inst.table(), inst.name(), rc, error, what);
 }
 
 }  // namespace
@@ -82,80 +64,7 @@ std::shared_ptr<BoundInstance> DeviceBinding::shared(const BoundInstance* instan
 Result<PreparedLaunch> DeviceBinding::prepare_launch(const BoundInstance& inst, const clport_op& op) const {
   std::shared_ptr<BoundInstance> owner = shared(&inst);
   if (!owner) return Status(Stage::Internal, "prepare_launch: plugin '" + inst.name() + "' is not bound here");
-  clport_launch* launch = nullptr;
-  clport_plugin_error* error = nullptr;
-  int32_t rc = CLPORT_PLUGIN_ERROR;
-  try {
-    rc = inst.table().prepare_launch(inst.handle(), &op, &launch, &error);
-  } catch (...) {
-    return Status(Stage::Plugin, "plugin '" + inst.name() + "' threw in prepare_launch (" + op_kind_name(op.kind) + ")");
-  }
-  if (rc == CLPORT_PLUGIN_OK && launch != nullptr) {
-    if (error != nullptr) inst.table().release_error(error);
-    return PreparedLaunch(std::move(owner), launch);
-  }
-  if (rc == CLPORT_PLUGIN_OK) return Status(Stage::Plugin, "plugin '" + inst.name() + "' prepared no launch");
-  return plugin_status(inst, rc, error, std::string("prepare ") + op_kind_name(op.kind));
-}
-
-PreparedLaunch::PreparedLaunch(std::shared_ptr<BoundInstance> owner, clport_launch* launch)
-    : owner_(std::move(owner)), launch_(launch) {}
-
-PreparedLaunch::~PreparedLaunch() { reset(); }
-
-PreparedLaunch::PreparedLaunch(PreparedLaunch&& other) noexcept
-    : owner_(std::move(other.owner_)), launch_(std::exchange(other.launch_, nullptr)) {}
-
-PreparedLaunch& PreparedLaunch::operator=(PreparedLaunch&& other) noexcept {
-  if (this != &other) {
-    reset();
-    owner_ = std::move(other.owner_);
-    launch_ = std::exchange(other.launch_, nullptr);
-  }
-  return *this;
-}
-
-void PreparedLaunch::reset() {
-  if (owner_ && launch_ != nullptr) {
-    try {
-      owner_->table().release_launch(owner_->handle(), launch_);
-    } catch (...) {
-      logger("plugins")->error("plugin '{}' threw in release_launch", owner_->name());
-    }
-  }
-  launch_ = nullptr;
-  owner_.reset();
-}
-
-Status PreparedLaunch::enqueue(int32_t n_past) const {
-  if (!owner_ || launch_ == nullptr) return Status(Stage::Internal, "enqueue of a released launch");
-  const clport_step step{sizeof(clport_step), n_past};
-  clport_plugin_error* error = nullptr;
-  int32_t rc = CLPORT_PLUGIN_ERROR;
-  try {
-    rc = owner_->table().enqueue_launch(owner_->handle(), launch_, &step, &error);
-  } catch (...) {
-    return Status(Stage::Plugin, "plugin '" + owner_->name() + "' threw in enqueue_launch");
-  }
-  if (rc == CLPORT_PLUGIN_OK && error == nullptr) return Status();
-  return plugin_status(*owner_, rc, error, "enqueue");
-}
-
-int32_t enqueue_once(const clport_plugin& table, clport_plugin_instance* instance, const clport_op& op,
-                     clport_plugin_error** error) {
-  *error = nullptr;
-  clport_launch* launch = nullptr;
-  int32_t rc = table.prepare_launch(instance, &op, &launch, error);
-  if (rc != CLPORT_PLUGIN_OK) return rc;
-  if (launch == nullptr) return CLPORT_PLUGIN_ERROR;
-  if (*error != nullptr) {
-    table.release_error(*error);
-    *error = nullptr;
-  }
-  const clport_step step{sizeof(clport_step), op.n_past};
-  rc = table.enqueue_launch(instance, launch, &step, error);
-  table.release_launch(instance, launch);
-  return rc;
+  return PreparedLaunch::prepare(inst.table(), inst.handle(), inst.name(), op, std::move(owner));
 }
 
 Result<WeightLayout> DeviceBinding::prepare_weight(clport_op_kind kind, const clport_tensor& weight) const {
@@ -173,10 +82,7 @@ Result<WeightLayout> DeviceBinding::prepare_weight(clport_op_kind kind, const cl
   const clport_op op = two_source_op(kind, w, other, dst);
   const BoundInstance* chosen = select(op);
   if (chosen == nullptr || chosen->table().prepare_weight == nullptr) return WeightLayout();
-  std::shared_ptr<BoundInstance> owner;
-  for (const auto& inst : instances_) {
-    if (inst.get() == chosen) owner = inst;
-  }
+  const std::shared_ptr<BoundInstance> owner = shared(chosen);
   void* layout = nullptr;
   int32_t owns_weight = 0;
   clport_plugin_error* error = nullptr;

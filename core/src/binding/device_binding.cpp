@@ -63,13 +63,14 @@ std::unique_ptr<DeviceBinding> DeviceBinding::create(PluginManager& manager, con
                                                      const std::shared_ptr<DeviceContext>& context) {
   HostFactory hosts = [ctx = context.get(), tuning = policy.globals().tuning](
                           const LoadedPlugin& plugin, const std::string& yaml, int32_t precision) -> Result<const clport_host*> {
-    auto from_policy = check_plugin_settings(plugin.table(), yaml);
-    if (!from_policy.ok()) return from_policy.status();
     // Stored tuner winners (core/src/tuner) go under the policy's settings: the policy wins;
     // `tuning: none` ignores them. Winners stored for another version of the plugin that no
-    // longer validate are dropped, not an error: the cache must never keep a plugin unbound.
+    // longer validate are dropped, not an error: the cache must never keep a plugin unbound. The
+    // policy's own settings must validate.
     auto with_stored = check_plugin_settings(plugin.table(), tuner::settings_with_stored(*ctx, plugin.name(), yaml, tuning));
     if (!with_stored.ok()) {
+      auto from_policy = check_plugin_settings(plugin.table(), yaml);
+      if (!from_policy.ok()) return from_policy.status();
       logger("plugins")->warn("ignoring the stored tuning of plugin '{}': {}", plugin.name(), with_stored.status().message());
       return ctx->make_host(plugin.name(), from_policy.value(), precision);
     }

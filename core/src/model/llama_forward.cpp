@@ -35,7 +35,7 @@ Status LlamaModel::forward(const std::vector<int32_t>& tokens, uint32_t n_past, 
   return Status();
 }
 
-const ForwardPlan& LlamaModel::plan_for(uint32_t n, int64_t logit_rows, bool hooked) {
+ForwardPlan& LlamaModel::plan_for(uint32_t n, int64_t logit_rows, bool hooked) {
   const auto key = std::make_tuple(n, logit_rows, hooked);
   auto it = plans_->by_shape.find(key);
   if (it == plans_->by_shape.end()) it = plans_->by_shape.emplace(key, build_plan(n, logit_rows, hooked)).first;
@@ -43,8 +43,7 @@ const ForwardPlan& LlamaModel::plan_for(uint32_t n, int64_t logit_rows, bool hoo
 }
 
 Result<const ForwardPlan*> LlamaModel::prepared_plan_for(uint32_t n, int64_t logit_rows, bool hooked) {
-  plan_for(n, logit_rows, hooked);
-  ForwardPlan& plan = plans_->by_shape.at(std::make_tuple(n, logit_rows, hooked));
+  ForwardPlan& plan = plan_for(n, logit_rows, hooked);
   if (plan.prepared.size() != plan.nodes.size()) CLPORT_RETURN_IF_ERROR(prepare_plan(backend_, plan));
   return static_cast<const ForwardPlan*>(&plan);
 }

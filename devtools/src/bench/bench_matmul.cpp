@@ -61,41 +61,12 @@ Status WeightBench::load(DType dtype, int64_t K, int64_t N) {
   return Status();
 }
 
-// The plugin's launch of op, prepared once (as a plan prepares it) and replayed by the timed
-// loops; released at scope exit.
-class BenchLaunch {
- public:
-  BenchLaunch(const BoundInstance& inst, const clport_op& op) : inst_(inst) {
-    clport_plugin_error* error = nullptr;
-    if (inst.table().prepare_launch(inst.handle(), &op, &launch_, &error) != CLPORT_PLUGIN_OK || launch_ == nullptr)
-      status_ = Status(Stage::Plugin, inst.name() + ": " + take_error(inst.table(), error));
-    else if (error != nullptr)
-      inst.table().release_error(error);
-  }
-  ~BenchLaunch() {
-    if (launch_ != nullptr) inst_.table().release_launch(inst_.handle(), launch_);
-  }
-  BenchLaunch(const BenchLaunch&) = delete;
-  BenchLaunch& operator=(const BenchLaunch&) = delete;
-  const Status& status() const { return status_; }
-  Status enqueue() const {
-    const clport_step step{sizeof(clport_step), 0};
-    clport_plugin_error* error = nullptr;
-    if (inst_.table().enqueue_launch(inst_.handle(), launch_, &step, &error) != CLPORT_PLUGIN_OK)
-      return Status(Stage::Plugin, inst_.name() + ": " + take_error(inst_.table(), error));
-    return Status();
-  }
-
- private:
-  const BoundInstance& inst_;
-  clport_launch* launch_ = nullptr;
-  Status status_;
-};
-
 Result<Stats> WeightBench::time_plugin(const BoundInstance& inst, const clport_op& op) {
-  const BenchLaunch launch(inst, op);
-  if (!launch.status().ok()) return launch.status();
-  return time_runs(*s_.context, reps_, [&]() { return launch.enqueue(); }, inst.name() + " " + op_kind_name(op.kind));
+  // Prepared once, as a plan prepares it; the timed loop replays it.
+  auto launch = PreparedLaunch::prepare(inst.table(), inst.handle(), inst.name(), op);
+  if (!launch.ok()) return launch.status();
+  return time_runs(*s_.context, reps_, [&]() { return launch.value().enqueue(0); },
+                   inst.name() + " " + op_kind_name(op.kind));
 }
 
 MatMulResult WeightBench::run(int64_t M) {
@@ -206,16 +177,17 @@ void WeightBench::measure_stream(MatMulResult& r, const BoundInstance& inst, con
   }
   if (ok) {
     std::vector<clport_op> ops(weights.size(), op);
-    std::vector<std::unique_ptr<BenchLaunch>> launches;
+    std::vector<PreparedLaunch> launches;
     for (size_t i = 0; i < ops.size() && ok; ++i) {
       ops[i].src[0] = &weights[i];
-      launches.push_back(std::make_unique<BenchLaunch>(inst, ops[i]));
-      ok = launches.back()->status().ok();
+      auto launch = PreparedLaunch::prepare(inst.table(), inst.handle(), inst.name(), ops[i]);
+      ok = launch.ok();
+      if (ok) launches.push_back(std::move(launch.value()));
     }
     Result<Stats> ms = Status(Stage::Plugin, "a streamed GEMV launch could not be prepared");
     if (ok) {
       ms = time_runs(ctx, reps_, [&]() {
-        for (const auto& launch : launches) CLPORT_RETURN_IF_ERROR(launch->enqueue());
+        for (const auto& launch : launches) CLPORT_RETURN_IF_ERROR(launch.enqueue(0));
         return Status();
       }, "streamed GEMV");
     }
