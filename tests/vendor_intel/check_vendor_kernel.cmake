@@ -9,7 +9,15 @@ file(READ ${KERNEL_DIR}/blocks.cl blocks)
 file(READ ${KERNEL_DIR}/reduce.cl reduce)
 file(READ ${KERNEL_DIR}/rope_math.cl rope_math)
 file(READ ${KERNEL} body)
-file(WRITE ${combined} "${common}\n${blocks}\n${reduce}\n${rope_math}\n${body}")
+# A kernel file that the plugin builds behind another of its own files names it on a line
+# "// clport-requires: other.cl" (same folder).
+set(own "")
+string(REGEX MATCH "// clport-requires: ([a-z0-9_.]+)" requires "${body}")
+if(requires)
+  get_filename_component(kernel_dir ${KERNEL} DIRECTORY)
+  file(READ ${kernel_dir}/${CMAKE_MATCH_1} own)
+endif()
+file(WRITE ${combined} "${common}\n${blocks}\n${reduce}\n${rope_math}\n${own}\n${body}")
 execute_process(COMMAND ${CLANG} -print-resource-dir OUTPUT_VARIABLE resource OUTPUT_STRIP_TRAILING_WHITESPACE)
 # The explicit header (not -finclude-default-header's precompiled one) declares the extension
 # built-ins (sub-groups, arm_dot) for whatever extension macros the target defines.

@@ -71,6 +71,15 @@ class CLPORT_API PreparedOp {
   virtual Status run(uint32_t n_past) = 0;
 };
 
+// One op of a sequence offered to Backend::prepare_group.
+struct GroupOp {
+  clport_op_kind kind = CLPORT_OP_COPY;
+  std::vector<const TensorRef*> src;
+  const TensorRef* dst = nullptr;
+  cpu::OpParams params;
+  uint64_t dst_position_stride = 0;  // as for prepare()
+};
+
 class CLPORT_API Backend {
  public:
   virtual ~Backend() = default;
@@ -98,6 +107,13 @@ class CLPORT_API Backend {
   virtual Result<std::unique_ptr<PreparedOp>> prepare(clport_op_kind kind, const std::vector<const TensorRef*>& src,
                                                       const TensorRef& dst, const cpu::OpParams& params,
                                                       uint64_t dst_position_stride);
+  // Plan time: one replayable launch doing what `ops` do in order, where the backend has one (a
+  // plugin that runs them as a group); a null pointer when it has none, and the caller prepares
+  // the ops one by one. Same storage rule as prepare().
+  virtual Result<std::unique_ptr<PreparedOp>> prepare_group(const std::vector<GroupOp>& ops) {
+    (void)ops;
+    return std::unique_ptr<PreparedOp>();
+  }
   // Waits for everything enqueued.
   virtual Status sync() = 0;
   virtual BackendMemoryStats memory_stats() const = 0;

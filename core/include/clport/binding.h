@@ -89,6 +89,11 @@ class CLPORT_API PreparedLaunch {
   static Result<PreparedLaunch> prepare(const clport_plugin& table, clport_plugin_instance* instance,
                                         const std::string& plugin_name, const clport_op& op,
                                         std::shared_ptr<const void> keepalive = nullptr);
+  // One launch for ops[0 .. n) in order (ABI 2.1 prepare_group). Stage::Unsupported when the
+  // table has no prepare_group or the plugin does not take this sequence.
+  static Result<PreparedLaunch> prepare_group(const clport_plugin& table, clport_plugin_instance* instance,
+                                              const std::string& plugin_name, const std::vector<const clport_op*>& ops,
+                                              std::shared_ptr<const void> keepalive = nullptr);
   ~PreparedLaunch();
   PreparedLaunch(PreparedLaunch&& other) noexcept;
   PreparedLaunch& operator=(PreparedLaunch&& other) noexcept;
@@ -100,6 +105,9 @@ class CLPORT_API PreparedLaunch {
 
  private:
   PreparedLaunch() = default;
+  static PreparedLaunch adopt(const clport_plugin& table, clport_plugin_instance* instance,
+                              const std::string& plugin_name, std::shared_ptr<const void> keepalive,
+                              clport_launch* launch);
   void reset();
   const clport_plugin* table_ = nullptr;
   clport_plugin_instance* instance_ = nullptr;
@@ -149,6 +157,9 @@ class CLPORT_API DeviceBinding {
   Status enqueue_on(const BoundInstance& instance, const clport_op& op) const;
   // Plan time: the launch of `op` on an instance select() returned for it.
   Result<PreparedLaunch> prepare_launch(const BoundInstance& instance, const clport_op& op) const;
+  // Plan time: one launch for ops that select() gives to `instance`, in order; Stage::Unsupported
+  // when the plugin does not group them.
+  Result<PreparedLaunch> prepare_group(const BoundInstance& instance, const std::vector<const clport_op*>& ops) const;
   // The shared owner of an instance of this binding (null when it is not one).
   std::shared_ptr<BoundInstance> shared(const BoundInstance* instance) const;
   // Repacks a weight for the instance that will run `kind` (MUL_MAT or GET_ROWS) on it.

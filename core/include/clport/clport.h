@@ -199,8 +199,9 @@ typedef struct clport_model_info {
 CLPORT_API clport_status clport_model_get_info(clport_model* model, clport_model_info* out_info);
 
 /* A JSON document about the loaded model: {"model": {...sizes}, "backend": {"name",
- * "description"}, "plan": {"decode_nodes", "fused_nodes"}, "op_bindings": [{"op", "plugin",
- * "fused"}]}: the binding `clport info` prints, on this model's backend. */
+ * "description"}, "plan": {"decode_nodes", "fused_nodes", "decode_launches", "layer_launches"
+ * (-1 until a decode step ran), "fusion"}, "op_bindings": [{"op", "plugin", "fused"}]}: the
+ * binding `clport info` prints, on this model's backend. */
 CLPORT_API clport_status clport_model_report_json(clport_model* model, char** out_json,
                                                   size_t* out_length);
 

@@ -97,10 +97,13 @@ class CLPORT_API LlamaModel {
   struct Scratch;
   struct Plans;
 
-  // What the last forward step ran: ops per step and how many of them were fused patterns.
+  // The decode step's plan: ops per step and how many of them are fused patterns; once it ran,
+  // the launches it replays and how many of those run a whole group of ops (a layer), else -1.
   struct PlanSummary {
     int nodes = 0;
     int fused_nodes = 0;
+    int launches = -1;
+    int grouped_runs = -1;
   };
   PlanSummary decode_plan_summary();
 

@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define CLPORT_PLUGIN_ABI_MAJOR 2
-#define CLPORT_PLUGIN_ABI_MINOR 0
+#define CLPORT_PLUGIN_ABI_MINOR 1
 #define CLPORT_PLUGIN_ENTRY_SYMBOL "clport_plugin_entry"
 
 #if defined(_WIN32)
@@ -352,7 +352,22 @@ typedef struct clport_plugin {
   int32_t (*error_code)(const clport_plugin_error* error);
   const char* (*error_message)(const clport_plugin_error* error);
   void (*release_error)(clport_plugin_error* error);
+
+  /* ABI 2.1, optional (NULL, or beyond the struct_size of a 2.0 table): plan time, one launch that
+   * does what ops[0 .. n_ops) do, in that order: every op's dst (and a KV cache an op updates)
+   * ends up as those ops would leave it. The core offers the ops of one group of its plan (a
+   * transformer layer of a step), each of which this instance claimed and would prepare itself;
+   * the plugin matches the sequence against what its kernels do. Each op's n_past and
+   * dst_position_stride mean what they mean for prepare_launch; enqueue_launch / release_launch as
+   * for a prepare_launch launch. CLPORT_PLUGIN_UNSUPPORTED: the ops run as their own launches. */
+  int32_t (*prepare_group)(clport_plugin_instance* instance, const clport_op* const* ops, size_t n_ops,
+                           clport_launch** launch, clport_plugin_error** error);
 } clport_plugin;
+
+/* Whether table t (of any minor version) has prepare_group. */
+#define CLPORT_PLUGIN_HAS_PREPARE_GROUP(t)                                                        \
+  ((t)->struct_size >= offsetof(clport_plugin, prepare_group) + sizeof((t)->prepare_group) &&     \
+   (t)->prepare_group != NULL)
 
 typedef const clport_plugin* (*clport_plugin_entry_fn)(void);
 

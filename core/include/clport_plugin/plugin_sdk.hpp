@@ -78,6 +78,11 @@ struct clport_plugin_instance {
   // may then free it).
   virtual bool owns_weight(const void* /*layout*/) const { return false; }
   virtual void release_layout(void* /*layout*/) {}
+  // Plan time (ABI 2.1): one launch doing what ops[0 .. n) do in order (each was claimed by this
+  // instance), or nullptr to let them run as their own launches.
+  virtual std::unique_ptr<clport_launch> prepare_group(const clport_op* const* /*ops*/, size_t /*n*/) {
+    return nullptr;
+  }
 
   // The host table the instance was created with (set by the SDK after create()).
   const clport_host* sdk_host = nullptr;
@@ -619,6 +624,20 @@ struct PluginTable {
     return e != nullptr ? e->message.c_str() : "no error object";
   }
   static void release_error(clport_plugin_error* e) noexcept { delete e; }
+  static int32_t prepare_group(clport_plugin_instance* inst, const clport_op* const* ops, size_t n_ops,
+                               clport_launch** launch, clport_plugin_error** error) noexcept {
+    if (launch != nullptr) *launch = nullptr;
+    bool grouped = false;
+    const int32_t rc = guarded(error, [&] {
+      if (inst == nullptr || ops == nullptr || launch == nullptr) throw Failure("prepare_group: NULL argument");
+      for (size_t i = 0; i < n_ops; ++i)
+        if (ops[i] == nullptr || ops[i]->dst == nullptr) throw Failure("prepare_group: NULL op");
+      *launch = inst->prepare_group(ops, n_ops).release();
+      grouped = *launch != nullptr;
+    });
+    if (rc == CLPORT_PLUGIN_OK && !grouped) return CLPORT_PLUGIN_UNSUPPORTED;
+    return rc;
+  }
 
   static const clport_plugin* table() noexcept {
     static const clport_plugin t = {
@@ -626,7 +645,7 @@ struct PluginTable {
         P::kVersion, DeclaredSettings<P>::data(), DeclaredSettings<P>::size(), &probe, &create,
         &destroy, &claim_op, P::kHasPrepareWeight ? &prepare_weight : nullptr,
         P::kHasPrepareWeight ? &release_layout : nullptr, &prepare_launch, &enqueue_launch,
-        &release_launch, &error_code, &error_message, &release_error};
+        &release_launch, &error_code, &error_message, &release_error, &prepare_group};
     return &t;
   }
 };

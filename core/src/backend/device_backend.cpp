@@ -121,6 +121,30 @@ class DeviceBackend final : public Backend {
     return std::unique_ptr<PreparedOp>(std::make_unique<PluginLaunchOp>(std::move(launch.value())));
   }
 
+  // Only where one plugin would run every op of the sequence (none on the CPU path) and groups
+  // them.
+  Result<std::unique_ptr<PreparedOp>> prepare_group(const std::vector<GroupOp>& ops) override {
+    std::vector<std::unique_ptr<OpDescription>> descs;  // each holds pointers into itself
+    const BoundInstance* instance = nullptr;
+    for (const GroupOp& g : ops) {
+      if (g.src.size() > 4 || g.dst == nullptr) return std::unique_ptr<PreparedOp>();
+      descs.push_back(std::make_unique<OpDescription>(g.kind, g.src, *g.dst, g.params));
+      descs.back()->op.dst_position_stride = g.dst_position_stride;
+      const BoundInstance* chosen = binding_->select(descs.back()->op);
+      if (chosen == nullptr || (instance != nullptr && chosen != instance)) return std::unique_ptr<PreparedOp>();
+      instance = chosen;
+    }
+    if (instance == nullptr) return std::unique_ptr<PreparedOp>();
+    std::vector<const clport_op*> abi_ops;
+    for (const auto& d : descs) abi_ops.push_back(&d->op);
+    auto launch = binding_->prepare_group(*instance, abi_ops);
+    if (!launch.ok()) {
+      if (launch.status().stage() == Stage::Unsupported) return std::unique_ptr<PreparedOp>();
+      return launch.status();
+    }
+    return std::unique_ptr<PreparedOp>(std::make_unique<PluginLaunchOp>(std::move(launch.value())));
+  }
+
   Status sync() override { return context_->finish(); }
 
   // Live and peak from the pool, so that what plugins hold (repacked weight layouts, scratch)

@@ -67,6 +67,13 @@ Result<PreparedLaunch> DeviceBinding::prepare_launch(const BoundInstance& inst, 
   return PreparedLaunch::prepare(inst.table(), inst.handle(), inst.name(), op, std::move(owner));
 }
 
+Result<PreparedLaunch> DeviceBinding::prepare_group(const BoundInstance& inst,
+                                                    const std::vector<const clport_op*>& ops) const {
+  std::shared_ptr<BoundInstance> owner = shared(&inst);
+  if (!owner) return Status(Stage::Internal, "prepare_group: plugin '" + inst.name() + "' is not bound here");
+  return PreparedLaunch::prepare_group(inst.table(), inst.handle(), inst.name(), ops, std::move(owner));
+}
+
 Result<WeightLayout> DeviceBinding::prepare_weight(clport_op_kind kind, const clport_tensor& weight) const {
   if (kind != CLPORT_OP_MUL_MAT && kind != CLPORT_OP_GET_ROWS) {
     return Status(Stage::InvalidArgument, "prepare_weight: only MUL_MAT and GET_ROWS weights are repacked");

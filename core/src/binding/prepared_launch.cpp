@@ -1,5 +1,5 @@
-// Launches a plugin prepared (prepare_launch), their replay and release; the one place that
-// calls those three entry points.
+// Launches a plugin prepared (prepare_launch, prepare_group), their replay and release; the one
+// place that calls those entry points.
 #include <utility>
 
 #include "binding/plugin_status.h"
@@ -27,6 +27,18 @@ Status plugin_call_status(const clport_plugin& table, const std::string& plugin_
   return Status(stage, "plugin '" + plugin_name + "' " + what + ": " + message);
 }
 
+PreparedLaunch PreparedLaunch::adopt(const clport_plugin& table, clport_plugin_instance* instance,
+                                     const std::string& plugin_name, std::shared_ptr<const void> keepalive,
+                                     clport_launch* launch) {
+  PreparedLaunch out;
+  out.table_ = &table;
+  out.instance_ = instance;
+  out.plugin_name_ = plugin_name;
+  out.keepalive_ = std::move(keepalive);
+  out.launch_ = launch;
+  return out;
+}
+
 Result<PreparedLaunch> PreparedLaunch::prepare(const clport_plugin& table, clport_plugin_instance* instance,
                                                const std::string& plugin_name, const clport_op& op,
                                                std::shared_ptr<const void> keepalive) {
@@ -41,13 +53,26 @@ Result<PreparedLaunch> PreparedLaunch::prepare(const clport_plugin& table, clpor
   }
   CLPORT_RETURN_IF_ERROR(plugin_call_status(table, plugin_name, rc, error, what));
   if (launch == nullptr) return Status(Stage::Plugin, "plugin '" + plugin_name + "' prepared no launch");
-  PreparedLaunch out;
-  out.table_ = &table;
-  out.instance_ = instance;
-  out.plugin_name_ = plugin_name;
-  out.keepalive_ = std::move(keepalive);
-  out.launch_ = launch;
-  return out;
+  return adopt(table, instance, plugin_name, std::move(keepalive), launch);
+}
+
+Result<PreparedLaunch> PreparedLaunch::prepare_group(const clport_plugin& table, clport_plugin_instance* instance,
+                                                     const std::string& plugin_name,
+                                                     const std::vector<const clport_op*>& ops,
+                                                     std::shared_ptr<const void> keepalive) {
+  if (!CLPORT_PLUGIN_HAS_PREPARE_GROUP(&table))
+    return Status(Stage::Unsupported, "plugin '" + plugin_name + "' groups no ops (ABI 2.0 table)");
+  clport_launch* launch = nullptr;
+  clport_plugin_error* error = nullptr;
+  int32_t rc = CLPORT_PLUGIN_ERROR;
+  try {
+    rc = table.prepare_group(instance, ops.data(), ops.size(), &launch, &error);
+  } catch (...) {
+    return Status(Stage::Plugin, "plugin '" + plugin_name + "' threw in prepare_group");
+  }
+  CLPORT_RETURN_IF_ERROR(plugin_call_status(table, plugin_name, rc, error, "prepare a group of ops"));
+  if (launch == nullptr) return Status(Stage::Plugin, "plugin '" + plugin_name + "' prepared no group launch");
+  return adopt(table, instance, plugin_name, std::move(keepalive), launch);
 }
 
 PreparedLaunch::~PreparedLaunch() { reset(); }

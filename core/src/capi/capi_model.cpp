@@ -123,6 +123,7 @@ clport_status clport_model_report_json(clport_model* model, char** out_json, siz
                    {"n_head", hp.n_head}, {"n_head_kv", hp.n_head_kv}, {"head_dim", hp.head_dim}}},
         {"backend", {{"name", engine.backend().name()}, {"description", engine.backend().description()}}},
         {"plan", {{"decode_nodes", plan.nodes}, {"fused_nodes", plan.fused_nodes},
+                  {"decode_launches", plan.launches}, {"layer_launches", plan.grouped_runs},
                   {"fusion", engine.options().llama.fusion}}},
         {"load_seconds", engine.load_seconds()},
         {"op_bindings", bindings}};

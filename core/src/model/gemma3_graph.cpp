@@ -12,6 +12,7 @@ ForwardPlan build_gemma3_graph(PlanBuilder& b, const LlamaHParams& hp, const Lla
   b.embed();
   for (uint32_t il = 0; il < hp.n_layer; ++il) {
     const auto& L = w.layers[il];
+    b.begin_layer(il);
     PlanBuilder::Heads h = b.project_qkv(L);
     h.q = b.norm_heads(h.q, L.attn_q_norm, b.q_rope, b.q_tmp);
     h.k = b.norm_heads(h.k, L.attn_k_norm, b.k_rope, b.k_tmp);
@@ -20,6 +21,7 @@ ForwardPlan build_gemma3_graph(PlanBuilder& b, const LlamaHParams& hp, const Lla
     b.gated_ffn(L, hp.ffn_act);
     b.hook_after(b.mul_mat_norm_residual(L.w_down, b.act, L.post_ffn_norm), il);
   }
+  b.end_layers();
   b.output(logit_rows, hooked);
   return b.take();
 }

@@ -44,13 +44,18 @@ ForwardPlan& LlamaModel::plan_for(uint32_t n, int64_t logit_rows, bool hooked) {
 
 Result<const ForwardPlan*> LlamaModel::prepared_plan_for(uint32_t n, int64_t logit_rows, bool hooked) {
   ForwardPlan& plan = plan_for(n, logit_rows, hooked);
-  if (plan.prepared.size() != plan.nodes.size()) CLPORT_RETURN_IF_ERROR(prepare_plan(backend_, plan));
+  if (!plan.prepared) CLPORT_RETURN_IF_ERROR(prepare_plan(backend_, plan));
   return static_cast<const ForwardPlan*>(&plan);
 }
 
 LlamaModel::PlanSummary LlamaModel::decode_plan_summary() {
   const ForwardPlan& plan = plan_for(1, 1, false);
-  return {static_cast<int>(plan.nodes.size()), plan.fused_nodes};
+  PlanSummary summary{static_cast<int>(plan.nodes.size()), plan.fused_nodes};
+  if (plan.prepared) {
+    summary.launches = static_cast<int>(plan.launches.size());
+    summary.grouped_runs = plan.grouped_runs;
+  }
+  return summary;
 }
 
 Status LlamaModel::forward_batch(const int32_t* tokens, uint32_t n, uint32_t n_past,

@@ -12,6 +12,7 @@ ForwardPlan build_llama_graph(PlanBuilder& b, const LlamaHParams& hp, const Llam
   b.embed();
   for (uint32_t il = 0; il < hp.n_layer; ++il) {
     const auto& L = w.layers[il];
+    b.begin_layer(il);
     PlanBuilder::Heads h = b.project_qkv(L);
     if (hp.qk_norm) {
       h.q = b.norm_heads(h.q, L.attn_q_norm, b.q_rope, b.q_tmp);
@@ -22,6 +23,7 @@ ForwardPlan build_llama_graph(PlanBuilder& b, const LlamaHParams& hp, const Llam
     b.gated_ffn(L, hp.ffn_act);
     b.hook_after(b.mul_mat_residual(L.w_down, b.act), il);
   }
+  b.end_layers();
   b.output(logit_rows, hooked);
   return b.take();
 }

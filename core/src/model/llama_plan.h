@@ -22,15 +22,28 @@ struct PlanNode {
   uint64_t dst_position_stride = 0;    // dst moves this many bytes per position (KV-cache slots)
   int hook_layer = -1;                 // after this node the layer hook sees hook_tensor
   TensorRef hook_tensor;
+  // Nodes with the same group (>= 0, consecutive: one transformer layer) are offered to the
+  // backend as one sequence (Backend::prepare_group); -1 = never grouped.
+  int group = -1;
+};
+
+// A prepared launch and the nodes [first, first + count) it runs.
+struct PreparedRun {
+  std::unique_ptr<PreparedOp> op;
+  size_t first = 0, count = 1;
 };
 
 struct ForwardPlan {
   std::vector<PlanNode> nodes;
   int fused_nodes = 0;  // nodes that are fused patterns
-  std::vector<std::unique_ptr<PreparedOp>> prepared;  // one per node, once prepare_plan ran
+  bool offer_groups = false;        // prepare_plan offers each group of nodes as one sequence
+  bool prepared = false;            // prepare_plan ran
+  std::vector<PreparedRun> launches;  // in node order, covering every node once prepared
+  int grouped_runs = 0;             // launches that run a whole group
 };
 
-// Prepares every node of plan on backend (once, before its first replay).
+// Prepares every node of plan on backend (once, before its first replay): a group of nodes the
+// backend runs as one launch (when plan.offer_groups), the others one by one.
 Status prepare_plan(Backend& backend, ForwardPlan& plan);
 
 // Replays a prepared plan at position n_past. `hook` (may be empty) sees each layer's hidden

@@ -69,6 +69,7 @@ PlanNode& PlanBuilder::add(clport_op_kind kind, std::vector<TensorRef> src, cons
   node.src = std::move(src);
   node.dst = dst;
   node.params = params;
+  node.group = group_;
   if (kind >= CLPORT_OP_RMS_NORM_MUL_MAT && kind <= CLPORT_OP_ROPE_KV_STORE_ATTENTION) ++plan_.fused_nodes;
   plan_.nodes.push_back(std::move(node));
   return plan_.nodes.back();

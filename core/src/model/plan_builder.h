@@ -27,6 +27,11 @@ class PlanBuilder {
   AttentionParams attention_params(uint32_t layer) const;
   const cpu::OpParams& norm() const { return norm_; }
 
+  // The nodes added from here on are layer `layer`'s group (PlanNode::group), until the next
+  // begin_layer or end_layers.
+  void begin_layer(uint32_t layer) { group_ = static_cast<int>(layer); }
+  void end_layers() { group_ = -1; }
+
   // x = embedding rows of the token ids, times hp.embd_scale when that is not 1.
   void embed();
   // Q, K and V of rms_norm(x) * attn_norm as head-shaped views [head_dim, heads, n].
@@ -73,6 +78,7 @@ class PlanBuilder {
   const LlamaModel::Scratch& s_;
   int64_t n_;
   cpu::OpParams norm_;
+  int group_ = -1;
   ForwardPlan plan_;
 };
 

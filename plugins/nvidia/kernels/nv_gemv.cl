@@ -131,39 +131,50 @@ inline int nv_block_sum(int v, local float* scratch) {
 }
 #endif
 
-// Step 1: row x (K values, through the RMSNorm with weight g when norm is set) as K / 32 blocks:
-// codes 0..15 of block b at xq[b], 16..31 at xq[nb + b] (consecutive lanes read consecutive
-// words), (d, s) at xds[b]. One float4 per work-item and pass, 8 work-items to a block: the
-// loads coalesce and the row takes K / (4 NV_WG) passes.
+// Step 1: an activation row of K values as K / 32 blocks: codes 0..15 of block b at xq[b],
+// 16..31 at xq[nb + b] (consecutive lanes read consecutive words), (d, s) at xds[b]. One float4
+// per work-item and pass, 8 work-items to a block: the loads coalesce and the row takes
+// K / (4 NV_WG) passes. LOAD4(i) is the row's float4 number i (only called for i < K / 4);
+// every work-item of the group runs the body.
+#define NV_QUANTIZE_BODY(LOAD4)                                                                 \
+  {                                                                                             \
+    const int lid_ = get_local_id(0), nb_ = K / 32, n4_ = K / 4;                                \
+    local int* codes_ = (local int*)xq;                                                         \
+    for (int base_ = 0; base_ < n4_; base_ += NV_WG) {                                          \
+      /* n4 is a multiple of 8 and NV_WG of 32: a block's 8 work-items are all live or not */   \
+      const int i = base_ + lid_;                                                               \
+      const bool live_ = i < n4_;                                                               \
+      float4 v_ = (float4)(0.0f);                                                               \
+      if (live_) v_ = LOAD4(i);                                                                 \
+      const float d_ = nv_block_max(nv_absmax4(v_), red) / 127.0f, inv_ = d_ != 0.0f ? 1.0f / d_ : 0.0f; \
+      const int4 q_ = convert_int4_rte(v_ * inv_);                                              \
+      const int sum_ = nv_block_sum(q_.x + q_.y + q_.z + q_.w, red);                            \
+      if (live_) {                                                                              \
+        const int blk_ = i / 8, j_ = i % 8;                                                     \
+        codes_[4 * (j_ < 4 ? blk_ : nb_ + blk_) + (j_ & 3)] = as_int(convert_char4(q_));        \
+        if (j_ == 0) xds[blk_] = (float2)(d_, d_ * (float)sum_);                                \
+      }                                                                                         \
+    }                                                                                           \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                               \
+  }
+
+// Row x through the RMSNorm with weight g when norm is set, quantized as above. The CPU
+// backend's Q8Block32 form, so both paths mean the same numbers: d = max|x| / 127 per 32
+// values, codes x / d rounded to nearest even, s = d * sum(codes).
 inline void nv_quantize_row(const global float* x, const global float* g, int norm, float eps, int K,
                             local int4* xq, local float2* xds, local float* red) {
-  const int lid = get_local_id(0), nb = K / 32, n4 = K / 4;
   float scale = 1.0f;
   if (norm) {
     float ss = 0.0f;
-    for (int i = lid; i < n4; i += NV_WG) {
+    for (int i = get_local_id(0); i < K / 4; i += NV_WG) {
       const float4 v = vload4(i, x);
       ss += dot(v, v);
     }
     scale = 1.0f / sqrt(wg_reduce_sum(ss, red, NV_WG) / (float)K + eps);
   }
-  local int* codes = (local int*)xq;
-  for (int base = 0; base < n4; base += NV_WG) {
-    // n4 is a multiple of 8 and NV_WG of 32: a block's 8 work-items are all live or all not.
-    const int i = base + lid;
-    const bool live = i < n4;
-    float4 v = (float4)(0.0f);
-    if (live) v = norm ? vload4(i, x) * scale * vload4(i, g) : vload4(i, x);
-    const float d = nv_block_max(nv_absmax4(v), red) / 127.0f, inv = d != 0.0f ? 1.0f / d : 0.0f;
-    const int4 q = convert_int4_rte(v * inv);
-    const int sum = nv_block_sum(q.x + q.y + q.z + q.w, red);
-    if (live) {
-      const int blk = i / 8, j = i % 8;
-      codes[4 * (j < 4 ? blk : nb + blk) + (j & 3)] = as_int(convert_char4(q));
-      if (j == 0) xds[blk] = (float2)(d, d * (float)sum);
-    }
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
+#define NV_LOAD_ROW(i) (norm ? vload4(i, x) * scale * vload4(i, g) : vload4(i, x))
+  NV_QUANTIZE_BODY(NV_LOAD_ROW)
+#undef NV_LOAD_ROW
 }
 
 // Step 3: row r of this work-group (0 .. NV_ROWS - 1) summed over its 32 lanes, for work-item r.
@@ -190,19 +201,14 @@ inline float nv_row_total(local const float* red, int r) {
     }                                                                                           \
   }
 
-#define NV_GEMV_ARGS                                                                            \
-  const global uint4 *wq, const global ushort *ws, const global uchar *x, ulong x_off,          \
-      const global uchar *g, ulong g_off, int norm, float eps, const global uchar *res,         \
-      ulong res_off, int has_res, global uchar *dst, ulong dst_off, int K, int N, local int4 *xq, \
-      local float2 *xds
-
-// MUL_MAT, RMS_NORM_MUL_MAT (norm) and MUL_MAT_ADD (has_res: dst = product + res, res may be dst).
-#define NV_GEMV_KERNEL(NAME, BLOCK)                                                             \
-  kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void NAME(NV_GEMV_ARGS) {           \
-    local float red[NV_ROWS * NV_RED_STRIDE];                                                   \
-    const int m = get_group_id(1), lid = get_local_id(0), lane = lid % 32, nb = K / 32;         \
-    nv_quantize_row((const global float*)(x + x_off) + (size_t)m * K,                          \
-                    (const global float*)(g + g_off), norm, eps, K, xq, xds, red);              \
+// Step 2 for an activation row quantized in xq / xds: dst[n] = W[n] . x (+ res[n] when has_res;
+// res may be dst) for n < N, the chunks of NV_ROWS rows shared out over the work-groups of
+// dimension 0 (chunk g, g + groups, ...).
+#define NV_ROWS_FN(NAME, BLOCK)                                                                 \
+  inline void NAME(const global uint4* wq, const global ushort* ws, int K, int N, int has_res,  \
+                   const global float* res, global float* dst, local const int4* xq,            \
+                   local const float2* xds, local float* red) {                                  \
+    const int lid = get_local_id(0), lane = lid % 32, nb = K / 32;                              \
     for (int chunk = get_group_id(0); chunk < (N + NV_ROWS - 1) / NV_ROWS; chunk += get_num_groups(0)) { \
       const int first = chunk * NV_ROWS + (lid / 32) * NV_RPW;                                  \
       float acc[NV_RPW];                                                                        \
@@ -213,34 +219,20 @@ inline float nv_row_total(local const float* red, int r) {
       const int n = chunk * NV_ROWS + lid;                                                      \
       if (lid < NV_ROWS && n < N) {                                                             \
         float total = nv_row_total(red, lid);                                                   \
-        const size_t at = (size_t)m * N + n;                                                    \
-        if (has_res) total += ((const global float*)(res + res_off))[at];                       \
-        ((global float*)(dst + dst_off))[at] = total;                                           \
+        if (has_res) total += res[n];                                                           \
+        dst[n] = total;                                                                         \
       }                                                                                         \
       barrier(CLK_LOCAL_MEM_FENCE); /* red is written again by the next chunk */               \
     }                                                                                           \
   }
 
-#define NV_STEP_nv_block_q4_0(r, i, xa, xb, ds) acc[r] += nv_block_q4_0(wq, ws, i, xa, xb, ds)
-#define NV_STEP_nv_block_q4_1(r, i, xa, xb, ds) acc[r] += nv_block_q4_1(wq, ws, i, xa, xb, ds)
-#define NV_STEP_nv_block_q8_0(r, i, xa, xb, ds) acc[r] += nv_block_q8_0(wq, ws, i, xa, xb, ds)
-NV_GEMV_KERNEL(nv_gemv_q4_0, nv_block_q4_0)
-NV_GEMV_KERNEL(nv_gemv_q4_1, nv_block_q4_1)
-NV_GEMV_KERNEL(nv_gemv_q8_0, nv_block_q8_0)
-
-// RMS_NORM_MUL_MAT_SWIGLU: dst = silu(gate . n) * (up . n), n = rms_norm(x) * g, both weights of
-// one dtype; each warp walks NV_RPW rows of each.
-#define NV_SWIGLU_ARGS                                                                          \
-  const global uint4 *gq, const global ushort *gs, const global uint4 *uq, const global ushort *us, \
-      const global uchar *x, ulong x_off, const global uchar *g, ulong g_off, float eps,        \
-      global uchar *dst, ulong dst_off, int K, int N, local int4 *xq, local float2 *xds
-
-#define NV_SWIGLU_KERNEL(NAME, BLOCK)                                                           \
-  kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void NAME(NV_SWIGLU_ARGS) {         \
-    local float red[2 * NV_ROWS * NV_RED_STRIDE];                                               \
-    const int m = get_group_id(1), lid = get_local_id(0), lane = lid % 32, nb = K / 32;         \
-    nv_quantize_row((const global float*)(x + x_off) + (size_t)m * K,                          \
-                    (const global float*)(g + g_off), 1, eps, K, xq, xds, red);                 \
+// The same for RMS_NORM_MUL_MAT_SWIGLU: dst[n] = silu(gate[n] . x) * (up[n] . x), both weights of
+// one dtype; each warp walks NV_RPW rows of each. red holds 2 * NV_ROWS * NV_RED_STRIDE floats.
+#define NV_SWIGLU_ROWS_FN(NAME, BLOCK)                                                          \
+  inline void NAME(const global uint4* gq, const global ushort* gs, const global uint4* uq,     \
+                   const global ushort* us, int K, int N, global float* dst, local const int4* xq, \
+                   local const float2* xds, local float* red) {                                  \
+    const int lid = get_local_id(0), lane = lid % 32, nb = K / 32;                              \
     for (int chunk = get_group_id(0); chunk < (N + NV_ROWS - 1) / NV_ROWS; chunk += get_num_groups(0)) { \
       const int first = chunk * NV_ROWS + (lid / 32) * NV_RPW;                                  \
       float acc_g[NV_RPW], acc_u[NV_RPW];                                                       \
@@ -255,18 +247,62 @@ NV_GEMV_KERNEL(nv_gemv_q8_0, nv_block_q8_0)
       const int n = chunk * NV_ROWS + lid;                                                      \
       if (lid < NV_ROWS && n < N) {                                                             \
         const float gate = nv_row_total(red, lid), up = nv_row_total(red, NV_ROWS + lid);       \
-        ((global float*)(dst + dst_off))[(size_t)m * N + n] = gate / (1.0f + exp(-gate)) * up;  \
+        dst[n] = gate / (1.0f + exp(-gate)) * up;                                               \
       }                                                                                         \
       barrier(CLK_LOCAL_MEM_FENCE); /* red is written again by the next chunk */               \
     }                                                                                           \
   }
 
+#define NV_STEP_nv_block_q4_0(r, i, xa, xb, ds) acc[r] += nv_block_q4_0(wq, ws, i, xa, xb, ds)
+#define NV_STEP_nv_block_q4_1(r, i, xa, xb, ds) acc[r] += nv_block_q4_1(wq, ws, i, xa, xb, ds)
+#define NV_STEP_nv_block_q8_0(r, i, xa, xb, ds) acc[r] += nv_block_q8_0(wq, ws, i, xa, xb, ds)
 #define NV_SWIGLU_STEP(BLOCK, r, i, xa, xb, ds)  \
   acc_g[r] += BLOCK(gq, gs, i, xa, xb, ds);      \
   acc_u[r] += BLOCK(uq, us, i, xa, xb, ds)
 #define NV_SWIGLU_STEP_nv_block_q4_0(r, i, xa, xb, ds) NV_SWIGLU_STEP(nv_block_q4_0, r, i, xa, xb, ds)
 #define NV_SWIGLU_STEP_nv_block_q4_1(r, i, xa, xb, ds) NV_SWIGLU_STEP(nv_block_q4_1, r, i, xa, xb, ds)
 #define NV_SWIGLU_STEP_nv_block_q8_0(r, i, xa, xb, ds) NV_SWIGLU_STEP(nv_block_q8_0, r, i, xa, xb, ds)
-NV_SWIGLU_KERNEL(nv_gemv_swiglu_q4_0, nv_block_q4_0)
-NV_SWIGLU_KERNEL(nv_gemv_swiglu_q4_1, nv_block_q4_1)
-NV_SWIGLU_KERNEL(nv_gemv_swiglu_q8_0, nv_block_q8_0)
+NV_ROWS_FN(nv_rows_q4_0, nv_block_q4_0)
+NV_ROWS_FN(nv_rows_q4_1, nv_block_q4_1)
+NV_ROWS_FN(nv_rows_q8_0, nv_block_q8_0)
+NV_SWIGLU_ROWS_FN(nv_swiglu_rows_q4_0, nv_block_q4_0)
+NV_SWIGLU_ROWS_FN(nv_swiglu_rows_q4_1, nv_block_q4_1)
+NV_SWIGLU_ROWS_FN(nv_swiglu_rows_q8_0, nv_block_q8_0)
+
+#define NV_GEMV_ARGS                                                                            \
+  const global uint4 *wq, const global ushort *ws, const global uchar *x, ulong x_off,          \
+      const global uchar *g, ulong g_off, int norm, float eps, const global uchar *res,         \
+      ulong res_off, int has_res, global uchar *dst, ulong dst_off, int K, int N, local int4 *xq, \
+      local float2 *xds
+
+// MUL_MAT, RMS_NORM_MUL_MAT (norm) and MUL_MAT_ADD (has_res: dst = product + res, res may be
+// dst); activation row m = get_group_id(1).
+#define NV_GEMV_KERNEL(NAME, ROWS)                                                              \
+  kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void NAME(NV_GEMV_ARGS) {           \
+    local float red[NV_ROWS * NV_RED_STRIDE];                                                   \
+    const size_t m = get_group_id(1);                                                           \
+    nv_quantize_row((const global float*)(x + x_off) + m * K, (const global float*)(g + g_off), \
+                    norm, eps, K, xq, xds, red);                                                \
+    ROWS(wq, ws, K, N, has_res, (const global float*)(res + res_off) + m * N,                   \
+         (global float*)(dst + dst_off) + m * N, xq, xds, red);                                 \
+  }
+NV_GEMV_KERNEL(nv_gemv_q4_0, nv_rows_q4_0)
+NV_GEMV_KERNEL(nv_gemv_q4_1, nv_rows_q4_1)
+NV_GEMV_KERNEL(nv_gemv_q8_0, nv_rows_q8_0)
+
+#define NV_SWIGLU_ARGS                                                                          \
+  const global uint4 *gq, const global ushort *gs, const global uint4 *uq, const global ushort *us, \
+      const global uchar *x, ulong x_off, const global uchar *g, ulong g_off, float eps,        \
+      global uchar *dst, ulong dst_off, int K, int N, local int4 *xq, local float2 *xds
+
+#define NV_SWIGLU_KERNEL(NAME, ROWS)                                                            \
+  kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void NAME(NV_SWIGLU_ARGS) {         \
+    local float red[2 * NV_ROWS * NV_RED_STRIDE];                                               \
+    const size_t m = get_group_id(1);                                                           \
+    nv_quantize_row((const global float*)(x + x_off) + m * K, (const global float*)(g + g_off), \
+                    1, eps, K, xq, xds, red);                                                   \
+    ROWS(gq, gs, uq, us, K, N, (global float*)(dst + dst_off) + m * N, xq, xds, red);           \
+  }
+NV_SWIGLU_KERNEL(nv_gemv_swiglu_q4_0, nv_swiglu_rows_q4_0)
+NV_SWIGLU_KERNEL(nv_gemv_swiglu_q4_1, nv_swiglu_rows_q4_1)
+NV_SWIGLU_KERNEL(nv_gemv_swiglu_q8_0, nv_swiglu_rows_q8_0)

@@ -6,7 +6,8 @@
 // RMS_NORM_MUL_MAT_SWIGLU patterns on Q4_0 / Q4_1 / Q8_0 weights, on 8-bit activations: with a few
 // activation rows (decode) through the GEMV of nv_gemv.hpp, with more (prompt) through the
 // tensor-core GEMM of nv_gemm.hpp; a prompt's ATTENTION / ROPE_ATTENTION through the tiled kernel of
-// nv_attention.hpp. Every such weight is repacked at load (plugins/common's packed
+// nv_attention.hpp; a whole decode layer of those ops as one launch (nv_layer.hpp, the plan's
+// prepare_group). Every such weight is repacked at load (plugins/common's packed
 // layout: aligned 16-byte quant words; the plain copy stays for get_rows). Every other op runs on
 // the shared kernels (plugins/common) with GPU tuning.
 //
@@ -14,7 +15,8 @@
 // false keeps plain OpenCL C), nv_gemm (default true; false leaves prompt-sized mat-muls to the
 // shared float GEMM), nv_attention (default true; false leaves the prompt's attention to the
 // shared kernel), nv_gemv_wg (512), nv_gemv_rows_per_warp (2), nv_gemv_groups_per_cu (2), and
-// the shared kernels' tuning keys but gemv_packed (always on here).
+// the shared kernels' tuning keys but gemv_packed (always on here); nv_layer (default true) and
+// nv_layer_groups (0) for the one-launch decode layer of nv_layer.hpp, offered as a plan group.
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -30,6 +32,7 @@
 #include "nv_attention.hpp"
 #include "nv_gemm.hpp"
 #include "nv_gemv.hpp"
+#include "nv_layer.hpp"
 #include "ptx_probe.hpp"
 
 namespace {
@@ -46,9 +49,29 @@ bool is_gemv_kind(int32_t kind) {
 class NvidiaInstance final : public clport_plugin_instance {
  public:
   NvidiaInstance(const clport_host& host, const clport_device_desc& d, Tuning t, nvidia::GemvConfig g, bool gemm,
-                 bool attention)
+                 bool attention, nvidia::LayerConfig layer)
       : runner_(host, d, std::move(t)), gemv_(host, g, d.local_mem_bytes, d.compute_units), gemm_(host, g.ptx),
-        attention_(host, d.local_mem_bytes), gemm_enabled_(gemm), attention_enabled_(attention) {}
+        attention_(host, d.local_mem_bytes), layer_(host, d, g, layer), gemm_enabled_(gemm),
+        attention_enabled_(attention), float_activations_(host.precision == 1) {}
+
+  // A decode layer (nv_layer.hpp) whose every op this instance would run itself, its mat-muls
+  // on the NVIDIA GEMV.
+  std::unique_ptr<clport_launch> prepare_group(const clport_op* const* ops, size_t n) override {
+    if (!layer_.takes(ops, n)) return nullptr;
+    nvidia::NvLayer::Weights w{};
+    // The mat-mul ops 0, 2, 3, 4 give the Weights slots Q/K/V, output, gate (+ up), down.
+    const size_t op_of[4] = {0, 2, 3, 4}, slot_of[4] = {0, 1, 2, 4};
+    for (size_t m = 0; m < 4; ++m) {
+      const PackedWeight* up = nullptr;
+      bool gemm = true;
+      const PackedWeight* packed = nv_weights(*ops[op_of[m]], &up, &gemm);
+      if (packed == nullptr || gemm) return nullptr;
+      w[slot_of[m]] = packed;
+      if (up != nullptr) w[3] = up;
+    }
+    if (!supports(*ops[1])) return nullptr;
+    return layer_.prepare(ops, w);
+  }
 
   bool supports(const clport_op& op) override {
     return nv_weights(op, nullptr, nullptr) != nullptr || runner_.supports(op);
@@ -86,7 +109,10 @@ class NvidiaInstance final : public clport_plugin_instance {
   // plain description passes the shared checks (shapes, dtypes); up to the GEMV's rows the GEMV
   // (when the row fits its local memory), beyond them the GEMM.
   const PackedWeight* nv_weights(const clport_op& op, const PackedWeight** up, bool* gemm) const {
-    if (!is_gemv_kind(op.kind) || op.n_src < 2 || op.src[0] == nullptr || op.src[1] == nullptr) return nullptr;
+    // Its GEMV and GEMM quantize the activations to 8 bits: the policy's `precision: fp32` leaves
+    // every mat-mul to the shared float kernels.
+    if (float_activations_ || !is_gemv_kind(op.kind) || op.n_src < 2 || op.src[0] == nullptr || op.src[1] == nullptr)
+      return nullptr;
     const bool rows_for_gemv = op.src[1]->ne[1] <= runner_.tuning().gemv_max_m_for(op.src[0]->dtype);
     if (rows_for_gemv ? !nvidia::NvGemv::covers(op.src[0]->dtype) || !gemv_.fits(op.src[0]->ne[0])
                       : !gemm_enabled_ || !nvidia::NvGemm::covers(op.src[0]->dtype))
@@ -127,7 +153,8 @@ class NvidiaInstance final : public clport_plugin_instance {
   nvidia::NvGemv gemv_;
   nvidia::NvGemm gemm_;
   nvidia::NvAttention attention_;
-  bool gemm_enabled_, attention_enabled_;
+  nvidia::NvLayer layer_;
+  bool gemm_enabled_, attention_enabled_, float_activations_;
 };
 
 // The plugin's own settings, then the shared kernels' tuning but gemv_packed: the NVIDIA GEMV
@@ -147,6 +174,12 @@ std::vector<clport_setting_decl> nvidia_settings() {
                   "GEMV work-group size, a power of two >= 32 within the device's limit (default 512, or the "
                   "device's limit)"),
       int_setting("nv_gemv_rows_per_warp", 1, 8, "weight rows per warp of the GEMV (default 2)"),
+      bool_setting("nv_layer",
+                   "true runs a decode layer (norm + Q/K/V, RoPE + cache store + attention, output + residual, norm + "
+                   "gate/up + SwiGLU, down + residual) as one launch with grid barriers; false as five (default true)"),
+      int_setting("nv_layer_groups", 0, 4096,
+                  "work-groups of the one-launch layer, all resident at once; 0 = one per compute unit on a GPU, "
+                  "1 elsewhere (default 0)"),
       int_setting("nv_gemv_groups_per_cu", 0, 64,
                   "GEMV work-groups per compute unit, each quantizing the activation row once; 0 = one per chunk of "
                   "rows (default 2)"),
@@ -185,7 +218,9 @@ struct NvidiaPlugin {
     clport::sdk::Host h(host);
     Tuning t = clport::plugin_common::default_tuning(d.max_work_group_size);
     t.apply_settings(h);
-    t.gemv_packed = 1;  // the NVIDIA GEMV reads the packed layout only
+    // The NVIDIA GEMV reads the packed layout only; with `precision: fp32` it serves nothing and
+    // the shared float kernels (fused patterns included) keep the plain layout.
+    if (host.precision != 1) t.gemv_packed = 1;
     nvidia::GemvConfig g;
     // The default group fits every NVIDIA GPU with OpenCL 1.2 (1024 work-items); a smaller limit
     // takes the largest power of two it allows, a value from the policy must fit as given.
@@ -206,7 +241,10 @@ struct NvidiaPlugin {
     }
     const bool gemm = h.setting_bool("nv_gemm", true);
     const bool attention = h.setting_bool("nv_attention", true);
-    return std::make_unique<NvidiaInstance>(host, d, std::move(t), g, gemm, attention);
+    nvidia::LayerConfig layer;
+    layer.enabled = h.setting_bool("nv_layer", true);
+    layer.groups = static_cast<uint32_t>(h.setting_int("nv_layer_groups", 0));
+    return std::make_unique<NvidiaInstance>(host, d, std::move(t), g, gemm, attention, layer);
   }
 };
 

@@ -131,7 +131,7 @@ const clport_plugin kTable = {
 #endif
     FAKE_ABI_MAJOR, FAKE_ABI_MINOR, FAKE_NAME, "test", kSettings, sizeof(kSettings) / sizeof(kSettings[0]), &probe,
     &create, &destroy, &claim_op, &prepare_weight, &release_layout, &prepare_launch, &enqueue_launch, &release_launch,
-    &error_code, &error_message, &release_error};
+    &error_code, &error_message, &release_error, nullptr /* prepare_group: groups nothing */};
 
 }  // namespace
 

@@ -1,0 +1,234 @@
+#include "nv_layer.hpp"
+
+#include <algorithm>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#include "nv_dtypes.hpp"
+
+extern const clport::EmbeddedKernel clport_plugin_kernels[];
+
+namespace nvidia {
+namespace {
+
+using clport::plugin_common::PackedWeight;
+
+// The most key ranges a head's attention is split into (the merge reads every range's partial
+// result for each element of the row).
+constexpr uint32_t kMaxSplits = 32;
+constexpr cl_uint kNPastArg = 36;  // nv_layer's n_past argument
+
+// A device buffer from the host's pool, freed with it.
+class PoolBuffer {
+ public:
+  PoolBuffer(const clport_host& host, size_t bytes) : host_(&host) {
+    int32_t status = 0;
+    buffer_ = host.alloc_buffer(host.host_ctx, bytes, &status);
+    if (buffer_ == nullptr)
+      throw clport::sdk::Failure("nvidia: no device memory for the layer kernel's scratch", CLPORT_PLUGIN_OUT_OF_MEMORY);
+  }
+  ~PoolBuffer() {
+    if (buffer_ != nullptr) host_->free_buffer(host_->host_ctx, buffer_);
+  }
+  PoolBuffer(const PoolBuffer&) = delete;
+  PoolBuffer& operator=(const PoolBuffer&) = delete;
+  cl_mem get() const { return buffer_; }
+
+ private:
+  const clport_host* host_;
+  cl_mem buffer_ = nullptr;
+};
+
+// The three barrier words (arrivals, generation, gave-up), zeroed.
+std::unique_ptr<PoolBuffer> barrier_words(const clport_host& host) {
+  auto words = std::make_unique<PoolBuffer>(host, 3 * sizeof(cl_uint));
+  const cl_uint zero[3] = {0, 0, 0};
+  clport::sdk::check_cl(host.cl->clEnqueueWriteBuffer(host.queue, words->get(), CL_TRUE, 0, sizeof(zero), zero, 0,
+                                                      nullptr, nullptr),
+                        "clEnqueueWriteBuffer(barrier words)");
+  return words;
+}
+
+// One layer's launch: its own kernel object with every argument set once; a step sets n_past.
+class LayerLaunch final : public clport_launch {
+ public:
+  LayerLaunch(const clport_host& host, clport::sdk::Kernel kernel, std::unique_ptr<PoolBuffer> part,
+              std::unique_ptr<PoolBuffer> bar, size_t global, size_t local)
+      : host_(&host), kernel_(std::move(kernel)), part_(std::move(part)), bar_(std::move(bar)),
+        global_(global), local_(local) {}
+  void enqueue(const clport_step& step) override {
+    const cl_int n_past = step.n_past;
+    clport::sdk::check_cl(host_->cl->clSetKernelArg(kernel_.get(), kNPastArg, sizeof(n_past), &n_past),
+                          "clSetKernelArg(nv_layer n_past)");
+    clport::sdk::detail::enqueue_kernel(*host_, kernel_.get(), kernel_.name(), 1, &global_, &local_);
+  }
+
+ private:
+  const clport_host* host_;
+  clport::sdk::Kernel kernel_;
+  std::unique_ptr<PoolBuffer> part_, bar_;
+  size_t global_, local_;
+};
+
+bool is_f32_row(const clport_tensor* t) { return t != nullptr && t->dtype == CLPORT_DTYPE_F32 && t->nb[0] == 4; }
+
+const char* rows_fn(int32_t dtype, bool swiglu) {
+  switch (dtype) {
+    case CLPORT_DTYPE_Q4_0: return swiglu ? "nv_swiglu_rows_q4_0" : "nv_rows_q4_0";
+    case CLPORT_DTYPE_Q4_1: return swiglu ? "nv_swiglu_rows_q4_1" : "nv_rows_q4_1";
+    case CLPORT_DTYPE_Q8_0: return swiglu ? "nv_swiglu_rows_q8_0" : "nv_rows_q8_0";
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+NvLayer::NvLayer(const clport_host& host, const clport_device_desc& device, GemvConfig gemv, LayerConfig config)
+    : host_(host), h_(host), gemv_(gemv), config_(config),
+      compute_units_(device.compute_units > 0 ? device.compute_units : 1),
+      local_mem_bytes_(device.local_mem_bytes), gpu_((device.device_type & CL_DEVICE_TYPE_GPU) != 0) {}
+
+NvLayer::~NvLayer() = default;
+
+uint32_t NvLayer::splits(int64_t heads) const {
+  return std::clamp<uint32_t>(groups() / static_cast<uint32_t>(std::max<int64_t>(heads, 1)), 1u, kMaxSplits);
+}
+
+uint64_t NvLayer::att_bytes(int64_t head_dim, int64_t heads) const {
+  const uint64_t attention = (3 * static_cast<uint64_t>(head_dim) + 3 * gemv_.wg) * sizeof(float) + gemv_.wg * 2;
+  const uint64_t merge = 2 * static_cast<uint64_t>(heads) * splits(heads) * sizeof(float);
+  return std::max(attention, merge);
+}
+
+uint32_t NvLayer::groups() const {
+  if (config_.groups > 0) return config_.groups;
+  return gpu_ ? compute_units_ : 1;
+}
+
+uint64_t NvLayer::local_bytes(const clport_op* const* ops) const {
+  int64_t max_k = 0;
+  for (size_t i : {0, 2, 3, 4}) max_k = std::max(max_k, ops[i]->src[0]->ne[0]);
+  const int64_t hd = ops[1]->src[0]->ne[0];
+  const uint64_t rows = static_cast<uint64_t>(gemv_.wg / 32) * gemv_.rows_per_warp;
+  const uint64_t red = 2 * rows * 33 * sizeof(float);
+  const uint64_t codes = static_cast<uint64_t>(max_k / 32) * (32 + 8);
+  return red + codes + att_bytes(hd, ops[1]->src[0]->ne[1]) + 16;
+}
+
+bool NvLayer::takes(const clport_op* const* ops, size_t n) const {
+  // Inline PTX only: without it the grid barrier's fence is OpenCL's work-group-scoped
+  // mem_fence, and PoCL's work-group compiler (what runs a spoofed identity) does not get through
+  // a kernel with this many barriers in loops in reasonable time.
+  if (!config_.enabled || !gemv_.ptx || n != kOps) return false;
+  const int32_t kinds[kOps] = {CLPORT_OP_RMS_NORM_MUL_MAT, CLPORT_OP_ROPE_KV_STORE_ATTENTION, CLPORT_OP_MUL_MAT_ADD,
+                               CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU, CLPORT_OP_MUL_MAT_ADD};
+  for (size_t i = 0; i < kOps; ++i) {
+    // One token: a mat-mul's output is one column, the attention's [head_dim, heads, 1].
+    const int64_t tokens = i == 1 ? ops[i]->dst->ne[2] : ops[i]->dst->ne[1];
+    if (ops[i]->kind != kinds[i] || !is_f32_row(ops[i]->dst) || tokens != 1) return false;
+    for (int32_t s = 0; s < ops[i]->n_src; ++s)
+      if (ops[i]->src[s] == nullptr || ops[i]->src[s]->offset % 4 != 0) return false;
+    if (ops[i]->dst->offset % 4 != 0) return false;
+  }
+  const clport_op& att = *ops[1];
+  const clport_tensor &q = *att.src[0], &k = *att.src[1], &v = *att.src[2], &cache = *att.src[3];
+  const int64_t hd = q.ne[0], heads = q.ne[1], kv_heads = k.ne[1];
+  if (att.n_src != 4 || !is_f32_row(&q) || !is_f32_row(&k) || !is_f32_row(&v) || q.ne[2] != 1) return false;
+  if (cache.dtype != CLPORT_DTYPE_F16 && cache.dtype != CLPORT_DTYPE_F32) return false;
+  if (hd < 8 || hd % 8 != 0 || hd > static_cast<int64_t>(gemv_.wg) || kv_heads < 1 || heads % kv_heads != 0)
+    return false;
+  if ((heads * hd) % 32 != 0 || att.params.rope.n_rot < 2 || att.params.rope.n_rot > hd || att.params.rope.n_rot % 2 != 0)
+    return false;
+  if (att.params.rope.mode != 0 && att.params.rope.mode != 2) return false;
+  // The output projection's input must be the attention's output: the kernel hands the merged
+  // row over in local memory.
+  const clport_tensor &attn = *att.dst, &o_in = *ops[2]->src[1];
+  if (attn.buffer != o_in.buffer || attn.offset != o_in.offset || attn.ne[0] * attn.ne[1] != o_in.ne[0] ||
+      attn.nb[1] != attn.ne[0] * 4 || o_in.ne[0] != heads * hd)
+    return false;
+  return local_bytes(ops) + 1024 <= local_mem_bytes_;
+}
+
+const clport::sdk::Program& NvLayer::program(const Weights& w, bool cache_f16) {
+  std::ostringstream key;
+  key << "-cl-std=CL1.2 -DNV_WG=" << gemv_.wg << " -DNV_RPW=" << gemv_.rows_per_warp << " -DNV_PTX=" << (gemv_.ptx ? 1 : 0)
+      << " -DNV_QKV_ROWS=" << rows_fn(w[0]->dtype, false) << " -DNV_O_ROWS=" << rows_fn(w[1]->dtype, false)
+      << " -DNV_FFN_ROWS=" << rows_fn(w[2]->dtype, true) << " -DNV_DOWN_ROWS=" << rows_fn(w[4]->dtype, false)
+      << " -DNV_CACHE_F16=" << (cache_f16 ? 1 : 0);
+  auto it = programs_.find(key.str());
+  if (it != programs_.end()) return it->second;
+  const std::string source = h_.shared_source("reduce.cl") + "\n" + h_.shared_source("rope_math.cl") + "\n" +
+                             clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_gemv.cl") + "\n" +
+                             clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_layer.cl");
+  return programs_.emplace(key.str(), clport::sdk::Program(&h_.cl(), h_.build_program(source, key.str()))).first->second;
+}
+
+bool NvLayer::barrier_works(const clport::sdk::Program& p) {
+  if (barrier_checked_ >= 0) return barrier_checked_ == 1;
+  const clport_cl_api& cl = h_.cl();
+  const cl_uint n = groups();
+  auto bar = barrier_words(host_);
+  PoolBuffer result(host_, sizeof(cl_uint));
+  clport::sdk::Kernel probe(cl, p, "nv_grid_probe");
+  clport::sdk::set_args(cl, probe, bar->get(), n, result.get());
+  const size_t local = gemv_.wg, global = static_cast<size_t>(n) * local;
+  clport::sdk::detail::enqueue_kernel(host_, probe.get(), probe.name(), 1, &global, &local);
+  cl_uint met = 0;
+  clport::sdk::check_cl(cl.clEnqueueReadBuffer(h_.queue(), result.get(), CL_TRUE, 0, sizeof(met), &met, 0, nullptr,
+                                               nullptr),
+                        "clEnqueueReadBuffer(grid probe)");
+  barrier_checked_ = met == 1 ? 1 : 0;
+  if (met != 1)
+    h_.log(CLPORT_LOG_WARN, "nvidia: " + std::to_string(n) +
+                                " work-groups did not meet at a grid barrier; decode layers run op by op");
+  return met == 1;
+}
+
+std::unique_ptr<clport_launch> NvLayer::prepare(const clport_op* const* ops, const Weights& w) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const clport_op &o0 = *ops[0], &o1 = *ops[1], &o2 = *ops[2], &o3 = *ops[3], &o4 = *ops[4];
+  const clport_tensor &q = *o1.src[0], &k = *o1.src[1], &v = *o1.src[2], &cache = *o1.src[3];
+  const clport::sdk::Program& p = program(w, cache.dtype == CLPORT_DTYPE_F16);
+  if (!barrier_works(p)) return nullptr;
+
+  const cl_int hd = static_cast<cl_int>(q.ne[0]), heads = static_cast<cl_int>(q.ne[1]);
+  const cl_uint n_groups = groups();
+  const cl_int splits = static_cast<cl_int>(this->splits(heads));
+  auto part = std::make_unique<PoolBuffer>(host_, static_cast<size_t>(heads) * splits * (hd + 2) * sizeof(float));
+  auto bar = barrier_words(host_);
+
+  const clport_cl_api& cl = h_.cl();
+  clport::sdk::Kernel kernel(cl, p, "nv_layer");
+  const auto& rope = o1.params.rope;
+  const int64_t max_k = std::max({w[0]->K, w[1]->K, w[2]->K, w[4]->K});
+  const clport::sdk::LocalMem codes{static_cast<size_t>(max_k / 32) * 32}, scales{static_cast<size_t>(max_k / 32) * 8},
+      att{static_cast<size_t>(att_bytes(hd, heads))};
+  const auto u = [](uint64_t x) { return static_cast<cl_ulong>(x); };
+  const auto i = [](int64_t x) { return static_cast<cl_int>(x); };
+  clport::sdk::set_args(
+      cl, kernel,
+      // 1
+      w[0]->q, w[0]->s, o0.src[1]->buffer, u(o0.src[1]->offset), o0.src[2]->buffer, u(o0.src[2]->offset),
+      cl_float(o0.params.eps), o0.dst->buffer, u(o0.dst->offset), i(w[0]->K), i(w[0]->N),
+      // 2
+      q.buffer, u(q.offset), u(q.nb[1]), k.buffer, u(k.offset), u(k.nb[1]), v.buffer, u(v.offset), u(v.nb[1]),
+      cache.buffer, u(cache.offset), u(cache.nb[1]), u(cache.nb[2]), u(cache.nb[3]), o1.dst->buffer,
+      u(o1.dst->offset), heads, i(k.ne[1]), hd, cl_int(rope.n_rot), cl_int(rope.mode == 2 ? 1 : 0),
+      cl_float(rope.freq_base), cl_float(rope.freq_scale), cl_float(o1.params.attention.scale),
+      cl_int(o1.params.attention.window), cl_int(o1.n_past), part->get(), splits,
+      // 3
+      w[1]->q, w[1]->s, o2.src[2]->buffer, u(o2.src[2]->offset), o2.dst->buffer, u(o2.dst->offset), i(w[1]->N),
+      // 4
+      w[2]->q, w[2]->s, w[3]->q, w[3]->s, o3.src[1]->buffer, u(o3.src[1]->offset), o3.src[2]->buffer,
+      u(o3.src[2]->offset), cl_float(o3.params.eps), o3.dst->buffer, u(o3.dst->offset), i(w[2]->K), i(w[2]->N),
+      // 5
+      w[4]->q, w[4]->s, o4.src[1]->buffer, u(o4.src[1]->offset), o4.src[2]->buffer, u(o4.src[2]->offset),
+      o4.dst->buffer, u(o4.dst->offset), i(w[4]->K), i(w[4]->N),
+      // grid barrier, local arenas
+      bar->get(), n_groups, codes, scales, att);
+  const size_t local = gemv_.wg, global = static_cast<size_t>(n_groups) * local;
+  return std::make_unique<LayerLaunch>(host_, std::move(kernel), std::move(part), std::move(bar), global, local);
+}
+
+}  // namespace nvidia
