@@ -16,6 +16,7 @@
 #include "clport/opencl_loader.h"
 #include "clport/plugin_manager.h"
 #include "conformance_cases.h"
+#include "conformance_groups.h"
 #include "conformance_operands.h"
 #include "quantized_activations.h"
 
@@ -329,9 +330,7 @@ Result<Report> run_impl(const Options& options) {
                                   : static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
   CaseRunner runner(*ctx.value(), table, inst.handle, report.seed);
   auto log = logger("conformance");
-  for (const CaseSpec& spec : detail::catalogue(options.small)) {
-    if (!selected(options.filter, spec.name())) continue;
-    CaseResult r = runner.run(spec);
+  const auto count = [&](CaseResult r) {
     if (!r.supported) {
       ++report.unsupported;
     } else if (r.passed) {
@@ -341,6 +340,21 @@ Result<Report> run_impl(const Options& options) {
       log->error("{}: {}", r.name, r.message);
     }
     report.cases.push_back(std::move(r));
+  };
+  for (const CaseSpec& spec : detail::catalogue(options.small)) {
+    if (selected(options.filter, spec.name())) count(runner.run(spec));
+  }
+  // Plan groups the plugin may take (ABI 2.1), after the single ops.
+  std::mt19937_64 group_rng(report.seed + 1);
+  for (const detail::LayerGroupSpec& spec : detail::layer_group_catalogue(options.small)) {
+    if (!selected(options.filter, spec.name())) continue;
+    CaseResult r = detail::run_layer_group(*ctx.value(), table, inst.handle, spec, group_rng);
+    if (r.supported) {
+      count(std::move(r));
+    } else {
+      ++report.groups_not_taken;
+      report.cases.push_back(std::move(r));
+    }
   }
   return report;
 }

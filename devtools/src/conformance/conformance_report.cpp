@@ -16,7 +16,7 @@ std::string format_table(const Report& report, bool show_unsupported) {
   out << line;
   for (const CaseResult& c : report.cases) {
     if (!c.supported && !show_unsupported) continue;
-    const char* verdict = !c.supported ? "unsupported" : c.passed ? "pass" : "FAIL";
+    const char* verdict = !c.supported ? (c.op == "layer group" ? "not taken" : "unsupported") : c.passed ? "pass" : "FAIL";
     const std::string dtype = c.dtype + (c.prepared ? " (prep.)" : "");
     std::snprintf(line, sizeof line, "%-10s %-20s %-40s %-11s %10.2e %10.0e %9.2f", c.op.c_str(),
                   dtype.c_str(), c.shape.c_str(), verdict, c.nmse, c.threshold, c.millis);
@@ -30,7 +30,9 @@ std::string format_table(const Report& report, bool show_unsupported) {
     if (c.supported && !c.passed) out << "           -> " << c.message << "\n";
   }
   out << "\n" << report.passed << " passed, " << report.failed << " failed, " << report.unsupported
-      << " not supported by the plugin\n";
+      << " not supported by the plugin";
+  if (report.groups_not_taken > 0) out << "; " << report.groups_not_taken << " layer groups not taken (op by op)";
+  out << "\n";
   return out.str();
 }
 
