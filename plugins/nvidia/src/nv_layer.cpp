@@ -132,9 +132,11 @@ bool NvLayer::takes(const clport_op* const* ops, size_t n) const {
     if (ops[i]->dst->offset % 4 != 0) return false;
   }
   const clport_op& att = *ops[1];
+  if (ops[0]->n_src < 3 || att.n_src != 4 || ops[2]->n_src < 3 || ops[3]->n_src < 4 || ops[4]->n_src < 3)
+    return false;
   const clport_tensor &q = *att.src[0], &k = *att.src[1], &v = *att.src[2], &cache = *att.src[3];
   const int64_t hd = q.ne[0], heads = q.ne[1], kv_heads = k.ne[1];
-  if (att.n_src != 4 || !is_f32_row(&q) || !is_f32_row(&k) || !is_f32_row(&v) || q.ne[2] != 1) return false;
+  if (!is_f32_row(&q) || !is_f32_row(&k) || !is_f32_row(&v) || q.ne[2] != 1) return false;
   if (cache.dtype != CLPORT_DTYPE_F16 && cache.dtype != CLPORT_DTYPE_F32) return false;
   if (hd < 8 || hd % 8 != 0 || hd > static_cast<int64_t>(gemv_.wg) || kv_heads < 1 || heads % kv_heads != 0)
     return false;
