@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <functional>
+#include <limits>
+#include <utility>
 
 #include "clport/nmse.h"
 #include "conformance_operands.h"
