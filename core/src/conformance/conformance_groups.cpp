@@ -102,13 +102,6 @@ Status run_reference(const LayerOperands& o, const std::vector<OpShape>& ops, bo
   return Status();
 }
 
-std::string take_error(const clport_plugin& t, clport_plugin_error* e) {
-  if (e == nullptr) return "plugin gave no error object";
-  std::string m = t.error_message ? t.error_message(e) : "";
-  if (t.release_error) t.release_error(e);
-  return m;
-}
-
 }  // namespace
 
 std::string LayerGroupSpec::name() const {
@@ -187,7 +180,7 @@ CaseResult run_layer_group(DeviceContext& ctx, const clport_plugin& table, clpor
     int32_t owns = 0;
     clport_plugin_error* error = nullptr;
     const int32_t rc = table.prepare_weight(instance, &views[i][w], &layout, &owns, &error);
-    if (error != nullptr) take_error(table, error);
+    if (error != nullptr) take_plugin_error(table, error);
     if (rc == CLPORT_PLUGIN_OK && layout != nullptr) {
       views[i][w].layout = layout;
       layouts.push_back(layout);
@@ -215,20 +208,21 @@ CaseResult run_layer_group(DeviceContext& ctx, const clport_plugin& table, clpor
   clport_plugin_error* error = nullptr;
   int32_t rc = table.prepare_group(instance, op_ptrs.data(), op_ptrs.size(), &launch, &error);
   if (rc == CLPORT_PLUGIN_UNSUPPORTED) {
-    if (error != nullptr) take_error(table, error);
+    if (error != nullptr) take_plugin_error(table, error);
     release();
     r.message = "not supported by the plugin";
     return r;
   }
   r.supported = true;
   if (rc != CLPORT_PLUGIN_OK || launch == nullptr)
-    return fail("prepare_group returned " + std::to_string(rc) + ": " + take_error(table, error));
+    return fail("prepare_group returned " + std::to_string(rc) + ": " + take_plugin_error(table, error));
   const auto t0 = std::chrono::steady_clock::now();
   const clport_step step{sizeof(clport_step), spec.n_past};
   rc = table.enqueue_launch(instance, launch, &step, &error);
   Status finished = ctx.finish();
   table.release_launch(instance, launch);
-  if (rc != CLPORT_PLUGIN_OK) return fail("the launch returned " + std::to_string(rc) + ": " + take_error(table, error));
+  if (rc != CLPORT_PLUGIN_OK)
+    return fail("the launch returned " + std::to_string(rc) + ": " + take_plugin_error(table, error));
   if (!finished.ok()) return fail(finished.message());
   r.millis = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 

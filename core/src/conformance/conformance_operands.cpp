@@ -164,4 +164,11 @@ std::string check_untouched(const Operand& op, const std::vector<uint8_t>& bytes
   return "";
 }
 
+std::string take_plugin_error(const clport_plugin& table, clport_plugin_error* error) {
+  if (error == nullptr) return "plugin gave no error object";
+  std::string m = table.error_message ? table.error_message(error) : "";
+  if (table.release_error) table.release_error(error);
+  return m;
+}
+
 }  // namespace clport::conformance::detail

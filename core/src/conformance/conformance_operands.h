@@ -55,6 +55,9 @@ struct HostReference {
 CLPORT_API Status run_host_reference(const CaseSpec& spec, const std::vector<Operand>& src, const Operand& dst,
                                      bool quantized_activations, HostReference* out);
 
+// The message of a plugin's error object, which it releases ("plugin gave no error object" for NULL).
+std::string take_plugin_error(const clport_plugin& table, clport_plugin_error* error);
+
 // Empty when every byte that is not an element of the view still equals op.initial, else a
 // description of the first damaged byte.
 std::string check_untouched(const Operand& op, const std::vector<uint8_t>& bytes);

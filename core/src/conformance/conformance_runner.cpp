@@ -36,13 +36,6 @@ struct Instance {
   }
 };
 
-std::string take_error(const clport_plugin& t, clport_plugin_error* e) {
-  if (e == nullptr) return "plugin gave no error object";
-  std::string m = t.error_message ? t.error_message(e) : "";
-  if (t.release_error) t.release_error(e);
-  return m;
-}
-
 Result<std::shared_ptr<LoadedPlugin>> find_plugin(const std::string& spec) {
   std::string reason;
   const bool is_path = spec.find('/') != std::string::npos ||
@@ -167,7 +160,8 @@ class CaseRunner {
     clport_plugin_error* error = nullptr;
     const int32_t rc = enqueue_once(table_, inst_, op, &error);
     if (rc != CLPORT_PLUGIN_OK)
-      return Status(Stage::Plugin, "the launch returned " + std::to_string(rc) + ": " + take_error(table_, error));
+      return Status(Stage::Plugin,
+                    "the launch returned " + std::to_string(rc) + ": " + detail::take_plugin_error(table_, error));
     CLPORT_RETURN_IF_ERROR(ctx_.finish());
     r.millis = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     for (const KernelTiming& t : ctx_.take_timings())
@@ -247,11 +241,12 @@ class CaseRunner {
       clport_plugin_error* error = nullptr;
       const int32_t rc = table_.prepare_weight(inst_, &views[i], &layout, &owns_weight, &error);
       if (rc == CLPORT_PLUGIN_UNSUPPORTED) {
-        if (error != nullptr) take_error(table_, error);
+        if (error != nullptr) detail::take_plugin_error(table_, error);
         continue;
       }
       if (rc != CLPORT_PLUGIN_OK)
-        return Status(Stage::Plugin, "prepare_weight returned " + std::to_string(rc) + ": " + take_error(table_, error));
+        return Status(Stage::Plugin, "prepare_weight returned " + std::to_string(rc) + ": " +
+                                         detail::take_plugin_error(table_, error));
       if (layout == nullptr) continue;
       views[i].layout = layout;
       layouts.push_back(layout);
@@ -318,7 +313,7 @@ Result<Report> run_impl(const Options& options) {
   clport_plugin_error* error = nullptr;
   if (table.create(host, &desc, &inst.handle, &error) != CLPORT_PLUGIN_OK || inst.handle == nullptr) {
     inst.handle = nullptr;
-    return Status(Stage::Plugin, "plugin create failed: " + take_error(table, error));
+    return Status(Stage::Plugin, "plugin create failed: " + detail::take_plugin_error(table, error));
   }
 
   Report report;
