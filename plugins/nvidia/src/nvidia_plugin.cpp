@@ -54,8 +54,8 @@ class NvidiaInstance final : public clport_plugin_instance {
         attention_(host, d.local_mem_bytes), layer_(host, d, g, layer), gemm_enabled_(gemm),
         attention_enabled_(attention), float_activations_(host.precision == 1) {}
 
-  // A decode layer (nv_layer.hpp) whose every op this instance would run itself, its mat-muls
-  // on the NVIDIA GEMV.
+  // A decode layer (nv_layer.hpp) whose mat-muls run on the NVIDIA GEMV (the host offers only
+  // ops this instance claimed, so the attention op needs no second check).
   std::unique_ptr<clport_launch> prepare_group(const clport_op* const* ops, size_t n) override {
     if (!layer_.takes(ops, n)) return nullptr;
     nvidia::NvLayer::Weights w{};
@@ -69,7 +69,6 @@ class NvidiaInstance final : public clport_plugin_instance {
       w[slot_of[m]] = packed;
       if (up != nullptr) w[3] = up;
     }
-    if (!supports(*ops[1])) return nullptr;
     return layer_.prepare(ops, w);
   }
 
