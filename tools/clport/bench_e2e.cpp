@@ -1,6 +1,9 @@
 // `clport bench e2e -m MODEL`: prompt and generation tokens/s, load time and peak device memory
 // on the chosen backend, and the same measured on the CPU path in the same run as the reference
-// (speed-ups are ratios against it). --json FILE writes the table.
+// (speed-ups are ratios against it). --json FILE writes the table. As llama-bench does, a warm-up
+// run (the same prompt and two generated tokens, not counted) comes first, so that one-time work
+// (programs loaded from the cache, each plan's preparation) is not counted as speed.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 
@@ -19,6 +22,7 @@ struct E2eFlags {
   int prompt_tokens = 128;
   int gen_tokens = 64;
   bool no_reference = false;
+  int warmup = 1;  // unmeasured runs before the measured one
   std::string json_file;
 };
 
@@ -43,6 +47,10 @@ Result<E2eResult> measure(EngineOptions options, const E2eFlags& f) {
     prompt = ids.value();
   }
   prompt.resize(f.prompt_tokens);
+  for (int w = 0; w < f.warmup; ++w) {
+    Sampler warm_sampler(SamplerOptions{});
+    CLPORT_RETURN_IF_ERROR(e.generate(prompt, std::min(2, f.gen_tokens), warm_sampler, [](int32_t) { return true; }, nullptr));
+  }
   // Greedy, and never stop early at an end token: the generation count must be exact.
   Sampler sampler(SamplerOptions{});
   GenerationStats stats;
@@ -74,7 +82,7 @@ int run(const E2eFlags& f) {
   auto main = measure(options, f);
   if (!main.ok()) return report_failure("bench e2e", main.status());
   print("measured", main.value());
-  nlohmann::json out{{"model", options.model_path}, {"result", to_json(main.value())}};
+  nlohmann::json out{{"model", options.model_path}, {"warmup_runs", f.warmup}, {"result", to_json(main.value())}};
   if (!f.no_reference && options.device != "cpu") {
     auto cpu_options = options;
     cpu_options.device = "cpu";
@@ -102,6 +110,8 @@ const RegisterBenchCommand kRegisterBenchE2e{
        app.add_option("--gen-tokens", flags->gen_tokens, "tokens to generate")
            ->transform(integer_range(1, kMaxTokens));
        app.add_flag("--no-reference", flags->no_reference, "skip the CPU reference run");
+       app.add_option("--warmup", flags->warmup, "unmeasured runs (prompt + 2 tokens) before the measured one")
+           ->transform(integer_range(0, 100));
        app.add_option("--json", flags->json_file, "write results as JSON to this file");
        return [flags]() { return run(*flags); };
      }}};

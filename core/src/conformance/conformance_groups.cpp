@@ -126,6 +126,13 @@ std::vector<LayerGroupSpec> layer_group_catalogue(bool small) {
   longer.head_dim = 64;
   longer.n_past = 300;
   out.push_back(longer);
+  LayerGroupSpec wide;  // 128-wide heads (Llama 3, the 8B shape): 16 work-items a key
+  wide.weight = DType::Q4_0;
+  wide.embd = 512;
+  wide.head_dim = 128;
+  wide.ff = 512;
+  wide.n_past = 450;
+  out.push_back(wide);
   return out;
 }
 

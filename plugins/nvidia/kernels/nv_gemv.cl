@@ -27,6 +27,15 @@
 #define NV_RPW 2
 #endif
 #define NV_WARPS (NV_WG / 32)
+// With PTX each warp sums its own rows with shuffles (no local memory, no barrier) and the
+// work-group reductions take two barriers instead of one per halving step.
+#ifndef NV_FAST_REDUCE
+#if defined(NV_PTX) && NV_PTX
+#define NV_FAST_REDUCE 1
+#else
+#define NV_FAST_REDUCE 0
+#endif
+#endif
 #define NV_ROWS (NV_WARPS * NV_RPW)
 // Row stride of the reduction slots: 33 keeps the 32 lanes of one row in 32 different banks.
 #define NV_RED_STRIDE 33
@@ -110,6 +119,14 @@ inline int nv_block_sum(int v, local float* scratch) {
   v += as_int(nv_shfl_xor(as_float(v), 2));
   return v + as_int(nv_shfl_xor(as_float(v), 4));
 }
+inline float nv_warp_sum(float v) {
+  for (int lanes = 16; lanes > 0; lanes >>= 1) v += nv_shfl_xor(v, lanes);
+  return v;
+}
+inline float nv_warp_max(float v) {
+  for (int lanes = 16; lanes > 0; lanes >>= 1) v = fmax(v, nv_shfl_xor(v, lanes));
+  return v;
+}
 #else
 // Through local memory: the slots of one call are read before the next call writes them.
 inline float nv_block_max(float v, local float* scratch) {
@@ -129,6 +146,32 @@ inline int nv_block_sum(int v, local float* scratch) {
   for (int k = 0; k < 8; ++k) total += as_int(scratch[first + k]);
   return total;
 }
+#endif
+
+// Sum and maximum over the work-group, for every work-item: each warp's value through shuffles,
+// then the NV_WARPS values through `scratch` (at least NV_WARPS floats); without PTX, reduce.cl's.
+#if NV_FAST_REDUCE
+inline float nv_group_sum(float v, local float* scratch) {
+  v = nv_warp_sum(v);
+  if (get_local_id(0) % 32 == 0) scratch[get_local_id(0) / 32] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  float total = 0.0f;
+  for (int w = 0; w < NV_WARPS; ++w) total += scratch[w];
+  barrier(CLK_LOCAL_MEM_FENCE);  // scratch may be reused right away
+  return total;
+}
+inline float nv_group_max(float v, local float* scratch) {
+  v = nv_warp_max(v);
+  if (get_local_id(0) % 32 == 0) scratch[get_local_id(0) / 32] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  float m = -INFINITY;
+  for (int w = 0; w < NV_WARPS; ++w) m = fmax(m, scratch[w]);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return m;
+}
+#else
+inline float nv_group_sum(float v, local float* scratch) { return wg_reduce_sum(v, scratch, NV_WG); }
+inline float nv_group_max(float v, local float* scratch) { return wg_reduce_max(v, scratch, NV_WG); }
 #endif
 
 // Step 1: an activation row of K values as K / 32 blocks: codes 0..15 of block b at xq[b],
@@ -170,7 +213,7 @@ inline void nv_quantize_row(const global float* x, const global float* g, int no
       const float4 v = vload4(i, x);
       ss += dot(v, v);
     }
-    scale = 1.0f / sqrt(wg_reduce_sum(ss, red, NV_WG) / (float)K + eps);
+    scale = 1.0f / sqrt(nv_group_sum(ss, red) / (float)K + eps);
   }
 #define NV_LOAD_ROW(i) (norm ? vload4(i, x) * scale * vload4(i, g) : vload4(i, x))
   NV_QUANTIZE_BODY(NV_LOAD_ROW)
@@ -202,8 +245,47 @@ inline float nv_row_total(local const float* red, int r) {
   }
 
 // Step 2 for an activation row quantized in xq / xds: dst[n] = W[n] . x (+ res[n] when has_res;
-// res may be dst) for n < N, the chunks of NV_ROWS rows shared out over the work-groups of
-// dimension 0 (chunk g, g + groups, ...).
+// res may be dst) for n < N. With NV_FAST_REDUCE every warp of the launch takes NV_RPW rows at a
+// time (warp w: rows w NV_RPW.., then w + all warps, ...) and sums them with shuffles; otherwise
+// the chunks of NV_ROWS rows are shared out over the work-groups of dimension 0 (chunk g,
+// g + groups, ...) and summed in local memory.
+#if NV_FAST_REDUCE
+#define NV_ROWS_FN(NAME, BLOCK)                                                                 \
+  inline void NAME(const global uint4* wq, const global ushort* ws, int K, int N, int has_res,  \
+                   const global float* res, global float* dst, local const int4* xq,            \
+                   local const float2* xds, local float* red) {                                  \
+    const int lid = get_local_id(0), lane = lid % 32, nb = K / 32;                              \
+    const int warps = get_num_groups(0) * NV_WARPS;                                             \
+    for (int first = (get_group_id(0) * NV_WARPS + lid / 32) * NV_RPW; first < N; first += warps * NV_RPW) { \
+      float acc[NV_RPW];                                                                        \
+      for (int r = 0; r < NV_RPW; ++r) acc[r] = 0.0f;                                           \
+      NV_GEMV_LOOP(NV_STEP_##BLOCK)                                                             \
+      for (int r = 0; r < NV_RPW; ++r) {                                                        \
+        float total = nv_warp_sum(acc[r]);                                                      \
+        if (lane == 0 && first + r < N) {                                                       \
+          if (has_res) total += res[first + r];                                                 \
+          dst[first + r] = total;                                                               \
+        }                                                                                       \
+      }                                                                                         \
+    }                                                                                           \
+  }
+#define NV_SWIGLU_ROWS_FN(NAME, BLOCK)                                                          \
+  inline void NAME(const global uint4* gq, const global ushort* gs, const global uint4* uq,     \
+                   const global ushort* us, int K, int N, global float* dst, local const int4* xq, \
+                   local const float2* xds, local float* red) {                                  \
+    const int lid = get_local_id(0), lane = lid % 32, nb = K / 32;                              \
+    const int warps = get_num_groups(0) * NV_WARPS;                                             \
+    for (int first = (get_group_id(0) * NV_WARPS + lid / 32) * NV_RPW; first < N; first += warps * NV_RPW) { \
+      float acc_g[NV_RPW], acc_u[NV_RPW];                                                       \
+      for (int r = 0; r < NV_RPW; ++r) acc_g[r] = acc_u[r] = 0.0f;                              \
+      NV_GEMV_LOOP(NV_SWIGLU_STEP_##BLOCK)                                                      \
+      for (int r = 0; r < NV_RPW; ++r) {                                                        \
+        const float gate = nv_warp_sum(acc_g[r]), up = nv_warp_sum(acc_u[r]);                  \
+        if (lane == 0 && first + r < N) dst[first + r] = gate / (1.0f + exp(-gate)) * up;      \
+      }                                                                                         \
+    }                                                                                           \
+  }
+#else
 #define NV_ROWS_FN(NAME, BLOCK)                                                                 \
   inline void NAME(const global uint4* wq, const global ushort* ws, int K, int N, int has_res,  \
                    const global float* res, global float* dst, local const int4* xq,            \
@@ -252,6 +334,7 @@ inline float nv_row_total(local const float* red, int r) {
       barrier(CLK_LOCAL_MEM_FENCE); /* red is written again by the next chunk */               \
     }                                                                                           \
   }
+#endif
 
 #define NV_STEP_nv_block_q4_0(r, i, xa, xb, ds) acc[r] += nv_block_q4_0(wq, ws, i, xa, xb, ds)
 #define NV_STEP_nv_block_q4_1(r, i, xa, xb, ds) acc[r] += nv_block_q4_1(wq, ws, i, xa, xb, ds)

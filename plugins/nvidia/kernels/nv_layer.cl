@@ -49,21 +49,44 @@ inline void nv_fence_gpu(void) { __asm__ volatile("membar.gl;" ::: "memory"); }
 inline void nv_fence_gpu(void) { mem_fence(CLK_GLOBAL_MEM_FENCE); }
 #endif
 
-// All `groups` work-groups meet here. bar[0] counts arrivals, bar[1] is the generation (both
-// carry over from one launch to the next), bar[2] is set when a wait gave up. Returns 0 when it
-// gave up (or another group did).
+#if defined(NV_PTX) && NV_PTX
+// Adds 1 to the 64-bit arrival count at GPU scope; returns the count before.
+inline ulong nv_arrive(volatile global ulong* count) {
+  ulong before;
+  __asm__ volatile("atom.global.add.u64 %0, [%1], 1;" : "=l"(before) : "l"((ulong)count) : "memory");
+  return before;
+}
+#endif
+
+// All `groups` work-groups meet here. With PTX, bar[0..1] is a 64-bit count of arrivals that
+// only grows (it carries over from one launch to the next): a group arriving at its barrier
+// number k waits until the count reaches k * groups, which it knows from the count it found
+// (no group passes a barrier before all arrived, so the count found divided by groups is the
+// barriers completed); one atomic a group and no reset. Without PTX, bar[0] counts arrivals and
+// the last one resets it and bumps the generation bar[1]. bar[2] is set when a wait gave up.
+// Returns 0 when it gave up (or another group did).
 inline int nv_grid_sync(volatile global uint* bar, uint groups, local int* ok) {
   barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
   if (get_local_id(0) == 0) {
     if (groups > 1) {
       nv_fence_gpu();
+      uint spins = 0;
+#if defined(NV_PTX) && NV_PTX
+      volatile global ulong* count = (volatile global ulong*)bar;
+      const ulong target = (nv_arrive(count) / groups + 1) * groups;
+      while (*count < target && bar[2] == 0) {
+        if (++spins > NV_SPIN_LIMIT) {
+          atomic_xchg(&bar[2], 1u);
+          break;
+        }
+      }
+#else
       const uint generation = bar[1];
       if (atomic_inc(&bar[0]) == groups - 1) {
         atomic_xchg(&bar[0], 0u);
         nv_fence_gpu();
         atomic_inc(&bar[1]);
       } else {
-        uint spins = 0;
         while (bar[1] == generation && bar[2] == 0) {
           if (++spins > NV_SPIN_LIMIT) {
             atomic_xchg(&bar[2], 1u);
@@ -71,6 +94,7 @@ inline int nv_grid_sync(volatile global uint* bar, uint groups, local int* ok) {
           }
         }
       }
+#endif
       nv_fence_gpu();
     }
     *ok = bar[2] == 0;
@@ -85,6 +109,31 @@ kernel void nv_grid_probe(volatile global uint* bar, uint groups, global uint* r
   const int met = nv_grid_sync(bar, groups, &ok);
   if (get_group_id(0) == 0 && get_local_id(0) == 0) result[0] = (uint)met;
 }
+
+// NV_LAYER_TIMING (a diagnostic, CLPORT_NV_LAYER_TIMING=1): work-group 0's first work-item adds
+// the SM cycles between consecutive checkpoints of the kernel to bar[4 + i] (bar[3] counts the
+// launches), so the host can say where a layer's time goes. Work-group 0 waits at each grid
+// barrier for the slowest group, so a barrier's slot is the groups' imbalance plus its cost.
+#if defined(NV_LAYER_TIMING) && NV_LAYER_TIMING && defined(NV_PTX) && NV_PTX
+inline ulong nv_clock(void) {
+  ulong t;
+  __asm__ volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
+  return t;
+}
+#define NV_MARK(slot)                                                     \
+  if (timed) {                                                            \
+    const ulong now_ = nv_clock();                                        \
+    bar[4 + (slot)] += (uint)(now_ - mark);                               \
+    mark = now_;                                                          \
+  }
+#define NV_TIMING_START                                                   \
+  const bool timed = get_group_id(0) == 0 && get_local_id(0) == 0;        \
+  ulong mark = timed ? nv_clock() : 0;                                    \
+  if (timed) bar[3] += 1u;
+#else
+#define NV_MARK(slot)
+#define NV_TIMING_START
+#endif
 
 // Element i of a head row stored as F16 or F32.
 inline float nv_cache_at(const global uchar* row, int i) {
@@ -131,62 +180,102 @@ inline float8 nv_cache8(const global uchar* row, int i) {
 #endif
 }
 
+// Sums over lanes of a warp (every lane gets its set's sum, the same in each): `within` the
+// aligned sets of `width` consecutive lanes, `across` the lanes congruent modulo `stride`
+// (widths and strides powers of two <= 32). Shuffles with PTX; otherwise through scratch (NV_WG
+// floats), which only the strict OpenCL C compiles see (the layer runs only where PTX does).
+#if NV_FAST_REDUCE
+inline float nv_sum_within(float v, int width, local float* scratch) {
+  for (int lanes = 1; lanes < width; lanes <<= 1) v += nv_shfl_xor(v, lanes);
+  return v;
+}
+inline float nv_sum_across(float v, int stride, local float* scratch) {
+  for (int lanes = stride; lanes < 32; lanes <<= 1) v += nv_shfl_xor(v, lanes);
+  return v;
+}
+#else
+inline float nv_sum_within(float v, int width, local float* scratch) {
+  const int lid = get_local_id(0), first = lid - lid % width;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  scratch[lid] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  float s = 0.0f;
+  for (int t = 0; t < width; ++t) s += scratch[first + t];
+  return s;
+}
+inline float nv_sum_across(float v, int stride, local float* scratch) {
+  const int lid = get_local_id(0), warp = lid - lid % 32;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  scratch[lid] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  float s = 0.0f;
+  for (int t = lid % stride; t < 32; t += stride) s += scratch[warp + t];
+  return s;
+}
+#endif
+
+inline float nv_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b.hi); }
+
 // Attention phase, one (head, key range) item: the partial result (acc[HD], m, l) over keys
-// [k0, k1), the key at `pos` (this step's) from kc / vc, the others from the cache. Scores take
-// HD / 8 work-items a key, each one 8-element load, so that a range of keys is one round of
-// loads instead of HD dependent ones; HD % 8 == 0.
-// qs = q * scale (local, HD), sc, red and acc_part NV_WG floats each.
+// [k0, k1), the key at `pos` (this step's) from kc / vc, the others from the cache. The work-group
+// is NV_WG / (HD / 8) key lanes of HD / 8 work-items, each work-item 8 dimensions: key lane t
+// takes keys k0 + t, k0 + t + lanes, ... (two a trip, so that four 8-element loads are in flight)
+// with its own running maximum, sum and output, and the lanes are combined once at the end:
+// no work-group reduction inside the loop. HD % 8 == 0, HD / 8 <= 32.
+// qs = q * scale, kc, vc (local, HD each); comb NV_WARPS * HD floats; red NV_WG floats.
 inline void nv_attend_range(const global uchar* kcache, const global uchar* vcache, ulong pos_stride, int k0,
                             int k1, int pos, int HD, local const float* qs, local const float* kc,
-                            local const float* vc, local float* sc, local float* red, local float* acc_part,
-                            global float* part) {
+                            local const float* vc, local float* comb, local float* red, global float* part) {
   const int lid = get_local_id(0);
-  const int parts = HD / 8, per_round = NV_WG / parts, key = lid / parts, slice = (lid % parts) * 8;
-  const int subsets = NV_WG / HD, d = lid % HD, sub = lid / HD;
-  float m = -INFINITY, l = 0.0f, acc = 0.0f;
-  for (int base = k0; base < k1; base += per_round) {
-    const int j = base + key, n = min(per_round, k1 - base);
-    float partial = 0.0f;
-    if (key < per_round && j < k1) {
-      const float8 kv = j == pos ? vload8(0, kc + slice)
-                                 : nv_cache8(kcache + (ulong)j * pos_stride, slice);
-      const float8 qv = vload8(0, qs + slice);
-      partial = dot(qv.lo, kv.lo) + dot(qv.hi, kv.hi);
-    }
-    acc_part[lid] = partial;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const bool owner = lid < n;  // work-item t holds key base + t from here on
-    float s = -INFINITY;
-    if (owner) {
-      s = 0.0f;
-      for (int t = 0; t < parts; ++t) s += acc_part[lid * parts + t];
-    }
-    const float m_new = fmax(m, wg_reduce_max(s, red, NV_WG));
-    const float p = owner ? exp(s - m_new) : 0.0f;
-    sc[lid] = p;
-    const float rescale = exp(m - m_new);
-    l = l * rescale + wg_reduce_sum(p, red, NV_WG);  // its barriers also publish sc
-    acc *= rescale;
-    if (sub < subsets) {
-      for (int t = sub; t < n; t += subsets) {
-        const int jj = base + t;
-        const float v = jj == pos ? vc[d] : nv_cache_at(vcache + (ulong)jj * pos_stride, d);
-        acc += sc[t] * v;
-      }
-    }
+  const int parts = HD / 8, lanes = NV_WG / parts, lane = lid / parts, slice = (lid % parts) * 8;
+  const float8 q8 = vload8(0, qs + slice);
+  float m = -INFINITY, l = 0.0f;
+  float8 acc = (float8)(0.0f);
+  for (int base = k0; base < k1; base += 2 * lanes) {  // the same trips for every work-item
+    const int ja = base + lane, jb = ja + lanes;
+    const bool has_a = ja < k1, has_b = jb < k1;
+    // A lane past the range loads key k0 (always there) and weighs it 0.
+    const int ra = has_a ? ja : k0, rb = has_b ? jb : k0;
+    const float8 ka = ra == pos ? vload8(0, kc + slice) : nv_cache8(kcache + (ulong)ra * pos_stride, slice);
+    const float8 kb = rb == pos ? vload8(0, kc + slice) : nv_cache8(kcache + (ulong)rb * pos_stride, slice);
+    const float8 va = ra == pos ? vload8(0, vc + slice) : nv_cache8(vcache + (ulong)ra * pos_stride, slice);
+    const float8 vb = rb == pos ? vload8(0, vc + slice) : nv_cache8(vcache + (ulong)rb * pos_stride, slice);
+    // Every work-item sums (the shuffles take the whole warp), then masks.
+    const float sum_a = nv_sum_within(nv_dot8(q8, ka), parts, red);
+    const float sum_b = nv_sum_within(nv_dot8(q8, kb), parts, red);
+    const float sa = has_a ? sum_a : -INFINITY, sb = has_b ? sum_b : -INFINITY;
+    const float m_new = fmax(m, fmax(sa, sb));
+    const float ref = m_new == -INFINITY ? 0.0f : m_new;  // no key yet: every weight stays 0
+    const float rescale = exp(m - ref), pa = exp(sa - ref), pb = exp(sb - ref);
+    l = l * rescale + pa + pb;
+    acc = acc * rescale + pa * va + pb * vb;
     m = m_new;
-    barrier(CLK_LOCAL_MEM_FENCE);  // sc and acc_part are written again by the next round
   }
-  acc_part[lid] = sub < subsets ? acc : 0.0f;
+  // The lanes' results relative to the item's maximum M, summed: each warp's lanes with
+  // shuffles, then the warps through comb.
+  const float M = nv_group_max(m, red);
+  const float w = M == -INFINITY ? 0.0f : exp(m - M);
+  const float L = nv_group_sum(lid % parts == 0 ? l * w : 0.0f, red);
+  acc *= w;
+  float8 sum;
+  sum.s0 = nv_sum_across(acc.s0, parts, red);
+  sum.s1 = nv_sum_across(acc.s1, parts, red);
+  sum.s2 = nv_sum_across(acc.s2, parts, red);
+  sum.s3 = nv_sum_across(acc.s3, parts, red);
+  sum.s4 = nv_sum_across(acc.s4, parts, red);
+  sum.s5 = nv_sum_across(acc.s5, parts, red);
+  sum.s6 = nv_sum_across(acc.s6, parts, red);
+  sum.s7 = nv_sum_across(acc.s7, parts, red);
+  if (lid % 32 < parts) vstore8(sum, 0, comb + (lid / 32) * HD + slice);
   barrier(CLK_LOCAL_MEM_FENCE);
   if (lid < HD) {
     float total = 0.0f;
-    for (int t = 0; t < subsets; ++t) total += acc_part[t * HD + lid];
+    for (int t = 0; t < NV_WARPS; ++t) total += comb[t * HD + lid];
     part[lid] = total;
   }
   if (lid == 0) {
-    part[HD] = m;
-    part[HD + 1] = l;
+    part[HD] = M;
+    part[HD + 1] = L;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 }
@@ -216,18 +305,25 @@ inline void nv_merge_weights(const global float* part, int H, int HD, int splits
   barrier(CLK_LOCAL_MEM_FENCE);
 }
 
-// Element e of the merged attention row (head e / HD): its key ranges' outputs, weighted.
-inline float nv_merged_at(const global float* part, local const float* w, int e, int HD, int splits) {
-  const int h = e / HD, d = e % HD;
+// Elements 4i .. 4i + 3 of the merged attention row (one head: HD % 8 == 0), its key ranges'
+// outputs weighted, four ranges' loads at a time so that they are in flight together; stored to
+// out as well when out is not null.
+inline float4 nv_merged4(const global float* part, local const float* w, int i, int HD, int splits,
+                         global float* out) {
+  const int h = 4 * i / HD, d = 4 * i % HD;
   const global float* p = part + (size_t)h * splits * (HD + 2) + d;
-  float acc = 0.0f;
-  for (int s = 0; s < splits; ++s) acc += p[(size_t)s * (HD + 2)] * w[h * splits + s];
+  local const float* wh = w + h * splits;
+  const size_t stride = HD + 2;
+  float4 acc = (float4)(0.0f);
+  int s = 0;
+  for (; s + 4 <= splits; s += 4) {
+    const float4 a = vload4(0, p + s * stride), b = vload4(0, p + (s + 1) * stride),
+                 c = vload4(0, p + (s + 2) * stride), e = vload4(0, p + (s + 3) * stride);
+    acc += a * wh[s] + b * wh[s + 1] + c * wh[s + 2] + e * wh[s + 3];
+  }
+  for (; s < splits; ++s) acc += vload4(0, p + s * stride) * wh[s];
+  if (out) vstore4(acc, i, out);
   return acc;
-}
-
-inline float4 nv_merged4(const global float* part, local const float* w, int i, int HD, int splits) {
-  return (float4)(nv_merged_at(part, w, 4 * i, HD, splits), nv_merged_at(part, w, 4 * i + 1, HD, splits),
-                  nv_merged_at(part, w, 4 * i + 2, HD, splits), nv_merged_at(part, w, 4 * i + 3, HD, splits));
 }
 
 #define NV_F32(buf, off) ((global float*)((buf) + (off)))
@@ -258,18 +354,22 @@ kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void nv_layer(
   local float red[2 * NV_ROWS * NV_RED_STRIDE];
   local int ok;
   const int lid = get_local_id(0);
+  NV_TIMING_START
 
   // 1
   nv_quantize_row(NV_CF32(x1, x1_off), NV_CF32(attn_norm, attn_norm_off), 1, eps1, E, xq, xds, red);
+  NV_MARK(0)
   NV_QKV_ROWS(qkv_q, qkv_s, E, NQKV, 0, NV_F32(qkv, qkv_off), NV_F32(qkv, qkv_off), xq, xds, red);
+  NV_MARK(1)
   int alive = nv_grid_sync(bar, groups, &ok);
+  NV_MARK(2)
 
-  // 2: att holds qs, kc, vc (HD each), then sc, red2, acc_part (NV_WG each) and NV_WG halves;
+  // 2: att holds qs, kc, vc (HD each), comb (NV_WARPS HD), red2 (NV_WG) and NV_WG halves;
   // in 3 the merge weights (2 H splits floats).
   if (alive) {
-    local float *qs = att, *kc = att + HD, *vc = att + 2 * HD, *sc = att + 3 * HD;
-    local float *red2 = sc + NV_WG, *acc_part = red2 + NV_WG;
-    local half* tmp = (local half*)(acc_part + NV_WG);
+    local float *qs = att, *kc = att + HD, *vc = att + 2 * HD, *comb = att + 3 * HD;
+    local float* red2 = comb + NV_WARPS * HD;
+    local half* tmp = (local half*)(red2 + NV_WG);
     const int pos = n_past, group = H / HKV;
     const int first = window > 0 ? max(0, pos - window + 1) : 0;
     const int span = (pos + 1 - first + splits - 1) / splits;
@@ -290,10 +390,12 @@ kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void nv_layer(
         nv_cache_put(kcache + cache_nb3 + (ulong)pos * cache_nb2, lid, vc[lid]);
       }
       const int k0 = first + s * span, k1 = min(k0 + span, pos + 1);
-      nv_attend_range(kcache, kcache + cache_nb3, cache_nb2, k0, k1, pos, HD, qs, kc, vc, sc, red2, acc_part,
+      nv_attend_range(kcache, kcache + cache_nb3, cache_nb2, k0, k1, pos, HD, qs, kc, vc, comb, red2,
                       part + (size_t)item * (HD + 2));
     }
+    NV_MARK(3)
     alive = nv_grid_sync(bar, groups, &ok);
+    NV_MARK(4)
   }
 
   // 3: the merged attention row is the output projection's activation row.
@@ -301,27 +403,34 @@ kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void nv_layer(
     const int K = H * HD;
     local float* w = att + H * splits;
     nv_merge_weights(part, H, HD, splits, att, w);
-    if (get_group_id(0) == 0) {
-      for (int e = lid; e < K; e += NV_WG) NV_F32(attn, attn_off)[e] = nv_merged_at(part, w, e, HD, splits);
-    }
-#define NV_LOAD_MERGED(i) nv_merged4(part, w, i, HD, splits)
+    // Work-group 0 also writes the merged row out (the attention op's output).
+    global float* attn_row = get_group_id(0) == 0 ? NV_F32(attn, attn_off) : 0;
+#define NV_LOAD_MERGED(i) nv_merged4(part, w, i, HD, splits, attn_row)
     NV_QUANTIZE_BODY(NV_LOAD_MERGED)
 #undef NV_LOAD_MERGED
+    NV_MARK(5)
     NV_O_ROWS(o_q, o_s, K, NO, 1, NV_CF32(o_res, o_res_off), NV_F32(x3, x3_off), xq, xds, red);
+    NV_MARK(6)
     alive = nv_grid_sync(bar, groups, &ok);
+    NV_MARK(7)
   }
 
   // 4
   if (alive) {
     nv_quantize_row(NV_CF32(x4, x4_off), NV_CF32(ffn_norm, ffn_norm_off), 1, eps4, K4, xq, xds, red);
+    NV_MARK(8)
     NV_FFN_ROWS(g_q, g_s, u_q, u_s, K4, FF, NV_F32(act, act_off), xq, xds, red);
+    NV_MARK(9)
     alive = nv_grid_sync(bar, groups, &ok);
+    NV_MARK(10)
   }
 
   // 5
   if (alive) {
     nv_quantize_row(NV_CF32(act_in, act_in_off), NV_CF32(act_in, act_in_off), 0, 0.0f, K5, xq, xds, red);
+    NV_MARK(11)
     NV_DOWN_ROWS(d_q, d_s, K5, ND, 1, NV_CF32(d_res, d_res_off), NV_F32(x5, x5_off), xq, xds, red);
+    NV_MARK(12)
   } else if (get_group_id(0) == 0) {
     for (int e = lid; e < ND; e += NV_WG) NV_F32(x5, x5_off)[e] = NAN;
   }

@@ -1,6 +1,8 @@
 #include "nv_layer.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <utility>
 #include <vector>
@@ -40,10 +42,21 @@ class PoolBuffer {
   cl_mem buffer_ = nullptr;
 };
 
-// The three barrier words (arrivals, generation, gave-up), zeroed.
+// The barrier words (with PTX a 64-bit arrival count, else arrivals and generation; gave-up), then nv_layer.cl's timing slots (launches,
+// one per checkpoint), zeroed.
+constexpr size_t kTimingSlots = 13;
+constexpr size_t kBarrierWords = 4 + kTimingSlots;
+
+// CLPORT_NV_LAYER_TIMING=1: the layer kernels count SM cycles per phase and print them when the
+// plan is torn down (where a layer's time goes, on the device itself).
+bool layer_timing() {
+  const char* v = std::getenv("CLPORT_NV_LAYER_TIMING");
+  return v != nullptr && v[0] == '1';
+}
+
 std::unique_ptr<PoolBuffer> barrier_words(const clport_host& host) {
-  auto words = std::make_unique<PoolBuffer>(host, 3 * sizeof(cl_uint));
-  const cl_uint zero[3] = {0, 0, 0};
+  auto words = std::make_unique<PoolBuffer>(host, kBarrierWords * sizeof(cl_uint));
+  const cl_uint zero[kBarrierWords] = {};
   clport::sdk::check_cl(host.cl->clEnqueueWriteBuffer(host.queue, words->get(), CL_TRUE, 0, sizeof(zero), zero, 0,
                                                       nullptr, nullptr),
                         "clEnqueueWriteBuffer(barrier words)");
@@ -54,9 +67,12 @@ std::unique_ptr<PoolBuffer> barrier_words(const clport_host& host) {
 class LayerLaunch final : public clport_launch {
  public:
   LayerLaunch(const clport_host& host, clport::sdk::Kernel kernel, std::unique_ptr<PoolBuffer> part,
-              std::unique_ptr<PoolBuffer> bar, size_t global, size_t local)
+              std::unique_ptr<PoolBuffer> bar, size_t global, size_t local, cl_uint clock_mhz)
       : host_(&host), kernel_(std::move(kernel)), part_(std::move(part)), bar_(std::move(bar)),
-        global_(global), local_(local) {}
+        global_(global), local_(local), clock_mhz_(clock_mhz) {}
+  ~LayerLaunch() override {
+    if (clock_mhz_ > 0) print_timing();
+  }
   void enqueue(const clport_step& step) override {
     const cl_int n_past = step.n_past;
     clport::sdk::check_cl(host_->cl->clSetKernelArg(kernel_.get(), kNPastArg, sizeof(n_past), &n_past),
@@ -65,10 +81,29 @@ class LayerLaunch final : public clport_launch {
   }
 
  private:
+  void print_timing() const {
+    cl_uint words[kBarrierWords] = {};
+    if (host_->cl->clEnqueueReadBuffer(host_->queue, bar_->get(), CL_TRUE, 0, sizeof(words), words, 0, nullptr,
+                                       nullptr) != CL_SUCCESS || words[3] == 0)
+      return;
+    static const char* const names[kTimingSlots] = {"norm+quant", "qkv", "sync1", "attention", "sync2",
+                                                    "merge+quant", "o", "sync3", "norm+quant", "ffn",
+                                                    "sync4", "quant", "down"};
+    std::fprintf(stderr, "nv_layer timing (us/launch over %u launches):", words[3]);
+    double total = 0;
+    for (size_t i = 0; i < kTimingSlots; ++i) {
+      const double us = static_cast<double>(words[4 + i]) / words[3] / clock_mhz_;
+      total += us;
+      std::fprintf(stderr, " %s %.2f", names[i], us);
+    }
+    std::fprintf(stderr, " total %.2f\n", total);
+  }
+
   const clport_host* host_;
   clport::sdk::Kernel kernel_;
   std::unique_ptr<PoolBuffer> part_, bar_;
   size_t global_, local_;
+  cl_uint clock_mhz_;  // 0: not timed
 };
 
 bool is_f32_row(const clport_tensor* t) { return t != nullptr && t->dtype == CLPORT_DTYPE_F32 && t->nb[0] == 4; }
@@ -87,7 +122,12 @@ const char* rows_fn(int32_t dtype, bool swiglu) {
 NvLayer::NvLayer(const clport_host& host, const clport_device_desc& device, GemvConfig gemv, LayerConfig config)
     : host_(host), h_(host), gemv_(gemv), config_(config),
       compute_units_(device.compute_units > 0 ? device.compute_units : 1),
-      local_mem_bytes_(device.local_mem_bytes), gpu_((device.device_type & CL_DEVICE_TYPE_GPU) != 0) {}
+      local_mem_bytes_(device.local_mem_bytes), gpu_((device.device_type & CL_DEVICE_TYPE_GPU) != 0) {
+  if (layer_timing() && gemv_.ptx &&
+      h_.cl().clGetDeviceInfo(device.device, CL_DEVICE_MAX_CLOCK_FREQUENCY, sizeof(clock_mhz_), &clock_mhz_, nullptr) !=
+          CL_SUCCESS)
+    clock_mhz_ = 0;
+}
 
 NvLayer::~NvLayer() = default;
 
@@ -96,7 +136,9 @@ uint32_t NvLayer::splits(int64_t heads) const {
 }
 
 uint64_t NvLayer::att_bytes(int64_t head_dim, int64_t heads) const {
-  const uint64_t attention = (3 * static_cast<uint64_t>(head_dim) + 3 * gemv_.wg) * sizeof(float) + gemv_.wg * 2;
+  // qs, kc, vc, the warps' sums (NV_WARPS rows of head_dim), a reduction scratch, halves.
+  const uint64_t attention =
+      ((3 + gemv_.wg / 32) * static_cast<uint64_t>(head_dim) + gemv_.wg) * sizeof(float) + gemv_.wg * 2;
   const uint64_t merge = 2 * static_cast<uint64_t>(heads) * splits(heads) * sizeof(float);
   return std::max(attention, merge);
 }
@@ -138,7 +180,10 @@ bool NvLayer::takes(const clport_op* const* ops, size_t n) const {
   const int64_t hd = q.ne[0], heads = q.ne[1], kv_heads = k.ne[1];
   if (!is_f32_row(&q) || !is_f32_row(&k) || !is_f32_row(&v) || q.ne[2] != 1) return false;
   if (cache.dtype != CLPORT_DTYPE_F16 && cache.dtype != CLPORT_DTYPE_F32) return false;
-  if (hd < 8 || hd % 8 != 0 || hd > static_cast<int64_t>(gemv_.wg) || kv_heads < 1 || heads % kv_heads != 0)
+  // A key lane of the attention is hd / 8 work-items of one warp, summed with shuffles.
+  const int64_t parts = hd / 8;
+  if (hd % 8 != 0 || parts < 1 || parts > 32 || (parts & (parts - 1)) != 0 || hd > static_cast<int64_t>(gemv_.wg) ||
+      kv_heads < 1 || heads % kv_heads != 0)
     return false;
   if ((heads * hd) % 32 != 0 || att.params.rope.n_rot < 2 || att.params.rope.n_rot > hd || att.params.rope.n_rot % 2 != 0)
     return false;
@@ -157,7 +202,7 @@ const clport::sdk::Program& NvLayer::program(const Weights& w, bool cache_f16) {
   key << "-cl-std=CL1.2 -DNV_WG=" << gemv_.wg << " -DNV_RPW=" << gemv_.rows_per_warp << " -DNV_PTX=" << (gemv_.ptx ? 1 : 0)
       << " -DNV_QKV_ROWS=" << rows_fn(w[0]->dtype, false) << " -DNV_O_ROWS=" << rows_fn(w[1]->dtype, false)
       << " -DNV_FFN_ROWS=" << rows_fn(w[2]->dtype, true) << " -DNV_DOWN_ROWS=" << rows_fn(w[4]->dtype, false)
-      << " -DNV_CACHE_F16=" << (cache_f16 ? 1 : 0);
+      << " -DNV_CACHE_F16=" << (cache_f16 ? 1 : 0) << (clock_mhz_ > 0 ? " -DNV_LAYER_TIMING=1" : "");
   auto it = programs_.find(key.str());
   if (it != programs_.end()) return it->second;
   const std::string source = h_.shared_source("reduce.cl") + "\n" + h_.shared_source("rope_math.cl") + "\n" +
@@ -230,7 +275,7 @@ std::unique_ptr<clport_launch> NvLayer::prepare(const clport_op* const* ops, con
       // grid barrier, local arenas
       bar->get(), n_groups, codes, scales, att);
   const size_t local = gemv_.wg, global = static_cast<size_t>(n_groups) * local;
-  return std::make_unique<LayerLaunch>(host_, std::move(kernel), std::move(part), std::move(bar), global, local);
+  return std::make_unique<LayerLaunch>(host_, std::move(kernel), std::move(part), std::move(bar), global, local, clock_mhz_);
 }
 
 }  // namespace nvidia

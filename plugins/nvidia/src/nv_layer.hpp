@@ -61,6 +61,7 @@ class NvLayer {
   std::mutex mutex_;
   std::map<std::string, clport::sdk::Program> programs_;  // by weight dtypes and cache type
   int barrier_checked_ = -1;                              // -1 not yet, 0 failed, 1 works
+  cl_uint clock_mhz_ = 0;  // the SM clock when CLPORT_NV_LAYER_TIMING asks for the phase times
 };
 
 }  // namespace nvidia
