@@ -30,6 +30,7 @@ bool set_key(clport::test::RandomModelSpec& spec, const std::string& key, unsign
   else if (key == "window") spec.sliding_window = v;
   else if (key == "swa_period") spec.swa_period = v;
   else if (key == "partial_rotary") spec.partial_rotary = value != 0;
+  else if (key == "threads") spec.threads = v;
   else return false;
   return true;
 }
@@ -69,7 +70,7 @@ int main(int argc, char** argv) {
     char* end = nullptr;
     const unsigned long value = std::strtoul(arg.c_str() + eq + 1, &end, 10);
     if (end == arg.c_str() + eq + 1 || *end != '\0' || !set_key(spec, arg.substr(0, eq), value)) {
-      std::fprintf(stderr, "bad option %s (keys: arch embd ff layers heads kv_heads ctx vocab tied seed chat head_dim window swa_period rope_factors partial_rotary)\n", argv[i]);
+      std::fprintf(stderr, "bad option %s (keys: arch embd ff layers heads kv_heads ctx vocab tied seed chat head_dim window swa_period rope_factors partial_rotary threads)\n", argv[i]);
       return 2;
     }
   }

@@ -2,7 +2,9 @@
 
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "clport/gguf.h"
@@ -11,17 +13,37 @@
 namespace clport::test {
 namespace {
 
-// Weights drawn with std 1/sqrt(fan_in), like a trained model's scale, so activations stay in
-// a realistic range through the layers.
-std::vector<uint8_t> random_weight(std::mt19937_64& rng, DType dtype, int64_t cols, int64_t rows) {
+// Rows [first, end) of a weight into out, drawn from rng row after row.
+void random_rows(std::mt19937_64& rng, DType dtype, int64_t cols, int64_t first, int64_t end, uint8_t* out) {
   std::normal_distribution<float> dist(0.0f, 1.0f / std::sqrt(static_cast<float>(cols)));
-  std::vector<float> values(static_cast<size_t>(cols * rows));
-  for (auto& v : values) v = dist(rng);
-  std::vector<uint8_t> out(static_cast<size_t>(row_bytes(dtype, cols).value() * rows));
   const int64_t rb = row_bytes(dtype, cols).value();
-  for (int64_t r = 0; r < rows; ++r) {
-    (void)quantize_row(dtype, values.data() + r * cols, out.data() + r * rb, cols);
+  std::vector<float> values(static_cast<size_t>(cols));
+  for (int64_t r = first; r < end; ++r) {
+    for (auto& v : values) v = dist(rng);
+    (void)quantize_row(dtype, values.data(), out + r * rb, cols);
   }
+}
+
+// Weights drawn with std 1/sqrt(fan_in), like a trained model's scale, so activations stay in
+// a realistic range through the layers. threads > 1 (speed runs of large shapes) cuts the rows
+// into that many ranges, each drawn on a thread from a generator seeded by one draw of rng: other
+// numbers than the one-stream default, as fast as the machine has cores.
+std::vector<uint8_t> random_weight(std::mt19937_64& rng, uint32_t threads, DType dtype, int64_t cols, int64_t rows) {
+  std::vector<uint8_t> out(static_cast<size_t>(row_bytes(dtype, cols).value() * rows));
+  if (threads <= 1) {
+    random_rows(rng, dtype, cols, 0, rows, out.data());
+    return out;
+  }
+  const uint64_t base = rng();
+  const int64_t per = (rows + threads - 1) / threads;
+  std::vector<std::thread> workers;
+  for (uint32_t t = 0; t < threads && t * per < rows; ++t) {
+    workers.emplace_back([&, t] {
+      std::mt19937_64 own(base + t);
+      random_rows(own, dtype, cols, t * per, std::min<int64_t>(rows, (t + 1) * per), out.data());
+    });
+  }
+  for (auto& w : workers) w.join();
   return out;
 }
 
@@ -195,19 +217,19 @@ Status write_random_llama(const std::string& path, const RandomModelSpec& s) {
     CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_norm.weight", DType::F32, {E}, norm_weight(rng, E)));
     if (phi3) {
       CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_qkv.weight", s.weight_dtype, {E, NQ + 2 * KV},
-                                          random_weight(rng, s.weight_dtype, E, NQ + 2 * KV)));
+                                          random_weight(rng, s.threads, s.weight_dtype, E, NQ + 2 * KV)));
     } else {
-      CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_q.weight", s.weight_dtype, {E, NQ}, random_weight(rng, s.weight_dtype, E, NQ)));
-      CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_k.weight", s.weight_dtype, {E, KV}, random_weight(rng, s.weight_dtype, E, KV)));
+      CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_q.weight", s.weight_dtype, {E, NQ}, random_weight(rng, s.threads, s.weight_dtype, E, NQ)));
+      CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_k.weight", s.weight_dtype, {E, KV}, random_weight(rng, s.threads, s.weight_dtype, E, KV)));
       const DType v_dtype = s.attn_v_dtype.value_or(s.weight_dtype);
-      CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_v.weight", v_dtype, {E, KV}, random_weight(rng, v_dtype, E, KV)));
+      CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_v.weight", v_dtype, {E, KV}, random_weight(rng, s.threads, v_dtype, E, KV)));
     }
     if (qwen2) {
       CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_q.bias", DType::F32, {NQ}, bias(NQ)));
       CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_k.bias", DType::F32, {KV}, bias(KV)));
       CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_v.bias", DType::F32, {KV}, bias(KV)));
     }
-    CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_output.weight", s.weight_dtype, {NQ, E}, random_weight(rng, s.weight_dtype, NQ, E)));
+    CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_output.weight", s.weight_dtype, {NQ, E}, random_weight(rng, s.threads, s.weight_dtype, NQ, E)));
     if (gemma || qwen3) {
       CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_q_norm.weight", DType::F32, {HD}, norm_weight(rng, HD)));
       CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "attn_k_norm.weight", DType::F32, {HD}, norm_weight(rng, HD)));
@@ -218,17 +240,17 @@ Status write_random_llama(const std::string& path, const RandomModelSpec& s) {
     }
     CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "ffn_norm.weight", DType::F32, {E}, norm_weight(rng, E)));
     if (phi3) {  // gate rows, then up rows, in one weight
-      CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "ffn_up.weight", s.weight_dtype, {E, 2 * F}, random_weight(rng, s.weight_dtype, E, 2 * F)));
+      CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "ffn_up.weight", s.weight_dtype, {E, 2 * F}, random_weight(rng, s.threads, s.weight_dtype, E, 2 * F)));
     } else {
-      CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "ffn_gate.weight", s.weight_dtype, {E, F}, random_weight(rng, s.weight_dtype, E, F)));
-      CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "ffn_up.weight", s.weight_dtype, {E, F}, random_weight(rng, s.weight_dtype, E, F)));
+      CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "ffn_gate.weight", s.weight_dtype, {E, F}, random_weight(rng, s.threads, s.weight_dtype, E, F)));
+      CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "ffn_up.weight", s.weight_dtype, {E, F}, random_weight(rng, s.threads, s.weight_dtype, E, F)));
     }
-    CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "ffn_down.weight", s.weight_dtype, {F, E}, random_weight(rng, s.weight_dtype, F, E)));
+    CLPORT_RETURN_IF_ERROR(w.add_tensor(b + "ffn_down.weight", s.weight_dtype, {F, E}, random_weight(rng, s.threads, s.weight_dtype, F, E)));
   }
   CLPORT_RETURN_IF_ERROR(w.add_tensor("output_norm.weight", DType::F32, {E}, norm_weight(rng, E)));
   if (!s.tied_output) {
     CLPORT_RETURN_IF_ERROR(w.add_tensor("output.weight", s.weight_dtype, {E, kVocab},
-                                        random_weight(rng, s.weight_dtype, E, kVocab)));
+                                        random_weight(rng, s.threads, s.weight_dtype, E, kVocab)));
   }
   return w.write(path);
 }

@@ -48,6 +48,10 @@ struct RandomModelSpec {
   // turn markers added to the vocabulary as control tokens), "unknown" (a template no family
   // matches).
   std::string chat_template;
+  // Threads drawing the weight matrices; 1 (the default) draws them from the one stream seeded by
+  // `seed`, more draws other numbers in parallel (speed runs of large shapes, make_test_model
+  // threads=N).
+  uint32_t threads = 1;
 };
 
 // A small model of each family as the tests run it: qwen3 with heads of 128 against n_embd 256,

@@ -102,6 +102,33 @@ Status run_reference(const LayerOperands& o, const std::vector<OpShape>& ops, bo
   return Status();
 }
 
+// The rounding (8-bit activation) reference op by op: each op on the inputs the device gave it
+// where the device writes them out (Q/K/V, the KV-cache slot, the attention row, the FFN
+// activations); x between the two residual adds is never written out, so the reference's own
+// stands in. Each reference output is then at most two ops from the device's own values, so a
+// near-tie in one activation's rounding (the kernel's sums run in another order than the CPU's)
+// moves one op's output by a code's worth instead of being carried through the softmax and every
+// op after it; a wrong op still shows at its own output. bytes: the initial slots in, each
+// slot's reference output out.
+Status run_rounding_reference_stepwise(const LayerOperands& o, const std::vector<OpShape>& ops,
+                                       const std::vector<std::vector<uint8_t>>& device,
+                                       std::vector<std::vector<uint8_t>>& bytes) {
+  using L = LayerOperands;
+  std::vector<std::vector<uint8_t>> outputs = bytes;
+  for (const OpShape& op : ops) {
+    CLPORT_RETURN_IF_ERROR(run_reference(o, {op}, true, bytes));
+    const size_t dst = slot_of(o, op.dst);
+    outputs[dst] = bytes[dst];
+    if (dst != L::X) bytes[dst] = device[dst];
+    if (op.kind == CLPORT_OP_ROPE_KV_STORE_ATTENTION) {
+      outputs[L::CACHE] = bytes[L::CACHE];
+      bytes[L::CACHE] = device[L::CACHE];
+    }
+  }
+  bytes = std::move(outputs);
+  return Status();
+}
+
 }  // namespace
 
 std::string LayerGroupSpec::name() const {
@@ -241,7 +268,7 @@ CaseResult run_layer_group(DeviceContext& ctx, const clport_plugin& table, clpor
   }
   rounded = exact;
   if (Status st = run_reference(o, shapes, false, exact); !st.ok()) return fail("CPU reference failed: " + st.to_string());
-  if (Status st = run_reference(o, shapes, true, rounded); !st.ok())
+  if (Status st = run_rounding_reference_stepwise(o, shapes, got, rounded); !st.ok())
     return fail("CPU reference failed: " + st.to_string());
 
   // Every written slot against both references; every other slot unchanged.
@@ -268,7 +295,7 @@ CaseResult run_layer_group(DeviceContext& ctx, const clport_plugin& table, clpor
   r.nmse = worst_exact;
   r.nmse_quantized = worst_rounded;
   // Float activations are held to the exact reference; 8-bit ones to the reference that rounds
-  // them the same way, at the same bound (one layer; on the H200 1e-11 .. 1e-14).
+  // them the same way, op by op from the device's values, at the same bound.
   if (worst_exact <= kExactNmse) {
     r.passed = true;
   } else if (worst_rounded <= kExactNmse) {

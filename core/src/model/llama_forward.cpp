@@ -21,7 +21,9 @@ Status LlamaModel::forward(const std::vector<int32_t>& tokens, uint32_t n_past, 
       return Status(Stage::InvalidArgument, "token id " + std::to_string(id) + " out of range");
     }
   }
-  logits.assign((all_logits ? tokens.size() : 1) * static_cast<size_t>(hp_.n_vocab), 0.0f);
+  // Every value is written below (the last batch's row, or every row): no fill first, which
+  // costs tens of microseconds a token over a large vocabulary.
+  logits.resize((all_logits ? tokens.size() : 1) * static_cast<size_t>(hp_.n_vocab));
   for (size_t start = 0; start < tokens.size(); start += n_batch_) {
     const uint32_t n = static_cast<uint32_t>(std::min<size_t>(n_batch_, tokens.size() - start));
     const bool last_batch = start + n == tokens.size();

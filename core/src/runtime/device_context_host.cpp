@@ -157,7 +157,9 @@ void fill_host_table(HostEntry& entry, int32_t precision) {
   host.settings = entry.setting_values.data();
   host.n_settings = entry.setting_values.size();
   host.precision = precision;
-  host.record_event = host_record_event;
+  // Only a profiling queue has times to give; without one, plugins then create no event per
+  // launch (an event and its release cost the host several microseconds a launch on some drivers).
+  host.record_event = entry.owner->profiling() ? host_record_event : nullptr;
 }
 
 }  // namespace clport

@@ -19,7 +19,8 @@ using clport::plugin_common::PackedWeight;
 // The most key ranges a head's attention is split into (the merge reads every range's partial
 // result for each element of the row).
 constexpr uint32_t kMaxSplits = 32;
-constexpr cl_uint kNPastArg = 36;  // nv_layer's n_past argument
+constexpr cl_uint kNPastArg = 36;   // nv_layer's n_past argument
+constexpr cl_uint kSplitsArg = 38;  // and its key ranges per head
 
 // A device buffer from the host's pool, freed with it.
 class PoolBuffer {
@@ -63,20 +64,35 @@ std::unique_ptr<PoolBuffer> barrier_words(const clport_host& host) {
   return words;
 }
 
-// One layer's launch: its own kernel object with every argument set once; a step sets n_past.
+// How a step's keys are cut into ranges: as few ranges as take one trip of the attention loop
+// each (two keys per key lane), since fewer ranges make a shorter merge, and at most
+// max_splits (enough items for every work-group).
+struct SplitRule {
+  int32_t keys_per_trip = 1, max_splits = 1, window = 0;
+  cl_int splits(int32_t n_past) const {
+    const int32_t first = window > 0 ? std::max(0, n_past - window + 1) : 0, keys = n_past + 1 - first;
+    return std::clamp((keys + keys_per_trip - 1) / keys_per_trip, 1, max_splits);
+  }
+};
+
+// One layer's launch: its own kernel object with every argument set once; a step sets n_past and
+// the key ranges.
 class LayerLaunch final : public clport_launch {
  public:
   LayerLaunch(const clport_host& host, clport::sdk::Kernel kernel, std::unique_ptr<PoolBuffer> part,
-              std::unique_ptr<PoolBuffer> bar, size_t global, size_t local, cl_uint clock_mhz)
+              std::unique_ptr<PoolBuffer> bar, size_t global, size_t local, SplitRule split, cl_uint clock_mhz)
       : host_(&host), kernel_(std::move(kernel)), part_(std::move(part)), bar_(std::move(bar)),
-        global_(global), local_(local), clock_mhz_(clock_mhz) {}
+        global_(global), local_(local), split_(split), clock_mhz_(clock_mhz) {}
   ~LayerLaunch() override {
     if (clock_mhz_ > 0) print_timing();
   }
   void enqueue(const clport_step& step) override {
     const cl_int n_past = step.n_past;
+    const cl_int splits = split_.splits(n_past);
     clport::sdk::check_cl(host_->cl->clSetKernelArg(kernel_.get(), kNPastArg, sizeof(n_past), &n_past),
                           "clSetKernelArg(nv_layer n_past)");
+    clport::sdk::check_cl(host_->cl->clSetKernelArg(kernel_.get(), kSplitsArg, sizeof(splits), &splits),
+                          "clSetKernelArg(nv_layer splits)");
     clport::sdk::detail::enqueue_kernel(*host_, kernel_.get(), kernel_.name(), 1, &global_, &local_);
   }
 
@@ -103,6 +119,7 @@ class LayerLaunch final : public clport_launch {
   clport::sdk::Kernel kernel_;
   std::unique_ptr<PoolBuffer> part_, bar_;
   size_t global_, local_;
+  SplitRule split_;
   cl_uint clock_mhz_;  // 0: not timed
 };
 
@@ -275,7 +292,11 @@ std::unique_ptr<clport_launch> NvLayer::prepare(const clport_op* const* ops, con
       // grid barrier, local arenas
       bar->get(), n_groups, codes, scales, att);
   const size_t local = gemv_.wg, global = static_cast<size_t>(n_groups) * local;
-  return std::make_unique<LayerLaunch>(host_, std::move(kernel), std::move(part), std::move(bar), global, local, clock_mhz_);
+  SplitRule split;
+  split.keys_per_trip = 2 * static_cast<int32_t>(gemv_.wg / (hd / 8));
+  split.max_splits = splits;
+  split.window = o1.params.attention.window;
+  return std::make_unique<LayerLaunch>(host_, std::move(kernel), std::move(part), std::move(bar), global, local, split, clock_mhz_);
 }
 
 }  // namespace nvidia
