@@ -281,6 +281,8 @@ TEST_F(DeviceContextTest, WithoutProfilingEventsAreNotKept) {
   ctx->record_event("marker", marker);
   cl.clReleaseEvent(marker);
   EXPECT_TRUE(ctx->take_timings().empty());
+  // Plugins are not asked for an event per launch either (the SDK then passes none).
+  EXPECT_EQ(ctx->make_host("quiet", {}, 0)->record_event, nullptr);
 }
 
 }  // namespace
