@@ -32,7 +32,9 @@ Operand view_of(const Operand& base, std::array<int64_t, 4> ne, std::array<int64
 
 // The layer's operands, in upload order; q, k, v and the attention row are views of two of them.
 struct LayerOperands {
-  enum Slot { X, ATTN_NORM, WQKV, QKV, CACHE, ATTN, WO, FFN_NORM, GATE, UP, ACT, DOWN, COUNT };
+  // X_OUT: the down projection's residual sum goes to a slot of its own (a model's plan writes
+  // it over x), so that x after the output projection, the FFN's input, is seen as well.
+  enum Slot { X, ATTN_NORM, WQKV, QKV, CACHE, ATTN, WO, FFN_NORM, GATE, UP, ACT, DOWN, X_OUT, COUNT };
   std::vector<Operand> slots;
   Operand q, k, v, attn_row;
 
@@ -44,7 +46,8 @@ struct LayerOperands {
         {operand(s.kv, {s.head_dim, s.kv_heads, s.n_ctx, 2}), false}, {operand(DType::F32, {s.head_dim, s.heads, 1, 1}), true},
         {operand(s.weight, {nq, s.embd, 1, 1}), false},        {operand(DType::F32, {s.embd, 1, 1, 1}), false},
         {operand(s.weight, {s.embd, s.ff, 1, 1}), false},      {operand(s.weight, {s.embd, s.ff, 1, 1}), false},
-        {operand(DType::F32, {s.ff, 1, 1, 1}), true},          {operand(s.weight, {s.ff, s.embd, 1, 1}), false}};
+        {operand(DType::F32, {s.ff, 1, 1, 1}), true},          {operand(s.weight, {s.ff, s.embd, 1, 1}), false},
+        {operand(DType::F32, {s.embd, 1, 1, 1}), true}};
     for (const auto& [spec, output] : specs) slots.push_back(make_operand(spec, output, rng));
     const Operand& qkv = slots[QKV];
     const int64_t row = nqkv * 4;
@@ -78,7 +81,7 @@ std::vector<OpShape> layer_ops(const LayerGroupSpec& s, const LayerOperands& o) 
           {CLPORT_OP_ROPE_KV_STORE_ATTENTION, {&o.q, &o.k, &o.v, &t[L::CACHE]}, &t[L::ATTN], attention},
           {CLPORT_OP_MUL_MAT_ADD, {&t[L::WO], &o.attn_row, &t[L::X]}, &t[L::X], {}},
           {CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU, {&t[L::GATE], &t[L::X], &t[L::FFN_NORM], &t[L::UP]}, &t[L::ACT], norm},
-          {CLPORT_OP_MUL_MAT_ADD, {&t[L::DOWN], &t[L::ACT], &t[L::X]}, &t[L::X], {}}};
+          {CLPORT_OP_MUL_MAT_ADD, {&t[L::DOWN], &t[L::ACT], &t[L::X]}, &t[L::X_OUT], {}}};
 }
 
 // Which slot's bytes an operand (or a view of one) lives in.
@@ -103,13 +106,11 @@ Status run_reference(const LayerOperands& o, const std::vector<OpShape>& ops, bo
 }
 
 // The rounding (8-bit activation) reference op by op: each op on the inputs the device gave it
-// where the device writes them out (Q/K/V, the KV-cache slot, the attention row, the FFN
-// activations); x between the two residual adds is never written out, so the reference's own
-// stands in. Each reference output is then at most two ops from the device's own values, so a
-// near-tie in one activation's rounding (the kernel's sums run in another order than the CPU's)
-// moves one op's output by a code's worth instead of being carried through the softmax and every
-// op after it; a wrong op still shows at its own output. bytes: the initial slots in, each
-// slot's reference output out.
+// (Q/K/V, the KV-cache slot, the attention row, x after the output projection, the FFN
+// activations), so that a near-tie in one activation's rounding (the kernel's sums run in
+// another order than the CPU's) moves one op's output by a code's worth instead of being carried
+// through the softmax and every op after it; a wrong op still shows at its own output. bytes:
+// the initial slots in, each slot's reference output out.
 Status run_rounding_reference_stepwise(const LayerOperands& o, const std::vector<OpShape>& ops,
                                        const std::vector<std::vector<uint8_t>>& device,
                                        std::vector<std::vector<uint8_t>>& bytes) {
@@ -119,7 +120,7 @@ Status run_rounding_reference_stepwise(const LayerOperands& o, const std::vector
     CLPORT_RETURN_IF_ERROR(run_reference(o, {op}, true, bytes));
     const size_t dst = slot_of(o, op.dst);
     outputs[dst] = bytes[dst];
-    if (dst != L::X) bytes[dst] = device[dst];
+    bytes[dst] = device[dst];
     if (op.kind == CLPORT_OP_ROPE_KV_STORE_ATTENTION) {
       outputs[L::CACHE] = bytes[L::CACHE];
       bytes[L::CACHE] = device[L::CACHE];
@@ -276,7 +277,8 @@ CaseResult run_layer_group(DeviceContext& ctx, const clport_plugin& table, clpor
   double worst_exact = 0.0, worst_rounded = 0.0;
   std::string worst_slot;
   for (size_t i = 0; i < o.slots.size(); ++i) {
-    const bool written = i == L::X || i == L::QKV || i == L::CACHE || i == L::ATTN || i == L::ACT;
+    const bool written =
+        i == L::X || i == L::QKV || i == L::CACHE || i == L::ATTN || i == L::ACT || i == L::X_OUT;
     if (!written) {
       if (got[i] != o.slots[i].initial) return fail("operand " + std::to_string(i) + " was modified by the group");
       continue;
