@@ -28,8 +28,8 @@ class GroupingBackend final : public Backend {
   std::string description() const override { return "CPU reference taking plan groups"; }
   Result<TensorRef> alloc(DType dtype, std::array<int64_t, 4> ne) override { return inner_->alloc(dtype, ne); }
   Result<TensorRef> load_weight(const GgufTensorInfo& info, std::shared_ptr<void> keep_alive,
-                                bool matmul_weight) override {
-    return inner_->load_weight(info, std::move(keep_alive), matmul_weight);
+                                const WeightUse& use) override {
+    return inner_->load_weight(info, std::move(keep_alive), use);
   }
   Status upload(const TensorRef& dst, const void* data, uint64_t bytes) override {
     return inner_->upload(dst, data, bytes);

@@ -153,6 +153,44 @@ TEST_F(Binding, PreparedWeightsStayWithTheirPlugin) {
   EXPECT_EQ(served_by(*b, q4.op), "fakevendor");
 }
 
+// Whether the host may free an owned weight's plain copy: the plugin says its layout owns the
+// weight, and the binding finds that plugin running every mat-mul the model's batch can issue.
+TEST(BindingOwnedWeights, PlainCopyIsUnreadOnlyWhereTheOwnerRunsEveryBatchSize) {
+  DeviceInfo adreno = fake_device("adreno", "QUALCOMM Adreno(TM) 740");
+  auto bind = [&](const char* vendor) {
+    auto manager = PluginManager::discover(only({vendor, FAKE_PLUGIN_fake_generic}));
+    return DeviceBinding::create(*manager, adreno, policy_from("", adreno), null_hosts());
+  };
+  {
+    auto b = bind(FAKE_PLUGIN_fake_vendor);
+    MulMat q4(CLPORT_DTYPE_Q4_0);
+    auto layout = b->prepare_weight(CLPORT_OP_MUL_MAT, q4.w);
+    ASSERT_TRUE(layout.ok()) << layout.status().to_string();
+    EXPECT_FALSE(layout->owns_weight());
+  }
+  {
+    auto b = bind(FAKE_PLUGIN_fake_owner);
+    MulMat q4(CLPORT_DTYPE_Q4_0);
+    EXPECT_FALSE(b->layout_owner_runs_every_mul_mat(q4.w, 64));  // no layout yet
+    auto layout = b->prepare_weight(CLPORT_OP_MUL_MAT, q4.w);
+    ASSERT_TRUE(layout.ok()) << layout.status().to_string();
+    EXPECT_TRUE(layout->owns_weight());
+    q4.w.layout = layout->layout();
+    EXPECT_TRUE(b->layout_owner_runs_every_mul_mat(q4.w, 512));
+  }
+  {
+    // Prompt-sized mat-muls (5 rows and more) would run on the CPU path, from the plain copy.
+    auto b = bind(FAKE_PLUGIN_fake_owner_gemv);
+    MulMat q4(CLPORT_DTYPE_Q4_0);
+    auto layout = b->prepare_weight(CLPORT_OP_MUL_MAT, q4.w);
+    ASSERT_TRUE(layout.ok()) << layout.status().to_string();
+    EXPECT_TRUE(layout->owns_weight());
+    q4.w.layout = layout->layout();
+    EXPECT_TRUE(b->layout_owner_runs_every_mul_mat(q4.w, 4));
+    EXPECT_FALSE(b->layout_owner_runs_every_mul_mat(q4.w, 5));
+  }
+}
+
 TEST_F(Binding, SummaryNamesThePluginPerOpAndDtype) {
   auto b = DeviceBinding::create(*manager, adreno, policy_from("", adreno), null_hosts());
   int seen = 0;

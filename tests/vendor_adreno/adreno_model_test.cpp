@@ -141,6 +141,59 @@ TEST(AdrenoArchitectures, RandomModelsOfEachArchitectureMatchCpu) {
   }
 }
 
+// The split layout owns its weight, so the host frees each mat-mul weight's plain copy at load:
+// all but the tied token embedding, whose rows GET_ROWS reads in the file layout. Against a load
+// that keeps every copy, the device holds exactly those bytes less, its peak drops, and the
+// logits (a six-token prompt on the GEMM, a step on the GEMV) are the same bits.
+TEST(AdrenoOwnedWeights, PlainCopiesGoButTheEmbeddingsAndLogitsStayTheSame) {
+  test::RandomModelSpec spec;  // tied output: token_embd is also the output projection
+  spec.weight_dtype = DType::Q4_0;
+  spec.seed = 7;
+  const std::string path = temp_path("owned.gguf");
+  ASSERT_TRUE(test::write_random_llama(path, spec).ok());
+  auto file = GgufFile::open(path);
+  std::filesystem::remove(path);
+  ASSERT_TRUE(file.ok()) << file.status().to_string();
+  uint64_t owned_bytes = 0, largest = 0;  // the 2-D weights but token_embd
+  for (const GgufTensorInfo& t : file.value()->tensors()) {
+    if (t.n_dims != 2 || t.name == "token_embd.weight") continue;
+    owned_bytes += t.bytes;
+    largest = std::max(largest, t.bytes);
+  }
+  ASSERT_GT(owned_bytes, 0u);
+
+  struct Run {
+    BackendMemoryStats loaded;
+    std::vector<float> prompt_logits, step_logits;
+  };
+  auto run = [&](bool keep_plain, Run& out) {
+    auto device = create_backend(EngineOptions{});
+    ASSERT_TRUE(device.ok()) << device.status().to_string();
+    ASSERT_EQ(device.value()->name().rfind("opencl:", 0), 0u) << device.value()->description();
+    LlamaOptions lo;
+    lo.n_ctx = 128;
+    lo.keep_plain_weights = keep_plain;
+    auto model = LlamaModel::load(file.value(), *device.value(), lo);
+    ASSERT_TRUE(model.ok()) << model.status().to_string();
+    out.loaded = device.value()->memory_stats();
+    ASSERT_TRUE(model.value()->forward({1, 40, 41, 42, 43, 44}, 0, false, out.prompt_logits).ok());
+    ASSERT_TRUE(model.value()->forward({45}, 6, false, out.step_logits).ok());
+  };
+  Run kept, freed;
+  run(true, kept);
+  if (HasFatalFailure()) return;
+  run(false, freed);
+  if (HasFatalFailure()) return;
+
+  EXPECT_EQ(kept.loaded.plain_freed_bytes, 0u);
+  EXPECT_EQ(freed.loaded.plain_freed_bytes, owned_bytes);
+  EXPECT_EQ(kept.loaded.live_bytes, freed.loaded.live_bytes + owned_bytes);
+  // Freed as the load goes: at most one plain copy is there beside the layouts.
+  EXPECT_GE(kept.loaded.peak_bytes, freed.loaded.peak_bytes + owned_bytes - largest);
+  EXPECT_EQ(freed.prompt_logits, kept.prompt_logits);
+  EXPECT_EQ(freed.step_logits, kept.step_logits);
+}
+
 // The real SmolLM2 file, as shipped (Q4_1) and re-quantized to Q4_0 by the test.
 void real_model_greedy(const std::string& path, const char* suffix) {
   auto file = GgufFile::open(path);

@@ -68,7 +68,8 @@ nlohmann::json to_json(const E2eResult& r) {
           {"generated_tokens", r.stats.generated_tokens},
           {"generation_tokens_per_second", r.stats.generation_tokens_per_second()},
           {"peak_memory_bytes", r.memory.peak_bytes},
-          {"weights_bytes", r.memory.weights_bytes}};
+          {"weights_bytes", r.memory.weights_bytes},
+          {"plain_weight_copies_freed_bytes", r.memory.plain_freed_bytes}};
 }
 
 void print(const char* label, const E2eResult& r) {

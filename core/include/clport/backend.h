@@ -50,10 +50,24 @@ CLPORT_API TensorRef view(const TensorRef& base, DType dtype, std::array<int64_t
 // The plugin-ABI description of t (its buffer, offset and layout included).
 CLPORT_API clport_tensor abi_tensor(const TensorRef& t);
 
+// How the model's graph reads a weight: what lets a device backend repack it and free its plain
+// (file-layout) copy.
+struct WeightUse {
+  bool matmul = false;  // the weight of MUL_MATs: the plugin that runs them may repack it
+  // Also read in the file layout by an op no repack serves: GET_ROWS of a token embedding that
+  // doubles as the output projection. Such a weight keeps its plain copy.
+  bool file_layout = false;
+  uint32_t max_rows = 1;  // most activation rows one of its MUL_MATs takes (the prompt batch)
+  // Keep the plain copy even where the plugin's layout owns the weight (to tell a bug of the
+  // freeing apart; costs the memory).
+  bool keep_plain = false;
+};
+
 struct BackendMemoryStats {
   uint64_t weights_bytes = 0;  // bytes of weights uploaded (or mapped)
   uint64_t live_bytes = 0;     // allocated now (weights, activations, KV cache, plugin layouts)
   uint64_t peak_bytes = 0;     // high-water mark
+  uint64_t plain_freed_bytes = 0;  // plain weight copies freed at load (a plugin's layout owns them)
 };
 
 // Time spent in one op or kernel (profiling); device times come from OpenCL profiling events.
@@ -90,11 +104,13 @@ class CLPORT_API Backend {
   virtual Result<TensorRef> alloc(DType dtype, std::array<int64_t, 4> ne) = 0;
   // A weight from a model file (the file mapping must outlive the backend's use of it: pass
   // `keep_alive`). The CPU backend maps it without copying; a device backend uploads it once and,
-  // for weights the graph multiplies with (`matmul_weight`), lets the plugin that runs MUL_MAT
+  // for weights the graph multiplies with (`use.matmul`), lets the plugin that runs MUL_MAT
   // repack it. Norms and an untied token embedding (read only by GET_ROWS) are not repacked, so
-  // they never occupy device memory twice.
-  virtual Result<TensorRef> load_weight(const GgufTensorInfo& info,
-                                        std::shared_ptr<void> keep_alive, bool matmul_weight) = 0;
+  // they never occupy device memory twice. Where the plugin's layout owns the weight and that
+  // plugin runs every MUL_MAT on it up to `use.max_rows` rows, the plain copy is freed (unless
+  // `use.file_layout` or `use.keep_plain`): the result's buffer is then NULL.
+  virtual Result<TensorRef> load_weight(const GgufTensorInfo& info, std::shared_ptr<void> keep_alive,
+                                        const WeightUse& use) = 0;
   virtual Status upload(const TensorRef& dst, const void* data, uint64_t bytes) = 0;
   virtual Status download(const TensorRef& src, void* data, uint64_t bytes) = 0;
   // Runs (or enqueues) one op; semantics in plugin_abi.h.

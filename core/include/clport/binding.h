@@ -65,7 +65,8 @@ class CLPORT_API BoundInstance {
 class CLPORT_API WeightLayout {
  public:
   WeightLayout() = default;
-  WeightLayout(std::shared_ptr<BoundInstance> owner, void* layout);
+  // `owns_weight`: the plugin said its layout no longer reads the plain copy.
+  WeightLayout(std::shared_ptr<BoundInstance> owner, void* layout, bool owns_weight = false);
   ~WeightLayout();
   WeightLayout(WeightLayout&& other) noexcept;
   WeightLayout& operator=(WeightLayout&& other) noexcept;
@@ -74,11 +75,13 @@ class CLPORT_API WeightLayout {
 
   void* layout() const { return layout_; }  // NULL: plain GGUF layout
   const BoundInstance* owner() const { return owner_.get(); }
+  bool owns_weight() const { return owns_weight_; }
 
  private:
   void reset();
   std::shared_ptr<BoundInstance> owner_;
   void* layout_ = nullptr;
+  bool owns_weight_ = false;
 };
 
 // A plugin's launch of one op, prepared at plan time (prepare_launch) and released with the
@@ -165,6 +168,10 @@ class CLPORT_API DeviceBinding {
   // Repacks a weight for the instance that will run `kind` (MUL_MAT or GET_ROWS) on it.
   // A WeightLayout with layout() == NULL means the plain layout is used.
   Result<WeightLayout> prepare_weight(clport_op_kind kind, const clport_tensor& weight) const;
+  // Whether every MUL_MAT on `weight` (carrying its layout) with 1 .. max_rows activation rows
+  // goes to the plugin that made the layout. Only then is an owned weight's plain copy unread:
+  // a MUL_MAT that plugin declines runs on the CPU path, from the plain copy.
+  bool layout_owner_runs_every_mul_mat(const clport_tensor& weight, uint32_t max_rows) const;
 
   const std::vector<PluginCandidate>& candidates() const { return candidates_; }
   const std::vector<std::string>& decision_log() const { return log_; }

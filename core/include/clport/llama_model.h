@@ -68,6 +68,9 @@ struct LlamaOptions {
   // RoPE with the KV-cache store and with attention, SwiGLU and residual adds in epilogues)
   // where they claim them; off runs every op on its own (to tell a fused-kernel bug apart).
   bool fusion = true;
+  // Keep every weight's plain copy on the device even where the plugin's own layout owns it
+  // (Backend::load_weight frees it otherwise); to tell a bug of the freeing apart.
+  bool keep_plain_weights = false;
 };
 
 class CLPORT_API LlamaModel {

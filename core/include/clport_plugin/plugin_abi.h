@@ -330,9 +330,12 @@ typedef struct clport_plugin {
   /* Optional (may be NULL): repack a weight into the plugin's layout. On CLPORT_PLUGIN_OK,
    * *layout is a plugin-owned handle placed into clport_tensor.layout for later ops and freed
    * with release_layout. CLPORT_PLUGIN_UNSUPPORTED means "use the plain GGUF layout".
-   * *owns_weight (never NULL) is set to 1 when the layout no longer reads weight->buffer: the
-   * host may then free the plain copy, unless something else reads the file layout (a tied
-   * embedding's GET_ROWS), which the host knows and the plugin does not. */
+   * *owns_weight (never NULL) is set to 1 when nothing the instance does with the layout reads
+   * weight->buffer after this call (every op it claims on the weight, at any activation row
+   * count, fused kinds included): the host may then free the plain copy, unless something else
+   * reads the file layout (a tied embedding's GET_ROWS, a mat-mul the instance declines and the
+   * CPU path runs), which the host knows and the plugin does not. Once freed, the weight's
+   * clport_tensor.buffer is NULL in every later op. */
   int32_t (*prepare_weight)(clport_plugin_instance* instance, const clport_tensor* weight,
                             void** layout, int32_t* owns_weight, clport_plugin_error** error);
   void (*release_layout)(clport_plugin_instance* instance, void* layout);

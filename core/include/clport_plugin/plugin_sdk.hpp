@@ -74,8 +74,9 @@ struct clport_plugin_instance {
   virtual std::unique_ptr<clport_launch> prepare(const clport_op& op);
   // Optional weight repacking; return nullptr for "use the plain GGUF layout".
   virtual void* prepare_weight(const clport_tensor& /*weight*/) { return nullptr; }
-  // Whether a layout from prepare_weight reads nothing of the plain weight any more (the host
-  // may then free it).
+  // Whether nothing this instance does with a layout from prepare_weight (every op it claims on
+  // the weight, at any activation row count, fused kinds included) reads the plain weight any
+  // more: the host may then free it, and the weight's buffer is NULL in later ops.
   virtual bool owns_weight(const void* /*layout*/) const { return false; }
   virtual void release_layout(void* /*layout*/) {}
   // Plan time (ABI 2.1): one launch doing what ops[0 .. n) do in order (each was claimed by this

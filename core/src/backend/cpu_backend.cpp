@@ -42,7 +42,7 @@ class CpuBackend final : public Backend {
   }
 
   Result<TensorRef> load_weight(const GgufTensorInfo& info,
-                                std::shared_ptr<void> keep_alive, bool) override {
+                                std::shared_ptr<void> keep_alive, const WeightUse&) override {
     // Zero copy: the weight is read straight from the file mapping.
     TensorRef t;
     t.dtype = info.dtype;

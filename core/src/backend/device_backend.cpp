@@ -31,8 +31,15 @@ struct DeviceStorage {
   uint64_t* live_counter = nullptr;
   ~DeviceStorage() {
     layout = WeightLayout();  // the plugin's repack goes before the buffer it was made from
+    free_buffer();
+  }
+  // Gives the buffer back to the pool (the in-order queue runs the repack that reads it before
+  // anything that reuses it).
+  void free_buffer() {
     if (buffer != nullptr) (void)context->pool().free(buffer);
     if (live_counter != nullptr) *live_counter -= bytes;
+    buffer = nullptr;
+    bytes = 0;
   }
 };
 
@@ -73,19 +80,28 @@ class DeviceBackend final : public Backend {
     return t;
   }
 
-  Result<TensorRef> load_weight(const GgufTensorInfo& info, std::shared_ptr<void>,
-                                bool matmul_weight) override {
+  Result<TensorRef> load_weight(const GgufTensorInfo& info, std::shared_ptr<void>, const WeightUse& use) override {
     auto t = alloc(info.dtype, info.ne);
     if (!t.ok()) return t.status();
     TensorRef w = t.value();
     CLPORT_RETURN_IF_ERROR(context_->write(w.buffer, 0, info.data, info.bytes));
     weights_ += info.bytes;
+    if (!use.matmul) return w;
     // Let the plugin that will run MUL_MAT on this weight repack it into its own layout.
-    if (matmul_weight) {
-      auto layout = binding_->prepare_weight(CLPORT_OP_MUL_MAT, abi_tensor(w));
-      if (!layout.ok()) return layout.status();
-      w.layout = layout.value().layout();
-      static_cast<DeviceStorage*>(w.storage.get())->layout = std::move(layout.value());
+    auto layout = binding_->prepare_weight(CLPORT_OP_MUL_MAT, abi_tensor(w));
+    if (!layout.ok()) return layout.status();
+    auto* storage = static_cast<DeviceStorage*>(w.storage.get());
+    w.layout = layout.value().layout();
+    const bool owned = layout.value().owns_weight();
+    storage->layout = std::move(layout.value());
+    // The plain copy goes when nothing reads it any more: the plugin's layout owns the weight,
+    // no op reads the file layout, and every mat-mul the plans can issue on it stays with that
+    // plugin (one it declines would run on the CPU path, from the plain copy).
+    if (owned && !use.file_layout && !use.keep_plain &&
+        binding_->layout_owner_runs_every_mul_mat(abi_tensor(w), use.max_rows)) {
+      plain_freed_ += storage->bytes;
+      storage->free_buffer();
+      w.buffer = nullptr;
     }
     return w;
   }
@@ -115,7 +131,10 @@ class DeviceBackend final : public Backend {
     OpDescription desc(kind, src, dst, params);
     desc.op.dst_position_stride = dst_position_stride;
     const BoundInstance* instance = binding_->select(desc.op);
-    if (instance == nullptr) return Backend::prepare(kind, src, dst, params, dst_position_stride);
+    if (instance == nullptr) {
+      CLPORT_RETURN_IF_ERROR(check_plain_copies(kind, src));
+      return Backend::prepare(kind, src, dst, params, dst_position_stride);
+    }
     auto launch = binding_->prepare_launch(*instance, desc.op);
     if (!launch.ok()) return launch.status();
     return std::unique_ptr<PreparedOp>(std::make_unique<PluginLaunchOp>(std::move(launch.value())));
@@ -151,7 +170,7 @@ class DeviceBackend final : public Backend {
   // counts too; requested bytes, before the pool's size-class rounding.
   BackendMemoryStats memory_stats() const override {
     const MemoryPoolStats pool = context_->pool().stats();
-    return {weights_, pool.requested_bytes, std::max(pool.peak_requested_bytes, peak_)};
+    return {weights_, pool.requested_bytes, std::max(pool.peak_requested_bytes, peak_), plain_freed_};
   }
 
   std::string plugin_for(const clport_op& op) const override {
@@ -175,6 +194,7 @@ class DeviceBackend final : public Backend {
   // No bound plugin serves this op: run the CPU reference on copies of the operands.
   Status run_on_cpu(clport_op_kind kind, const std::vector<const TensorRef*>& src,
                     const TensorRef& dst, const cpu::OpParams& params) {
+    CLPORT_RETURN_IF_ERROR(check_plain_copies(kind, src));
     if (warned_.insert(kind).second) {
       logger("backend")->warn("no plugin serves {} on this device for these operands; running it "
                               "on the CPU (slow)", op_kind_name(kind));
@@ -196,12 +216,24 @@ class DeviceBackend final : public Backend {
     return upload(dst, h_dst.value().host, dst.bytes());
   }
 
+  // The CPU path reads the sources' plain copies: an owned weight whose copy was freed at load
+  // cannot go there (load_weight frees it only where its plugin claimed every mat-mul on it).
+  static Status check_plain_copies(clport_op_kind kind, const std::vector<const TensorRef*>& src) {
+    for (const TensorRef* s : src) {
+      if (s->buffer == nullptr && s->layout != nullptr) {
+        return Status(Stage::Unsupported, std::string("no plugin runs ") + op_kind_name(kind) +
+                                              " on a weight whose plain copy its plugin's layout replaced");
+      }
+    }
+    return Status();
+  }
+
   std::shared_ptr<DeviceContext> context_;
   std::shared_ptr<PluginManager> manager_;
   std::unique_ptr<DeviceBinding> binding_;
   std::unique_ptr<Backend> cpu_;
   std::set<int> warned_;
-  uint64_t live_ = 0, peak_ = 0, weights_ = 0;
+  uint64_t live_ = 0, peak_ = 0, weights_ = 0, plain_freed_ = 0;
 };
 
 }  // namespace

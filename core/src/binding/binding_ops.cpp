@@ -108,7 +108,24 @@ Result<WeightLayout> DeviceBinding::prepare_weight(clport_op_kind kind, const cl
   if (layout == nullptr) return WeightLayout();
   std::lock_guard<std::mutex> lock(layouts_mutex_);
   layouts_.emplace_back(layout, owner);
-  return WeightLayout(owner, layout);
+  return WeightLayout(owner, layout, owns_weight != 0);
+}
+
+bool DeviceBinding::layout_owner_runs_every_mul_mat(const clport_tensor& weight, uint32_t max_rows) const {
+  if (weight.layout == nullptr) return false;
+  const int64_t K = weight.ne[0], N = weight.ne[1];
+  clport_tensor x = contiguous_tensor(CLPORT_DTYPE_F32, {K, 1, 1, 1}, 2);
+  clport_tensor dst = contiguous_tensor(CLPORT_DTYPE_F32, {N, 1, 1, 1}, 2);
+  const clport_op probe = two_source_op(CLPORT_OP_MUL_MAT, weight, x, dst);
+  const BoundInstance* owner = owner_of_layout(probe);
+  if (owner == nullptr) return false;
+  // Claims may change with the row count (a GEMV up to some rows, a GEMM beyond): ask for each.
+  for (uint32_t m = 1; m <= max_rows; ++m) {
+    x = contiguous_tensor(CLPORT_DTYPE_F32, {K, m, 1, 1}, 2);
+    dst = contiguous_tensor(CLPORT_DTYPE_F32, {N, m, 1, 1}, 2);
+    if (select(two_source_op(CLPORT_OP_MUL_MAT, weight, x, dst)) != owner) return false;
+  }
+  return true;
 }
 
 std::vector<OpBindingRow> DeviceBinding::summary() const {

@@ -30,14 +30,15 @@ bool BoundInstance::supports(const clport_op& op) const {
   }
 }
 
-WeightLayout::WeightLayout(std::shared_ptr<BoundInstance> owner, void* layout)
-    : owner_(std::move(owner)), layout_(layout) {}
+WeightLayout::WeightLayout(std::shared_ptr<BoundInstance> owner, void* layout, bool owns_weight)
+    : owner_(std::move(owner)), layout_(layout), owns_weight_(owns_weight) {}
 
 WeightLayout::~WeightLayout() { reset(); }
 
 WeightLayout::WeightLayout(WeightLayout&& other) noexcept
-    : owner_(std::move(other.owner_)), layout_(other.layout_) {
+    : owner_(std::move(other.owner_)), layout_(other.layout_), owns_weight_(other.owns_weight_) {
   other.layout_ = nullptr;
+  other.owns_weight_ = false;
 }
 
 WeightLayout& WeightLayout::operator=(WeightLayout&& other) noexcept {
@@ -45,7 +46,9 @@ WeightLayout& WeightLayout::operator=(WeightLayout&& other) noexcept {
     reset();
     owner_ = std::move(other.owner_);
     layout_ = other.layout_;
+    owns_weight_ = other.owns_weight_;
     other.layout_ = nullptr;
+    other.owns_weight_ = false;
   }
   return *this;
 }
@@ -59,6 +62,7 @@ void WeightLayout::reset() {
     }
   }
   layout_ = nullptr;
+  owns_weight_ = false;
   owner_.reset();
 }
 

@@ -1,23 +1,27 @@
 #include "clport/dtype.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
+#include <iterator>
 #include <string>
+
+#include "clport_plugin/dtype_table.hpp"
 
 namespace clport {
 namespace {
 
-// Block sizes and byte sizes are the GGUF format's published layouts.
-constexpr DTypeTraits kTraits[] = {
-    {DType::F32, "f32", 1, 4, false},      {DType::F16, "f16", 1, 2, false},
-    {DType::Q4_0, "q4_0", 32, 18, true},   {DType::Q4_1, "q4_1", 32, 20, true},
-    {DType::Q5_0, "q5_0", 32, 22, true},   {DType::Q5_1, "q5_1", 32, 24, true},
-    {DType::Q8_0, "q8_0", 32, 34, true},   {DType::Q4_K, "q4_K", 256, 144, true},
-    {DType::Q5_K, "q5_K", 256, 176, true}, {DType::Q6_K, "q6_K", 256, 210, true},
-    {DType::I32, "i32", 1, 4, false},      {DType::Q2_K, "q2_K", 256, 84, true},
-    {DType::Q3_K, "q3_K", 256, 110, true}, {DType::IQ4_NL, "iq4_nl", 32, 18, true},
-    {DType::BF16, "bf16", 1, 2, false},
-};
+// The SDK's table (clport_plugin/dtype_table.hpp) in the core's types.
+constexpr size_t kCount = std::size(sdk::kDTypeLayouts);
+constexpr std::array<DTypeTraits, kCount> make_traits() {
+  std::array<DTypeTraits, kCount> out{};
+  for (size_t i = 0; i < kCount; ++i) {
+    const sdk::DTypeLayout& d = sdk::kDTypeLayouts[i];
+    out[i] = DTypeTraits{static_cast<DType>(d.id), d.name, d.block_size, d.block_bytes, d.quantized};
+  }
+  return out;
+}
+constexpr std::array<DTypeTraits, kCount> kTraits = make_traits();
 
 }  // namespace
 

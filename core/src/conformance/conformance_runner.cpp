@@ -6,6 +6,7 @@
 #include <limits>
 #include <memory>
 #include <sstream>
+#include <utility>
 
 #include "clport/binding.h"
 #include "clport/conformance.h"
@@ -227,7 +228,9 @@ class CaseRunner {
   // go through the plugin's prepare_weight when it has one, as a model's weights do at load: the
   // case then checks the kernels of the plugin's own layout. Layouts made are put into the views
   // and appended to `layouts`. A fused op the plugin does not take on its prepared weights runs
-  // on the plain ones when it takes those (plain_supported), else is Stage::Unsupported.
+  // on the plain ones when it takes those (plain_supported), else is Stage::Unsupported. A
+  // weight the plugin says its layout owns reaches the op without its plain buffer, as a
+  // model's does once the host freed it: the case then shows that nothing reads it.
   Status prepare_weights(clport_op& op, std::vector<clport_tensor>& views, bool plain_supported,
                          std::vector<void*>& layouts) {
     const bool fused = is_fused_mat_mul(op.kind);
@@ -235,9 +238,10 @@ class CaseRunner {
       return Status();
     std::vector<int> weights = {0};
     if (op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU) weights.push_back(3);
+    std::vector<cl_mem> plain(views.size(), nullptr);
     for (int i : weights) {
       void* layout = nullptr;
-      int32_t owns_weight = 0;  // the operand's plain copy stays either way: the check reads it
+      int32_t owns_weight = 0;
       clport_plugin_error* error = nullptr;
       const int32_t rc = table_.prepare_weight(inst_, &views[i], &layout, &owns_weight, &error);
       if (rc == CLPORT_PLUGIN_UNSUPPORTED) {
@@ -250,6 +254,7 @@ class CaseRunner {
       if (layout == nullptr) continue;
       views[i].layout = layout;
       layouts.push_back(layout);
+      if (owns_weight != 0) std::swap(plain[i], views[i].buffer);
     }
     if (layouts.empty() || table_.claim_op(inst_, &op)) {
       if (layouts.empty() && !plain_supported) return Status(Stage::Unsupported, "not supported by the plugin");
@@ -257,7 +262,10 @@ class CaseRunner {
     }
     if (!fused) return Status(Stage::Plugin, "the plugin does not support the op on the weight it prepared");
     release_layouts(layouts);
-    for (int i : weights) views[i].layout = nullptr;
+    for (int i : weights) {
+      views[i].layout = nullptr;
+      if (plain[i] != nullptr) views[i].buffer = plain[i];
+    }
     return plain_supported ? Status() : Status(Stage::Unsupported, "not supported by the plugin");
   }
 

@@ -60,8 +60,8 @@ class FastCpuBackend final : public Backend {
     return reference_->alloc(dtype, ne);
   }
   Result<TensorRef> load_weight(const GgufTensorInfo& info, std::shared_ptr<void> keep_alive,
-                                bool matmul_weight) override {
-    return reference_->load_weight(info, std::move(keep_alive), matmul_weight);
+                                const WeightUse& use) override {
+    return reference_->load_weight(info, std::move(keep_alive), use);
   }
   Status upload(const TensorRef& dst, const void* data, uint64_t bytes) override {
     return reference_->upload(dst, data, bytes);

@@ -271,10 +271,20 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
     }
   }
 
+  // Before the weights: the batch bounds the activation rows of their mat-muls.
+  model->n_ctx_ = n_ctx;
+  model->n_batch_ = std::max<uint32_t>(1, std::min(options.n_batch != 0 ? options.n_batch : default_batch(backend), model->n_ctx_));
+
   uint64_t total = 0, done = 0;
   for (const auto& p : plan) total += p.info->bytes;
   for (const auto& p : plan) {
-    auto loaded = backend.load_weight(*p.info, p.owner ? p.owner : std::shared_ptr<void>(file), p.matmul);
+    WeightUse use;
+    use.matmul = p.matmul;
+    // GET_ROWS reads the token embedding in the file layout (plan_builder.cpp's embed()).
+    use.file_layout = p.slot == &w.tok_embd;
+    use.max_rows = model->n_batch_;
+    use.keep_plain = options.keep_plain_weights;
+    auto loaded = backend.load_weight(*p.info, p.owner ? p.owner : std::shared_ptr<void>(file), use);
     if (!loaded.ok()) {
       return Status(loaded.status().stage(),
                     "loading '" + p.info->name + "': " + loaded.status().message());
@@ -285,8 +295,6 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
   }
   if (hp.tied_output) w.output = w.tok_embd;
 
-  model->n_ctx_ = n_ctx;
-  model->n_batch_ = std::max<uint32_t>(1, std::min(options.n_batch != 0 ? options.n_batch : default_batch(backend), model->n_ctx_));
   for (auto& L : w.layers) {
     auto kv = backend.alloc(options.kv_dtype, {hp.head_dim, hp.n_head_kv, model->n_ctx_, 2});
     if (!kv.ok()) return kv.status();

@@ -57,6 +57,10 @@ class AdrenoInstance final : public clport_plugin_instance {
     return w.release();
   }
 
+  // The split arrays are all its GEMV and GEMM read (the repack read the plain bytes once, and
+  // this plugin claims nothing else on a weight), so the host may free the plain copy.
+  bool owns_weight(const void* /*layout*/) const override { return true; }
+
   void release_layout(void* layout) override {
     auto* w = static_cast<SplitWeight*>(layout);
     {
@@ -70,7 +74,8 @@ class AdrenoInstance final : public clport_plugin_instance {
   void enqueue(const clport_op& op) override {
     if (std::string why = adreno::check_mul_mat(op); !why.empty()) throw clport::sdk::unsupported("adreno: " + why);
     const clport_tensor &w = *op.src[0], &x = *op.src[1], &d = *op.dst;
-    if (w.buffer == nullptr || x.buffer == nullptr || d.buffer == nullptr)
+    // A split weight's plain copy may be gone (owns_weight): only its layout is read.
+    if ((w.buffer == nullptr && w.layout == nullptr) || x.buffer == nullptr || d.buffer == nullptr)
       throw clport::sdk::Failure("adreno: mul_mat operand without a buffer");
     if (w.layout != nullptr) {
       const SplitWeight* split = find(w);

@@ -14,31 +14,16 @@ bool is_split_dtype(int32_t dtype) {
 }
 
 int64_t block_elems(int32_t dtype) {
-  if (dtype == CLPORT_DTYPE_F16) return 1;
-  return dtype == CLPORT_DTYPE_Q6_K ? 256 : 32;
+  const clport::sdk::DTypeLayout* d = clport::sdk::dtype_layout(dtype);
+  return d != nullptr ? d->block_size : 1;
 }
 
 int64_t block_bytes(int32_t dtype) {
-  switch (dtype) {
-    case CLPORT_DTYPE_F16: return 2;
-    case CLPORT_DTYPE_Q4_0: return 18;
-    case CLPORT_DTYPE_Q4_1: return 20;
-    case CLPORT_DTYPE_Q8_0: return 34;
-    case CLPORT_DTYPE_Q6_K: return 210;
-    default: return 0;
-  }
+  const clport::sdk::DTypeLayout* d = clport::sdk::dtype_layout(dtype);
+  return d != nullptr ? d->block_bytes : 0;
 }
 
-const char* dtype_suffix(int32_t dtype) {
-  switch (dtype) {
-    case CLPORT_DTYPE_F16: return "f16";
-    case CLPORT_DTYPE_Q4_0: return "q4_0";
-    case CLPORT_DTYPE_Q4_1: return "q4_1";
-    case CLPORT_DTYPE_Q8_0: return "q8_0";
-    case CLPORT_DTYPE_Q6_K: return "q6_k";
-    default: return "?";
-  }
-}
+std::string dtype_suffix(int32_t dtype) { return clport::sdk::kernel_suffix(dtype); }
 
 SplitSizes split_sizes(int32_t dtype, int64_t K, int64_t N) {
   const uint64_t k = static_cast<uint64_t>(K), n = static_cast<uint64_t>(N);

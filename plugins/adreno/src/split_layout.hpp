@@ -9,16 +9,18 @@
 #include <mutex>
 #include <string>
 
+#include "clport_plugin/dtype_table.hpp"
 #include "clport_plugin/plugin_sdk.hpp"
 
 namespace adreno {
 
 // Weight dtypes the split layout (and the GEMV/GEMM kernels on it) cover.
 bool is_split_dtype(int32_t dtype);
-// Elements per quant block (32, 256 for Q6_K, 1 for F16) and bytes per GGUF block.
+// Elements per quant block (32, 256 for Q6_K, 1 for F16) and bytes per GGUF block, from the
+// SDK's dtype table.
 int64_t block_elems(int32_t dtype);
 int64_t block_bytes(int32_t dtype);
-const char* dtype_suffix(int32_t dtype);  // "q4_0", "q6_k", "f16"
+std::string dtype_suffix(int32_t dtype);  // "q4_0", "q6_k", "f16"
 
 struct SplitSizes {
   uint64_t q_bytes = 0;   // quant words (F16: the halves, padded to whole words)

@@ -6,17 +6,6 @@
 namespace clport::plugin_common {
 namespace {
 
-constexpr DTypeInfo kTypes[] = {
-    {CLPORT_DTYPE_F32, "f32", 1, 4},      {CLPORT_DTYPE_F16, "f16", 1, 2},
-    {CLPORT_DTYPE_Q4_0, "q4_0", 32, 18},  {CLPORT_DTYPE_Q4_1, "q4_1", 32, 20},
-    {CLPORT_DTYPE_Q5_0, "q5_0", 32, 22},  {CLPORT_DTYPE_Q5_1, "q5_1", 32, 24},
-    {CLPORT_DTYPE_Q8_0, "q8_0", 32, 34},  {CLPORT_DTYPE_Q4_K, "q4_K", 256, 144},
-    {CLPORT_DTYPE_Q5_K, "q5_K", 256, 176}, {CLPORT_DTYPE_Q6_K, "q6_K", 256, 210},
-    {CLPORT_DTYPE_I32, "i32", 1, 4},      {CLPORT_DTYPE_Q2_K, "q2_K", 256, 84},
-    {CLPORT_DTYPE_Q3_K, "q3_K", 256, 110}, {CLPORT_DTYPE_IQ4_NL, "iq4_nl", 32, 18},
-    {CLPORT_DTYPE_BF16, "bf16", 1, 2},
-};
-
 constexpr int64_t kMaxIndex = std::numeric_limits<int32_t>::max();  // kernels index with int
 constexpr int64_t kMaxCount = std::numeric_limits<uint32_t>::max();  // and count with uint
 
@@ -285,18 +274,6 @@ std::string check_copy(const clport_op& op) {
 }
 
 }  // namespace
-
-const DTypeInfo* dtype_info(int32_t id) {
-  for (const DTypeInfo& t : kTypes)
-    if (t.id == id) return &t;
-  return nullptr;
-}
-
-std::string kernel_type_suffix(int32_t dtype) {
-  std::string s = dtype_info(dtype)->name;
-  for (char& c : s) c = static_cast<char>(c == 'K' ? 'k' : c);
-  return s;
-}
 
 bool is_weight_dtype(int32_t id) { return id != CLPORT_DTYPE_I32 && dtype_info(id) != nullptr; }
 

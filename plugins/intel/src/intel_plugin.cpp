@@ -1,5 +1,5 @@
 // Intel GPU plugin. Probe: Gen9 and newer GPUs from the classifier, with cl_intel_subgroups.
-// Serves the decode hot path (vendor_ops.hpp): MUL_MAT GEMV with its own sub-group kernels
+// Serves the decode hot path (own_gemv_instance.hpp): MUL_MAT GEMV with its own sub-group kernels
 // (intel_gemv.hpp), GEMM and RMS_NORM with Intel tuning of the shared kernels.
 //
 // Settings (policy section `intel:`, declared in IntelPlugin::settings): use_subgroups (default
@@ -11,16 +11,15 @@
 #include <vector>
 
 #include "clport_plugin/plugin_sdk.hpp"
-#include "clport_common/op_checks.hpp"
-#include "clport_common/op_runner.hpp"
+#include "clport_common/device_strings.hpp"
+#include "clport_common/own_gemv_instance.hpp"
 #include "clport_common/setting_decls.hpp"
 #include "clport_common/tuning.hpp"
 #include "intel_gemv.hpp"
-#include "vendor_ops.hpp"
 
 namespace {
 
-using clport::plugin_common::OpRunner;
+using clport::plugin_common::OwnGemvInstance;
 using clport::plugin_common::Tuning;
 
 // Intel EUs run SIMD8/16/32; 128-wide GEMV groups with 8 rows map to whole sub-groups.
@@ -33,39 +32,26 @@ Tuning intel_tuning(const clport_device_desc& d) {
   return wide.validate(d.max_work_group_size).empty() ? wide : t;
 }
 
-class IntelInstance final : public clport_plugin_instance {
+// MUL_MAT with an F16 / Q4_0 / Q4_1 / Q8_0 / Q4_K / Q6_K weight (the weight types with a
+// sub-group GEMV in intel_gemv.cl; the shared GEMM for prompts) and RMS_NORM.
+class IntelInstance final : public OwnGemvInstance {
  public:
   IntelInstance(const clport_host& host, const clport_device_desc& d, Tuning t, intel::SubgroupConfig sg)
-      : runner_(host, d, std::move(t)), gemv_(host, std::move(sg)) {}
-  // The sub-group GEMV takes exactly the operands the shared mul_mat takes (plain layout, whole
-  // blocks per row), so check_op answers for both paths.
-  bool supports(const clport_op& op) override { return vendor::in_served_subset(op) && runner_.supports(op); }
-  void enqueue(const clport_op& op) override {
-    if (!vendor::in_served_subset(op)) throw clport::sdk::unsupported("intel: op not served by this plugin");
-    if (!takes_sub_group_gemv(op)) return runner_.enqueue(op);
-    if (std::string why = clport::plugin_common::check_op(op, runner_.tuning()); !why.empty())
-      throw clport::sdk::unsupported(why);
-    for (const clport_tensor* t : {op.src[0], op.src[1], op.dst}) {
-      if (t->buffer == nullptr) throw clport::sdk::Failure("intel: operand without a buffer");
-      if (t->offset % clport::plugin_common::offset_alignment(t->dtype) != 0)
-        throw clport::sdk::Failure("intel: operand offset " + std::to_string(t->offset) + " is misaligned");
-    }
-    gemv_.enqueue(op);
-  }
+      : OwnGemvInstance(host, d, std::move(t), "intel",
+                        {CLPORT_DTYPE_F16, CLPORT_DTYPE_Q4_0, CLPORT_DTYPE_Q4_1, CLPORT_DTYPE_Q8_0, CLPORT_DTYPE_Q4_K,
+                         CLPORT_DTYPE_Q6_K}),
+        gemv_(host, std::move(sg)) {}
 
  private:
-  bool takes_sub_group_gemv(const clport_op& op) const {
-    return op.kind == CLPORT_OP_MUL_MAT && op.src[1] != nullptr && op.src[1]->ne[1] <= runner_.tuning().gemv_max_m &&
-           intel::IntelGemv::has_kernel(op.src[0]->dtype);
-  }
+  bool gemv_has_kernel(int32_t weight_dtype) const override { return intel::IntelGemv::has_kernel(weight_dtype); }
+  void gemv_enqueue(const clport_op& op) override { gemv_.enqueue(op); }
 
-  OpRunner runner_;
   intel::IntelGemv gemv_;
 };
 
 intel::SubgroupConfig subgroup_config(const clport::sdk::Host& h, const clport_device_desc& d) {
   intel::SubgroupConfig sg;
-  sg.reqd_size = vendor::has_extension(d.extensions, "cl_intel_required_subgroup_size");
+  sg.reqd_size = clport::plugin_common::has_extension(d.extensions, "cl_intel_required_subgroup_size");
   // Asked only when the policy leaves sg_size to the device.
   sg.sg_size = h.setting("sg_size") != nullptr ? static_cast<uint32_t>(h.setting_int("sg_size", 0))
                                                 : intel::choose_sub_group_size(h.cl(), d.device);
@@ -101,7 +87,7 @@ struct IntelPlugin {
       *reason = "not an Intel GPU";
       return 0;
     }
-    if (!vendor::has_extension(d.extensions, "cl_intel_subgroups")) {
+    if (!clport::plugin_common::has_extension(d.extensions, "cl_intel_subgroups")) {
       *reason = "Intel GPU without cl_intel_subgroups (Beignet-era driver?)";
       return 0;
     }

@@ -1,7 +1,7 @@
 // Arm Mali plugin. Probe: Bifrost, Valhall and 5th-gen Mali (Midgard is left to generic), from
-// the classifier's family/generation. Serves the decode hot path (vendor_ops.hpp): MUL_MAT GEMV
-// with its own vectorised kernels (mali_gemv.hpp), GEMM and RMS_NORM with per-architecture
-// tuning (mali_config.hpp) of the shared kernels. Settings (MaliPlugin::settings):
+// the classifier's family/generation. Serves the decode hot path (plugins/common's
+// own_gemv_instance.hpp): MUL_MAT GEMV with its own vectorised kernels (mali_gemv.hpp), GEMM and
+// RMS_NORM with per-architecture tuning (mali_config.hpp) of the shared kernels. Settings (MaliPlugin::settings):
 // private_vector_arrays (a driver workaround: false builds the shared kernels with
 // -DCLPORT_NO_PRIVATE_VECTOR_ARRAYS=1; the plugin's own GEMV holds no private arrays at all),
 // int8_dot (default true: arm_dot for Q8_0 when the policy asks for fp16 precision), and the
@@ -11,17 +11,16 @@
 #include <vector>
 
 #include "clport_plugin/plugin_sdk.hpp"
-#include "clport_common/op_checks.hpp"
-#include "clport_common/op_runner.hpp"
+#include "clport_common/device_strings.hpp"
+#include "clport_common/own_gemv_instance.hpp"
 #include "clport_common/setting_decls.hpp"
 #include "clport_common/tuning.hpp"
 #include "mali_config.hpp"
 #include "mali_gemv.hpp"
-#include "vendor_ops.hpp"
 
 namespace {
 
-using clport::plugin_common::OpRunner;
+using clport::plugin_common::OwnGemvInstance;
 using clport::plugin_common::Tuning;
 
 // The architecture's configuration (mali_config.hpp) over the defaults; the defaults when it
@@ -41,33 +40,18 @@ Tuning mali_tuning(const clport_device_desc& d) {
   return arch.validate(d.max_work_group_size).empty() ? arch : t;
 }
 
-class MaliInstance final : public clport_plugin_instance {
+// MUL_MAT with an F16 / Q4_0 / Q8_0 weight (the GEMV's vectorised kernels, the shared GEMM for
+// prompts) and RMS_NORM.
+class MaliInstance final : public OwnGemvInstance {
  public:
   MaliInstance(const clport_host& host, const clport_device_desc& d, Tuning t, mali::GemvConfig g)
-      : runner_(host, d, std::move(t)), gemv_(host, d.device, std::move(g)) {}
-  // The GEMV kernels take exactly the operands the shared mul_mat takes (plain layout, whole
-  // blocks per row), so check_op answers for both paths.
-  bool supports(const clport_op& op) override { return vendor::in_served_subset(op) && runner_.supports(op); }
-  void enqueue(const clport_op& op) override {
-    if (!vendor::in_served_subset(op)) throw clport::sdk::unsupported("mali: op not served by this plugin");
-    if (!takes_mali_gemv(op)) return runner_.enqueue(op);
-    if (std::string why = clport::plugin_common::check_op(op, runner_.tuning()); !why.empty())
-      throw clport::sdk::unsupported(why);
-    for (const clport_tensor* t : {op.src[0], op.src[1], op.dst}) {
-      if (t->buffer == nullptr) throw clport::sdk::Failure("mali: operand without a buffer");
-      if (t->offset % clport::plugin_common::offset_alignment(t->dtype) != 0)
-        throw clport::sdk::Failure("mali: operand offset " + std::to_string(t->offset) + " is misaligned");
-    }
-    gemv_.enqueue(op);
-  }
+      : OwnGemvInstance(host, d, std::move(t), "mali", {CLPORT_DTYPE_F16, CLPORT_DTYPE_Q4_0, CLPORT_DTYPE_Q8_0}),
+        gemv_(host, d.device, std::move(g)) {}
 
  private:
-  bool takes_mali_gemv(const clport_op& op) const {
-    return op.kind == CLPORT_OP_MUL_MAT && op.src[1] != nullptr && op.src[1]->ne[1] <= runner_.tuning().gemv_max_m &&
-           mali::MaliGemv::has_kernel(op.src[0]->dtype);
-  }
+  bool gemv_has_kernel(int32_t weight_dtype) const override { return mali::MaliGemv::has_kernel(weight_dtype); }
+  void gemv_enqueue(const clport_op& op) override { gemv_.enqueue(op); }
 
-  OpRunner runner_;
   mali::MaliGemv gemv_;
 };
 
@@ -75,7 +59,7 @@ mali::GemvConfig gemv_config(const clport::sdk::Host& h, const clport_device_des
   mali::GemvConfig g;
   g.wg = t.gemv_wg;
   g.rows = t.gemv_rows < 1 ? 1 : (t.gemv_rows > 4 ? 4 : t.gemv_rows);
-  g.int8_dot = h.precision() == 2 && vendor::has_extension(d.extensions, "cl_arm_integer_dot_product_int8") &&
+  g.int8_dot = h.precision() == 2 && clport::plugin_common::has_extension(d.extensions, "cl_arm_integer_dot_product_int8") &&
                h.setting_bool("int8_dot", true);
   return g;
 }
@@ -107,7 +91,7 @@ struct MaliPlugin {
       *reason = "Mali Midgard (T-series) is not served (generic kernels instead)";
       return 0;
     }
-    if (vendor::opencl_c_level(d.opencl_c_version) < 12) {
+    if (clport::plugin_common::opencl_c_level(d.opencl_c_version) < 12) {
       *reason = "driver offers OpenCL C below 1.2";
       return 0;
     }

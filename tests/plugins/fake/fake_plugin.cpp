@@ -25,6 +25,12 @@
 #ifndef FAKE_ABI_MINOR
 #define FAKE_ABI_MINOR 7
 #endif
+#ifndef FAKE_OWNS_WEIGHT
+#define FAKE_OWNS_WEIGHT 0  // what prepare_weight reports in *owns_weight
+#endif
+#ifndef FAKE_MUL_MAT_ROWS
+#define FAKE_MUL_MAT_ROWS 0  // most activation rows of a MUL_MAT it claims; 0 = any
+#endif
 
 struct clport_plugin_error {
   int32_t code;
@@ -82,6 +88,10 @@ int32_t claim_op(clport_plugin_instance*, const clport_op* op) {
   if (op->kind == CLPORT_OP_MUL_MAT && op->src[0] != nullptr && op->src[0]->dtype == CLPORT_DTYPE_Q6_K) {
     return 0;  // every fake refuses one weight type, so tests can see a per-dtype fallback
   }
+  if (FAKE_MUL_MAT_ROWS > 0 && op->kind == CLPORT_OP_MUL_MAT && op->src[1] != nullptr &&
+      op->src[1]->ne[1] > FAKE_MUL_MAT_ROWS) {
+    return 0;
+  }
   return ((FAKE_OPS >> op->kind) & 1) != 0 ? 1 : 0;
 }
 
@@ -89,7 +99,7 @@ int32_t prepare_weight(clport_plugin_instance* instance, const clport_tensor*, v
                        clport_plugin_error**) {
   ++instance->layouts;
   *layout = new int(42);
-  *owns_weight = 0;
+  *owns_weight = FAKE_OWNS_WEIGHT;
   return CLPORT_PLUGIN_OK;
 }
 void release_layout(clport_plugin_instance* instance, void* layout) {

@@ -5,22 +5,19 @@
 #include <cstdint>
 #include <string>
 
+#include "clport_plugin/dtype_table.hpp"
 #include "clport_plugin/plugin_abi.h"
 #include "clport_common/tuning.hpp"
 
 namespace clport::plugin_common {
 
-struct DTypeInfo {
-  int32_t id;
-  const char* name;
-  int64_t block_size;   // elements per block
-  int64_t block_bytes;  // bytes per block (element size for plain types)
-};
+// The SDK's dtype table (clport_plugin/dtype_table.hpp).
+using DTypeInfo = sdk::DTypeLayout;
 
 // NULL for an id the shared kernels do not know.
-const DTypeInfo* dtype_info(int32_t id);
+inline const DTypeInfo* dtype_info(int32_t id) { return sdk::dtype_layout(id); }
 // The dtype as kernel names spell it ("q4_1", "q4_k", "f16"): dtype_info's name, lower case.
-std::string kernel_type_suffix(int32_t dtype);
+inline std::string kernel_type_suffix(int32_t dtype) { return sdk::kernel_suffix(dtype); }
 // F32, F16 and every GGUF block format: the dtypes usable as weights.
 bool is_weight_dtype(int32_t id);
 int64_t element_count(const clport_tensor& t);
