@@ -42,7 +42,8 @@ class NvLayer {
 
  private:
   uint32_t groups() const;
-  // Key ranges per head in the attention phase: enough items for every work-group.
+  // The most key ranges per head in the attention phase (enough items for every work-group); a
+  // step uses as few as take one trip of the attention loop each (SplitRule in nv_layer.cpp).
   uint32_t splits(int64_t heads) const;
   // The kernel's `att` local arena: the attention phase's arrays, then the merge weights.
   uint64_t att_bytes(int64_t head_dim, int64_t heads) const;
