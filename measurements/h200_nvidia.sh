@@ -5,7 +5,8 @@
 # Steps: devices, conformance, ops (GEMV, nvidia against generic), gemm (prompt-sized mat-muls,
 # nvidia against generic), sweep (the nvidia GEMV's
 # work-group shapes), e2e (bench e2e 512 / 128 on random models of the anchor shapes, nvidia
-# against generic), e2e8b (the same on the 8B shape). Logs go to OUTDIR, a summary to stdout.
+# against generic), e2e8b (the same on the 8B shape), layertiming (the one-launch layer's time per
+# phase, CLPORT_NV_LAYER_TIMING, on each shape). Logs go to OUTDIR, a summary to stdout.
 set -uo pipefail
 bundle="$(cd "$1" && pwd)"
 out="$2"
@@ -20,9 +21,9 @@ mkdir -p "$models"
 
 shape_args() {  # the anchor shapes (anchors README), vocabulary of 49152 tokens, tied embeddings
   case "$1" in
-    smol) echo "q4_1 embd=576 ff=1536 layers=30 heads=9 kv_heads=3 vocab=49152 ctx=2048 tied=1" ;;
-    1b) echo "q4_0 embd=2048 ff=8192 layers=16 heads=32 kv_heads=8 vocab=49152 ctx=2048 tied=1" ;;
-    8b) echo "q4_0 embd=4096 ff=14336 layers=32 heads=32 kv_heads=8 vocab=49152 ctx=2048 tied=1" ;;
+    smol) echo "q4_1 embd=576 ff=1536 layers=30 heads=9 kv_heads=3 vocab=49152 ctx=2048 tied=1 threads=8" ;;
+    1b) echo "q4_0 embd=2048 ff=8192 layers=16 heads=32 kv_heads=8 vocab=49152 ctx=2048 tied=1 threads=8" ;;
+    8b) echo "q4_0 embd=4096 ff=14336 layers=32 heads=32 kv_heads=8 vocab=49152 ctx=2048 tied=1 threads=8" ;;
   esac
 }
 
@@ -94,6 +95,14 @@ for step in "$@"; do
         done
       done
       echo "no split: $(clport conformance --plugin nvidia --settings "$out/nosplit.yaml" --filter 'past=477|past=1000|past=301' 2>&1 | grep -E 'FAIL|passed,' | tr '\n' ' ')" ;;
+    layertiming)  # us a layer per phase (work-group 0's view), averaged over the layers
+      for name in ${TIMING_MODELS:-smol 1b}; do
+        [ -f "$models/$name.gguf" ] || make_model "$models/$name.gguf" $(shape_args "$name")
+        CLPORT_NV_LAYER_TIMING=1 clport bench e2e -m "$models/$name.gguf" --prompt-tokens 512 --gen-tokens 128 \
+          --no-reference --plugin nvidia >"$out/timing-$name.log" 2>&1
+        echo "$name: $(grep "nv_layer timing" "$out/timing-$name.log" |
+          awk '{for(i=7;i<=NF;i+=2){s[i]+=$(i+1);n[i]=$i} c++} END{for(i=7;i<=NF;i+=2) printf "%s %.2f ", n[i], s[i]/c}')"
+      done ;;
     e2e) e2e smol 1b ;;
     e2e8b) E2E_ROUNDS="nvidia generic" e2e 8b ;;
   esac
