@@ -7,32 +7,36 @@
 // 127 per 32 values, codes x / d rounded to nearest even, s = d * sum(codes). Then nv_gemm_<dtype>
 // multiplies codes by weight quants block by block.
 //
-// A work-group of 128 work-items (4 warps) computes a 64 x 64 tile of dst (64 activation rows by
-// 64 weight rows), warp w a 32 x 32 quarter of it. The K loop stages NV_GEMM_KB blocks of 32
-// values of both operands in local memory; per block a warp computes 2 x 4 integer products of
-// 16 x 8 tiles with k = 32, exactly one quant block, and scales each into float accumulators by
-// the two operands' block scales at once:
+// The codes are written in the order the tensor cores take them, so that the GEMM stages them with
+// straight 16-byte copies and a lane reads its whole A operand with one 16-byte local load: rows in
+// tiles of 16, and per (tile, block of 32 values) 32 uint4 in lane order, lane l = 4 g + t holding
+// (row g word t, row g + 8 word t, row g word t + 4, row g + 8 word t + 4), then per (tile, block)
+// 8 float4 (d, s of row g, d, s of row g + 8). Rows past M (up to the next 16) are zero.
+//
+// A work-group of 128 work-items (4 warps) computes a tile of 32 I activation rows by 64 weight
+// rows: warp w takes I tiles of 16 rows (half w / 2) by 4 tiles of 8 weight rows (half w % 2).
+// The K loop stages NV_GEMM_KB blocks of both operands per step in local memory, double-buffered:
+// the next step's global loads are in flight (in registers) while this step multiplies, one
+// barrier a step. The weights keep the packed layout (the GEMV reads it too), so their staging
+// scatters each row's quant words into the order a lane reads: for one block, one 16-byte load
+// gives a lane its B operands of all 4 weight tiles (two for Q8_0); each store instruction's lanes
+// start at different words so that no two of them meet in a bank. Per block a warp computes I x 4
+// integer products of 16 x 8 tiles with k = 32, exactly one quant block, and scales each into
+// float accumulators by the two operands' block scales at once:
 //   Q4_0  d_w (d_x sum(q_w q_x) - 8 s_x)   (weight codes 0..15 stand for q - 8)
 //   Q4_1  d_w d_x sum(q_w q_x) + m_w s_x
 //   Q8_0  d_w d_x sum(q_w q_x)
 // With NV_PTX the integer product is the tensor cores' mma.sync m16n8k32 (s8 x s8 -> s32), in the
-// PTX ISA's fragment layout: lane l of the warp, g = l / 4, t = l % 4 holds A rows g and g + 8,
-// k = 4t..4t+3 and 16 + 4t..; B column g with the same k; C rows g and g + 8, columns 2t and
-// 2t + 1. A 4-bit block's quant word t holds k = 4t..4t+3 in its low nibbles and 16 + 4t.. in its
-// high ones: the two B registers a lane needs come out of one local load. Without PTX every
-// work-item computes the same four outputs from local memory in plain OpenCL C, which is what runs
-// under a spoofed NVIDIA identity elsewhere. Needs reduce.cl in front.
+// PTX ISA's fragment layout: lane l, g = l / 4, t = l % 4 holds A rows g and g + 8, k = 4t..4t+3
+// and 16 + 4t..; B column g with the same k; C rows g and g + 8, columns 2t and 2t + 1. A 4-bit
+// block's quant word t holds k = 4t..4t+3 in its low nibbles and 16 + 4t.. in its high ones.
+// Without PTX every work-item computes the same outputs from local memory in plain OpenCL C,
+// which is what runs under a spoofed NVIDIA identity elsewhere. Needs reduce.cl in front.
 
-#ifndef NV_GEMM_KB
-#define NV_GEMM_KB 4
-#endif
-#define NV_GEMM_BM 64  // activation rows per tile
-#define NV_GEMM_BN 64  // weight rows per tile
-#define NV_GEMM_WG 128
-#define NV_QWG 256     // nv_quantize_rows' work-group
-// Local row strides in 32-bit words: 4 words of padding put the 32 lanes of one fragment load in
-// 32 different banks (row g at bank 4g mod 32 for strides of 36, at 20g mod 32 for 20).
-#define NV_XS_STRIDE (NV_GEMM_KB * 8 + 4)
+#define NV_GEMM_KB 2    // blocks of 32 values per step of the K loop (the staging maps assume 2)
+#define NV_GEMM_BN 64   // weight rows per tile
+#define NV_GEMM_WG 128  // 4 warps
+#define NV_QWG 256      // nv_quantize_rows' work-group
 
 #if defined(NV_PTX) && NV_PTX
 inline int4 nv_mma_s8(uint4 a, uint b0, uint b1) {
@@ -52,30 +56,21 @@ inline int nv_gemm_dp4a(uint a, uint b, int c) {
   return c + (int)x.x * y.x + (int)x.y * y.y + (int)x.z * y.z + (int)x.w * y.w;
 }
 
-// The integer dot product of one block: activation codes (8 words, k order) with weight quants
-// (4 words of nibbles, or 8 words of bytes).
-inline int nv_gemm_block_dot_q4(local const uint* xw, local const uint* ww) {
-  int s = 0;
-  for (int w = 0; w < 4; ++w) {
-    s = nv_gemm_dp4a(ww[w] & 0x0F0F0F0Fu, xw[w], s);
-    s = nv_gemm_dp4a((ww[w] >> 4) & 0x0F0F0F0Fu, xw[4 + w], s);
-  }
-  return s;
-}
-
-inline int nv_gemm_block_dot_q8(local const uint* xw, local const uint* ww) {
-  int s = 0;
-  for (int w = 0; w < 8; ++w) s = nv_gemm_dp4a(ww[w], xw[w], s);
-  return s;
-}
-
-// Step 1: one work-group per activation row m. Codes of block b at bytes 32 b .. 32 b + 31 of the
-// row (k order), (d, s) at xds[m * nb + b].
+// Step 1: one work-group per activation row m (rows M .. the next multiple of 16 write zeros).
 kernel __attribute__((reqd_work_group_size(NV_QWG, 1, 1))) void nv_quantize_rows(
-    const global uchar* x, ulong x_off, const global uchar* g, ulong g_off, int norm, float eps, int K,
-    global uint4* xq, global float2* xds) {
+    const global uchar* x, ulong x_off, const global uchar* g, ulong g_off, int norm, float eps, int M, int K,
+    global uint* xq, global float2* xds) {
   local float red[NV_QWG];
   const int m = get_group_id(0), lid = get_local_id(0), nb = K / 32;
+  const int tile = m / 16, row = m % 8, half_of_tile = (m / 8) % 2;
+  if (m >= M) {  // the whole group: no barrier is skipped by part of it
+    for (int b = lid; b < nb; b += NV_QWG) {
+      global uint* o = xq + ((size_t)(tile * nb + b) * 8 + row) * 16;
+      for (int w = 0; w < 8; ++w) o[(w % 4) * 4 + half_of_tile + 2 * (w / 4)] = 0u;
+      xds[((size_t)(tile * nb + b) * 8 + row) * 2 + half_of_tile] = (float2)(0.0f, 0.0f);
+    }
+    return;
+  }
   const global float* xr = (const global float*)(x + x_off) + (size_t)m * K;
   const global float* gr = (const global float*)(g + g_off);
   float scale = 1.0f;
@@ -95,202 +90,316 @@ kernel __attribute__((reqd_work_group_size(NV_QWG, 1, 1))) void nv_quantize_rows
       amax = fmax(amax, fmax(fmax(fabs(v[j].x), fabs(v[j].y)), fmax(fabs(v[j].z), fabs(v[j].w))));
     }
     const float d = amax / 127.0f, inv = d != 0.0f ? 1.0f / d : 0.0f;
-    uint words[8];
+    global uint* o = xq + ((size_t)(tile * nb + b) * 8 + row) * 16;
     int sum = 0;
     for (int j = 0; j < 8; ++j) {
       const int4 q = convert_int4_rte(v[j] * inv);
       sum += q.x + q.y + q.z + q.w;
-      words[j] = as_uint(convert_char4(q));
+      o[(j % 4) * 4 + half_of_tile + 2 * (j / 4)] = as_uint(convert_char4(q));
     }
-    const size_t at = (size_t)m * nb + b;
-    xq[2 * at] = (uint4)(words[0], words[1], words[2], words[3]);
-    xq[2 * at + 1] = (uint4)(words[4], words[5], words[6], words[7]);
-    xds[at] = (float2)(d, d * (float)sum);
+    xds[((size_t)(tile * nb + b) * 8 + row) * 2 + half_of_tile] = (float2)(d, d * (float)sum);
   }
 }
 
-// Stages blocks kb0 .. kb0 + nblk - 1 of the tile's activation rows (rows past M repeat row M - 1;
-// their outputs are never stored).
-inline void nv_gemm_stage_x(const global uint4* xq, const global float2* xds, int m0, int M, int nb, int kb0,
-                            int nblk, local uint* xs, local float2* xs_ds) {
+// ---- Staging. A step's operands travel global -> registers (load) -> local memory (store), so that
+// the next step's loads are in flight while this one multiplies. Blocks at or past nblk are skipped
+// (the last step may hold fewer); activation tiles past the last (Mt) and weight rows past N repeat
+// the last one: their outputs are never stored.
+
+// This work-item's share of the activation codes and scales of one step: tiles 16-row tiles from
+// tile mt0 on, blocks kb0 ...
+inline void nv_gemm_load_x(const global uint4* xq, const global float4* xds, int tiles, int mt0, int Mt, int nb,
+                           int kb0, int nblk, uint4 xr[4], float4* xdr) {
   const int lid = get_local_id(0);
-  for (int e = lid; e < NV_GEMM_BM * NV_GEMM_KB * 2; e += NV_GEMM_WG) {
-    const int r = e / (NV_GEMM_KB * 2), j = (e / 2) % NV_GEMM_KB, part = e % 2;
-    if (j < nblk) {
-      const size_t at = (size_t)min(m0 + r, M - 1) * nb + kb0 + j;
-      *(local uint4*)(xs + r * NV_XS_STRIDE + j * 8 + part * 4) = xq[2 * at + part];
-    }
+  for (int u = 0; u < tiles * NV_GEMM_KB * 32 / NV_GEMM_WG; ++u) {
+    const int e = lid + u * NV_GEMM_WG, tile = e / (NV_GEMM_KB * 32), blk = (e / 32) % NV_GEMM_KB;
+    if (blk < nblk) xr[u] = xq[((size_t)min(mt0 + tile, Mt - 1) * nb + kb0 + blk) * 32 + e % 32];
   }
-  for (int e = lid; e < NV_GEMM_BM * NV_GEMM_KB; e += NV_GEMM_WG) {
-    const int r = e / NV_GEMM_KB, j = e % NV_GEMM_KB;
-    if (j < nblk) xs_ds[e] = xds[(size_t)min(m0 + r, M - 1) * nb + kb0 + j];
+  const int tile = lid / (NV_GEMM_KB * 8), blk = (lid / 8) % NV_GEMM_KB;
+  if (lid < tiles * NV_GEMM_KB * 8 && blk < nblk)
+    *xdr = xds[((size_t)min(mt0 + tile, Mt - 1) * nb + kb0 + blk) * 8 + lid % 8];
+}
+
+// Local layout of a step's activations: uint4 [block][tile][lane], float4 [block][tile][g].
+inline void nv_gemm_store_x(int tiles, int nblk, const uint4 xr[4], float4 xdr, local uint4* xs, local float4* xd) {
+  const int lid = get_local_id(0);
+  for (int u = 0; u < tiles * NV_GEMM_KB * 32 / NV_GEMM_WG; ++u) {
+    const int e = lid + u * NV_GEMM_WG, tile = e / (NV_GEMM_KB * 32), blk = (e / 32) % NV_GEMM_KB;
+    if (blk < nblk) xs[(blk * tiles + tile) * 32 + e % 32] = xr[u];
+  }
+  const int tile = lid / (NV_GEMM_KB * 8), blk = (lid / 8) % NV_GEMM_KB;
+  if (lid < tiles * NV_GEMM_KB * 8 && blk < nblk) xd[(blk * tiles + tile) * 8 + lid % 8] = xdr;
+}
+
+// Which (weight row, block, 16-byte part) staging unit u of this work-item is. 4-bit weights (one
+// part): warp w takes block w % 2 of rows 32 (w / 2) + lane. Q8_0 (two parts): lane bit 0 is the
+// part, bits 1-4 the row's low bits. Either way the 32 lanes of a store differ in the bank bits of
+// the local layout below (row parity, weight tile within the quad, the rotated word).
+inline int3 nv_gemm_w_unit(int words, int u) {
+  const int e = get_local_id(0) + u * NV_GEMM_WG;
+  if (words == 4) return (int3)(e % 32 + 32 * (e / 64), (e / 32) % 2, 0);
+  const int rest = e >> 5;
+  return (int3)(((e >> 1) & 15) + 16 * (rest & 3), rest >> 2, e & 1);
+}
+
+inline void nv_gemm_load_w(const global uint4* wq, const global ushort* wsc, int words, int has_min, int n0, int N,
+                           int nb, int kb0, int nblk, uint4 wr[2], float2* wdr) {
+  const int parts = words / 4;
+  for (int u = 0; u < parts; ++u) {
+    const int3 unit = nv_gemm_w_unit(words, u);
+    if (unit.y < nblk) wr[u] = wq[((size_t)min(n0 + unit.x, N - 1) * nb + kb0 + unit.y) * parts + unit.z];
+  }
+  const int lid = get_local_id(0), n = lid % NV_GEMM_BN, blk = lid / NV_GEMM_BN;
+  if (blk < nblk) {
+    const size_t at = (size_t)min(n0 + n, N - 1) * nb + kb0 + blk;
+    const global half* h = (const global half*)wsc;
+    *wdr = has_min ? (float2)(vload_half(2 * at, h), vload_half(2 * at + 1, h)) : (float2)(vload_half(at, h), 0.0f);
   }
 }
 
-// Stages the same blocks of the tile's weight rows: WORDS quant words per block (4 for the
-// 4-bit formats, 8 for Q8_0) and (d, m) per block (m = 0 where the format has none).
-#define NV_WS_STRIDE(WORDS) (NV_GEMM_KB * (WORDS) + 4)
-inline void nv_gemm_stage_w(const global uint4* wq, const global ushort* wsc, int dtype_words, int has_min,
-                            int n0, int N, int nb, int kb0, int nblk, local uint* ws, local float2* ws_dm) {
-  const int lid = get_local_id(0), parts = dtype_words / 4, stride = NV_GEMM_KB * dtype_words + 4;
-  for (int e = lid; e < NV_GEMM_BN * NV_GEMM_KB * parts; e += NV_GEMM_WG) {
-    const int r = e / (NV_GEMM_KB * parts), j = (e / parts) % NV_GEMM_KB, part = e % parts;
-    if (j < nblk) {
-      const size_t at = (size_t)min(n0 + r, N - 1) * nb + kb0 + j;
-      *(local uint4*)(ws + r * stride + j * dtype_words + part * 4) = wq[parts * at + part];
-    }
-  }
-  for (int e = lid; e < NV_GEMM_BN * NV_GEMM_KB; e += NV_GEMM_WG) {
-    const int r = e / NV_GEMM_KB, j = e % NV_GEMM_KB;
-    if (j < nblk) {
-      const size_t at = (size_t)min(n0 + r, N - 1) * nb + kb0 + j;
-      const global half* h = (const global half*)wsc;
-      ws_dm[e] = has_min ? (float2)(vload_half(2 * at, h), vload_half(2 * at + 1, h)) : (float2)(vload_half(at, h), 0.0f);
-    }
-  }
+inline uint nv_gemm_word(uint4 v, int t) { return t == 0 ? v.x : t == 1 ? v.y : t == 2 ? v.z : v.w; }
+
+// Local layout of a step's weights, row n of the tile = 8 jt + c, jt = 4 jq + j:
+//   4-bit: uint [block][jq][c][t][j]             (lane (c, t) reads word t of its row in all 4 tiles)
+//   Q8_0:  uint [block][jq][j / 2][c][t][j % 2][p] (word t + 4p: two 16-byte loads for the 4 tiles)
+// and (d, m) as float2 [block][jt][c].
+inline int nv_gemm_w_index(int words, int blk, int n, int w) {
+  const int jt = n / 8, c = n % 8, jq = jt / 4, j = jt % 4;
+  if (words == 4) return ((((blk * 2 + jq) * 8 + c) * 4 + w) * 4) + j;
+  return (((((blk * 2 + jq) * 2 + j / 2) * 8 + c) * 4 + w % 4) * 4) + (j % 2) * 2 + w / 4;
 }
 
-// The integer products of block blk for one 16 x 8 tile: C[g][2t], C[g][2t + 1], C[g + 8][2t],
-// C[g + 8][2t + 1] of activation rows xr0.. and weight rows wr0.. (tile-local).
-inline int4 nv_gemm_tile(local const uint* xs, local const uint* ws, int words, int blk, int xr0, int wr0, int g,
-                         int t) {
-  const int ws_stride = NV_GEMM_KB * words + 4;
-#if defined(NV_PTX) && NV_PTX
-  local const uint* xa = xs + (xr0 + g) * NV_XS_STRIDE + blk * 8 + t;
-  const uint4 a = (uint4)(xa[0], xa[8 * NV_XS_STRIDE], xa[4], xa[8 * NV_XS_STRIDE + 4]);
-  local const uint* wb = ws + (wr0 + g) * ws_stride + blk * words + t;
-  if (words == 4) return nv_mma_s8(a, wb[0] & 0x0F0F0F0Fu, (wb[0] >> 4) & 0x0F0F0F0Fu);
-  return nv_mma_s8(a, wb[0], wb[4]);
-#else
-  local const uint* x0 = xs + (xr0 + g) * NV_XS_STRIDE + blk * 8;
-  local const uint* x1 = x0 + 8 * NV_XS_STRIDE;
-  local const uint* w0 = ws + (wr0 + 2 * t) * ws_stride + blk * words;
-  local const uint* w1 = w0 + ws_stride;
-  if (words == 4)
-    return (int4)(nv_gemm_block_dot_q4(x0, w0), nv_gemm_block_dot_q4(x0, w1), nv_gemm_block_dot_q4(x1, w0),
-                  nv_gemm_block_dot_q4(x1, w1));
-  return (int4)(nv_gemm_block_dot_q8(x0, w0), nv_gemm_block_dot_q8(x0, w1), nv_gemm_block_dot_q8(x1, w0),
-                nv_gemm_block_dot_q8(x1, w1));
-#endif
+inline void nv_gemm_store_w(int words, int nblk, const uint4 wr[2], float2 wdr, local uint* ws, local float2* wd) {
+  for (int u = 0; u < words / 4; ++u) {
+    const int3 unit = nv_gemm_w_unit(words, u);
+    if (unit.y >= nblk) continue;
+    const int rotate = (unit.x >> 1) & 3;
+    for (int k = 0; k < 4; ++k) {
+      const int t = (k + rotate) & 3;
+      ws[nv_gemm_w_index(words, unit.y, unit.x, t + 4 * unit.z)] = nv_gemm_word(wr[u], t);
+    }
+  }
+  const int lid = get_local_id(0), blk = lid / NV_GEMM_BN;
+  if (blk < nblk) wd[blk * NV_GEMM_BN + lid % NV_GEMM_BN] = wdr;
 }
+
+// ---- Products.
+
+// c as a float, exactly, for |c| < 2^22 (a block product is at most 32 * 127 * 127): the bits of
+// 1.5 * 2^23 + c are those of 1.5 * 2^23 plus c, and the subtraction is exact. An integer add and a
+// float add issue at several times the rate of the GPU's int-to-float conversion, which would
+// otherwise bound this kernel (one conversion per output per block).
+inline float nv_gemm_to_float(int c) { return as_float(c + 0x4B400000) - 12582912.0f; }
 
 // Output (activation row, weight row) of one integer block product, scaled: x = (d_x, s_x),
 // w = (d_w, m_w).
 inline float nv_gemm_scale(int dtype_id, int c, float2 x, float2 w) {
-  if (dtype_id == 0) return w.x * (x.x * (float)c - 8.0f * x.y);
-  if (dtype_id == 1) return w.x * x.x * (float)c + w.y * x.y;
-  return w.x * x.x * (float)c;
+  const float f = nv_gemm_to_float(c);
+  if (dtype_id == 0) return w.x * (x.x * f - 8.0f * x.y);
+  if (dtype_id == 1) return w.x * x.x * f + w.y * x.y;
+  return w.x * x.x * f;
 }
 
-// Accumulates block blk of the staged operands into acc (2 x 4 tiles of 4 outputs).
-inline void nv_gemm_block(local const uint* xs, local const float2* xs_ds, local const uint* ws,
-                          local const float2* ws_dm, int dtype_id, int words, int blk, int wm, int wn, int g,
-                          int t, float acc[2][4][4]) {
-  float2 xd[2][2];
-  for (int i = 0; i < 2; ++i) {
-    xd[i][0] = xs_ds[(wm + 16 * i + g) * NV_GEMM_KB + blk];
-    xd[i][1] = xs_ds[(wm + 16 * i + g + 8) * NV_GEMM_KB + blk];
+#if !(defined(NV_PTX) && NV_PTX)
+// Word w (k order) of tile-local activation row r (of 16) in tile `tile`, block blk.
+inline uint nv_gemm_x_word(local const uint4* xs, int tiles, int blk, int tile, int r, int w) {
+  const uint4 v = xs[(blk * tiles + tile) * 32 + (r % 8) * 4 + w % 4];
+  return nv_gemm_word(v, r / 8 + 2 * (w / 4));
+}
+
+inline int nv_gemm_dot(local const uint4* xs, local const uint* ws, int words, int tiles, int blk, int tile, int r,
+                       int n) {
+  int s = 0;
+  if (words == 4) {
+    for (int w = 0; w < 4; ++w) {
+      const uint q = ws[nv_gemm_w_index(4, blk, n, w)];
+      s = nv_gemm_dp4a(q & 0x0F0F0F0Fu, nv_gemm_x_word(xs, tiles, blk, tile, r, w), s);
+      s = nv_gemm_dp4a((q >> 4) & 0x0F0F0F0Fu, nv_gemm_x_word(xs, tiles, blk, tile, r, w + 4), s);
+    }
+  } else {
+    for (int w = 0; w < 8; ++w)
+      s = nv_gemm_dp4a(ws[nv_gemm_w_index(8, blk, n, w)], nv_gemm_x_word(xs, tiles, blk, tile, r, w), s);
   }
-  for (int j = 0; j < 4; ++j) {
-    const float2 w0 = ws_dm[(wn + 8 * j + 2 * t) * NV_GEMM_KB + blk];
-    const float2 w1 = ws_dm[(wn + 8 * j + 2 * t + 1) * NV_GEMM_KB + blk];
-    for (int i = 0; i < 2; ++i) {
-      const int4 c = nv_gemm_tile(xs, ws, words, blk, wm + 16 * i, wn + 8 * j, g, t);
-      acc[i][j][0] += nv_gemm_scale(dtype_id, c.x, xd[i][0], w0);
-      acc[i][j][1] += nv_gemm_scale(dtype_id, c.y, xd[i][0], w1);
-      acc[i][j][2] += nv_gemm_scale(dtype_id, c.z, xd[i][1], w0);
-      acc[i][j][3] += nv_gemm_scale(dtype_id, c.w, xd[i][1], w1);
+  return s;
+}
+#endif
+
+// Accumulates blocks 0 .. nblk - 1 of a staged step into acc[i][j][e] (i < I activation tiles of
+// warp row half wm, j < 4 weight tiles of half wn; e as the C fragment: rows g, g, g + 8, g + 8,
+// columns 2t, 2t + 1, 2t, 2t + 1).
+inline void nv_gemm_step(local const uint4* xs, local const float4* xd, local const uint* ws,
+                         local const float2* wd, int dtype_id, int words, int I, int nblk, int wm, int wn,
+                         float acc[4][4][4]) {
+  const int lane = get_local_id(0) % 32, g = lane / 4, t = lane % 4, tiles = 2 * I;
+  local const uint4* ws4 = (local const uint4*)ws;
+  local const float4* wd4 = (local const float4*)wd;
+  for (int blk = 0; blk < nblk; ++blk) {
+    float4 wsc[4];
+    for (int j = 0; j < 4; ++j) wsc[j] = wd4[(blk * 8 + wn * 4 + j) * 4 + t];
+#if defined(NV_PTX) && NV_PTX
+    uint b0[4], b1[4];
+    if (words == 4) {
+      const uint4 q = ws4[((blk * 2 + wn) * 8 + g) * 4 + t];
+      for (int j = 0; j < 4; ++j) {
+        const uint word = nv_gemm_word(q, j);
+        b0[j] = word & 0x0F0F0F0Fu;
+        b1[j] = (word >> 4) & 0x0F0F0F0Fu;
+      }
+    } else {
+      const uint4 q01 = ws4[(((blk * 2 + wn) * 2) * 8 + g) * 4 + t];
+      const uint4 q23 = ws4[(((blk * 2 + wn) * 2 + 1) * 8 + g) * 4 + t];
+      b0[0] = q01.x, b1[0] = q01.y, b0[1] = q01.z, b1[1] = q01.w;
+      b0[2] = q23.x, b1[2] = q23.y, b0[3] = q23.z, b1[3] = q23.w;
+    }
+#endif
+    for (int i = 0; i < I; ++i) {
+      const int tile = wm * I + i;
+      const float4 xsc = xd[(blk * tiles + tile) * 8 + g];
+#if defined(NV_PTX) && NV_PTX
+      const uint4 a = xs[(blk * tiles + tile) * 32 + lane];
+#endif
+      for (int j = 0; j < 4; ++j) {
+#if defined(NV_PTX) && NV_PTX
+        const int4 c = nv_mma_s8(a, b0[j], b1[j]);
+#else
+        const int n = (wn * 4 + j) * 8 + 2 * t;
+        const int4 c = (int4)(nv_gemm_dot(xs, ws, words, tiles, blk, tile, g, n),
+                              nv_gemm_dot(xs, ws, words, tiles, blk, tile, g, n + 1),
+                              nv_gemm_dot(xs, ws, words, tiles, blk, tile, g + 8, n),
+                              nv_gemm_dot(xs, ws, words, tiles, blk, tile, g + 8, n + 1));
+#endif
+        acc[i][j][0] += nv_gemm_scale(dtype_id, c.x, xsc.xy, wsc[j].xy);
+        acc[i][j][1] += nv_gemm_scale(dtype_id, c.y, xsc.xy, wsc[j].zw);
+        acc[i][j][2] += nv_gemm_scale(dtype_id, c.z, xsc.zw, wsc[j].xy);
+        acc[i][j][3] += nv_gemm_scale(dtype_id, c.w, xsc.zw, wsc[j].zw);
+      }
     }
   }
 }
 
-// The K loop of one operand pair: acc += x rows m0.. times weight rows n0.. over every block.
-inline void nv_gemm_accumulate(const global uint4* xq, const global float2* xds, const global uint4* wq,
-                               const global ushort* wsc, int dtype_id, int words, int m0, int n0, int M, int N,
-                               int K, local uint* xs, local float2* xs_ds, local uint* ws, local float2* ws_dm,
-                               float acc[2][4][4]) {
-  const int lid = get_local_id(0), lane = lid % 32, warp = lid / 32, g = lane / 4, t = lane % 4;
-  const int wm = (warp / 2) * 32, wn = (warp % 2) * 32, nb = K / 32;
-  for (int kb0 = 0; kb0 < nb; kb0 += NV_GEMM_KB) {
-    const int nblk = min(NV_GEMM_KB, nb - kb0);
-    nv_gemm_stage_x(xq, xds, m0, M, nb, kb0, nblk, xs, xs_ds);
-    nv_gemm_stage_w(wq, wsc, words, dtype_id == 1, n0, N, nb, kb0, nblk, ws, ws_dm);
+// The K loop: acc += activation rows of tiles mt0 .. mt0 + 2I - 1 times weight rows n0 .. n0 + 63;
+// with dual, acc2 += the same rows times the second weight (SwiGLU's up), staged beside the first.
+// xs / xd / ws / wd hold two steps (double buffering); ws / wd two weights' worth when dual.
+inline void nv_gemm_loop(const global uint4* xq, const global float4* xds, const global uint4* wq,
+                         const global ushort* wsc, const global uint4* wq2, const global ushort* wsc2, int dual,
+                         int dtype_id, int words, int I, int mt0, int Mt, int n0, int N, int K, local uint4* xs,
+                         local float4* xd, local uint* ws, local float2* wd, float acc[4][4][4], float acc2[4][4][4]) {
+  const int warp = get_local_id(0) / 32, wm = warp / 2, wn = warp % 2, tiles = 2 * I, nb = K / 32;
+  const int xs_step = NV_GEMM_KB * tiles * 32, xd_step = NV_GEMM_KB * tiles * 8;
+  const int ws_set = NV_GEMM_KB * NV_GEMM_BN * words, wd_set = NV_GEMM_KB * NV_GEMM_BN;
+  const int sets = dual ? 2 : 1, steps = (nb + NV_GEMM_KB - 1) / NV_GEMM_KB;
+  uint4 xr[4], wr[2], wr2[2];
+  float4 xdr = (float4)(0.0f);
+  float2 wdr = (float2)(0.0f), wdr2 = (float2)(0.0f);
+  const int has_min = dtype_id == 1;
+
+  int nblk = min(NV_GEMM_KB, nb);
+  nv_gemm_load_x(xq, xds, tiles, mt0, Mt, nb, 0, nblk, xr, &xdr);
+  nv_gemm_load_w(wq, wsc, words, has_min, n0, N, nb, 0, nblk, wr, &wdr);
+  if (dual) nv_gemm_load_w(wq2, wsc2, words, has_min, n0, N, nb, 0, nblk, wr2, &wdr2);
+  nv_gemm_store_x(tiles, nblk, xr, xdr, xs, xd);
+  nv_gemm_store_w(words, nblk, wr, wdr, ws, wd);
+  if (dual) nv_gemm_store_w(words, nblk, wr2, wdr2, ws + ws_set, wd + wd_set);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int s = 0; s < steps; ++s) {
+    const int cur = s & 1, nxt = cur ^ 1, kb1 = (s + 1) * NV_GEMM_KB;
+    const int nblk1 = min(NV_GEMM_KB, nb - kb1);
+    if (s + 1 < steps) {
+      nv_gemm_load_x(xq, xds, tiles, mt0, Mt, nb, kb1, nblk1, xr, &xdr);
+      nv_gemm_load_w(wq, wsc, words, has_min, n0, N, nb, kb1, nblk1, wr, &wdr);
+      if (dual) nv_gemm_load_w(wq2, wsc2, words, has_min, n0, N, nb, kb1, nblk1, wr2, &wdr2);
+    }
+    nv_gemm_step(xs + cur * xs_step, xd + cur * xd_step, ws + cur * sets * ws_set, wd + cur * sets * wd_set,
+                 dtype_id, words, I, nblk, wm, wn, acc);
+    if (dual)
+      nv_gemm_step(xs + cur * xs_step, xd + cur * xd_step, ws + (cur * sets + 1) * ws_set,
+                   wd + (cur * sets + 1) * wd_set, dtype_id, words, I, nblk, wm, wn, acc2);
+    if (s + 1 < steps) {
+      nv_gemm_store_x(tiles, nblk1, xr, xdr, xs + nxt * xs_step, xd + nxt * xd_step);
+      nv_gemm_store_w(words, nblk1, wr, wdr, ws + nxt * sets * ws_set, wd + nxt * sets * wd_set);
+      if (dual)
+        nv_gemm_store_w(words, nblk1, wr2, wdr2, ws + (nxt * sets + 1) * ws_set, wd + (nxt * sets + 1) * wd_set);
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int blk = 0; blk < nblk; ++blk) nv_gemm_block(xs, xs_ds, ws, ws_dm, dtype_id, words, blk, wm, wn, g, t, acc);
-    barrier(CLK_LOCAL_MEM_FENCE);  // the next stage overwrites the tiles
+    nblk = nblk1;
   }
 }
 
-// The (activation row, weight row) of accumulator [i][j][e] in dst, tile-local.
-#define NV_GEMM_ROW(i, e) (wm + 16 * (i) + g + ((e) >= 2 ? 8 : 0))
-#define NV_GEMM_COL(j, e) (wn + 8 * (j) + 2 * t + ((e) & 1))
+// Local memory of a kernel with I activation tiles per warp and SETS weights, two steps. The
+// arrays are uint4 / float4 so that 16-byte accesses are aligned (NVIDIA GPUs fault on a
+// misaligned vector access).
+#define NV_GEMM_LOCALS(I, SETS, WORDS)                                              \
+  local uint4 xs[2 * NV_GEMM_KB * 2 * (I) * 32];                                    \
+  local float4 xd[2 * NV_GEMM_KB * 2 * (I) * 8];                                    \
+  local uint4 ws4[2 * (SETS) * NV_GEMM_KB * NV_GEMM_BN * (WORDS) / 4];             \
+  local float4 wd4[2 * (SETS) * NV_GEMM_KB * NV_GEMM_BN / 2];                       \
+  const int lid = get_local_id(0), lane = lid % 32, warp = lid / 32;                \
+  const int g = lane / 4, t = lane % 4, wm = warp / 2, wn = warp % 2;               \
+  const int n0 = get_group_id(0) * NV_GEMM_BN, mt0 = get_group_id(1) * 2 * (I);    \
+  const int Mt = (M + 15) / 16;                                                     \
+  float acc[4][4][4];                                                               \
+  for (int i = 0; i < 4; ++i)                                                       \
+    for (int j = 0; j < 4; ++j)                                                     \
+      for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0f
 
-// The tiles are declared as uint4 so that the staging's 16-byte stores are aligned (a uint array
-// is only 4-byte aligned, and NVIDIA GPUs fault on a misaligned vector store).
-#define NV_GEMM_LOCALS(WORDS)                                          \
-  local uint4 xs4[NV_GEMM_BM * NV_XS_STRIDE / 4];                      \
-  local float2 xs_ds[NV_GEMM_BM * NV_GEMM_KB];                         \
-  local uint4 ws4[NV_GEMM_BN * NV_WS_STRIDE(WORDS) / 4];               \
-  local float2 ws_dm[NV_GEMM_BN * NV_GEMM_KB];                         \
-  local uint* xs = (local uint*)xs4;                                   \
-  local uint* ws = (local uint*)ws4;                                   \
-  const int lid = get_local_id(0), lane = lid % 32, warp = lid / 32;   \
-  const int g = lane / 4, t = lane % 4, wm = (warp / 2) * 32, wn = (warp % 2) * 32; \
-  const int n0 = get_group_id(0) * NV_GEMM_BN, m0 = get_group_id(1) * NV_GEMM_BM
+// The (activation row, weight row) of accumulator [i][j][e] in dst.
+#define NV_GEMM_ROW(I, i, e) ((mt0 + wm * (I) + (i)) * 16 + g + ((e) >= 2 ? 8 : 0))
+#define NV_GEMM_COL(j, e) (n0 + (wn * 4 + (j)) * 8 + 2 * t + ((e) & 1))
 
 // MUL_MAT, and MUL_MAT_ADD with has_res (dst = product + res; res may be dst: each output is read
-// and written by the same work-item). Global size (ceil(N / 64) * 128, ceil(M / 64)).
-#define NV_GEMM_KERNEL(NAME, DTYPE_ID, WORDS)                                                       \
-  kernel __attribute__((reqd_work_group_size(NV_GEMM_WG, 1, 1))) void NAME(                        \
-      const global uint4* wq, const global ushort* wsc, const global uint4* xq, const global float2* xds, \
+// and written by the same work-item). Global size (ceil(N / 64) * 128, ceil(M / (32 I))).
+#define NV_GEMM_KERNEL(NAME, DTYPE_ID, WORDS, I)                                                         \
+  kernel __attribute__((reqd_work_group_size(NV_GEMM_WG, 1, 1))) void NAME(                             \
+      const global uint4* wq, const global ushort* wsc, const global uint4* xq, const global float4* xds, \
       const global uchar* res, ulong res_off, int has_res, global uchar* dst, ulong dst_off, int M, int N, \
-      int K) {                                                                                      \
-    NV_GEMM_LOCALS(WORDS);                                                                          \
-    float acc[2][4][4];                                                                             \
-    for (int i = 0; i < 2; ++i)                                                                     \
-      for (int j = 0; j < 4; ++j)                                                                   \
-        for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0f;                                            \
-    nv_gemm_accumulate(xq, xds, wq, wsc, DTYPE_ID, WORDS, m0, n0, M, N, K, xs, xs_ds, ws, ws_dm, acc); \
-    global float* out = (global float*)(dst + dst_off);                                            \
-    const global float* r = (const global float*)(res + res_off);                                  \
-    for (int i = 0; i < 2; ++i)                                                                     \
-      for (int j = 0; j < 4; ++j)                                                                   \
-        for (int e = 0; e < 4; ++e) {                                                               \
-          const int m = m0 + NV_GEMM_ROW(i, e), n = n0 + NV_GEMM_COL(j, e);                         \
-          if (m < M && n < N) {                                                                     \
-            const size_t at = (size_t)m * N + n;                                                    \
-            out[at] = has_res ? acc[i][j][e] + r[at] : acc[i][j][e];                                \
-          }                                                                                         \
-        }                                                                                           \
+      int K) {                                                                                           \
+    NV_GEMM_LOCALS(I, 1, WORDS);                                                                         \
+    nv_gemm_loop(xq, xds, wq, wsc, wq, wsc, 0, DTYPE_ID, WORDS, I, mt0, Mt, n0, N, K, xs, xd,            \
+                 (local uint*)ws4, (local float2*)wd4, acc, acc);                                        \
+    global float* out = (global float*)(dst + dst_off);                                                 \
+    const global float* r = (const global float*)(res + res_off);                                       \
+    for (int i = 0; i < (I); ++i)                                                                        \
+      for (int j = 0; j < 4; ++j)                                                                        \
+        for (int e = 0; e < 4; ++e) {                                                                    \
+          const int m = NV_GEMM_ROW(I, i, e), n = NV_GEMM_COL(j, e);                                     \
+          if (m < M && n < N) {                                                                          \
+            const size_t at = (size_t)m * N + n;                                                         \
+            out[at] = has_res ? acc[i][j][e] + r[at] : acc[i][j][e];                                     \
+          }                                                                                              \
+        }                                                                                                \
   }
 
-NV_GEMM_KERNEL(nv_gemm_q4_0, 0, 4)
-NV_GEMM_KERNEL(nv_gemm_q4_1, 1, 4)
-NV_GEMM_KERNEL(nv_gemm_q8_0, 2, 8)
+NV_GEMM_KERNEL(nv_gemm_q4_0, 0, 4, 4)
+NV_GEMM_KERNEL(nv_gemm_q4_1, 1, 4, 4)
+NV_GEMM_KERNEL(nv_gemm_q8_0, 2, 8, 4)
+NV_GEMM_KERNEL(nv_gemm_q4_0_m64, 0, 4, 2)
+NV_GEMM_KERNEL(nv_gemm_q4_1_m64, 1, 4, 2)
+NV_GEMM_KERNEL(nv_gemm_q8_0_m64, 2, 8, 2)
 
 // RMS_NORM_MUL_MAT_SWIGLU's product: dst = silu(gate . n) * (up . n) on the quantized normed rows,
-// gate and up of one dtype, one tile of each per work-group.
-#define NV_GEMM_SWIGLU_KERNEL(NAME, DTYPE_ID, WORDS)                                                \
-  kernel __attribute__((reqd_work_group_size(NV_GEMM_WG, 1, 1))) void NAME(                        \
+// gate and up of one dtype staged side by side, so each activation step serves both.
+#define NV_GEMM_SWIGLU_KERNEL(NAME, DTYPE_ID, WORDS, I)                                                  \
+  kernel __attribute__((reqd_work_group_size(NV_GEMM_WG, 1, 1))) void NAME(                             \
       const global uint4* gq, const global ushort* gsc, const global uint4* uq, const global ushort* usc, \
-      const global uint4* xq, const global float2* xds, global uchar* dst, ulong dst_off, int M, int N, int K) { \
-    NV_GEMM_LOCALS(WORDS);                                                                          \
-    float gate[2][4][4], up[2][4][4];                                                               \
-    for (int i = 0; i < 2; ++i)                                                                     \
-      for (int j = 0; j < 4; ++j)                                                                   \
-        for (int e = 0; e < 4; ++e) gate[i][j][e] = up[i][j][e] = 0.0f;                             \
-    nv_gemm_accumulate(xq, xds, gq, gsc, DTYPE_ID, WORDS, m0, n0, M, N, K, xs, xs_ds, ws, ws_dm, gate); \
-    nv_gemm_accumulate(xq, xds, uq, usc, DTYPE_ID, WORDS, m0, n0, M, N, K, xs, xs_ds, ws, ws_dm, up); \
-    global float* out = (global float*)(dst + dst_off);                                            \
-    for (int i = 0; i < 2; ++i)                                                                     \
-      for (int j = 0; j < 4; ++j)                                                                   \
-        for (int e = 0; e < 4; ++e) {                                                               \
-          const int m = m0 + NV_GEMM_ROW(i, e), n = n0 + NV_GEMM_COL(j, e);                         \
-          const float a = gate[i][j][e];                                                            \
-          if (m < M && n < N) out[(size_t)m * N + n] = a / (1.0f + exp(-a)) * up[i][j][e];          \
-        }                                                                                           \
+      const global uint4* xq, const global float4* xds, global uchar* dst, ulong dst_off, int M, int N,   \
+      int K) {                                                                                           \
+    NV_GEMM_LOCALS(I, 2, WORDS);                                                                         \
+    float up[4][4][4];                                                                                   \
+    for (int i = 0; i < 4; ++i)                                                                          \
+      for (int j = 0; j < 4; ++j)                                                                        \
+        for (int e = 0; e < 4; ++e) up[i][j][e] = 0.0f;                                                  \
+    nv_gemm_loop(xq, xds, gq, gsc, uq, usc, 1, DTYPE_ID, WORDS, I, mt0, Mt, n0, N, K, xs, xd,            \
+                 (local uint*)ws4, (local float2*)wd4, acc, up);                                         \
+    global float* out = (global float*)(dst + dst_off);                                                 \
+    for (int i = 0; i < (I); ++i)                                                                        \
+      for (int j = 0; j < 4; ++j)                                                                        \
+        for (int e = 0; e < 4; ++e) {                                                                    \
+          const int m = NV_GEMM_ROW(I, i, e), n = NV_GEMM_COL(j, e);                                     \
+          const float a = acc[i][j][e];                                                                  \
+          if (m < M && n < N) out[(size_t)m * N + n] = a / (1.0f + exp(-a)) * up[i][j][e];               \
+        }                                                                                                \
   }
 
-NV_GEMM_SWIGLU_KERNEL(nv_gemm_swiglu_q4_0, 0, 4)
-NV_GEMM_SWIGLU_KERNEL(nv_gemm_swiglu_q4_1, 1, 4)
-NV_GEMM_SWIGLU_KERNEL(nv_gemm_swiglu_q8_0, 2, 8)
+NV_GEMM_SWIGLU_KERNEL(nv_gemm_swiglu_q4_0, 0, 4, 2)
+NV_GEMM_SWIGLU_KERNEL(nv_gemm_swiglu_q4_1, 1, 4, 2)
+NV_GEMM_SWIGLU_KERNEL(nv_gemm_swiglu_q8_0, 2, 8, 2)

@@ -18,7 +18,8 @@ namespace nvidia {
 
 class NvGemm {
  public:
-  NvGemm(const clport_host& host, bool ptx);
+  // rows: activation rows a work-group computes, 64 or 128 (0: chosen per launch shape).
+  NvGemm(const clport_host& host, bool ptx, uint32_t rows);
   ~NvGemm();
   NvGemm(const NvGemm&) = delete;
   NvGemm& operator=(const NvGemm&) = delete;
@@ -32,6 +33,7 @@ class NvGemm {
 
  private:
   const clport::sdk::Kernel& kernel(const std::string& name);
+  uint32_t rows_per_group(int64_t M) const;
   // The scratch for M quantized rows of K values (codes, then block scales), grown as needed;
   // false when the device has no memory for it.
   bool reserve(int64_t M, int64_t K);
@@ -39,6 +41,7 @@ class NvGemm {
   const clport_host& host_;
   clport::sdk::Host h_;
   bool ptx_;
+  uint32_t rows_;
   std::mutex mutex_;
   clport::sdk::Program program_;
   std::map<std::string, clport::sdk::Kernel> kernels_;

@@ -49,8 +49,9 @@ bool is_gemv_kind(int32_t kind) {
 class NvidiaInstance final : public clport_plugin_instance {
  public:
   NvidiaInstance(const clport_host& host, const clport_device_desc& d, Tuning t, nvidia::GemvConfig g, bool gemm,
-                 bool attention, nvidia::LayerConfig layer)
-      : runner_(host, d, std::move(t)), gemv_(host, g, d.local_mem_bytes, d.compute_units), gemm_(host, g.ptx),
+                 uint32_t gemm_rows, bool attention, nvidia::LayerConfig layer)
+      : runner_(host, d, std::move(t)), gemv_(host, g, d.local_mem_bytes, d.compute_units),
+        gemm_(host, g.ptx, gemm_rows),
         attention_(host, d.local_mem_bytes), layer_(host, d, g, layer), gemm_enabled_(gemm),
         attention_enabled_(attention), float_activations_(host.precision == 1) {}
 
@@ -167,6 +168,9 @@ std::vector<clport_setting_decl> nvidia_settings() {
       bool_setting("nv_gemm",
                    "false leaves prompt-sized mat-muls to the shared float GEMM instead of the 8-bit tensor-core "
                    "GEMM (default true)"),
+      int_setting("nv_gemm_rows", 0, 128,
+                  "activation rows a GEMM work-group computes: 64 or 128; 0 = 128 for batches of more than 64 "
+                  "rows, else 64 (default 0)"),
       bool_setting("nv_attention",
                    "false leaves a prompt's attention to the shared kernel instead of the tiled one (default true)"),
       int_setting("nv_gemv_wg", 32, 1024,
@@ -239,11 +243,15 @@ struct NvidiaPlugin {
         h.log(CLPORT_LOG_INFO, "nvidia: inline PTX is not usable here, plain OpenCL C instead: " + ptx.why);
     }
     const bool gemm = h.setting_bool("nv_gemm", true);
+    const auto gemm_rows = static_cast<uint32_t>(h.setting_int("nv_gemm_rows", 0));
+    if (gemm_rows != 0 && gemm_rows != 64 && gemm_rows != 128)
+      throw clport::sdk::Failure("nvidia: invalid settings: nv_gemm_rows must be 0, 64 or 128, not " +
+                                 std::to_string(gemm_rows));
     const bool attention = h.setting_bool("nv_attention", true);
     nvidia::LayerConfig layer;
     layer.enabled = h.setting_bool("nv_layer", true);
     layer.groups = static_cast<uint32_t>(h.setting_int("nv_layer_groups", 0));
-    return std::make_unique<NvidiaInstance>(host, d, std::move(t), g, gemm, attention, layer);
+    return std::make_unique<NvidiaInstance>(host, d, std::move(t), g, gemm, gemm_rows, attention, layer);
   }
 };
 
