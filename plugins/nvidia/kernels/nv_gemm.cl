@@ -31,7 +31,7 @@
 // and 16 + 4t..; B column g with the same k; C rows g and g + 8, columns 2t and 2t + 1. A 4-bit
 // block's quant word t holds k = 4t..4t+3 in its low nibbles and 16 + 4t.. in its high ones.
 // Without PTX every work-item computes the same outputs from local memory in plain OpenCL C,
-// which is what runs under a spoofed NVIDIA identity elsewhere. Needs reduce.cl in front.
+// which is what runs under a spoofed NVIDIA identity elsewhere.
 
 #define NV_GEMM_KB 2    // blocks of 32 values per step of the K loop (the staging maps assume 2)
 #define NV_GEMM_BN 64   // weight rows per tile
@@ -56,48 +56,59 @@ inline int nv_gemm_dp4a(uint a, uint b, int c) {
   return c + (int)x.x * y.x + (int)x.y * y.y + (int)x.z * y.z + (int)x.w * y.w;
 }
 
-// Step 1: one work-group per activation row m (rows M .. the next multiple of 16 write zeros).
+// Step 1: one work-group per tile of 16 activation rows (rows M .. the next multiple of 16 write
+// zeros), 16 work-items a row. Codes and scales of 16 blocks at a time are put in order in local
+// memory, then copied out as whole 16-byte words.
 kernel __attribute__((reqd_work_group_size(NV_QWG, 1, 1))) void nv_quantize_rows(
     const global uchar* x, ulong x_off, const global uchar* g, ulong g_off, int norm, float eps, int M, int K,
-    global uint* xq, global float2* xds) {
+    global uint4* xq, global float4* xds) {
   local float red[NV_QWG];
-  const int m = get_group_id(0), lid = get_local_id(0), nb = K / 32;
-  const int tile = m / 16, row = m % 8, half_of_tile = (m / 8) % 2;
-  if (m >= M) {  // the whole group: no barrier is skipped by part of it
-    for (int b = lid; b < nb; b += NV_QWG) {
-      global uint* o = xq + ((size_t)(tile * nb + b) * 8 + row) * 16;
-      for (int w = 0; w < 8; ++w) o[(w % 4) * 4 + half_of_tile + 2 * (w / 4)] = 0u;
-      xds[((size_t)(tile * nb + b) * 8 + row) * 2 + half_of_tile] = (float2)(0.0f, 0.0f);
-    }
-    return;
-  }
-  const global float* xr = (const global float*)(x + x_off) + (size_t)m * K;
+  local uint4 codes[16 * 32];
+  local float4 scales[16 * 8];
+  const int tile = get_group_id(0), lid = get_local_id(0), nb = K / 32;
+  const int r = lid / 16, part = lid % 16, m = tile * 16 + r, row = r % 8, half_of_tile = r / 8;
+  const bool live = m < M;
+  const global float* xr = (const global float*)(x + x_off) + (size_t)min(m, M - 1) * K;
   const global float* gr = (const global float*)(g + g_off);
   float scale = 1.0f;
   if (norm) {
     float ss = 0.0f;
-    for (int i = lid; i < K / 4; i += NV_QWG) {
+    for (int i = part; i < K / 4; i += 16) {
       const float4 v = vload4(i, xr);
       ss += dot(v, v);
     }
-    scale = 1.0f / sqrt(wg_reduce_sum(ss, red, NV_QWG) / (float)K + eps);
+    red[lid] = ss;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    float total = 0.0f;
+    for (int k = 0; k < 16; ++k) total += red[r * 16 + k];
+    scale = 1.0f / sqrt(total / (float)K + eps);
   }
-  for (int b = lid; b < nb; b += NV_QWG) {
-    float4 v[8];
-    float amax = 0.0f;
-    for (int j = 0; j < 8; ++j) {
-      v[j] = norm ? vload4(8 * b + j, xr) * scale * vload4(8 * b + j, gr) : vload4(8 * b + j, xr);
-      amax = fmax(amax, fmax(fmax(fabs(v[j].x), fabs(v[j].y)), fmax(fabs(v[j].z), fabs(v[j].w))));
+  local uint* code_words = (local uint*)codes;
+  local float2* scale_pairs = (local float2*)scales;
+  for (int b0 = 0; b0 < nb; b0 += 16) {
+    const int b = b0 + part;
+    if (b < nb) {
+      float4 v[8];
+      float amax = 0.0f;
+      for (int j = 0; j < 8; ++j) {
+        v[j] = !live ? (float4)(0.0f)
+                     : norm ? vload4(8 * b + j, xr) * scale * vload4(8 * b + j, gr) : vload4(8 * b + j, xr);
+        amax = fmax(amax, fmax(fmax(fabs(v[j].x), fabs(v[j].y)), fmax(fabs(v[j].z), fabs(v[j].w))));
+      }
+      const float d = amax / 127.0f, inv = d != 0.0f ? 1.0f / d : 0.0f;
+      int sum = 0;
+      for (int j = 0; j < 8; ++j) {
+        const int4 q = convert_int4_rte(v[j] * inv);
+        sum += q.x + q.y + q.z + q.w;
+        code_words[((part * 8 + row) * 4 + j % 4) * 4 + half_of_tile + 2 * (j / 4)] = as_uint(convert_char4(q));
+      }
+      scale_pairs[(part * 8 + row) * 2 + half_of_tile] = (float2)(d, d * (float)sum);
     }
-    const float d = amax / 127.0f, inv = d != 0.0f ? 1.0f / d : 0.0f;
-    global uint* o = xq + ((size_t)(tile * nb + b) * 8 + row) * 16;
-    int sum = 0;
-    for (int j = 0; j < 8; ++j) {
-      const int4 q = convert_int4_rte(v[j] * inv);
-      sum += q.x + q.y + q.z + q.w;
-      o[(j % 4) * 4 + half_of_tile + 2 * (j / 4)] = as_uint(convert_char4(q));
-    }
-    xds[((size_t)(tile * nb + b) * 8 + row) * 2 + half_of_tile] = (float2)(d, d * (float)sum);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int nblk = min(16, nb - b0);
+    for (int e = lid; e < nblk * 32; e += NV_QWG) xq[((size_t)tile * nb + b0) * 32 + e] = codes[e];
+    for (int e = lid; e < nblk * 8; e += NV_QWG) xds[((size_t)tile * nb + b0) * 8 + e] = scales[e];
+    barrier(CLK_LOCAL_MEM_FENCE);  // the next blocks overwrite the staging
   }
 }
 

@@ -40,8 +40,7 @@ const clport::sdk::Kernel& NvGemm::kernel(const std::string& name) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (program_.get() == nullptr) {
     const std::string options = std::string("-cl-std=CL1.2 -DNV_PTX=") + (ptx_ ? "1" : "0");
-    const std::string source = h_.shared_source("reduce.cl") + "\n" +
-                               clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_gemm.cl");
+    const std::string source = clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_gemm.cl");
     program_ = clport::sdk::Program(&h_.cl(), h_.build_program(source, options));
   }
   auto it = kernels_.find(name);
@@ -85,7 +84,7 @@ bool NvGemm::enqueue(const clport_op& op, const PackedWeight& w, const PackedWei
   const clport::sdk::Kernel& q = kernel("nv_quantize_rows");
   clport::sdk::set_args(cl, q, x.buffer, cl_ulong(x.offset), g.buffer, cl_ulong(g.offset), cl_int(norm ? 1 : 0),
                         cl_float(norm ? op.params.eps : 0.0f), M, K, codes_, scales_);
-  const size_t q_global[1] = {padded_rows * kQuantGroup}, q_local[1] = {kQuantGroup};
+  const size_t q_global[1] = {padded_rows / kRowTile * kQuantGroup}, q_local[1] = {kQuantGroup};
   clport::sdk::enqueue(host_, q, 1, q_global, q_local);
 
   // The SwiGLU kernel keeps two sets of accumulators: it always takes 64 rows a group.
