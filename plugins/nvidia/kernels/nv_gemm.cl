@@ -57,8 +57,10 @@ inline int nv_gemm_dp4a(uint a, uint b, int c) {
 }
 
 // Step 1: one work-group per tile of 16 activation rows (rows M .. the next multiple of 16 write
-// zeros), 16 work-items a row. Codes and scales of 16 blocks at a time are put in order in local
-// memory, then copied out as whole 16-byte words.
+// zeros) and 16 blocks of them (global size (16 * 16 * tiles, ceil(K / 512))), a work-item per row
+// and block. The codes and scales are put in order in local memory, then copied out as whole
+// 16-byte words. With the norm, every group of a tile sums the squares of its 16 whole rows: one
+// group per tile alone left most of the GPU idle (32 groups for 512 rows).
 kernel __attribute__((reqd_work_group_size(NV_QWG, 1, 1))) void nv_quantize_rows(
     const global uchar* x, ulong x_off, const global uchar* g, ulong g_off, int norm, float eps, int M, int K,
     global uint4* xq, global float4* xds) {
@@ -85,31 +87,28 @@ kernel __attribute__((reqd_work_group_size(NV_QWG, 1, 1))) void nv_quantize_rows
   }
   local uint* code_words = (local uint*)codes;
   local float2* scale_pairs = (local float2*)scales;
-  for (int b0 = 0; b0 < nb; b0 += 16) {
-    const int b = b0 + part;
-    if (b < nb) {
-      float4 v[8];
-      float amax = 0.0f;
-      for (int j = 0; j < 8; ++j) {
-        v[j] = !live ? (float4)(0.0f)
-                     : norm ? vload4(8 * b + j, xr) * scale * vload4(8 * b + j, gr) : vload4(8 * b + j, xr);
-        amax = fmax(amax, fmax(fmax(fabs(v[j].x), fabs(v[j].y)), fmax(fabs(v[j].z), fabs(v[j].w))));
-      }
-      const float d = amax / 127.0f, inv = d != 0.0f ? 1.0f / d : 0.0f;
-      int sum = 0;
-      for (int j = 0; j < 8; ++j) {
-        const int4 q = convert_int4_rte(v[j] * inv);
-        sum += q.x + q.y + q.z + q.w;
-        code_words[((part * 8 + row) * 4 + j % 4) * 4 + half_of_tile + 2 * (j / 4)] = as_uint(convert_char4(q));
-      }
-      scale_pairs[(part * 8 + row) * 2 + half_of_tile] = (float2)(d, d * (float)sum);
+  const int b0 = get_group_id(1) * 16, b = b0 + part;
+  if (b < nb) {
+    float4 v[8];
+    float amax = 0.0f;
+    for (int j = 0; j < 8; ++j) {
+      v[j] = !live ? (float4)(0.0f)
+                   : norm ? vload4(8 * b + j, xr) * scale * vload4(8 * b + j, gr) : vload4(8 * b + j, xr);
+      amax = fmax(amax, fmax(fmax(fabs(v[j].x), fabs(v[j].y)), fmax(fabs(v[j].z), fabs(v[j].w))));
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const int nblk = min(16, nb - b0);
-    for (int e = lid; e < nblk * 32; e += NV_QWG) xq[((size_t)tile * nb + b0) * 32 + e] = codes[e];
-    for (int e = lid; e < nblk * 8; e += NV_QWG) xds[((size_t)tile * nb + b0) * 8 + e] = scales[e];
-    barrier(CLK_LOCAL_MEM_FENCE);  // the next blocks overwrite the staging
+    const float d = amax / 127.0f, inv = d != 0.0f ? 1.0f / d : 0.0f;
+    int sum = 0;
+    for (int j = 0; j < 8; ++j) {
+      const int4 q = convert_int4_rte(v[j] * inv);
+      sum += q.x + q.y + q.z + q.w;
+      code_words[((part * 8 + row) * 4 + j % 4) * 4 + half_of_tile + 2 * (j / 4)] = as_uint(convert_char4(q));
+    }
+    scale_pairs[(part * 8 + row) * 2 + half_of_tile] = (float2)(d, d * (float)sum);
   }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const int nblk = min(16, nb - b0);
+  for (int e = lid; e < nblk * 32; e += NV_QWG) xq[((size_t)tile * nb + b0) * 32 + e] = codes[e];
+  for (int e = lid; e < nblk * 8; e += NV_QWG) xds[((size_t)tile * nb + b0) * 8 + e] = scales[e];
 }
 
 // ---- Staging. A step's operands travel global -> registers (load) -> local memory (store), so that

@@ -84,8 +84,10 @@ bool NvGemm::enqueue(const clport_op& op, const PackedWeight& w, const PackedWei
   const clport::sdk::Kernel& q = kernel("nv_quantize_rows");
   clport::sdk::set_args(cl, q, x.buffer, cl_ulong(x.offset), g.buffer, cl_ulong(g.offset), cl_int(norm ? 1 : 0),
                         cl_float(norm ? op.params.eps : 0.0f), M, K, codes_, scales_);
-  const size_t q_global[1] = {padded_rows / kRowTile * kQuantGroup}, q_local[1] = {kQuantGroup};
-  clport::sdk::enqueue(host_, q, 1, q_global, q_local);
+  // A group per 16 rows and 16 blocks of 32 values (nv_quantize_rows).
+  const size_t q_global[2] = {padded_rows / kRowTile * kQuantGroup, (static_cast<size_t>(K) / 32 + 15) / 16};
+  const size_t q_local[2] = {kQuantGroup, 1};
+  clport::sdk::enqueue(host_, q, 2, q_global, q_local);
 
   // The SwiGLU kernel keeps two sets of accumulators: it always takes 64 rows a group.
   const uint32_t rows = swiglu ? 64 : rows_per_group(M);

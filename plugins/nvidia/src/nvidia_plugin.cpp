@@ -49,10 +49,10 @@ bool is_gemv_kind(int32_t kind) {
 class NvidiaInstance final : public clport_plugin_instance {
  public:
   NvidiaInstance(const clport_host& host, const clport_device_desc& d, Tuning t, nvidia::GemvConfig g, bool gemm,
-                 uint32_t gemm_rows, bool attention, nvidia::LayerConfig layer)
+                 uint32_t gemm_rows, bool attention, bool attention_mma, nvidia::LayerConfig layer)
       : runner_(host, d, std::move(t)), gemv_(host, g, d.local_mem_bytes, d.compute_units),
         gemm_(host, g.ptx, gemm_rows),
-        attention_(host, d.local_mem_bytes), layer_(host, d, g, layer), gemm_enabled_(gemm),
+        attention_(host, d.local_mem_bytes, g.ptx && attention_mma), layer_(host, d, g, layer), gemm_enabled_(gemm),
         attention_enabled_(attention), float_activations_(host.precision == 1) {}
 
   // A decode layer (nv_layer.hpp) whose mat-muls run on the NVIDIA GEMV (the host offers only
@@ -173,6 +173,9 @@ std::vector<clport_setting_decl> nvidia_settings() {
                   "rows, else 64 (default 0)"),
       bool_setting("nv_attention",
                    "false leaves a prompt's attention to the shared kernel instead of the tiled one (default true)"),
+      bool_setting("nv_attention_mma",
+                   "false keeps a prompt's attention on an F16 cache in plain OpenCL C instead of the tensor cores "
+                   "(inline PTX; default true)"),
       int_setting("nv_gemv_wg", 32, 1024,
                   "GEMV work-group size, a power of two >= 32 within the device's limit (default 512, or the "
                   "device's limit)"),
@@ -248,10 +251,11 @@ struct NvidiaPlugin {
       throw clport::sdk::Failure("nvidia: invalid settings: nv_gemm_rows must be 0, 64 or 128, not " +
                                  std::to_string(gemm_rows));
     const bool attention = h.setting_bool("nv_attention", true);
+    const bool attention_mma = h.setting_bool("nv_attention_mma", true);
     nvidia::LayerConfig layer;
     layer.enabled = h.setting_bool("nv_layer", true);
     layer.groups = static_cast<uint32_t>(h.setting_int("nv_layer_groups", 0));
-    return std::make_unique<NvidiaInstance>(host, d, std::move(t), g, gemm, gemm_rows, attention, layer);
+    return std::make_unique<NvidiaInstance>(host, d, std::move(t), g, gemm, gemm_rows, attention, attention_mma, layer);
   }
 };
 

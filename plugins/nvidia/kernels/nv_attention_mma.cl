@@ -1,0 +1,225 @@
+// Prompt attention on the tensor cores (NVIDIA, inline PTX): ATTENTION and ROPE_ATTENTION over an
+// F16 KV cache for a batch of query tokens, with the semantics of kernels/attention.cl (causal from
+// n_past, sliding window, grouped-query heads, q rotated here when n_rot > 0). Needs rope_math.cl in
+// front; built only where the driver takes inline PTX (nv_attention.cl is the plain-C form).
+//
+// A work-group of 4 warps takes 64 consecutive query tokens of one head, a warp 16 of them; it walks
+// the keys in tiles of 32, staged once in local memory for the 4 warps (keys [key][dim], values
+// transposed [dim][key], rows padded so that a warp's fragment loads meet in no bank). Per tile a
+// warp computes its 16 x 32 scores with mma.sync m16n8k16 (f16 in, f32 accumulate), rescales its
+// running maximum and output once (online softmax, each lane keeping its own part of the row sums),
+// and adds probabilities times values with the same instruction, the scores' C fragments becoming
+// the A fragments of the second product in registers.
+//
+// f16 operands would round the queries and the probabilities to 11 bits, which the conformance
+// bound on attention (NMSE 1e-6 against float) does not allow: each goes in as two f16 parts,
+// hi = f16(v) and lo = f16(v - hi), and is multiplied twice, which carries 22 bits of it. The keys and
+// values are f16 already (the cache), so they go in exactly.
+//
+// NV_ATT_HD: head size, a multiple of 16 up to 128 (compiled per model).
+
+#if defined(NV_PTX) && NV_PTX
+
+#define NV_AMMA_WG 128
+#define NV_AMMA_BQ 64                     // query tokens a work-group
+#define NV_AMMA_BK 32                     // keys a tile
+#define NV_AMMA_KSTRIDE (NV_ATT_HD + 8)   // halves a staged key row
+#define NV_AMMA_VSTRIDE (NV_AMMA_BK + 8)  // halves a staged value column (one dim, all keys)
+#define NV_AMMA_QSTRIDE (NV_ATT_HD + 4)   // floats a staged query row
+
+// {lo, hi} -> f16x2 bits (lo in the low half), rounded to nearest.
+inline uint nv_f16x2(float lo, float hi) {
+  uint r;
+  __asm__("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "r"(as_uint(hi)), "r"(as_uint(lo)));
+  return r;
+}
+
+inline float2 nv_f16x2_to_float2(uint v) {
+  uint lo, hi;
+  __asm__("{ .reg .b16 l, h; mov.b32 {l, h}, %2; cvt.f32.f16 %0, l; cvt.f32.f16 %1, h; }"
+          : "=r"(lo), "=r"(hi)
+          : "r"(v));
+  return (float2)(as_float(lo), as_float(hi));
+}
+
+// (lo, hi) as two f16x2 words whose sum carries 22 bits: .x the rounded values, .y the remainders.
+inline uint2 nv_f16x2_split(float lo, float hi) {
+  const uint h = nv_f16x2(lo, hi);
+  const float2 back = nv_f16x2_to_float2(h);
+  return (uint2)(h, nv_f16x2(lo - back.x, hi - back.y));
+}
+
+inline float4 nv_mma_f16(uint4 a, uint b0, uint b1, float4 c) {
+  uint d0, d1, d2, d3;
+  __asm__(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%10,%11,%12,%13};"
+      : "=r"(d0), "=r"(d1), "=r"(d2), "=r"(d3)
+      : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b0), "r"(b1), "r"(as_uint(c.x)), "r"(as_uint(c.y)),
+        "r"(as_uint(c.z)), "r"(as_uint(c.w)));
+  return (float4)(as_float(d0), as_float(d1), as_float(d2), as_float(d3));
+}
+
+inline float nv_amma_xor(float v, int lanes) {
+  int r;
+  __asm__("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(as_int(v)), "r"(lanes));
+  return as_float(r);
+}
+
+// The maximum / sum over the 4 lanes of one fragment row (lanes 4g .. 4g + 3).
+inline float nv_amma_row_max(float v) {
+  v = fmax(v, nv_amma_xor(v, 1));
+  return fmax(v, nv_amma_xor(v, 2));
+}
+
+inline float nv_amma_row_sum(float v) {
+  v += nv_amma_xor(v, 1);
+  return v + nv_amma_xor(v, 2);
+}
+
+// Global size (NV_AMMA_WG * n_head, ceil(n_tokens / NV_AMMA_BQ)); arguments as nv_attention.cl's.
+kernel __attribute__((reqd_work_group_size(NV_AMMA_WG, 1, 1))) void nv_attention_mma_f16(
+    const global uchar* q, ulong q_off, ulong q_nb1, ulong q_nb2, const global uchar* k, ulong k_off,
+    const global uchar* v, ulong v_off, ulong kv_nb1, ulong kv_nb2, global uchar* out, ulong out_off, int n_tokens,
+    int n_head, int n_kv_head, int n_past, float scale, int n_rot, int neox, float freq_base, float freq_scale,
+    const global uchar* ff, ulong ff_off, int has_ff, int window) {
+  // The rotated queries first, then (the same memory) the key and value tiles.
+  local float4 area[(NV_AMMA_BQ * NV_AMMA_QSTRIDE > NV_AMMA_BK * NV_AMMA_KSTRIDE / 2 + NV_ATT_HD * NV_AMMA_VSTRIDE / 2
+                         ? NV_AMMA_BQ * NV_AMMA_QSTRIDE
+                         : NV_AMMA_BK * NV_AMMA_KSTRIDE / 2 + NV_ATT_HD * NV_AMMA_VSTRIDE / 2) /
+                    4];
+  local float* qs = (local float*)area;
+  local ushort* ks = (local ushort*)area;
+  local ushort* vs = ks + NV_AMMA_BK * NV_AMMA_KSTRIDE;
+  const int h = get_group_id(0), lid = get_local_id(0), t0 = get_group_id(1) * NV_AMMA_BQ;
+  const int lane = lid % 32, warp = lid / 32, g = lane / 4, tq = lane % 4;
+  const int kvh = h / (n_head / n_kv_head);
+
+  // Stage the group's query rows (rows past the batch repeat the last token), rotated.
+  for (int e = lid; e < NV_AMMA_BQ * NV_ATT_HD / 4; e += NV_AMMA_WG) {
+    const int r = e / (NV_ATT_HD / 4), d4 = e % (NV_ATT_HD / 4), tok = min(t0 + r, n_tokens - 1);
+    const float4 x = vload4(d4, (const global float*)(q + q_off + h * q_nb1 + (size_t)tok * q_nb2));
+    vstore4(x, 0, qs + r * NV_AMMA_QSTRIDE + 4 * d4);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int e = lid; e < NV_AMMA_BQ * (n_rot / 2); e += NV_AMMA_WG) {
+    const int r = e / (n_rot / 2), i = e % (n_rot / 2), tok = min(t0 + r, n_tokens - 1);
+    const int2 p = rope_pair(i, n_rot, neox);
+    local float* row = qs + r * NV_AMMA_QSTRIDE;
+    const float2 rot = rope_rotate(row[p.x], row[p.y], rope_cos_sin(i, n_past + tok, n_rot, freq_base, freq_scale,
+                                                                     rope_factor(ff, ff_off, has_ff, i)));
+    row[p.x] = rot.x;
+    row[p.y] = rot.y;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  // This warp's query A fragments, k chunk c = dims 16c .. 16c + 15, hi and lo parts.
+  uint4 qh[NV_ATT_HD / 16], ql[NV_ATT_HD / 16];
+  {
+    local const float* r0 = qs + (warp * 16 + g) * NV_AMMA_QSTRIDE;
+    local const float* r1 = r0 + 8 * NV_AMMA_QSTRIDE;
+    for (int c = 0; c < NV_ATT_HD / 16; ++c) {
+      const int d = 16 * c + 2 * tq;
+      const uint2 a0 = nv_f16x2_split(r0[d], r0[d + 1]), a1 = nv_f16x2_split(r1[d], r1[d + 1]);
+      const uint2 a2 = nv_f16x2_split(r0[d + 8], r0[d + 9]), a3 = nv_f16x2_split(r1[d + 8], r1[d + 9]);
+      qh[c] = (uint4)(a0.x, a1.x, a2.x, a3.x);
+      ql[c] = (uint4)(a0.y, a1.y, a2.y, a3.y);
+    }
+  }
+
+  // Rows g and g + 8 of this warp: their tokens, and the keys each may see [first, last].
+  const int tok0 = t0 + warp * 16 + g, tok1 = tok0 + 8;
+  const int last0 = n_past + tok0, last1 = n_past + tok1;
+  const int first0 = window > 0 ? max(0, last0 + 1 - window) : 0;
+  const int first1 = window > 0 ? max(0, last1 + 1 - window) : 0;
+  // The group's keys span every token's.
+  const int t_hi = min(t0 + NV_AMMA_BQ, n_tokens) - 1;
+  const int lo = window > 0 ? max(0, n_past + t0 + 1 - window) : 0, hi = n_past + t_hi;
+  const global uchar* kbase = k + k_off + (size_t)kvh * kv_nb1;
+  const global uchar* vbase = v + v_off + (size_t)kvh * kv_nb1;
+
+  float m0 = -INFINITY, m1 = -INFINITY, l0 = 0.0f, l1 = 0.0f;
+  float4 o[NV_ATT_HD / 8];
+  for (int n = 0; n < NV_ATT_HD / 8; ++n) o[n] = (float4)(0.0f);
+
+  for (int j0 = lo; j0 <= hi; j0 += NV_AMMA_BK) {
+    barrier(CLK_LOCAL_MEM_FENCE);  // the queries, or the previous tile, are no longer read
+    for (int e = lid; e < NV_AMMA_BK * NV_ATT_HD / 8; e += NV_AMMA_WG) {
+      const int key = e / (NV_ATT_HD / 8), d8 = e % (NV_ATT_HD / 8);
+      const bool in = j0 + key <= hi;
+      const uint4 kv = in ? *(const global uint4*)(kbase + (size_t)(j0 + key) * kv_nb2 + 16 * d8) : (uint4)(0u);
+      *(local uint4*)(ks + key * NV_AMMA_KSTRIDE + 8 * d8) = kv;
+      const uint4 vv = in ? *(const global uint4*)(vbase + (size_t)(j0 + key) * kv_nb2 + 16 * d8) : (uint4)(0u);
+      local ushort* vcol = vs + (8 * d8) * NV_AMMA_VSTRIDE + key;
+      vcol[0] = (ushort)(vv.x & 0xFFFFu), vcol[NV_AMMA_VSTRIDE] = (ushort)(vv.x >> 16);
+      vcol[2 * NV_AMMA_VSTRIDE] = (ushort)(vv.y & 0xFFFFu), vcol[3 * NV_AMMA_VSTRIDE] = (ushort)(vv.y >> 16);
+      vcol[4 * NV_AMMA_VSTRIDE] = (ushort)(vv.z & 0xFFFFu), vcol[5 * NV_AMMA_VSTRIDE] = (ushort)(vv.z >> 16);
+      vcol[6 * NV_AMMA_VSTRIDE] = (ushort)(vv.w & 0xFFFFu), vcol[7 * NV_AMMA_VSTRIDE] = (ushort)(vv.w >> 16);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    // Scores of 4 tiles of 8 keys: s[n] = rows (g, g, g + 8, g + 8) x keys 8n + (2tq, 2tq + 1, 2tq, 2tq + 1).
+    float4 s[4];
+    local const uint* kw = (local const uint*)ks;
+    for (int n = 0; n < 4; ++n) {
+      float4 acc = (float4)(0.0f);
+      local const uint* krow = kw + (8 * n + g) * (NV_AMMA_KSTRIDE / 2) + tq;
+      for (int c = 0; c < NV_ATT_HD / 16; ++c) {
+        const uint b0 = krow[8 * c], b1 = krow[8 * c + 4];
+        acc = nv_mma_f16(qh[c], b0, b1, acc);
+        acc = nv_mma_f16(ql[c], b0, b1, acc);
+      }
+      const int j = j0 + 8 * n + 2 * tq;
+      acc *= scale;
+      acc.x = j >= first0 && j <= last0 ? acc.x : -INFINITY;
+      acc.y = j + 1 >= first0 && j + 1 <= last0 ? acc.y : -INFINITY;
+      acc.z = j >= first1 && j <= last1 ? acc.z : -INFINITY;
+      acc.w = j + 1 >= first1 && j + 1 <= last1 ? acc.w : -INFINITY;
+      s[n] = acc;
+    }
+    float tile0 = -INFINITY, tile1 = -INFINITY;
+    for (int n = 0; n < 4; ++n) {
+      tile0 = fmax(tile0, fmax(s[n].x, s[n].y));
+      tile1 = fmax(tile1, fmax(s[n].z, s[n].w));
+    }
+    const float new0 = fmax(m0, nv_amma_row_max(tile0)), new1 = fmax(m1, nv_amma_row_max(tile1));
+    // A row that has seen no key yet keeps zeros (and must not compute -inf - -inf).
+    const float corr0 = new0 == -INFINITY ? 1.0f : exp(m0 - new0), corr1 = new1 == -INFINITY ? 1.0f : exp(m1 - new1);
+    const float base0 = new0 == -INFINITY ? 0.0f : new0, base1 = new1 == -INFINITY ? 0.0f : new1;
+    m0 = new0, m1 = new1;
+    float sum0 = 0.0f, sum1 = 0.0f;
+    for (int n = 0; n < 4; ++n) {
+      s[n] = exp(s[n] - (float4)(base0, base0, base1, base1));
+      sum0 += s[n].x + s[n].y;
+      sum1 += s[n].z + s[n].w;
+    }
+    l0 = l0 * corr0 + sum0;
+    l1 = l1 * corr1 + sum1;
+    for (int n = 0; n < NV_ATT_HD / 8; ++n) o[n] *= (float4)(corr0, corr0, corr1, corr1);
+
+    // Probabilities as A fragments (keys 16kc .. 16kc + 15 = score tiles 2kc, 2kc + 1), times values.
+    local const uint* vw = (local const uint*)vs;
+    for (int kc = 0; kc < 2; ++kc) {
+      const float4 p0 = s[2 * kc], p1 = s[2 * kc + 1];
+      const uint2 a0 = nv_f16x2_split(p0.x, p0.y), a1 = nv_f16x2_split(p0.z, p0.w);
+      const uint2 a2 = nv_f16x2_split(p1.x, p1.y), a3 = nv_f16x2_split(p1.z, p1.w);
+      const uint4 ph = (uint4)(a0.x, a1.x, a2.x, a3.x), pl = (uint4)(a0.y, a1.y, a2.y, a3.y);
+      for (int n = 0; n < NV_ATT_HD / 8; ++n) {
+        local const uint* vcol = vw + (8 * n + g) * (NV_AMMA_VSTRIDE / 2) + 8 * kc + tq;
+        const uint b0 = vcol[0], b1 = vcol[4];
+        o[n] = nv_mma_f16(ph, b0, b1, o[n]);
+        o[n] = nv_mma_f16(pl, b0, b1, o[n]);
+      }
+    }
+  }
+
+  const float inv0 = 1.0f / nv_amma_row_sum(l0), inv1 = 1.0f / nv_amma_row_sum(l1);
+  global float* og = (global float*)(out + out_off);
+  for (int n = 0; n < NV_ATT_HD / 8; ++n) {
+    const int d = 8 * n + 2 * tq;
+    if (tok0 < n_tokens) vstore2(o[n].xy * inv0, 0, og + ((size_t)tok0 * n_head + h) * NV_ATT_HD + d);
+    if (tok1 < n_tokens) vstore2(o[n].zw * inv1, 0, og + ((size_t)tok1 * n_head + h) * NV_ATT_HD + d);
+  }
+}
+
+#endif
