@@ -410,11 +410,13 @@ std::vector<CaseSpec> catalogue(bool small) {
   // The same patterns on a prompt's batch of rows, for a plugin with a fused GEMM (others report
   // them unsupported and a model runs the separate ops, so not in the small catalogue, which
   // generic must serve whole): tile edges in N and M, a K that ends part-way through a stage of
-  // blocks.
+  // blocks; 150 rows take more than one work-group's rows however tall its tile (64 or 128).
   for (DType d : {DType::Q4_0, DType::Q4_1, DType::Q8_0}) {
     if (small) break;
-    for (clport_op_kind kind : {CLPORT_OP_RMS_NORM_MUL_MAT, CLPORT_OP_MUL_MAT_ADD, CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU})
+    for (clport_op_kind kind : {CLPORT_OP_RMS_NORM_MUL_MAT, CLPORT_OP_MUL_MAT_ADD, CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU}) {
       fused_mul_mat(out, kind, d, 160, 70, 37);
+      fused_mul_mat(out, kind, d, 160, 70, 150);
+    }
   }
   for (DType kv : {DType::F16, DType::F32}) {
     for (int mode : {0, 2}) {
