@@ -6,7 +6,10 @@
 # nvidia against generic), sweep (the nvidia GEMV's
 # work-group shapes), e2e (bench e2e 512 / 128 on random models of the anchor shapes, nvidia
 # against generic), e2e8b (the same on the 8B shape), layertiming (the one-launch layer's time per
-# phase, CLPORT_NV_LAYER_TIMING, on each shape). Logs go to OUTDIR, a summary to stdout.
+# phase, CLPORT_NV_LAYER_TIMING, on each shape), real (a real model file at $REAL_MODEL: the
+# greedy test against the CPU reference when the bundle has real_model_tests, generated text,
+# --check-layers, bench e2e; the machine reaches no network, so the file is carried there, in
+# parts when it exceeds what one call may carry). Logs go to OUTDIR, a summary to stdout.
 set -uo pipefail
 bundle="$(cd "$1" && pwd)"
 out="$2"
@@ -62,7 +65,7 @@ for step in "$@"; do
       for plugin in nvidia generic; do
         clport bench ops --plugin "$plugin" --gemm-only --m "${GEMM_M:-512}" --no-clblast --no-program-cache \
           --dtype q4_0 --dtype q4_1 --dtype q8_0 --shape 576x1536 --shape 2048x2048 --shape 2048x8192 --shape 8192x2048 \
-          --shape 4096x14336 --json "$out/gemm-$plugin.json" >"$out/gemm-$plugin.log" 2>&1
+          --shape 4096x4096 --shape 4096x14336 --shape 14336x4096 --json "$out/gemm-$plugin.json" >"$out/gemm-$plugin.log" 2>&1
         echo "== gemm $plugin"; grep -E "^gemm" "$out/gemm-$plugin.log" | sed -E 's/ +/ /g' | cut -c1-150
       done ;;
     sweep)  # SWEEP="wg:rows_per_warp:groups_per_cu ..." (default below)
@@ -103,6 +106,20 @@ for step in "$@"; do
         echo "$name: $(grep "nv_layer timing" "$out/timing-$name.log" |
           awk '{for(i=7;i<=NF;i+=2){s[i]+=$(i+1);n[i]=$i} c++} END{for(i=7;i<=NF;i+=2) printf "%s %.2f ", n[i], s[i]/c}')"
       done ;;
+    real)
+      [ -f "${REAL_MODEL:-}" ] || { echo "real: set REAL_MODEL to a GGUF file"; continue; }
+      if [ -x "$bundle/bin/real_model_tests" ]; then
+        CLPORT_TEST_MODEL="$REAL_MODEL" LD_LIBRARY_PATH="$bundle/deps" "$bundle/bin/real_model_tests" >"$out/real-tests.log" 2>&1
+        echo "real_model_tests: $(tail -1 "$out/real-tests.log")"
+        grep -E "identical|divergence" "$out/real-tests.log" | head -4
+      fi
+      clport run -m "$REAL_MODEL" -p "The capital of France is" -n 32 >"$out/real-run.log" 2>&1
+      tail -3 "$out/real-run.log"
+      clport run -m "$REAL_MODEL" -p "The capital of France is" -n 8 --check-layers >"$out/real-check.log" 2>&1
+      grep -E "first|beyond" "$out/real-check.log"
+      clport bench e2e -m "$REAL_MODEL" --prompt-tokens 512 --gen-tokens 128 --no-reference --plugin nvidia \
+        >"$out/real-e2e.log" 2>&1
+      grep -iE "prompt" "$out/real-e2e.log" | tail -1 ;;
     e2e) e2e smol 1b ;;
     e2e8b) E2E_ROUNDS="nvidia generic" e2e 8b ;;
   esac
