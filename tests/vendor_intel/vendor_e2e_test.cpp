@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
@@ -49,6 +50,7 @@
 #include "clport/opencl_loader.h"
 #include "clport/nmse.h"
 #include "clport/op_desc.h"
+#include "greedy_compare.h"
 #include "model_compare.h"
 
 namespace clport {
@@ -161,10 +163,27 @@ void expect_vendor_matches_cpu(const std::string& path, const std::vector<int32_
   (void)device.value()->take_timings();  // drop load-time entries
 
   std::vector<float> want_logits, got_logits;
-  const auto want = greedy(*cpu_model.value(), prompt, n_tokens, &want_logits);
-  const auto got = greedy(*dev_model.value(), prompt, n_tokens, &got_logits);
-  ASSERT_EQ(want.size(), static_cast<size_t>(n_tokens));
-  EXPECT_EQ(got, want);
+#ifdef VENDOR_INTEGER_ACTIVATIONS
+  if (real_model) {
+    // A real model's 8-bit activations are summed in another order on the device than on the CPU
+    // (norms, block scales), so a code can round the other way at a tie: identical tokens, or the
+    // first divergence a near-tie in the reference's logits (greedy_compare.h), as users judge it.
+    const auto want = test::greedy_with_logits(*cpu_model.value(), prompt, n_tokens);
+    const auto got = test::greedy_with_logits(*dev_model.value(), prompt, n_tokens);
+    const test::NearTieVerdict verdict = test::identical_or_near_tie(want, got);
+    std::printf("%s\n", verdict.detail.c_str());
+    EXPECT_TRUE(verdict.ok) << verdict.detail;
+    ASSERT_FALSE(want.logits.empty());
+    want_logits = want.logits.front();
+    got_logits = got.logits.empty() ? std::vector<float>{} : got.logits.front();
+  } else
+#endif
+  {
+    const auto want = greedy(*cpu_model.value(), prompt, n_tokens, &want_logits);
+    const auto got = greedy(*dev_model.value(), prompt, n_tokens, &got_logits);
+    ASSERT_EQ(want.size(), static_cast<size_t>(n_tokens));
+    EXPECT_EQ(got, want);
+  }
   ASSERT_EQ(got_logits.size(), want_logits.size());
   EXPECT_LT(nmse(want_logits.data(), got_logits.data(), want_logits.size()), max_nmse);
 

@@ -17,6 +17,7 @@
 // values are f16 already (the cache), so they go in exactly.
 //
 // NV_ATT_HD: head size, a multiple of 16 up to 128 (compiled per model).
+// clport-requires: nv_attention.cl
 
 #if defined(NV_PTX) && NV_PTX
 

@@ -49,10 +49,10 @@ bool is_gemv_kind(int32_t kind) {
 class NvidiaInstance final : public clport_plugin_instance {
  public:
   NvidiaInstance(const clport_host& host, const clport_device_desc& d, Tuning t, nvidia::GemvConfig g, bool gemm,
-                 uint32_t gemm_rows, bool attention, bool attention_mma, nvidia::LayerConfig layer)
+                 uint32_t gemm_rows, bool attention, bool attention_mma, bool tensor_cores, nvidia::LayerConfig layer)
       : runner_(host, d, std::move(t)), gemv_(host, g, d.local_mem_bytes, d.compute_units),
-        gemm_(host, g.ptx, gemm_rows),
-        attention_(host, d.local_mem_bytes, g.ptx && attention_mma), layer_(host, d, g, layer), gemm_enabled_(gemm),
+        gemm_(host, tensor_cores, gemm_rows),
+        attention_(host, d.local_mem_bytes, tensor_cores && attention_mma), layer_(host, d, g, layer), gemm_enabled_(gemm),
         attention_enabled_(attention), float_activations_(host.precision == 1) {}
 
   // A decode layer (nv_layer.hpp) whose mat-muls run on the NVIDIA GEMV (the host offers only
@@ -236,12 +236,17 @@ struct NvidiaPlugin {
     g.groups_per_cu = static_cast<uint32_t>(h.setting_int("nv_gemv_groups_per_cu", g.groups_per_cu));
     if (std::string why = g.validate(d.max_work_group_size); !why.empty())
       throw clport::sdk::Failure("nvidia: invalid settings: " + why);
+    // The GEMM's and the prompt attention's mma.sync shapes (and cvt to f16x2) need compute
+    // capability 8.0; below it those two build in plain OpenCL C while the GEMV keeps dp4a.
+    bool tensor_cores = false;
     if (h.setting_bool("ptx", true)) {
       const nvidia::PtxProbe ptx = nvidia::probe_inline_ptx(host, d.device);
       g.ptx = ptx.usable;
+      tensor_cores = ptx.usable && ptx.compute_major >= 8;
       if (ptx.usable)
         h.log(CLPORT_LOG_INFO, "nvidia: compute capability " + std::to_string(ptx.compute_major) + "." +
-                                   std::to_string(ptx.compute_minor) + ", inline PTX (dp4a) in use");
+                                   std::to_string(ptx.compute_minor) + ", inline PTX in use (dp4a" +
+                                   (tensor_cores ? ", tensor cores)" : "; no tensor cores below 8.0)"));
       else
         h.log(CLPORT_LOG_INFO, "nvidia: inline PTX is not usable here, plain OpenCL C instead: " + ptx.why);
     }
@@ -255,7 +260,8 @@ struct NvidiaPlugin {
     nvidia::LayerConfig layer;
     layer.enabled = h.setting_bool("nv_layer", true);
     layer.groups = static_cast<uint32_t>(h.setting_int("nv_layer_groups", 0));
-    return std::make_unique<NvidiaInstance>(host, d, std::move(t), g, gemm, gemm_rows, attention, attention_mma, layer);
+    return std::make_unique<NvidiaInstance>(host, d, std::move(t), g, gemm, gemm_rows, attention, attention_mma, tensor_cores,
+                                            layer);
   }
 };
 
