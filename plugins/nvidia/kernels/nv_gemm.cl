@@ -195,16 +195,10 @@ inline void nv_gemm_store_w(int words, int nblk, const uint4 wr[2], float2 wdr, 
 
 // ---- Products.
 
-// c as a float, exactly, for |c| < 2^22 (a block product is at most 32 * 127 * 127): the bits of
-// 1.5 * 2^23 + c are those of 1.5 * 2^23 plus c, and the subtraction is exact. An integer add and a
-// float add issue at several times the rate of the GPU's int-to-float conversion, which would
-// otherwise bound this kernel (one conversion per output per block).
-inline float nv_gemm_to_float(int c) { return as_float(c + 0x4B400000) - 12582912.0f; }
-
 // Output (activation row, weight row) of one integer block product, scaled: x = (d_x, s_x),
 // w = (d_w, m_w).
 inline float nv_gemm_scale(int dtype_id, int c, float2 x, float2 w) {
-  const float f = nv_gemm_to_float(c);
+  const float f = (float)c;
   if (dtype_id == 0) return w.x * (x.x * f - 8.0f * x.y);
   if (dtype_id == 1) return w.x * x.x * f + w.y * x.y;
   return w.x * x.x * f;
