@@ -13,8 +13,6 @@
 #include <string>
 #include <tuple>
 
-#include <unistd.h>
-
 #include <nlohmann/json.hpp>
 
 namespace {
@@ -33,10 +31,7 @@ const BenchRun& bench_run() {
     BenchRun r;
     const fs::path dir = fs::path(CLPORT_BINARY_DIR) / "tests" / "bench" / "bench_ops_json";
     fs::create_directories(dir);
-    // ctest runs each test of this binary as its own process, possibly at the same time: every
-    // process writes its own document.
-    const std::string tag = std::to_string(::getpid());
-    const fs::path json_file = dir / ("ops-" + tag + ".json"), log = dir / ("ops-" + tag + ".log");
+    const fs::path json_file = dir / "ops.json", log = dir / "ops.log";
     fs::remove(json_file);
     const std::string cmd = "CLPORT_CACHE_DIR='" + (dir / "cache").string() + "' '" +
                             CLPORT_CLI_PATH + "' bench ops --quick --plugin '" +

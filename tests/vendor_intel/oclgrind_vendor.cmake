@@ -56,7 +56,8 @@ function(clport_vendor_oclgrind_test plugin preset)
              COMMAND ${CMAKE_COMMAND} "-DCOMMAND=${${checks}};${conformance_args}"
                      "-DFAIL_REGEX=${fail_regex}" "-DREQUIRE_REGEX=${ARG_REQUIRE}"
                      -P ${PROJECT_SOURCE_DIR}/tests/conformance/run_checked.cmake)
+    # COST: started early on a clean tree (tests/conformance/CMakeLists.txt says why).
     set_tests_properties(${test} PROPERTIES TIMEOUT 600 LABELS "conformance;no_sanitizer"
-                         ENVIRONMENT "${environment}")
+                         ENVIRONMENT "${environment}" COST 1000)
   endforeach()
 endfunction()

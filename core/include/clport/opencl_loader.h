@@ -56,13 +56,12 @@ class CLPORT_API OpenClLibrary {
   const std::vector<cl_platform_id>& platforms() const { return platforms_; }
 
   // Internal: constructed by the loader.
-  OpenClLibrary(void* handle, std::string path, LibraryKind kind);
+  OpenClLibrary(std::string path, LibraryKind kind);
   clport_cl_api& mutable_api() { return api_; }
   std::vector<std::string>& mutable_missing_optional() { return missing_optional_; }
   std::vector<cl_platform_id>& mutable_platforms() { return platforms_; }
 
  private:
-  void* handle_;
   std::string path_;
   LibraryKind kind_;
   clport_cl_api api_{};

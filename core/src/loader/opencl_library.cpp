@@ -110,13 +110,13 @@ std::string mapped_file(void* handle, const std::string& fallback) {
 
 }  // namespace
 
-OpenClLibrary::OpenClLibrary(void* handle, std::string path, LibraryKind kind)
-    : handle_(handle), path_(std::move(path)), kind_(kind) {
+OpenClLibrary::OpenClLibrary(std::string path, LibraryKind kind)
+    : path_(std::move(path)), kind_(kind) {
   api_.struct_size = sizeof(api_);
 }
 
-// Deliberately no dlclose: several drivers start threads or register atexit handlers and crash
-// when unloaded while the process lives on. The handle is reference counted by dlopen anyway.
+// Deliberately no dlclose (so no handle is kept): several drivers start threads or register
+// atexit handlers and crash when unloaded while the process lives on.
 OpenClLibrary::~OpenClLibrary() = default;
 
 Result<std::shared_ptr<OpenClLibrary>> open_opencl_library(const std::string& path,
@@ -148,7 +148,7 @@ Result<std::shared_ptr<OpenClLibrary>> open_opencl_library(const std::string& pa
   if (enable != nullptr && load_pointer != nullptr) {
     // Pixel protocol: the library hides its entry points until enableOpenCL() is called, then
     // hands them out one by one through loadOpenCLPointer(name).
-    library = std::make_shared<OpenClLibrary>(handle, path, LibraryKind::PixelProtocol);
+    library = std::make_shared<OpenClLibrary>(path, LibraryKind::PixelProtocol);
     enable();
     auto missing = loader::resolve_by_name([&](const char* name) { return load_pointer(name); },
                                            library->mutable_api(),
@@ -159,7 +159,7 @@ Result<std::shared_ptr<OpenClLibrary>> open_opencl_library(const std::string& pa
                   false);
     }
   } else if (dlsym(handle, "clGetPlatformIDs") != nullptr) {
-    library = std::make_shared<OpenClLibrary>(handle, path, LibraryKind::DirectExports);
+    library = std::make_shared<OpenClLibrary>(path, LibraryKind::DirectExports);
     auto missing = loader::resolve_by_name([&](const char* name) { return dlsym(handle, name); },
                                            library->mutable_api(),
                                            library->mutable_missing_optional());
@@ -169,7 +169,7 @@ Result<std::shared_ptr<OpenClLibrary>> open_opencl_library(const std::string& pa
                   true);
     }
   } else if (auto icd_entry = find_icd_entry(handle)) {
-    library = std::make_shared<OpenClLibrary>(handle, path, LibraryKind::IcdDispatch);
+    library = std::make_shared<OpenClLibrary>(path, LibraryKind::IcdDispatch);
     Status status = fill_from_icd(handle, icd_entry, *library);
     if (!status.ok()) return fail(status, false);
   } else {
