@@ -275,7 +275,7 @@ CaseResult run_layer_group(DeviceContext& ctx, const clport_plugin& table, clpor
   // Every written slot against both references; every other slot unchanged.
   using L = LayerOperands;
   double worst_exact = 0.0, worst_rounded = 0.0;
-  std::string worst_slot;
+  size_t worst_exact_slot = 0, worst_rounded_slot = 0;
   for (size_t i = 0; i < o.slots.size(); ++i) {
     const bool written =
         i == L::X || i == L::QKV || i == L::CACHE || i == L::ATTN || i == L::ACT || i == L::X_OUT;
@@ -289,7 +289,8 @@ CaseResult run_layer_group(DeviceContext& ctx, const clport_plugin& table, clpor
     const std::vector<float> want = gather_values(o.slots[i], exact[i]);
     const std::vector<float> want_q = gather_values(o.slots[i], rounded[i]);
     const double e = nmse(want.data(), have.data(), want.size()), q = nmse(want_q.data(), have.data(), want_q.size());
-    if (!(e <= worst_exact) || !(q <= worst_rounded)) worst_slot = std::to_string(i);
+    if (!(e <= worst_exact)) worst_exact_slot = i;
+    if (!(q <= worst_rounded)) worst_rounded_slot = i;
     worst_exact = std::max(worst_exact, std::isnan(e) ? INFINITY : e);
     worst_rounded = std::max(worst_rounded, std::isnan(q) ? INFINITY : q);
   }
@@ -304,8 +305,9 @@ CaseResult run_layer_group(DeviceContext& ctx, const clport_plugin& table, clpor
     r.threshold = std::numeric_limits<double>::infinity();
     r.passed = true;
   } else {
-    r.message = "NMSE " + std::to_string(worst_exact) + " against the exact reference, " +
-                std::to_string(worst_rounded) + " against the rounding one (operand " + worst_slot + ")";
+    r.message = "NMSE " + std::to_string(worst_exact) + " against the exact reference (operand " +
+                std::to_string(worst_exact_slot) + "), " + std::to_string(worst_rounded) +
+                " against the rounding one (operand " + std::to_string(worst_rounded_slot) + ")";
   }
   return r;
 }

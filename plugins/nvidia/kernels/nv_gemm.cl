@@ -61,6 +61,20 @@ inline int nv_gemm_dp4a(uint a, uint b, int c) {
 // and block. The codes and scales are put in order in local memory, then copied out as whole
 // 16-byte words. With the norm, every group of a tile sums the squares of its 16 whole rows: one
 // group per tile alone left most of the GPU idle (32 groups for 512 rows).
+// a / b rounded to nearest, as IEEE 754 and the CPU's quantization round it. The driver's '/'
+// may be off by the 2.5 ulp OpenCL allows, and a value exactly at a rounding tie (x / d = k + 0.5,
+// e.g. an attention output of exactly half its block's largest) then gets the other code.
+inline float nv_div_rn(float a, float b) {
+#if defined(NV_PTX) && NV_PTX
+  uint q;
+  __asm__("{ .reg .f32 a, b, q; mov.b32 a, %1; mov.b32 b, %2; div.rn.f32 q, a, b; mov.b32 %0, q; }"
+          : "=r"(q) : "r"(as_uint(a)), "r"(as_uint(b)));
+  return as_float(q);
+#else
+  return a / b;
+#endif
+}
+
 kernel __attribute__((reqd_work_group_size(NV_QWG, 1, 1))) void nv_quantize_rows(
     const global uchar* x, ulong x_off, const global uchar* g, ulong g_off, int norm, float eps, int M, int K,
     global uint4* xq, global float4* xds) {
@@ -96,7 +110,7 @@ kernel __attribute__((reqd_work_group_size(NV_QWG, 1, 1))) void nv_quantize_rows
                    : norm ? vload4(8 * b + j, xr) * scale * vload4(8 * b + j, gr) : vload4(8 * b + j, xr);
       amax = fmax(amax, fmax(fmax(fabs(v[j].x), fabs(v[j].y)), fmax(fabs(v[j].z), fabs(v[j].w))));
     }
-    const float d = amax / 127.0f, inv = d != 0.0f ? 1.0f / d : 0.0f;
+    const float d = nv_div_rn(amax, 127.0f), inv = d != 0.0f ? nv_div_rn(1.0f, d) : 0.0f;
     int sum = 0;
     for (int j = 0; j < 8; ++j) {
       const int4 q = convert_int4_rte(v[j] * inv);

@@ -99,6 +99,20 @@ inline float nv_block_q8_0(const global uint4* wq, const global ushort* ws, size
   return vload_half(i, (const global half*)ws) * ds.x * (float)s;
 }
 
+// a / b rounded to nearest, as IEEE 754 and the CPU's quantization round it. The driver's '/'
+// may be off by the 2.5 ulp OpenCL allows, and a value exactly at a rounding tie (x / d = k + 0.5,
+// e.g. an attention output of exactly half its block's largest) then gets the other code.
+inline float nv_div_rn(float a, float b) {
+#if defined(NV_PTX) && NV_PTX
+  uint q;
+  __asm__("{ .reg .f32 a, b, q; mov.b32 a, %1; mov.b32 b, %2; div.rn.f32 q, a, b; mov.b32 %0, q; }"
+          : "=r"(q) : "r"(as_uint(a)), "r"(as_uint(b)));
+  return as_float(q);
+#else
+  return a / b;
+#endif
+}
+
 inline float nv_absmax4(float4 v) { return fmax(fmax(fabs(v.x), fabs(v.y)), fmax(fabs(v.z), fabs(v.w))); }
 
 // The maximum and the sum of v over the 8 consecutive work-items that hold one block of 32
@@ -189,7 +203,8 @@ inline float nv_group_max(float v, local float* scratch) { return wg_reduce_max(
       const bool live_ = i < n4_;                                                               \
       float4 v_ = (float4)(0.0f);                                                               \
       if (live_) v_ = LOAD4(i);                                                                 \
-      const float d_ = nv_block_max(nv_absmax4(v_), red) / 127.0f, inv_ = d_ != 0.0f ? 1.0f / d_ : 0.0f; \
+      const float d_ = nv_div_rn(nv_block_max(nv_absmax4(v_), red), 127.0f);                   \
+      const float inv_ = d_ != 0.0f ? nv_div_rn(1.0f, d_) : 0.0f;                               \
       const int4 q_ = convert_int4_rte(v_ * inv_);                                              \
       const int sum_ = nv_block_sum(q_.x + q_.y + q_.z + q_.w, red);                            \
       if (live_) {                                                                              \
