@@ -10,11 +10,14 @@
 # at the call). TOLERATE_API_ERRORS leaves oclgrind's API reports out of the failure regex (give
 # the reason at the call); every in-kernel report still fails (they all carry an "Entity:" line).
 # REQUIRE: a regex the output must match too (e.g. the plugin's log line naming the path that ran).
+# SMALL_GEMM_TILES: the -cl-opt-disable run with 16 x 16 GEMM tiles (tests/conformance/CMakeLists.txt
+# says why), for plugins whose GEMM takes the shared gemm_tn / gemm_tm settings.
 # Used by tests/vendor_intel, tests/vendor_mali and tests/vendor_adreno.
 include_guard(GLOBAL)
 
 function(clport_vendor_oclgrind_test plugin preset)
-  cmake_parse_arguments(ARG "TOLERATE_API_ERRORS;OPTIMISED_ONLY" "NAME;REQUIRE;FILTER" "ENVIRONMENT" ${ARGN})
+  cmake_parse_arguments(ARG "TOLERATE_API_ERRORS;OPTIMISED_ONLY;SMALL_GEMM_TILES" "NAME;REQUIRE;FILTER" "ENVIRONMENT"
+                        ${ARGN})
   find_program(OCLGRIND_EXECUTABLE oclgrind)
   find_file(OCLGRIND_RUNTIME liboclgrind-rt.so PATHS /usr/lib/oclgrind /usr/lib/x86_64-linux-gnu
             /usr/local/lib/oclgrind NO_DEFAULT_PATH)
@@ -48,12 +51,22 @@ function(clport_vendor_oclgrind_test plugin preset)
   endif()
   set(conformance_args $<TARGET_FILE:clport_conformance> --plugin $<TARGET_FILE:clport_plugin_${plugin}>
       --small --filter "${filter}")
+  set(all_checks_settings "")
+  if(ARG_SMALL_GEMM_TILES)
+    set(tiles ${CMAKE_CURRENT_BINARY_DIR}/${name}_small_tiles.yaml)
+    file(WRITE ${tiles} "gemm_tn: 16\ngemm_tm: 16\n")
+    set(all_checks_settings --settings ${tiles})
+  endif()
   foreach(run IN LISTS runs)
     string(REPLACE "=" ";" run "${run}")
     list(GET run 0 test)
     list(GET run 1 checks)
+    set(command ${${checks}} ${conformance_args})
+    if(checks STREQUAL "all_checks")
+      list(APPEND command ${all_checks_settings})
+    endif()
     add_test(NAME ${test}
-             COMMAND ${CMAKE_COMMAND} "-DCOMMAND=${${checks}};${conformance_args}"
+             COMMAND ${CMAKE_COMMAND} "-DCOMMAND=${command}"
                      "-DFAIL_REGEX=${fail_regex}" "-DREQUIRE_REGEX=${ARG_REQUIRE}"
                      -P ${PROJECT_SOURCE_DIR}/tests/conformance/run_checked.cmake)
     # COST: started early on a clean tree (tests/conformance/CMakeLists.txt says why).
