@@ -71,6 +71,6 @@ function(clport_vendor_oclgrind_test plugin preset)
                      -P ${PROJECT_SOURCE_DIR}/tests/conformance/run_checked.cmake)
     # COST: started early on a clean tree (tests/conformance/CMakeLists.txt says why).
     set_tests_properties(${test} PROPERTIES TIMEOUT 600 LABELS "conformance;no_sanitizer"
-                         ENVIRONMENT "${environment}" COST 1000)
+                         ENVIRONMENT "${environment}" COST 60)
   endforeach()
 endfunction()
