@@ -10,8 +10,8 @@
 # at the call). TOLERATE_API_ERRORS leaves oclgrind's API reports out of the failure regex (give
 # the reason at the call); every in-kernel report still fails (they all carry an "Entity:" line).
 # REQUIRE: a regex the output must match too (e.g. the plugin's log line naming the path that ran).
-# SMALL_GEMM_TILES: the -cl-opt-disable run with 16 x 16 GEMM tiles (tests/conformance/CMakeLists.txt
-# says why), for plugins whose GEMM takes the shared gemm_tn / gemm_tm settings.
+# SMALL_GEMM_TILES: the -cl-opt-disable run with 16 x 16 GEMM tiles (tests/CMakeLists.txt says
+# why), for plugins whose GEMM takes the shared gemm_tn / gemm_tm settings.
 # Used by tests/vendor_intel, tests/vendor_mali and tests/vendor_adreno.
 include_guard(GLOBAL)
 
@@ -53,9 +53,7 @@ function(clport_vendor_oclgrind_test plugin preset)
       --small --filter "${filter}")
   set(all_checks_settings "")
   if(ARG_SMALL_GEMM_TILES)
-    set(tiles ${CMAKE_CURRENT_BINARY_DIR}/${name}_small_tiles.yaml)
-    file(WRITE ${tiles} "gemm_tn: 16\ngemm_tm: 16\n")
-    set(all_checks_settings --settings ${tiles})
+    set(all_checks_settings --settings ${CLPORT_OCLGRIND_SMALL_TILES})
   endif()
   foreach(run IN LISTS runs)
     string(REPLACE "=" ";" run "${run}")
