@@ -6,7 +6,8 @@
 # nvidia against generic), sweep (the nvidia GEMV's
 # work-group shapes), e2e (bench e2e 512 / 128 on random models of the anchor shapes, nvidia
 # against generic), e2e8b (the same on the 8B shape), layertiming (the one-launch layer's time per
-# phase, CLPORT_NV_LAYER_TIMING, on each shape), real (a real model file at $REAL_MODEL: the
+# phase, CLPORT_NV_LAYER_TIMING, on each shape), hostshare (clport profile's decode host share),
+# real (a real model file at $REAL_MODEL: the
 # greedy test against the CPU reference when the bundle has real_model_tests, generated text,
 # --check-layers, bench e2e; the machine reaches no network, so the file is carried there, in
 # parts when it exceeds what one call may carry). Logs go to OUTDIR, a summary to stdout.
@@ -68,15 +69,17 @@ for step in "$@"; do
           --shape 4096x4096 --shape 4096x14336 --shape 14336x4096 --json "$out/gemm-$plugin.json" >"$out/gemm-$plugin.log" 2>&1
         echo "== gemm $plugin"; grep -E "^gemm" "$out/gemm-$plugin.log" | sed -E 's/ +/ /g' | cut -c1-150
       done ;;
-    sweep)  # SWEEP="wg:rows_per_warp:groups_per_cu ..." (default below)
+    sweep)  # SWEEP="wg:rows_per_warp:groups_per_cu[:blocks_per_trip] ..." (default below)
       for cfg in ${SWEEP:-256:2:4 256:4:4 256:2:2 256:2:8 128:2:8 512:2:2 256:1:4}; do
-        IFS=: read -r wg rpw gpc <<<"$cfg"
-        printf 'plugins:\n  nvidia:\n    nv_gemv_wg: %s\n    nv_gemv_rows_per_warp: %s\n    nv_gemv_groups_per_cu: %s\n' \
-          $wg $rpw $gpc >"$out/sweep.yaml"
+        IFS=: read -r wg rpw gpc bpt <<<"$cfg"
+        bpt=${bpt:-2}
+        printf 'plugins:\n  nvidia:\n    nv_gemv_wg: %s\n    nv_gemv_rows_per_warp: %s\n    nv_gemv_groups_per_cu: %s\n    nv_gemv_blocks_per_trip: %s\n' \
+          $wg $rpw $gpc $bpt >"$out/sweep.yaml"
         clport bench ops --plugin nvidia --config "$out/sweep.yaml" --gemv-only --no-clblast --no-program-cache \
-          --dtype q4_0 --dtype q8_0 --shape 576x1536 --shape 4096x4096 --shape 4096x14336 --shape 14336x4096 >"$out/sweep-$wg-$rpw-$gpc.log" 2>&1
-        echo "== wg $wg rows/warp $rpw groups/CU $gpc"
-        grep -E "^gemv" "$out/sweep-$wg-$rpw-$gpc.log" | sed -E 's/ +/ /g; s/nvidia \(prepared layout\) //; s/\(same-size.*//' | cut -d' ' -f2-4,6,9-
+          --dtype q4_0 --dtype q8_0 ${SWEEP_SHAPES:---shape 576x1536 --shape 4096x4096 --shape 4096x14336 --shape 14336x4096} \
+          >"$out/sweep-$wg-$rpw-$gpc-$bpt.log" 2>&1
+        echo "== wg $wg rows/warp $rpw groups/CU $gpc blocks/trip $bpt"
+        grep -E "^gemv" "$out/sweep-$wg-$rpw-$gpc-$bpt.log" | sed -E 's/ +/ /g; s/nvidia \(prepared layout\) //; s/\(same-size.*//' | cut -d' ' -f2-4,6,9-
       done ;;
     ptx)  # the compiled GEMV program (PTX text) from the program cache
       f=$(grep -l "nv_gemv_q4_0" "$CLPORT_CACHE_DIR"/*.clbin 2>/dev/null | head -1)
@@ -89,6 +92,13 @@ for step in "$@"; do
           clport profile -m "$models/$name.gguf" -p "$prompt" -n 8 -b $batch >"$out/profile-$name-b$batch.log" 2>&1
           echo "== profile $name batch $batch"; head -40 "$out/profile-$name-b$batch.log"
         done
+      done ;;
+    hostshare)  # issue 11's host share of a decode step, profiled and from an unprofiled second run
+      for name in ${PROFILE_MODELS:-smol 1b}; do
+        [ -f "$models/$name.gguf" ] || make_model "$models/$name.gguf" $(shape_args "$name")
+        clport profile -m "$models/$name.gguf" -p "The quick brown fox jumps over the lazy dog." -n 64 \
+          >"$out/hostshare-$name.log" 2>&1
+        echo "== host share $name"; grep -E "^decode" "$out/hostshare-$name.log"
       done ;;
     attcheck)  # the long-cache decode attention cases, three times each, split and not
       echo 'att_split: 0' >"$out/nosplit.yaml"

@@ -26,6 +26,10 @@
 #ifndef NV_RPW
 #define NV_RPW 2
 #endif
+// Blocks of 32 weights per lane and loop trip of the row walk (step 2).
+#ifndef NV_BPT
+#define NV_BPT 2
+#endif
 #define NV_WARPS (NV_WG / 32)
 // With PTX each warp sums its own rows with shuffles (no local memory, no barrier) and the
 // work-group reductions take two barriers instead of one per halving step.
@@ -242,20 +246,27 @@ inline float nv_row_total(local const float* red, int r) {
   return t;
 }
 
-// Step 2, one block b of every row of this warp: acc[r] += the block's contribution. Two
-// blocks per loop trip (b and b + 32, the second clamped and masked at the row's end) keep two
-// rows' worth of 16-byte loads in flight per lane.
+// Step 2, one block b of every row of this warp: acc[r] += the block's contribution. NV_BPT
+// blocks per lane and loop trip (b, b + 32, ...; past the row's end clamped to its last block
+// and masked by a zero (d, s)): NV_BPT * NV_RPW 16-byte loads (twice that for Q8_0) in flight per
+// lane, which is what keeps the memory busy when a launch has few warps per compute unit.
 #define NV_GEMV_LOOP(STEP)                                                                      \
-  for (int b = lane; b < nb; b += 64) {                                                         \
-    const int b2 = min(b + 32, nb - 1);                                                         \
-    const float keep2 = b + 32 < nb ? 1.0f : 0.0f;                                              \
-    const int4 xa = xq[b], xb = xq[nb + b], xa2 = xq[b2], xb2 = xq[nb + b2];                    \
-    const float2 ds = xds[b], ds2 = xds[b2] * keep2;                                            \
+  for (int b0 = lane; b0 < nb; b0 += 32 * NV_BPT) {                                             \
+    int bu[NV_BPT];                                                                             \
+    int4 xa[NV_BPT], xb[NV_BPT];                                                                \
+    float2 ds[NV_BPT];                                                                          \
+    for (int u = 0; u < NV_BPT; ++u) {                                                          \
+      bu[u] = min(b0 + 32 * u, nb - 1);                                                         \
+      xa[u] = xq[bu[u]];                                                                        \
+      xb[u] = xq[nb + bu[u]];                                                                   \
+      ds[u] = b0 + 32 * u < nb ? xds[bu[u]] : (float2)(0.0f);                                   \
+    }                                                                                           \
     for (int r = 0; r < NV_RPW; ++r) {                                                          \
       /* rows past N repeat the last row; their sums are never stored */                        \
       const size_t row = (size_t)min(first + r, N - 1) * nb;                                    \
-      STEP(r, row + b, xa, xb, ds);                                                             \
-      STEP(r, row + b2, xa2, xb2, ds2);                                                         \
+      for (int u = 0; u < NV_BPT; ++u) {                                                        \
+        STEP(r, row + bu[u], xa[u], xb[u], ds[u]);                                              \
+      }                                                                                         \
     }                                                                                           \
   }
 

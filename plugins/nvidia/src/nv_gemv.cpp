@@ -23,6 +23,8 @@ std::string GemvConfig::validate(uint32_t max_work_group_size) const {
   if (wg < 32 || wg % 32 != 0 || (wg & (wg - 1)) != 0 || wg > max_work_group_size)
     return "nv_gemv_wg must be a power of two, at least 32 and within the device's work-group limit";
   if (rows_per_warp < 1 || rows_per_warp > 8) return "nv_gemv_rows_per_warp must be in 1..8";
+  if (blocks_per_trip < 1 || blocks_per_trip > 8 || (blocks_per_trip & (blocks_per_trip - 1)) != 0)
+    return "nv_gemv_blocks_per_trip must be 1, 2, 4 or 8";
   if (groups_per_cu > 64) return "nv_gemv_groups_per_cu must be in 0..64";
   return "";
 }
@@ -43,7 +45,7 @@ const clport::sdk::Kernel& NvGemv::kernel(const std::string& name) {
   if (program_.get() == nullptr) {
     std::ostringstream o;
     o << "-cl-std=CL1.2 -DNV_WG=" << config_.wg << " -DNV_RPW=" << config_.rows_per_warp
-      << " -DNV_PTX=" << (config_.ptx ? 1 : 0);
+      << " -DNV_BPT=" << config_.blocks_per_trip      << " -DNV_PTX=" << (config_.ptx ? 1 : 0);
     const std::string source = h_.shared_source("reduce.cl") + "\n" +
                                clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_gemv.cl");
     program_ = clport::sdk::Program(&h_.cl(), h_.build_program(source, o.str()));

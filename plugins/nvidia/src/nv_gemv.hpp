@@ -17,6 +17,7 @@ namespace nvidia {
 struct GemvConfig {
   uint32_t wg = 512;           // work-items per group (NV_WG): a multiple of 32
   uint32_t rows_per_warp = 2;  // weight rows per warp of 32 work-items (NV_RPW)
+  uint32_t blocks_per_trip = 2;  // blocks of 32 weights per lane and loop trip (NV_BPT)
   // Work-groups per compute unit: each quantizes the activation row once and then walks chunks
   // of rows until none is left, so the quantization is paid this many times per unit instead
   // of once per chunk. 0: one group per chunk.

@@ -14,9 +14,10 @@
 // Settings (the plugin's policy section, declared in NvidiaPlugin::settings): ptx (default true;
 // false keeps plain OpenCL C), nv_gemm (default true; false leaves prompt-sized mat-muls to the
 // shared float GEMM), nv_attention (default true; false leaves the prompt's attention to the
-// shared kernel), nv_gemv_wg (512), nv_gemv_rows_per_warp (2), nv_gemv_groups_per_cu (2), and
-// the shared kernels' tuning keys but gemv_packed (always on here); nv_layer (default true) and
-// nv_layer_groups (0) for the one-launch decode layer of nv_layer.hpp, offered as a plan group.
+// shared kernel), nv_gemv_wg (512), nv_gemv_rows_per_warp (2), nv_gemv_blocks_per_trip (2),
+// nv_gemv_groups_per_cu (2), and the shared kernels' tuning keys but gemv_packed (always on
+// here); nv_layer (default true) and nv_layer_groups (0) for the one-launch decode layer of
+// nv_layer.hpp, offered as a plan group.
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -180,6 +181,8 @@ std::vector<clport_setting_decl> nvidia_settings() {
                   "GEMV work-group size, a power of two >= 32 within the device's limit (default 512, or the "
                   "device's limit)"),
       int_setting("nv_gemv_rows_per_warp", 1, 8, "weight rows per warp of the GEMV (default 2)"),
+      int_setting("nv_gemv_blocks_per_trip", 1, 8,
+                  "blocks of 32 weights each lane of the GEMV loads per loop trip: 1, 2, 4 or 8 (default 2)"),
       bool_setting("nv_layer",
                    "true runs a decode layer (norm + Q/K/V, RoPE + cache store + attention, output + residual, norm + "
                    "gate/up + SwiGLU, down + residual) as one launch with grid barriers; false as five (default true)"),
@@ -234,6 +237,7 @@ struct NvidiaPlugin {
     g.wg = static_cast<uint32_t>(h.setting_int("nv_gemv_wg", g.wg));
     g.rows_per_warp = static_cast<uint32_t>(h.setting_int("nv_gemv_rows_per_warp", g.rows_per_warp));
     g.groups_per_cu = static_cast<uint32_t>(h.setting_int("nv_gemv_groups_per_cu", g.groups_per_cu));
+    g.blocks_per_trip = static_cast<uint32_t>(h.setting_int("nv_gemv_blocks_per_trip", g.blocks_per_trip));
     if (std::string why = g.validate(d.max_work_group_size); !why.empty())
       throw clport::sdk::Failure("nvidia: invalid settings: " + why);
     // The GEMM's and the prompt attention's mma.sync shapes (and cvt to f16x2) need compute
