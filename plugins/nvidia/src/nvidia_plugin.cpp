@@ -14,10 +14,11 @@
 // Settings (the plugin's policy section, declared in NvidiaPlugin::settings): ptx (default true;
 // false keeps plain OpenCL C), nv_gemm (default true; false leaves prompt-sized mat-muls to the
 // shared float GEMM), nv_attention (default true; false leaves the prompt's attention to the
-// shared kernel), nv_gemv_wg (512), nv_gemv_rows_per_warp (2), nv_gemv_blocks_per_trip (2),
-// nv_gemv_groups_per_cu (2), and the shared kernels' tuning keys but gemv_packed (always on
-// here); nv_layer (default true) and nv_layer_groups (0) for the one-launch decode layer of
-// nv_layer.hpp, offered as a plan group.
+// shared kernel), the GEMV launches' nv_gemv_wg, nv_gemv_rows_per_warp, nv_gemv_blocks_per_trip
+// and nv_gemv_groups_per_cu (tunable, group gemv; defaults per architecture, arch_defaults.hpp),
+// and the shared kernels' tuning keys but gemv_packed (always on here); nv_layer (default true)
+// and nv_layer_groups (0) for the one-launch decode layer of nv_layer.hpp, offered as a plan
+// group, whose GEMV shape is the architecture's.
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -30,6 +31,7 @@
 #include "clport_common/op_runner.hpp"
 #include "clport_common/setting_decls.hpp"
 #include "clport_common/tuning.hpp"
+#include "arch_defaults.hpp"
 #include "nv_attention.hpp"
 #include "nv_gemm.hpp"
 #include "nv_gemv.hpp"
@@ -49,11 +51,13 @@ bool is_gemv_kind(int32_t kind) {
 
 class NvidiaInstance final : public clport_plugin_instance {
  public:
-  NvidiaInstance(const clport_host& host, const clport_device_desc& d, Tuning t, nvidia::GemvConfig g, bool gemm,
-                 uint32_t gemm_rows, bool attention, bool attention_mma, bool tensor_cores, nvidia::LayerConfig layer)
+  NvidiaInstance(const clport_host& host, const clport_device_desc& d, Tuning t, nvidia::GemvConfig g,
+                 nvidia::GemvConfig layer_gemv, bool gemm, uint32_t gemm_rows, bool attention, bool attention_mma,
+                 bool tensor_cores, nvidia::LayerConfig layer)
       : runner_(host, d, std::move(t)), gemv_(host, g, d.local_mem_bytes, d.compute_units),
         gemm_(host, tensor_cores, gemm_rows),
-        attention_(host, d.local_mem_bytes, tensor_cores && attention_mma), layer_(host, d, g, layer), gemm_enabled_(gemm),
+        attention_(host, d.local_mem_bytes, tensor_cores && attention_mma), layer_(host, d, layer_gemv, layer),
+        gemm_enabled_(gemm),
         attention_enabled_(attention), float_activations_(host.precision == 1) {}
 
   // A decode layer (nv_layer.hpp) whose mat-muls run on the NVIDIA GEMV (the host offers only
@@ -158,6 +162,11 @@ class NvidiaInstance final : public clport_plugin_instance {
   bool gemm_enabled_, attention_enabled_, float_activations_;
 };
 
+const int64_t kGemvWgCandidates[] = {256, 512, 1024};
+const int64_t kGemvRowsPerWarpCandidates[] = {1, 2, 4};
+const int64_t kGemvBlocksPerTripCandidates[] = {2, 4};
+const int64_t kGemvGroupsPerCuCandidates[] = {0, 2, 4};
+
 // The plugin's own settings, then the shared kernels' tuning but gemv_packed: the NVIDIA GEMV
 // and GEMM read only the packed layout, so it is always on.
 std::vector<clport_setting_decl> nvidia_settings() {
@@ -177,22 +186,33 @@ std::vector<clport_setting_decl> nvidia_settings() {
       bool_setting("nv_attention_mma",
                    "false keeps a prompt's attention on an F16 cache in plain OpenCL C instead of the tensor cores "
                    "(inline PTX; default true)"),
-      int_setting("nv_gemv_wg", 32, 1024,
-                  "GEMV work-group size, a power of two >= 32 within the device's limit (default 512, or the "
-                  "device's limit)"),
-      int_setting("nv_gemv_rows_per_warp", 1, 8, "weight rows per warp of the GEMV (default 2)"),
-      int_setting("nv_gemv_blocks_per_trip", 1, 8,
-                  "blocks of 32 weights each lane of the GEMV loads per loop trip: 1, 2, 4 or 8 (default 2)"),
+      tuned_int_setting("nv_gemv_wg", 32, 1024, "gemv", kGemvWgCandidates,
+                        "GEMV work-group size, a power of two >= 32 within the device's limit (default: the "
+                        "architecture's, 512 on sm_90)"),
+      tuned_int_setting("nv_gemv_rows_per_warp", 1, 8, "gemv", kGemvRowsPerWarpCandidates,
+                        "weight rows per warp of the GEMV (default: the architecture's, 2 on sm_90)"),
+      tuned_int_setting("nv_gemv_blocks_per_trip", 1, 8, "gemv", kGemvBlocksPerTripCandidates,
+                        "blocks of 32 weights each lane of the GEMV loads per loop trip: 1, 2, 4 or 8 (default: the "
+                        "architecture's, 2 on sm_90)"),
       bool_setting("nv_layer",
                    "true runs a decode layer (norm + Q/K/V, RoPE + cache store + attention, output + residual, norm + "
                    "gate/up + SwiGLU, down + residual) as one launch with grid barriers; false as five (default true)"),
       int_setting("nv_layer_groups", 0, 4096,
                   "work-groups of the one-launch layer, all resident at once; 0 = one per compute unit on a GPU, "
                   "1 elsewhere (default 0)"),
-      int_setting("nv_gemv_groups_per_cu", 0, 64,
-                  "GEMV work-groups per compute unit, each quantizing the activation row once; 0 = one per chunk of "
-                  "rows (default 2)"),
+      tuned_int_setting("nv_gemv_groups_per_cu", 0, 64, "gemv", kGemvGroupsPerCuCandidates,
+                        "GEMV work-groups per compute unit, each quantizing the activation row once; 0 = one per "
+                        "chunk of rows (default: the architecture's, 2 on sm_90)"),
   });
+  // The tuner times its gemv group on a Q4_0 mat-mul, which this plugin's own GEMV serves: the
+  // shared GEMV's knobs (still settings: it serves the other dtypes) would be timed on nothing.
+  for (clport_setting_decl& d : decls) {
+    if (std::strcmp(d.name, "gemv_wg") == 0 || std::strcmp(d.name, "gemv_rows") == 0) {
+      d.tuning_group = nullptr;
+      d.candidates = nullptr;
+      d.n_candidates = 0;
+    }
+  }
   decls.erase(std::remove_if(decls.begin(), decls.end(),
                              [](const clport_setting_decl& d) { return std::strcmp(d.name, "gemv_packed") == 0; }),
               decls.end());
@@ -230,30 +250,35 @@ struct NvidiaPlugin {
     // The NVIDIA GEMV reads the packed layout only; with `precision: fp32` it serves nothing and
     // the shared float kernels (fused patterns included) keep the plain layout.
     if (host.precision != 1) t.gemv_packed = 1;
-    nvidia::GemvConfig g;
-    // The default group fits every NVIDIA GPU with OpenCL 1.2 (1024 work-items); a smaller limit
-    // takes the largest power of two it allows, a value from the policy must fit as given.
-    while (g.wg > 32 && g.wg > d.max_work_group_size) g.wg /= 2;
+    // The GEMM's and the prompt attention's mma.sync shapes (and cvt to f16x2) need compute
+    // capability 8.0; below it those two build in plain OpenCL C while the GEMV keeps dp4a.
+    nvidia::PtxProbe ptx;
+    if (h.setting_bool("ptx", true)) {
+      ptx = nvidia::probe_inline_ptx(host, d.device);
+      if (ptx.usable)
+        h.log(CLPORT_LOG_INFO, "nvidia: compute capability " + std::to_string(ptx.compute_major) + "." +
+                                   std::to_string(ptx.compute_minor) + ", inline PTX in use (dp4a" +
+                                   (ptx.compute_major >= 8 ? ", tensor cores)" : "; no tensor cores below 8.0)"));
+      else
+        h.log(CLPORT_LOG_INFO, "nvidia: inline PTX is not usable here, plain OpenCL C instead: " + ptx.why);
+    }
+    const bool tensor_cores = ptx.usable && ptx.compute_major >= 8;
+    const nvidia::ArchDefaults arch = nvidia::arch_defaults(ptx.compute_major, ptx.compute_minor);
+    if (!arch.measured)
+      h.log(CLPORT_LOG_INFO, "nvidia: no measured defaults for " + arch.arch + ", " + arch.source + "'s are used");
+    nvidia::GemvConfig g = arch.gemv, layer_gemv = arch.layer;
+    // A device whose work-group limit is below the default takes the largest power of two it
+    // allows; a value from the policy must fit as given.
+    for (nvidia::GemvConfig* c : {&g, &layer_gemv}) {
+      while (c->wg > 32 && c->wg > d.max_work_group_size) c->wg /= 2;
+      c->ptx = ptx.usable;
+    }
     g.wg = static_cast<uint32_t>(h.setting_int("nv_gemv_wg", g.wg));
     g.rows_per_warp = static_cast<uint32_t>(h.setting_int("nv_gemv_rows_per_warp", g.rows_per_warp));
     g.groups_per_cu = static_cast<uint32_t>(h.setting_int("nv_gemv_groups_per_cu", g.groups_per_cu));
     g.blocks_per_trip = static_cast<uint32_t>(h.setting_int("nv_gemv_blocks_per_trip", g.blocks_per_trip));
     if (std::string why = g.validate(d.max_work_group_size); !why.empty())
       throw clport::sdk::Failure("nvidia: invalid settings: " + why);
-    // The GEMM's and the prompt attention's mma.sync shapes (and cvt to f16x2) need compute
-    // capability 8.0; below it those two build in plain OpenCL C while the GEMV keeps dp4a.
-    bool tensor_cores = false;
-    if (h.setting_bool("ptx", true)) {
-      const nvidia::PtxProbe ptx = nvidia::probe_inline_ptx(host, d.device);
-      g.ptx = ptx.usable;
-      tensor_cores = ptx.usable && ptx.compute_major >= 8;
-      if (ptx.usable)
-        h.log(CLPORT_LOG_INFO, "nvidia: compute capability " + std::to_string(ptx.compute_major) + "." +
-                                   std::to_string(ptx.compute_minor) + ", inline PTX in use (dp4a" +
-                                   (tensor_cores ? ", tensor cores)" : "; no tensor cores below 8.0)"));
-      else
-        h.log(CLPORT_LOG_INFO, "nvidia: inline PTX is not usable here, plain OpenCL C instead: " + ptx.why);
-    }
     const bool gemm = h.setting_bool("nv_gemm", true);
     const auto gemm_rows = static_cast<uint32_t>(h.setting_int("nv_gemm_rows", 0));
     if (gemm_rows != 0 && gemm_rows != 64 && gemm_rows != 128)
@@ -264,8 +289,8 @@ struct NvidiaPlugin {
     nvidia::LayerConfig layer;
     layer.enabled = h.setting_bool("nv_layer", true);
     layer.groups = static_cast<uint32_t>(h.setting_int("nv_layer_groups", 0));
-    return std::make_unique<NvidiaInstance>(host, d, std::move(t), g, gemm, gemm_rows, attention, attention_mma, tensor_cores,
-                                            layer);
+    return std::make_unique<NvidiaInstance>(host, d, std::move(t), g, layer_gemv, gemm, gemm_rows, attention,
+                                            attention_mma, tensor_cores, layer);
   }
 };
 
