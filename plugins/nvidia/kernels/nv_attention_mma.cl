@@ -17,6 +17,7 @@
 // values are f16 already (the cache), so they go in exactly.
 //
 // NV_ATT_HD: head size, a multiple of 16 up to 128 (compiled per model).
+// clport-requires: nv_ptx.cl
 // clport-requires: nv_attention.cl
 
 #if defined(NV_PTX) && NV_PTX
@@ -61,21 +62,15 @@ inline float4 nv_mma_f16(uint4 a, uint b0, uint b1, float4 c) {
   return (float4)(as_float(d0), as_float(d1), as_float(d2), as_float(d3));
 }
 
-inline float nv_amma_xor(float v, int lanes) {
-  int r;
-  __asm__("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(as_int(v)), "r"(lanes));
-  return as_float(r);
-}
-
 // The maximum / sum over the 4 lanes of one fragment row (lanes 4g .. 4g + 3).
 inline float nv_amma_row_max(float v) {
-  v = fmax(v, nv_amma_xor(v, 1));
-  return fmax(v, nv_amma_xor(v, 2));
+  v = fmax(v, nv_shfl_xor(v, 1));
+  return fmax(v, nv_shfl_xor(v, 2));
 }
 
 inline float nv_amma_row_sum(float v) {
-  v += nv_amma_xor(v, 1);
-  return v + nv_amma_xor(v, 2);
+  v += nv_shfl_xor(v, 1);
+  return v + nv_shfl_xor(v, 2);
 }
 
 // Global size (NV_AMMA_WG * n_head, ceil(n_tokens / NV_AMMA_BQ)); arguments as nv_attention.cl's.

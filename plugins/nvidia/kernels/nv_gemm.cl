@@ -31,7 +31,8 @@
 // and 16 + 4t..; B column g with the same k; C rows g and g + 8, columns 2t and 2t + 1. A 4-bit
 // block's quant word t holds k = 4t..4t+3 in its low nibbles and 16 + 4t.. in its high ones.
 // Without PTX every work-item computes the same outputs from local memory in plain OpenCL C,
-// which is what runs under a spoofed NVIDIA identity elsewhere.
+// which is what runs under a spoofed NVIDIA identity elsewhere. Needs nv_ptx.cl in front.
+// clport-requires: nv_ptx.cl
 
 #define NV_GEMM_KB 2    // blocks of 32 values per step of the K loop (the staging maps assume 2)
 #define NV_GEMM_BN 64   // weight rows per tile
@@ -51,30 +52,11 @@ inline int4 nv_mma_s8(uint4 a, uint b0, uint b1) {
 }
 #endif
 
-inline int nv_gemm_dp4a(uint a, uint b, int c) {
-  const char4 x = as_char4(a), y = as_char4(b);
-  return c + (int)x.x * y.x + (int)x.y * y.y + (int)x.z * y.z + (int)x.w * y.w;
-}
-
 // Step 1: one work-group per tile of 16 activation rows (rows M .. the next multiple of 16 write
 // zeros) and 16 blocks of them (global size (16 * 16 * tiles, ceil(K / 512))), a work-item per row
 // and block. The codes and scales are put in order in local memory, then copied out as whole
 // 16-byte words. With the norm, every group of a tile sums the squares of its 16 whole rows: one
 // group per tile alone left most of the GPU idle (32 groups for 512 rows).
-// a / b rounded to nearest, as IEEE 754 and the CPU's quantization round it. The driver's '/'
-// may be off by the 2.5 ulp OpenCL allows, and a value exactly at a rounding tie (x / d = k + 0.5,
-// e.g. an attention output of exactly half its block's largest) then gets the other code.
-inline float nv_div_rn(float a, float b) {
-#if defined(NV_PTX) && NV_PTX
-  uint q;
-  __asm__("{ .reg .f32 a, b, q; mov.b32 a, %1; mov.b32 b, %2; div.rn.f32 q, a, b; mov.b32 %0, q; }"
-          : "=r"(q) : "r"(as_uint(a)), "r"(as_uint(b)));
-  return as_float(q);
-#else
-  return a / b;
-#endif
-}
-
 kernel __attribute__((reqd_work_group_size(NV_QWG, 1, 1))) void nv_quantize_rows(
     const global uchar* x, ulong x_off, const global uchar* g, ulong g_off, int norm, float eps, int M, int K,
     global uint4* xq, global float4* xds) {
@@ -231,12 +213,12 @@ inline int nv_gemm_dot(local const uint4* xs, local const uint* ws, int words, i
   if (words == 4) {
     for (int w = 0; w < 4; ++w) {
       const uint q = ws[nv_gemm_w_index(4, blk, n, w)];
-      s = nv_gemm_dp4a(q & 0x0F0F0F0Fu, nv_gemm_x_word(xs, tiles, blk, tile, r, w), s);
-      s = nv_gemm_dp4a((q >> 4) & 0x0F0F0F0Fu, nv_gemm_x_word(xs, tiles, blk, tile, r, w + 4), s);
+      s = nv_dp4a(q & 0x0F0F0F0Fu, as_int(nv_gemm_x_word(xs, tiles, blk, tile, r, w)), s);
+      s = nv_dp4a((q >> 4) & 0x0F0F0F0Fu, as_int(nv_gemm_x_word(xs, tiles, blk, tile, r, w + 4)), s);
     }
   } else {
     for (int w = 0; w < 8; ++w)
-      s = nv_gemm_dp4a(ws[nv_gemm_w_index(8, blk, n, w)], nv_gemm_x_word(xs, tiles, blk, tile, r, w), s);
+      s = nv_dp4a(ws[nv_gemm_w_index(8, blk, n, w)], as_int(nv_gemm_x_word(xs, tiles, blk, tile, r, w)), s);
   }
   return s;
 }

@@ -18,7 +18,8 @@
 //
 // NV_PTX=1 (set by the plugin after a probe kernel built and ran on the driver) makes the dot
 // product PTX's dp4a; otherwise it is the same sum in plain OpenCL C, which is what runs under a
-// spoofed NVIDIA identity on other devices. Needs reduce.cl in front.
+// spoofed NVIDIA identity on other devices. Needs reduce.cl and nv_ptx.cl in front.
+// clport-requires: nv_ptx.cl
 
 #ifndef NV_WG
 #define NV_WG 512
@@ -44,18 +45,6 @@
 // Row stride of the reduction slots: 33 keeps the 32 lanes of one row in 32 different banks.
 #define NV_RED_STRIDE 33
 
-#if defined(NV_PTX) && NV_PTX
-inline int nv_dp4a(uint a, int b, int c) {
-  int d;
-  __asm__("dp4a.s32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
-  return d;
-}
-#else
-inline int nv_dp4a(uint a, int b, int c) {
-  const char4 x = as_char4(a), y = as_char4(b);
-  return c + (int)x.x * y.x + (int)x.y * y.y + (int)x.z * y.z + (int)x.w * y.w;
-}
-#endif
 
 // Low and high nibbles of the four bytes of v, as bytes.
 #define NV_LO(v) ((v) & 0x0F0F0F0Fu)
@@ -103,30 +92,11 @@ inline float nv_block_q8_0(const global uint4* wq, const global ushort* ws, size
   return vload_half(i, (const global half*)ws) * ds.x * (float)s;
 }
 
-// a / b rounded to nearest, as IEEE 754 and the CPU's quantization round it. The driver's '/'
-// may be off by the 2.5 ulp OpenCL allows, and a value exactly at a rounding tie (x / d = k + 0.5,
-// e.g. an attention output of exactly half its block's largest) then gets the other code.
-inline float nv_div_rn(float a, float b) {
-#if defined(NV_PTX) && NV_PTX
-  uint q;
-  __asm__("{ .reg .f32 a, b, q; mov.b32 a, %1; mov.b32 b, %2; div.rn.f32 q, a, b; mov.b32 %0, q; }"
-          : "=r"(q) : "r"(as_uint(a)), "r"(as_uint(b)));
-  return as_float(q);
-#else
-  return a / b;
-#endif
-}
-
 inline float nv_absmax4(float4 v) { return fmax(fmax(fabs(v.x), fabs(v.y)), fmax(fabs(v.z), fabs(v.w))); }
 
 // The maximum and the sum of v over the 8 consecutive work-items that hold one block of 32
 // values (8 float4s). Every work-item of the group calls them the same number of times.
 #if defined(NV_PTX) && NV_PTX
-inline float nv_shfl_xor(float v, int lanes) {
-  int r;
-  __asm__("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(as_int(v)), "r"(lanes));
-  return as_float(r);
-}
 inline float nv_block_max(float v, local float* scratch) {
   v = fmax(v, nv_shfl_xor(v, 1));
   v = fmax(v, nv_shfl_xor(v, 2));

@@ -45,6 +45,7 @@ const clport::sdk::Kernel& NvAttention::kernel(int64_t head_dim, const std::stri
                                 " -DNV_PTX=" + (mma_ ? "1" : "0");
     const std::string source =
         h_.shared_source("rope_math.cl") + "\n" +
+        clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_ptx.cl") + "\n" +
         clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_attention.cl") + "\n" +
         clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_attention_mma.cl");
     program = clport::sdk::Program(&h_.cl(), h_.build_program(source, options));

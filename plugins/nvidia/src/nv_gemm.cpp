@@ -40,7 +40,8 @@ const clport::sdk::Kernel& NvGemm::kernel(const std::string& name) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (program_.get() == nullptr) {
     const std::string options = std::string("-cl-std=CL1.2 -DNV_PTX=") + (ptx_ ? "1" : "0");
-    const std::string source = clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_gemm.cl");
+    const std::string source = clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_ptx.cl") + "\n" +
+                               clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_gemm.cl");
     program_ = clport::sdk::Program(&h_.cl(), h_.build_program(source, options));
   }
   auto it = kernels_.find(name);

@@ -47,6 +47,7 @@ const clport::sdk::Kernel& NvGemv::kernel(const std::string& name) {
     o << "-cl-std=CL1.2 -DNV_WG=" << config_.wg << " -DNV_RPW=" << config_.rows_per_warp
       << " -DNV_BPT=" << config_.blocks_per_trip      << " -DNV_PTX=" << (config_.ptx ? 1 : 0);
     const std::string source = h_.shared_source("reduce.cl") + "\n" +
+                               clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_ptx.cl") + "\n" +
                                clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_gemv.cl");
     program_ = clport::sdk::Program(&h_.cl(), h_.build_program(source, o.str()));
   }

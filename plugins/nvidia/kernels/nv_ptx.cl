@@ -1,0 +1,41 @@
+// Instruction helpers the nvidia kernels share (built in front of nv_gemv.cl, nv_gemm.cl and
+// nv_attention_mma.cl). With NV_PTX=1 (the plugin's probe found inline PTX building and computing
+// right on this driver) they are single PTX instructions; otherwise the same values in plain
+// OpenCL C where one exists, which is what a spoofed NVIDIA identity elsewhere compiles.
+
+// The four-way integer dot product of a's and b's signed bytes, plus c.
+#if defined(NV_PTX) && NV_PTX
+inline int nv_dp4a(uint a, int b, int c) {
+  int d;
+  __asm__("dp4a.s32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+}
+#else
+inline int nv_dp4a(uint a, int b, int c) {
+  const char4 x = as_char4(a), y = as_char4(b);
+  return c + (int)x.x * y.x + (int)x.y * y.y + (int)x.z * y.z + (int)x.w * y.w;
+}
+#endif
+
+// a / b rounded to nearest, as IEEE 754 and the CPU's quantization round it. The driver's '/'
+// may be off by the 2.5 ulp OpenCL allows, and a value exactly at a rounding tie (x / d = k + 0.5,
+// e.g. an attention output of exactly half its block's largest) then gets the other code.
+inline float nv_div_rn(float a, float b) {
+#if defined(NV_PTX) && NV_PTX
+  uint q;
+  __asm__("{ .reg .f32 a, b, q; mov.b32 a, %1; mov.b32 b, %2; div.rn.f32 q, a, b; mov.b32 %0, q; }"
+          : "=r"(q) : "r"(as_uint(a)), "r"(as_uint(b)));
+  return as_float(q);
+#else
+  return a / b;
+#endif
+}
+
+#if defined(NV_PTX) && NV_PTX
+// v of the lane whose index differs from this one's in the bits of `lanes` (a warp butterfly).
+inline float nv_shfl_xor(float v, int lanes) {
+  int r;
+  __asm__("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(as_int(v)), "r"(lanes));
+  return as_float(r);
+}
+#endif
