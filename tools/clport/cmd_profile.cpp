@@ -28,8 +28,8 @@ struct ProfileFlags {
 };
 
 struct DecodeTiming {
-  double wall_ms = 0;  // from the first decode step to the end
-  int steps = 0;
+  double wall_ms = 0;  // from the end of the first decode step to the end of the last
+  int steps = 0;       // decode steps in that time
 };
 
 // Generates from `prompt` with a greedy sampler and times the decode steps. The first token
