@@ -33,6 +33,19 @@ NvGemv::NvGemv(const clport_host& host, GemvConfig config, uint64_t local_mem_by
     : host_(host), h_(host), config_(config), local_mem_bytes_(local_mem_bytes),
       compute_units_(compute_units > 0 ? compute_units : 1) {}
 
+std::string GemvConfig::build_options() const {
+  std::ostringstream o;
+  o << "-cl-std=CL1.2 -DNV_WG=" << wg << " -DNV_RPW=" << rows_per_warp << " -DNV_BPT=" << blocks_per_trip
+    << " -DNV_PTX=" << (ptx ? 1 : 0);
+  return o.str();
+}
+
+std::string gemv_source(const clport::sdk::Host& h) {
+  return h.shared_source("reduce.cl") + "\n" +
+         clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_ptx.cl") + "\n" +
+         clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_gemv.cl");
+}
+
 bool NvGemv::covers(int32_t weight_dtype) { return dtype_suffix(weight_dtype) != nullptr; }
 
 bool NvGemv::fits(int64_t K) const {
@@ -43,13 +56,7 @@ bool NvGemv::fits(int64_t K) const {
 const clport::sdk::Kernel& NvGemv::kernel(const std::string& name) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (program_.get() == nullptr) {
-    std::ostringstream o;
-    o << "-cl-std=CL1.2 -DNV_WG=" << config_.wg << " -DNV_RPW=" << config_.rows_per_warp
-      << " -DNV_BPT=" << config_.blocks_per_trip      << " -DNV_PTX=" << (config_.ptx ? 1 : 0);
-    const std::string source = h_.shared_source("reduce.cl") + "\n" +
-                               clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_ptx.cl") + "\n" +
-                               clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_gemv.cl");
-    program_ = clport::sdk::Program(&h_.cl(), h_.build_program(source, o.str()));
+    program_ = clport::sdk::Program(&h_.cl(), h_.build_program(gemv_source(h_), config_.build_options()));
   }
   auto it = kernels_.find(name);
   if (it == kernels_.end()) it = kernels_.emplace(name, clport::sdk::Kernel(h_.cl(), program_, name.c_str())).first;

@@ -24,7 +24,14 @@ struct GemvConfig {
   uint32_t groups_per_cu = 2;
   bool ptx = false;            // dp4a through inline PTX (NV_PTX); plain OpenCL C otherwise
   std::string validate(uint32_t max_work_group_size) const;
+  // The build options of nv_gemv.cl's row walk: -cl-std and the NV_WG / NV_RPW / NV_BPT / NV_PTX
+  // defines (the GEMV program and the one-launch layer, which includes it, both start with these).
+  std::string build_options() const;
 };
+
+// nv_ptx.cl + nv_gemv.cl with reduce.cl in front: the GEMV program's source, which the layer
+// program extends.
+std::string gemv_source(const clport::sdk::Host& h);
 
 class NvGemv {
  public:

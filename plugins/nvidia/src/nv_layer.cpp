@@ -216,16 +216,12 @@ bool NvLayer::takes(const clport_op* const* ops, size_t n) const {
 
 const clport::sdk::Program& NvLayer::program(const Weights& w, bool cache_f16) {
   std::ostringstream key;
-  key << "-cl-std=CL1.2 -DNV_WG=" << gemv_.wg << " -DNV_RPW=" << gemv_.rows_per_warp
-      << " -DNV_BPT=" << gemv_.blocks_per_trip << " -DNV_PTX=" << (gemv_.ptx ? 1 : 0)
-      << " -DNV_QKV_ROWS=" << rows_fn(w[0]->dtype, false) << " -DNV_O_ROWS=" << rows_fn(w[1]->dtype, false)
+  key << gemv_.build_options() << " -DNV_QKV_ROWS=" << rows_fn(w[0]->dtype, false) << " -DNV_O_ROWS=" << rows_fn(w[1]->dtype, false)
       << " -DNV_FFN_ROWS=" << rows_fn(w[2]->dtype, true) << " -DNV_DOWN_ROWS=" << rows_fn(w[4]->dtype, false)
       << " -DNV_CACHE_F16=" << (cache_f16 ? 1 : 0) << (clock_mhz_ > 0 ? " -DNV_LAYER_TIMING=1" : "");
   auto it = programs_.find(key.str());
   if (it != programs_.end()) return it->second;
-  const std::string source = h_.shared_source("reduce.cl") + "\n" + h_.shared_source("rope_math.cl") + "\n" +
-                             clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_ptx.cl") + "\n" +
-                             clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_gemv.cl") + "\n" +
+  const std::string source = h_.shared_source("rope_math.cl") + "\n" + gemv_source(h_) + "\n" +
                              clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_layer.cl");
   return programs_.emplace(key.str(), clport::sdk::Program(&h_.cl(), h_.build_program(source, key.str()))).first->second;
 }
