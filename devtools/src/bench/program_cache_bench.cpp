@@ -57,11 +57,13 @@ std::vector<BenchProgram> shared_kernel_bench_programs() {
     bool helper = false;
     for (const char* h : kHelpers) helper = helper || name == h;
     if (helper) continue;
-    // A "_packed" variant is built after its plain file (mul_mat_gemv_packed.cl reuses the
-    // reduction of mul_mat_gemv.cl), as the plugins' programs concatenate them.
+    // A "_packed" or "_x8" variant is built after its plain file (mul_mat_gemv_packed.cl reuses
+    // the reduction of mul_mat_gemv.cl, mul_mat_gemv_q8a_x8.cl the activation blocks of
+    // mul_mat_gemv_q8a.cl), as the plugins' programs concatenate them.
     std::string plain;
-    const std::string suffix = "_packed.cl";
-    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    for (const std::string suffix : {"_packed.cl", "_x8.cl"}) {
+      if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+        continue;
       const std::string sibling = name.substr(0, name.size() - suffix.size()) + ".cl";
       if (const EmbeddedKernel* p = find_embedded_kernel(clport_devtools_shared_kernels, sibling.c_str()))
         plain.assign(p->source, p->size).append("\n");

@@ -58,7 +58,7 @@ void OpRunner::mul_mat(const clport_op& op) {
   const std::string t = type_suffix(w.dtype);
   const bool gemv = M <= tuning_.gemv_max_m_for(w.dtype);
   // A packed weight's GEMV reads the packed arrays; its GEMM keeps the plain buffer.
-  if (const PackedWeight* p = find_packed(w); p != nullptr && gemv) return mul_mat_packed(*p, op);
+  if (const PackedWeight* p = packed_layout(w); p != nullptr && gemv) return mul_mat_packed(*p, op);
   if (takes_q8a_gemv(op) && q8a_gemv(op)) return;
   if (gemv) {
     const sdk::Kernel& k = kernel(ProgramId::Gemv, "mul_mat_gemv_" + t);

@@ -51,7 +51,9 @@ bool OpRunner::takes_q8a_gemv(const clport_op& op) const {
   if (tuning_.int_dot != 1 || act_out_of_memory_ || op.n_src < 2 || op.src[0] == nullptr || op.src[1] == nullptr) return false;
   const clport_tensor& w = *op.src[0];
   const ActivationBlocks blocks = activation_blocks(w.dtype);
-  if (blocks.values == 0 || w.layout != nullptr || w.ne[0] % blocks.values != 0) return false;
+  if (blocks.values == 0 || w.ne[0] % blocks.values != 0) return false;
+  // A Rows8 layout is read by the x8 kernels; its plain buffer stays for the plain ones.
+  if (w.layout != nullptr && rows8_layout(w) == nullptr) return false;
   // Every M, so that a model's mat-muls all see the same rounding (the fused kernels are GEMVs
   // at any M anyway). At M = 64, 2048 x 8192 on PoCL (`bench ops --gemm-only`, against
   // int_dot: 0's float GEMM) that is faster for Q5_0 (62-115 vs 113-126 ms) and Q4_K (43 vs
@@ -126,6 +128,12 @@ bool OpRunner::q8a_gemv(const clport_op& op) {
   // Output rows per work-item: the kernel's Q8A_ROWS, half of it for the two-weight SwiGLU.
   const int64_t rows = op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU ? std::max<int64_t>(1, tuning_.q8a_rows / 2)
                                                                     : tuning_.q8a_rows;
+  // The x8 kernels when every weight the op reads has the Rows8 layout; otherwise (the device had
+  // no memory for one of the copies) the plain buffers.
+  const PackedWeight* w8 = rows8_layout(w);
+  const PackedWeight* up8 = op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU ? rows8_layout(*op.src[3]) : nullptr;
+  if (w8 != nullptr && (op.kind != CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU || up8 != nullptr))
+    return x8_gemv(op, form, *w8, up8);
   if (M == 1 && tuning_.q8s == 1) return q8s_gemv(op, form, rows);
   const cl_mem xa = quantize_activations(x, w.dtype, norm_in_front(op) ? op.src[2] : nullptr, op.params.eps);
   if (xa == nullptr) return false;
@@ -142,6 +150,52 @@ bool OpRunner::q8a_gemv(const clport_op& op) {
   }
   const size_t global[2] = {static_cast<size_t>((N + rows - 1) / rows), static_cast<size_t>(M)};
   const size_t local[2] = {1, 1};
+  run(k, 2, global, local);
+  return true;
+}
+
+bool OpRunner::x8_gemv(const clport_op& op, const char* form, const PackedWeight& w, const PackedWeight* up) {
+  const clport_tensor &x = *op.src[1], &d = *op.dst;
+  const int64_t K = w.K, N = w.N, M = x.ne[1];
+  const auto groups = static_cast<size_t>((N + 7) / 8);
+  const clport_tensor* res = op.kind == CLPORT_OP_MUL_MAT_ADD ? op.src[2] : nullptr;
+  const auto d_off = static_cast<cl_ulong>(d.offset);
+  const auto Ki = static_cast<cl_int>(K), Ni = static_cast<cl_int>(N);
+  const ActivationBlocks blocks = activation_blocks(w.dtype);
+  const std::string suffix = std::string(form) + kernel_type_suffix(w.dtype);
+  if (M == 1 && tuning_.q8s == 1) {
+    // A few work-items that each quantize the row (as q8s_gemv), a share of the row groups each.
+    const clport_tensor* g = norm_in_front(op) ? op.src[2] : nullptr;
+    const size_t items = std::min<size_t>(groups, tuning_.q8s_items);
+    const cl_mem scratch = activation_scratch(items * static_cast<size_t>(K / blocks.values) * blocks.bytes);
+    if (scratch == nullptr) return false;
+    const sdk::Kernel& k = kernel(ProgramId::GemvQ8a, "mul_mat_gemv_x8s_" + suffix);
+    const cl_mem g_buf = g ? g->buffer : x.buffer;
+    const auto x_off = static_cast<cl_ulong>(x.offset), g_off = static_cast<cl_ulong>(g ? g->offset : 0);
+    const cl_int norm = g ? 1 : 0;
+    const float eps = op.params.eps;
+    if (res != nullptr)
+      sdk::set_args(h_.cl(), k, w.q, x.buffer, x_off, g_buf, g_off, norm, eps, scratch, d.buffer, d_off, Ki, Ni,
+                    res->buffer, static_cast<cl_ulong>(res->offset));
+    else if (up != nullptr)
+      sdk::set_args(h_.cl(), k, w.q, x.buffer, x_off, g_buf, g_off, norm, eps, scratch, d.buffer, d_off, Ki, Ni, up->q);
+    else
+      sdk::set_args(h_.cl(), k, w.q, x.buffer, x_off, g_buf, g_off, norm, eps, scratch, d.buffer, d_off, Ki, Ni);
+    const size_t global[2] = {items, 1}, local[2] = {1, 1};
+    run(k, 2, global, local);
+    return true;
+  }
+  const cl_mem xa = quantize_activations(x, w.dtype, norm_in_front(op) ? op.src[2] : nullptr, op.params.eps);
+  if (xa == nullptr) return false;
+  const sdk::Kernel& k = kernel(ProgramId::GemvQ8a, "mul_mat_gemv_x8a_" + suffix);
+  const cl_ulong xa_off = 0;
+  if (res != nullptr)
+    sdk::set_args(h_.cl(), k, w.q, xa, xa_off, d.buffer, d_off, Ki, Ni, res->buffer, static_cast<cl_ulong>(res->offset));
+  else if (up != nullptr)
+    sdk::set_args(h_.cl(), k, w.q, xa, xa_off, d.buffer, d_off, Ki, Ni, up->q);
+  else
+    sdk::set_args(h_.cl(), k, w.q, xa, xa_off, d.buffer, d_off, Ki, Ni);
+  const size_t global[2] = {groups, static_cast<size_t>(M)}, local[2] = {1, 1};
   run(k, 2, global, local);
   return true;
 }

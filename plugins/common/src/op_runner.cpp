@@ -27,7 +27,7 @@ std::vector<const char*> OpRunner::program_files(ProgramId id) {
     case ProgramId::Gemv:
     case ProgramId::GemvFused: return {"common.cl", "blocks.cl", "mul_mat_gemv.cl"};
     case ProgramId::GemvPacked: return {"common.cl", "blocks.cl", "mul_mat_gemv.cl", "mul_mat_gemv_packed.cl"};
-    case ProgramId::GemvQ8a: return {"common.cl", "blocks.cl", "mul_mat_gemv_q8a.cl"};
+    case ProgramId::GemvQ8a: return {"common.cl", "blocks.cl", "mul_mat_gemv_q8a.cl", "mul_mat_gemv_q8a_x8.cl"};
     case ProgramId::Gemm: return {"common.cl", "blocks.cl", "mul_mat_gemm.cl"};
     case ProgramId::Norm: return {"common.cl", "reduce.cl", "norm.cl"};
     case ProgramId::Softmax: return {"common.cl", "reduce.cl", "softmax.cl"};
@@ -116,7 +116,16 @@ const PackedWeight* OpRunner::find_packed(const clport_tensor& w) const {
 
 const PackedWeight* OpRunner::packed_layout(const clport_tensor& w) const {
   const PackedWeight* p = find_packed(w);
-  if (p == nullptr || p->dtype != w.dtype || p->K != w.ne[0] || p->N != w.ne[1]) return nullptr;
+  if (p == nullptr || p->format != PackedFormat::Split16 || p->dtype != w.dtype || p->K != w.ne[0] ||
+      p->N != w.ne[1])
+    return nullptr;
+  return p;
+}
+
+const PackedWeight* OpRunner::rows8_layout(const clport_tensor& w) const {
+  const PackedWeight* p = find_packed(w);
+  if (p == nullptr || p->format != PackedFormat::Rows8 || p->dtype != w.dtype || p->K != w.ne[0] || p->N != w.ne[1])
+    return nullptr;
   return p;
 }
 
@@ -131,58 +140,90 @@ std::string OpRunner::check(const clport_op& op) const {
   if (op.kind == CLPORT_OP_ROPE_ATTENTION && tuning_.rope_attention != 1)
     return "ROPE_ATTENTION is off for this device (tuning rope_attention)";
   if (op.n_src < 1 || op.src[0] == nullptr || op.src[0]->layout == nullptr) return check_op(op, tuning_);
-  // A packed weight: the same checks on its plain description (the GEMM path and get_rows, e.g.
-  // of a tied embedding, read the plain buffer), plus that the handle is ours and describes this
-  // very weight.
-  if (op.kind != CLPORT_OP_MUL_MAT && op.kind != CLPORT_OP_GET_ROWS)
-    return "only mul_mat and get_rows take a packed weight";
+  // A weight with one of our layouts: the same checks on its plain description (the paths that
+  // do not read the layout read the plain buffer), plus that the handle is ours and describes
+  // this very weight. The Rows8 layout serves every MUL_MAT-family op (the SwiGLU's up weight
+  // may carry one too); the packed one only MUL_MAT (and get_rows, which reads the plain buffer).
   const PackedWeight* p = find_packed(*op.src[0]);
   if (p == nullptr) return "weight carries a layout this plugin did not make";
   if (p->dtype != op.src[0]->dtype || p->K != op.src[0]->ne[0] || p->N != op.src[0]->ne[1])
     return "weight does not match its packed layout";
-  clport_tensor plain = *op.src[0];
+  const bool rows8 = p->format == PackedFormat::Rows8;
+  if (op.kind != CLPORT_OP_MUL_MAT && op.kind != CLPORT_OP_GET_ROWS && !(rows8 && fused_gemv))
+    return "only mul_mat and get_rows take a packed weight";
+  clport_tensor plain = *op.src[0], plain_up{};
   plain.layout = nullptr;
   clport_op copy = op;
   copy.src[0] = &plain;
+  if (op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU && op.n_src > 3 && op.src[3] != nullptr &&
+      op.src[3]->layout != nullptr) {
+    if (rows8_layout(*op.src[3]) == nullptr) return "up weight carries a layout this plugin did not make for it";
+    plain_up = *op.src[3];
+    plain_up.layout = nullptr;
+    copy.src[3] = &plain_up;
+  }
   return check_op(copy, tuning_);
 }
 
+cl_mem OpRunner::layout_buffer(const clport_tensor& weight, uint64_t bytes) {
+  int32_t status = CLPORT_PLUGIN_OK;
+  cl_mem m = host_.alloc_buffer(host_.host_ctx, static_cast<size_t>(bytes), &status);
+  if (m != nullptr) return m;
+  if (status != CLPORT_PLUGIN_OUT_OF_MEMORY)
+    throw sdk::Failure("cannot allocate the " + std::to_string(bytes) + " bytes of a repacked weight");
+  // A repacked copy is only a speed-up: when the device has no room for it, the weight keeps its
+  // plain layout (and the model still loads) instead of failing the load.
+  h_.log(CLPORT_LOG_WARN, "no device memory for a repacked copy of a " + std::to_string(weight.ne[0]) + " x " +
+                              std::to_string(weight.ne[1]) + " weight (" + std::to_string(bytes) +
+                              " bytes): it stays in the plain layout");
+  return nullptr;
+}
+
 void* OpRunner::prepare_weight(const clport_tensor& weight) {
-  if (tuning_.gemv_packed != 1 || !is_packable_dtype(weight.dtype) || weight.layout != nullptr) return nullptr;
+  if (weight.layout != nullptr) return nullptr;
+  const bool rows8 = tuning_.q8a_x8 == 1 && tuning_.int_dot == 1 && is_rows8_dtype(weight.dtype) && weight.ne[0] % 32 == 0;
+  if (!rows8 && (tuning_.gemv_packed != 1 || !is_packable_dtype(weight.dtype))) return nullptr;
   // Only a weight the kernels take as it is: any other stays plain (and unsupported).
   if (!check_weight(weight).empty()) return nullptr;
   if (weight.buffer == nullptr) throw sdk::Failure("prepare_weight: weight without a buffer");
 
-  const sdk::Kernel& k = kernel(ProgramId::GemvPacked, std::string("pack_") + dtype_info(weight.dtype)->name);
   auto w = std::make_unique<PackedWeight>();
+  w->format = rows8 ? PackedFormat::Rows8 : PackedFormat::Split16;
   w->dtype = weight.dtype;
   w->K = weight.ne[0];
   w->N = weight.ne[1];
-  const PackedSizes sizes = packed_sizes(w->dtype, w->K, w->N);
-  // The packed copy is only a speed-up: when the device has no room for it, the weight keeps
-  // its plain layout (and the model still loads) instead of failing the load.
-  int32_t status_q = CLPORT_PLUGIN_OK, status_s = CLPORT_PLUGIN_OK;
-  w->q = host_.alloc_buffer(host_.host_ctx, static_cast<size_t>(sizes.q_bytes), &status_q);
-  if (w->q != nullptr) w->s = host_.alloc_buffer(host_.host_ctx, static_cast<size_t>(sizes.s_bytes), &status_s);
-  if (w->q == nullptr || w->s == nullptr) {
-    free_buffers(*w);
-    if (status_q != CLPORT_PLUGIN_OUT_OF_MEMORY && status_s != CLPORT_PLUGIN_OUT_OF_MEMORY)
-      throw sdk::Failure("cannot allocate the " + std::to_string(sizes.q_bytes + sizes.s_bytes) +
-                         " bytes of a packed weight");
-    h_.log(CLPORT_LOG_WARN, "no device memory for a packed copy of a " + std::to_string(w->K) + " x " +
-                                std::to_string(w->N) + " weight (" +
-                                std::to_string(sizes.q_bytes + sizes.s_bytes) + " bytes): it stays in the plain layout");
-    return nullptr;
-  }
-  try {
-    const cl_int blocks = static_cast<cl_int>(w->K / 32), rows = static_cast<cl_int>(w->N);
-    sdk::set_args(h_.cl(), k, weight.buffer, static_cast<cl_ulong>(weight.offset),
-                  static_cast<cl_ulong>(weight.nb[1]), blocks, rows, w->q, w->s);
-    const size_t global[2] = {sdk::round_up(static_cast<size_t>(blocks), 64), static_cast<size_t>(rows)};
-    sdk::enqueue(host_, k, 2, global, nullptr);  // a one-off copy: the driver's group size
-  } catch (...) {
-    free_buffers(*w);
-    throw;
+  const cl_int blocks = static_cast<cl_int>(w->K / 32), rows = static_cast<cl_int>(w->N);
+  const auto src_off = static_cast<cl_ulong>(weight.offset), row_bytes = static_cast<cl_ulong>(weight.nb[1]);
+  const char* name = dtype_info(weight.dtype)->name;
+  if (rows8) {
+    const sdk::Kernel& k = kernel(ProgramId::GemvQ8a, std::string("x8_pack_") + name);
+    w->q = layout_buffer(weight, rows8_bytes(w->dtype, w->K, w->N));
+    if (w->q == nullptr) return nullptr;
+    try {
+      sdk::set_args(h_.cl(), k, weight.buffer, src_off, row_bytes, blocks, rows, w->q);
+      const size_t global[2] = {sdk::round_up(static_cast<size_t>(blocks), 64), static_cast<size_t>((rows + 7) / 8)};
+      sdk::enqueue(host_, k, 2, global, nullptr);  // a one-off copy: the driver's group size
+    } catch (...) {
+      free_buffers(*w);
+      throw;
+    }
+  } else {
+    const sdk::Kernel& k = kernel(ProgramId::GemvPacked, std::string("pack_") + name);
+    const PackedSizes sizes = packed_sizes(w->dtype, w->K, w->N);
+    w->q = layout_buffer(weight, sizes.q_bytes);
+    if (w->q != nullptr) w->s = layout_buffer(weight, sizes.s_bytes);
+    if (w->q == nullptr || w->s == nullptr) {
+      free_buffers(*w);
+      return nullptr;
+    }
+    try {
+      sdk::set_args(h_.cl(), k, weight.buffer, src_off, row_bytes, blocks, rows, w->q, w->s);
+      const size_t global[2] = {sdk::round_up(static_cast<size_t>(blocks), 64), static_cast<size_t>(rows)};
+      sdk::enqueue(host_, k, 2, global, nullptr);
+    } catch (...) {
+      free_buffers(*w);
+      throw;
+    }
   }
   std::lock_guard<std::mutex> lock(packed_mutex_);
   packed_.insert(w.get());

@@ -129,6 +129,10 @@ const std::vector<Field>& fields() {
        CLPORT_TUNING_ACCESSORS(q8s)},
       {int_setting("q8s_items", 0, 65536, "work-items of the one-row integer GEMV, 0 = 4 per compute unit (default 0)"),
        CLPORT_TUNING_ACCESSORS(q8s_items)},
+      {int_setting("q8a_x8", 0, 2,
+                   "1 repacks Q4_0 / Q4_1 weights eight rows at a time for the integer GEMV (a second copy in device "
+                   "memory), 0 keeps the plain layout, 2 = on for CPUs (default 2)"),
+       CLPORT_TUNING_ACCESSORS(q8a_x8)},
   };
   return table;
 }
@@ -247,6 +251,7 @@ void apply_device_defaults(Tuning& t, const clport_device_desc& device) {
   if (t.f16_bits == 2) t.f16_bits = gpu ? 0 : 1;
   // The integer GEMV is shaped for CPUs (one work-item walks whole rows).
   if (t.int_dot == 2) t.int_dot = cpu_shapes ? 1 : 0;
+  if (t.q8a_x8 == 2) t.q8a_x8 = cpu_shapes && t.int_dot == 1 ? 1 : 0;
   // A GPU needs the work-group's threads; a CPU runs each barrier region as a loop of its own.
   if (t.att_serial == 2) t.att_serial = cpu_shapes ? 1 : 0;
   if (t.att_split == 2) t.att_split = gpu ? 1 : 0;

@@ -31,15 +31,19 @@ class OpRunner {
   // Enqueues op on the host queue; throws sdk::Failure (UNSUPPORTED when check_op refuses).
   void enqueue(const clport_op& op);
 
-  // The packed GEMV layout (packed_weight.hpp): a new PackedWeight for a MUL_MAT weight when the
-  // tuning enables it and the dtype is covered, else nullptr (keep the plain layout). The repack
-  // is enqueued on the host queue. Throws sdk::Failure (out of memory, build or enqueue error).
+  // A repacked layout (packed_weight.hpp) for a MUL_MAT weight: Rows8 when the integer GEMV runs
+  // and q8a_x8 is on, the packed GEMV's when gemv_packed is, for the dtypes each covers; else
+  // nullptr (keep the plain layout, also when the device has no memory for the copy). The repack
+  // is enqueued on the host queue. Throws sdk::Failure (build or enqueue error).
   void* prepare_weight(const clport_tensor& weight);
   // Frees a handle prepare_weight returned; anything else is ignored.
   void release_layout(void* layout) noexcept;
-  // The packed layout behind weight w when this runner made it and it describes w (dtype and
-  // shape), else NULL: how a vendor plugin's own kernels on the same layout find its arrays.
+  // The packed (Split16) layout behind weight w when this runner made it and it describes w
+  // (dtype and shape), else NULL: how a vendor plugin's own kernels on the same layout find its
+  // arrays.
   const PackedWeight* packed_layout(const clport_tensor& w) const;
+  // The same for the Rows8 layout of the integer GEMV.
+  const PackedWeight* rows8_layout(const clport_tensor& w) const;
 
   // The shared sources and -D options of a program (exposed for tools and vendor plugins that
   // add their own kernels on top of the same helpers).
@@ -56,6 +60,9 @@ class OpRunner {
   // The live PackedWeight behind w.layout, or NULL when w has none or it is not ours.
   const PackedWeight* find_packed(const clport_tensor& w) const;
   void free_buffers(const PackedWeight& w) noexcept;  // the device arrays of w
+  // A device array of bytes for a repacked copy of weight; NULL (with a warning) when the
+  // device has no memory for it. Throws sdk::Failure on another error.
+  cl_mem layout_buffer(const clport_tensor& weight, uint64_t bytes);
   // check_op for an op whose weight may carry one of our packed layouts.
   std::string check(const clport_op& op) const;
   // RMS_NORM_MUL_MAT, MUL_MAT_ADD and RMS_NORM_MUL_MAT_SWIGLU: the fused GEMV kernels.
@@ -76,6 +83,9 @@ class OpRunner {
   // q8a_gemv's one-launch form for a single activation row: the mul_mat_gemv_q8s_<form> kernel
   // of the weight's dtype, rows output rows per work-item.
   bool q8s_gemv(const clport_op& op, const char* form, int64_t rows);
+  // The same two forms over Rows8 weights (mul_mat_gemv_x8a_* / x8s_*): w is the op's weight's
+  // layout, up the SwiGLU's up weight's (NULL otherwise).
+  bool x8_gemv(const clport_op& op, const char* form, const PackedWeight& w, const PackedWeight* up);
   void rope(const clport_op& op);
   void kv_store_rope(const clport_op& op);
   void attention(const clport_op& op);  // ATTENTION, ROPE_ATTENTION, ROPE_KV_STORE_ATTENTION

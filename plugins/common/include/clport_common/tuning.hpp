@@ -80,6 +80,12 @@ struct Tuning {
   // instead of a quantize launch in front. 1 on, 0 off (the separate quantize launch).
   uint32_t q8s = 1;
   uint32_t q8s_items = 0;    // work-items of that GEMV (0: 4 per compute unit)
+  // Q4_0 / Q4_1 weights repacked eight rows at a time for the integer GEMV
+  // (kernels/mul_mat_gemv_q8a_x8.cl: a block of 8 rows is 8 byte multiply-adds on one vector
+  // instead of a reduction per row): 1 on, 0 off, 2 = on for CPU devices where int_dot is on.
+  // It keeps a second copy of those weights (the plain one stays for the float fallback and
+  // get_rows).
+  uint32_t q8a_x8 = 2;
   // false: every program is built with -DCLPORT_NO_PRIVATE_VECTOR_ARRAYS=1, for drivers that
   // mis-write private arrays of vectors (configs/quirks.yaml). The GEMM then stages its tiles
   // without them (same results); the kernels that still declare such arrays are the CPU-shaped
@@ -119,7 +125,7 @@ std::vector<clport_setting_decl> with_tuning_settings(std::vector<clport_setting
 Tuning default_tuning(uint32_t max_work_group_size);
 
 // Resolves the by-device-type values (gemv_split 0, gemm_kmajor 2, f16_bits 2, int_dot 2,
-// att_serial 2, att_split 2, gemv_max_m_q4q8 -1; without private vector arrays the choices
+// q8a_x8 2, att_serial 2, att_split 2, gemv_max_m_q4q8 -1; without private vector arrays the choices
 // without them) and, on a GPU, replaces the CPU-shaped stock GEMV and GEMM shapes (those still
 // at the stock values) with GPU ones.
 void apply_device_defaults(Tuning& t, const clport_device_desc& device);

@@ -1,0 +1,216 @@
+// Integer GEMV over weights repacked eight rows at a time (the "x8" layout, CPU devices), on the
+// same 8-bit activation blocks as mul_mat_gemv_q8a.cl (which goes in front: Q8Block32, the row
+// quantizer, the x86 vector types).
+//
+// Why: in the GGUF layout a work-item reduces each (row, block) product on its own: unpack the
+// block, multiply, convert, scale, and later a horizontal sum, ~17 x86 instructions per block
+// of PoCL's code. Here the 8 rows of a group are the 8 lanes of one vector: an activation dword
+// (4 codes) is broadcast against 4 codes of each of the 8 rows, so a block of 8 rows is 8
+// multiply-adds, one conversion and one scale multiply for all 8 rows (~6.5 instructions per
+// row-block), and each work-item streams one contiguous run of memory.
+//
+// Layout, per group of 8 weight rows (rows 8g .. 8g+7; rows past N are zero) and block b (32
+// values), at byte (g * (K / 32) + b) * X8_BYTES_T, the same bytes as the 8 GGUF blocks:
+//   Q4_0, 144 B: f16 d[8], then 4 words of 32 bytes;
+//   Q4_1, 160 B: f16 d[8], f16 m[8], then the same 4 words.
+// Word k holds bytes 4k .. 4k+3 of each row's 16 quant bytes, row r at bytes 4r .. 4r+3: the
+// low nibbles are codes 4k .. 4k+3 of the row, the high nibbles codes 16+4k .. 16+4k+3 (a
+// GGUF block keeps code j in the low nibble of byte j and code j + 16 in its high nibble).
+
+#define X8_BYTES_q4_0 144
+#define X8_BYTES_q4_1 160
+#define X8_SCALES_q4_0 16  // bytes of half scales in front of the quant words
+#define X8_SCALES_q4_1 32
+
+// Repacks a GGUF weight: work-item (b, g) writes block b of row group g. head = the bytes of
+// halves a GGUF block starts with (2: d; 4: d, m), gguf_bytes its size.
+inline void x8_pack_block(const global uchar* src, ulong row_bytes, int blocks, int N, int head, int gguf_bytes,
+                          global uchar* dst) {
+  const int b = get_global_id(0), g = get_global_id(1);
+  if (b >= blocks) return;
+  global uchar* out = dst + ((size_t)g * blocks + b) * 8 * gguf_bytes;
+  for (int r = 0; r < 8; ++r) {
+    const int n = 8 * g + r;
+    const global uchar* in = src + (size_t)min(n, N - 1) * row_bytes + (size_t)b * gguf_bytes;
+    const uchar keep = n < N ? 0xff : 0;
+    for (int h = 0; h < head / 2; ++h) {
+      out[16 * h + 2 * r] = in[2 * h] & keep;
+      out[16 * h + 2 * r + 1] = in[2 * h + 1] & keep;
+    }
+    for (int k = 0; k < 4; ++k)
+      for (int t = 0; t < 4; ++t) out[8 * head + 32 * k + 4 * r + t] = in[head + 4 * k + t] & keep;
+  }
+}
+
+kernel void x8_pack_q4_0(const global uchar* src, ulong src_off, ulong row_bytes, int blocks, int N,
+                         global uchar* dst) {
+  x8_pack_block(src + src_off, row_bytes, blocks, N, 2, 18, dst);
+}
+kernel void x8_pack_q4_1(const global uchar* src, ulong src_off, ulong row_bytes, int blocks, int N,
+                         global uchar* dst) {
+  x8_pack_block(src + src_off, row_bytes, blocks, N, 4, 20, dst);
+}
+
+#if defined(__AVX2__) && defined(__x86_64__) && !defined(CLPORT_Q8A_PORTABLE)
+typedef uchar x8_v32u __attribute__((vector_size(32), aligned(1)));
+
+// 4 activation codes in every dword of a register.
+inline q8a_v32c x8_broadcast4(const global char* codes) {
+  return __builtin_astype((int8)(*(const global int*)codes), q8a_v32c);
+}
+
+// Lane r: the integer dot of row r's 32 codes (the 4 words at q) with activation codes xc.
+// vpmaddubsw pair sums are at most 2 * 15 * 127 = 3810 in size, so the eight summed per 16-bit
+// lane stay below 2^15; one vpmaddwd then adds each row's pair of lanes.
+inline int8 x8_dot_q4(const global uchar* q, const global char* xc) {
+  const q8a_v16s ones = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+  q8a_v16s s = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  for (int k = 0; k < 4; ++k) {
+    const x8_v32u w = *(const global x8_v32u*)(q + 32 * k);
+    s += __builtin_ia32_pmaddubsw256((q8a_v32c)(w & (uchar)15), x8_broadcast4(xc + 4 * k));
+    s += __builtin_ia32_pmaddubsw256((q8a_v32c)(w >> (uchar)4), x8_broadcast4(xc + 16 + 4 * k));
+  }
+  return __builtin_astype(__builtin_ia32_pmaddwd256(s, ones), int8);
+}
+#else
+// Sums of each run of 4 lanes (one row's partial sums).
+inline int4 x8_sum4(int16 v) {
+  return (int4)(v.s0 + v.s1 + v.s2 + v.s3, v.s4 + v.s5 + v.s6 + v.s7, v.s8 + v.s9 + v.sa + v.sb,
+                v.sc + v.sd + v.se + v.sf);
+}
+inline int8 x8_dot_q4(const global uchar* q, const global char* xc) {
+  int16 rows0 = (int16)(0), rows1 = (int16)(0);  // lane 4r + t: rows 0..3, rows 4..7
+  for (int k = 0; k < 4; ++k) {
+    const char4 lo = vload4(k, xc), hi = vload4(4 + k, xc);
+    const int16 a = convert_int16((char16)(lo, lo, lo, lo)), c = convert_int16((char16)(hi, hi, hi, hi));
+    const int16 w0 = convert_int16(vload16(0, q + 32 * k)), w1 = convert_int16(vload16(1, q + 32 * k));
+    rows0 += (w0 & 15) * a + (w0 >> 4) * c;
+    rows1 += (w1 & 15) * a + (w1 >> 4) * c;
+  }
+  return (int8)(x8_sum4(rows0), x8_sum4(rows1));
+}
+#endif
+
+// Eight half scales as floats.
+inline float8 x8_half8(const global uchar* p) {
+#if defined(__F16C__) && defined(__x86_64__)
+  return __builtin_astype(__builtin_ia32_vcvtph2ps256(vload8(0, (const global short*)p)), float8);
+#else
+  return (float8)(ld_f16(p), ld_f16(p + 2), ld_f16(p + 4), ld_f16(p + 6), ld_f16(p + 8), ld_f16(p + 10),
+                  ld_f16(p + 12), ld_f16(p + 14));
+#endif
+}
+
+// The 8 rows of a group (wg: its first block) against activation row xq (blocks Q8Block32
+// blocks): sum over blocks of d_w d_x dot, plus the part carried by the activation sums
+// s_x = d_x sum(q_x): Q4_0's code offset -8 d_w, Q4_1's minimum m_w.
+inline float8 x8_rows_q4_0(const global uchar* wg, const global uchar* xq, int blocks) {
+  float8 acc = (float8)(0.0f), offset = (float8)(0.0f);
+  for (int b = 0; b < blocks; ++b) {
+    const global uchar* blk = wg + (size_t)b * X8_BYTES_q4_0;
+    const global uchar* a = xq + (size_t)b * Q8A_BLOCK_BYTES;
+    const float dx = *(const global float*)a, sx = *(const global float*)(a + 4);
+    const float8 d = x8_half8(blk);
+    acc += convert_float8(x8_dot_q4(blk + X8_SCALES_q4_0, (const global char*)(a + 8))) * (d * dx);
+    offset += d * sx;
+  }
+  return acc - 8.0f * offset;
+}
+
+inline float8 x8_rows_q4_1(const global uchar* wg, const global uchar* xq, int blocks) {
+  float8 acc = (float8)(0.0f), minimum = (float8)(0.0f);
+  for (int b = 0; b < blocks; ++b) {
+    const global uchar* blk = wg + (size_t)b * X8_BYTES_q4_1;
+    const global uchar* a = xq + (size_t)b * Q8A_BLOCK_BYTES;
+    const float dx = *(const global float*)a, sx = *(const global float*)(a + 4);
+    acc += convert_float8(x8_dot_q4(blk + X8_SCALES_q4_1, (const global char*)(a + 8))) * (x8_half8(blk) * dx);
+    minimum += x8_half8(blk + 16) * sx;
+  }
+  return acc + minimum;
+}
+
+// Writes the rows of group g that exist (n < N).
+inline void x8_store(global float* y, int g, int N, float8 v) {
+  if (8 * g + 8 <= N) {
+    vstore8(v, g, y);
+    return;
+  }
+  float lanes[8];
+  vstore8(v, 0, lanes);
+  for (int r = 0; 8 * g + r < N; ++r) y[8 * g + r] = lanes[r];
+}
+
+// The three epilogues, for group g of activation row m: W x; W x + res (res may be dst itself:
+// each element is read, then written, by one work-item); silu(Wg x) * (Wu x).
+#define CLPORT_X8_Y global float* y = CLPORT_AT(global float*, dst, dst_off) + (size_t)m * N;
+#define CLPORT_X8_EPILOGUE_PLAIN(T)                                                           \
+  CLPORT_X8_Y x8_store(y, g, N, x8_rows_##T(w + (size_t)g * blocks * X8_BYTES_##T, xq, blocks));
+#define CLPORT_X8_EPILOGUE_ADD(T)                                                             \
+  CLPORT_X8_Y                                                                                 \
+  const global float* rv = CLPORT_AT(const global float*, res, res_off) + (size_t)m * N + 8 * g; \
+  float8 v = x8_rows_##T(w + (size_t)g * blocks * X8_BYTES_##T, xq, blocks);                 \
+  if (8 * g + 8 <= N) {                                                                       \
+    v += vload8(0, rv);                                                                       \
+  } else {                                                                                    \
+    float lanes[8];                                                                           \
+    vstore8(v, 0, lanes);                                                                     \
+    for (int r = 0; 8 * g + r < N; ++r) lanes[r] += rv[r];                                    \
+    v = vload8(0, lanes);                                                                     \
+  }                                                                                           \
+  x8_store(y, g, N, v);
+#define CLPORT_X8_EPILOGUE_SWIGLU(T)                                                          \
+  CLPORT_X8_Y                                                                                 \
+  const float8 gate = x8_rows_##T(w + (size_t)g * blocks * X8_BYTES_##T, xq, blocks);        \
+  const float8 up = x8_rows_##T(u + (size_t)g * blocks * X8_BYTES_##T, xq, blocks);          \
+  x8_store(y, g, N, gate / (1.0f + exp(-gate)) * up);
+
+// x8a: a work-item per (row group, activation row), over activation rows quantized in front.
+#define CLPORT_X8A_ARGS                                                                       \
+  const global uchar *w, const global uchar *xa, ulong xa_off, global uchar *dst, ulong dst_off, int K, int N
+#define CLPORT_X8A_PROLOGUE                                                                   \
+  const int g = get_global_id(0), m = get_global_id(1), blocks = K / 32;                     \
+  const global uchar* xq = xa + xa_off + (size_t)m * blocks * Q8A_BLOCK_BYTES;
+
+// x8s: one activation row; each of a few work-items quantizes it into its own slice of scratch
+// (as the q8s kernels do), then walks a contiguous share of the row groups.
+#define CLPORT_X8S_ARGS                                                                       \
+  const global uchar *w, const global uchar *x, ulong x_off, const global uchar *gn, ulong gn_off, int norm, \
+      float eps, global uchar *scratch, global uchar *dst, ulong dst_off, int K, int N
+#define CLPORT_X8S_PROLOGUE                                                                   \
+  const int m = 0, blocks = K / 32;                                                           \
+  global uchar* xq = scratch + (size_t)get_global_id(0) * blocks * Q8A_BLOCK_BYTES;          \
+  q8a_quantize_row_32(CLPORT_AT(const global float*, x, x_off), CLPORT_AT(const global float*, gn, gn_off), \
+                      norm, eps, xq, K);                                                      \
+  const int groups = (N + 7) / 8, share = (groups + get_global_size(0) - 1) / get_global_size(0); \
+  const int g_end = min(groups, (int)(get_global_id(0) + 1) * share);                         \
+  for (int g = get_global_id(0) * share; g < g_end; ++g)
+
+#define CLPORT_X8_KERNELS(T)                                                                  \
+  kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_x8a_##T(CLPORT_X8A_ARGS) { \
+    CLPORT_X8A_PROLOGUE                                                                       \
+    CLPORT_X8_EPILOGUE_PLAIN(T)                                                               \
+  }                                                                                           \
+  kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_x8a_add_##T(       \
+      CLPORT_X8A_ARGS, const global uchar* res, ulong res_off) {                              \
+    CLPORT_X8A_PROLOGUE                                                                       \
+    CLPORT_X8_EPILOGUE_ADD(T)                                                                 \
+  }                                                                                           \
+  kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_x8a_swiglu_##T(    \
+      CLPORT_X8A_ARGS, const global uchar* u) {                                               \
+    CLPORT_X8A_PROLOGUE                                                                       \
+    CLPORT_X8_EPILOGUE_SWIGLU(T)                                                              \
+  }                                                                                           \
+  kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_x8s_##T(CLPORT_X8S_ARGS) { \
+    CLPORT_X8S_PROLOGUE { CLPORT_X8_EPILOGUE_PLAIN(T) }                                       \
+  }                                                                                           \
+  kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_x8s_add_##T(       \
+      CLPORT_X8S_ARGS, const global uchar* res, ulong res_off) {                              \
+    CLPORT_X8S_PROLOGUE { CLPORT_X8_EPILOGUE_ADD(T) }                                         \
+  }                                                                                           \
+  kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_x8s_swiglu_##T(    \
+      CLPORT_X8S_ARGS, const global uchar* u) {                                               \
+    CLPORT_X8S_PROLOGUE { CLPORT_X8_EPILOGUE_SWIGLU(T) }                                      \
+  }
+
+CLPORT_X8_KERNELS(q4_0)
+CLPORT_X8_KERNELS(q4_1)
