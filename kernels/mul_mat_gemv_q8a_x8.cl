@@ -12,20 +12,25 @@
 // Layout, per group of 8 weight rows (rows 8g .. 8g+7; rows past N are zero) and block b (32
 // values), at byte (g * (K / 32) + b) * X8_BYTES_T, the same bytes as the 8 GGUF blocks:
 //   Q4_0, 144 B: f16 d[8], then 4 words of 32 bytes;
-//   Q4_1, 160 B: f16 d[8], f16 m[8], then the same 4 words.
-// Word k holds bytes 4k .. 4k+3 of each row's 16 quant bytes, row r at bytes 4r .. 4r+3: the
-// low nibbles are codes 4k .. 4k+3 of the row, the high nibbles codes 16+4k .. 16+4k+3 (a
-// GGUF block keeps code j in the low nibble of byte j and code j + 16 in its high nibble).
+//   Q4_1, 160 B: f16 d[8], f16 m[8], then the same 4 words;
+//   Q8_0, 272 B: f16 d[8], then 8 words of 32 bytes.
+// Word k holds bytes 4k .. 4k+3 of each row's quant bytes, row r at bytes 4r .. 4r+3. For the
+// 4-bit types the low nibbles are codes 4k .. 4k+3 of the row, the high nibbles codes
+// 16+4k .. 16+4k+3 (a GGUF block keeps code j in the low nibble of byte j and code j + 16 in
+// its high nibble); for Q8_0 the bytes are codes 4k .. 4k+3.
 
 #define X8_BYTES_q4_0 144
 #define X8_BYTES_q4_1 160
+#define X8_BYTES_q8_0 272
 #define X8_SCALES_q4_0 16  // bytes of half scales in front of the quant words
 #define X8_SCALES_q4_1 32
+#define X8_SCALES_q8_0 16
 
 // Repacks a GGUF weight: work-item (b, g) writes block b of row group g. head = the bytes of
-// halves a GGUF block starts with (2: d; 4: d, m), gguf_bytes its size.
-inline void x8_pack_block(const global uchar* src, ulong row_bytes, int blocks, int N, int head, int gguf_bytes,
-                          global uchar* dst) {
+// halves a GGUF block starts with (2: d; 4: d, m), then words 4-byte words of quants; gguf_bytes
+// its size.
+inline void x8_pack_block(const global uchar* src, ulong row_bytes, int blocks, int N, int head, int words,
+                          int gguf_bytes, global uchar* dst) {
   const int b = get_global_id(0), g = get_global_id(1);
   if (b >= blocks) return;
   global uchar* out = dst + ((size_t)g * blocks + b) * 8 * gguf_bytes;
@@ -37,18 +42,22 @@ inline void x8_pack_block(const global uchar* src, ulong row_bytes, int blocks, 
       out[16 * h + 2 * r] = in[2 * h] & keep;
       out[16 * h + 2 * r + 1] = in[2 * h + 1] & keep;
     }
-    for (int k = 0; k < 4; ++k)
+    for (int k = 0; k < words; ++k)
       for (int t = 0; t < 4; ++t) out[8 * head + 32 * k + 4 * r + t] = in[head + 4 * k + t] & keep;
   }
 }
 
 kernel void x8_pack_q4_0(const global uchar* src, ulong src_off, ulong row_bytes, int blocks, int N,
                          global uchar* dst) {
-  x8_pack_block(src + src_off, row_bytes, blocks, N, 2, 18, dst);
+  x8_pack_block(src + src_off, row_bytes, blocks, N, 2, 4, 18, dst);
 }
 kernel void x8_pack_q4_1(const global uchar* src, ulong src_off, ulong row_bytes, int blocks, int N,
                          global uchar* dst) {
-  x8_pack_block(src + src_off, row_bytes, blocks, N, 4, 20, dst);
+  x8_pack_block(src + src_off, row_bytes, blocks, N, 4, 4, 20, dst);
+}
+kernel void x8_pack_q8_0(const global uchar* src, ulong src_off, ulong row_bytes, int blocks, int N,
+                         global uchar* dst) {
+  x8_pack_block(src + src_off, row_bytes, blocks, N, 2, 8, 34, dst);
 }
 
 #if defined(__AVX2__) && defined(__x86_64__) && !defined(CLPORT_Q8A_PORTABLE)
@@ -72,6 +81,21 @@ inline int8 x8_dot_q4(const global uchar* q, const global char* xc) {
   }
   return __builtin_astype(__builtin_ia32_pmaddwd256(s, ones), int8);
 }
+
+// The same for signed 8-bit codes (Q8_0's 8 words): |w| times x with w's sign moved onto x, as
+// in q8a_dot_signed. A pair sum reaches 2 * 128 * 127, so each word's pairs are widened to 32
+// bits before they are added.
+inline int8 x8_dot_q8(const global uchar* q, const global char* xc) {
+  const q8a_v16s ones = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+  q8a_v8i s = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (int k = 0; k < 8; ++k) {
+    const q8a_v32c w = (q8a_v32c)(*(const global x8_v32u*)(q + 32 * k));
+    const q8a_v32c x = x8_broadcast4(xc + 4 * k);
+    s += __builtin_ia32_pmaddwd256(
+        __builtin_ia32_pmaddubsw256(__builtin_ia32_psignb256(w, w), __builtin_ia32_psignb256(x, w)), ones);
+  }
+  return __builtin_astype(s, int8);
+}
 #else
 // Sums of each run of 4 lanes (one row's partial sums).
 inline int4 x8_sum4(int16 v) {
@@ -86,6 +110,17 @@ inline int8 x8_dot_q4(const global uchar* q, const global char* xc) {
     const int16 w0 = convert_int16(vload16(0, q + 32 * k)), w1 = convert_int16(vload16(1, q + 32 * k));
     rows0 += (w0 & 15) * a + (w0 >> 4) * c;
     rows1 += (w1 & 15) * a + (w1 >> 4) * c;
+  }
+  return (int8)(x8_sum4(rows0), x8_sum4(rows1));
+}
+inline int8 x8_dot_q8(const global uchar* q, const global char* xc) {
+  int16 rows0 = (int16)(0), rows1 = (int16)(0);
+  for (int k = 0; k < 8; ++k) {
+    const char4 x = vload4(k, xc);
+    const int16 a = convert_int16((char16)(x, x, x, x));
+    const global char* w = (const global char*)(q + 32 * k);
+    rows0 += convert_int16(vload16(0, w)) * a;
+    rows1 += convert_int16(vload16(1, w)) * a;
   }
   return (int8)(x8_sum4(rows0), x8_sum4(rows1));
 }
@@ -127,6 +162,17 @@ inline float8 x8_rows_q4_1(const global uchar* wg, const global uchar* xq, int b
     minimum += x8_half8(blk + 16) * sx;
   }
   return acc + minimum;
+}
+
+inline float8 x8_rows_q8_0(const global uchar* wg, const global uchar* xq, int blocks) {
+  float8 acc = (float8)(0.0f);
+  for (int b = 0; b < blocks; ++b) {
+    const global uchar* blk = wg + (size_t)b * X8_BYTES_q8_0;
+    const global uchar* a = xq + (size_t)b * Q8A_BLOCK_BYTES;
+    const float dx = *(const global float*)a;
+    acc += convert_float8(x8_dot_q8(blk + X8_SCALES_q8_0, (const global char*)(a + 8))) * (x8_half8(blk) * dx);
+  }
+  return acc;
 }
 
 // Writes the rows of group g that exist (n < N).
@@ -214,3 +260,4 @@ inline void x8_store(global float* y, int g, int N, float8 v) {
 
 CLPORT_X8_KERNELS(q4_0)
 CLPORT_X8_KERNELS(q4_1)
+CLPORT_X8_KERNELS(q8_0)

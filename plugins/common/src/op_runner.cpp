@@ -137,6 +137,12 @@ std::string OpRunner::check(const clport_op& op) const {
   if (fused_gemv && tuning_.gemv_packed == 1 && op.n_src >= 1 && op.src[0] != nullptr &&
       is_packable_dtype(op.src[0]->dtype))
     return "the packed GEMV layout is on for this dtype";
+  // Likewise a fused kind on a weight that would get the Rows8 layout but has none yet: refused,
+  // so that the loader offers the weight for repacking (it offers only the weights of plain
+  // mat-muls); with the layout on the weight the fused kind is claimed.
+  if (fused_gemv && op.n_src >= 1 && op.src[0] != nullptr && op.src[0]->layout == nullptr &&
+      takes_rows8_layout(*op.src[0]))
+    return "the weight is to be repacked eight rows at a time first (q8a_x8)";
   if (op.kind == CLPORT_OP_ROPE_ATTENTION && tuning_.rope_attention != 1)
     return "ROPE_ATTENTION is off for this device (tuning rope_attention)";
   if (op.n_src < 1 || op.src[0] == nullptr || op.src[0]->layout == nullptr) return check_op(op, tuning_);
@@ -165,6 +171,10 @@ std::string OpRunner::check(const clport_op& op) const {
   return check_op(copy, tuning_);
 }
 
+bool OpRunner::takes_rows8_layout(const clport_tensor& weight) const {
+  return tuning_.q8a_x8 == 1 && tuning_.int_dot == 1 && is_rows8_dtype(weight.dtype) && weight.ne[0] % 32 == 0;
+}
+
 cl_mem OpRunner::layout_buffer(const clport_tensor& weight, uint64_t bytes) {
   int32_t status = CLPORT_PLUGIN_OK;
   cl_mem m = host_.alloc_buffer(host_.host_ctx, static_cast<size_t>(bytes), &status);
@@ -181,7 +191,7 @@ cl_mem OpRunner::layout_buffer(const clport_tensor& weight, uint64_t bytes) {
 
 void* OpRunner::prepare_weight(const clport_tensor& weight) {
   if (weight.layout != nullptr) return nullptr;
-  const bool rows8 = tuning_.q8a_x8 == 1 && tuning_.int_dot == 1 && is_rows8_dtype(weight.dtype) && weight.ne[0] % 32 == 0;
+  const bool rows8 = takes_rows8_layout(weight);
   if (!rows8 && (tuning_.gemv_packed != 1 || !is_packable_dtype(weight.dtype))) return nullptr;
   // Only a weight the kernels take as it is: any other stays plain (and unsupported).
   if (!check_weight(weight).empty()) return nullptr;

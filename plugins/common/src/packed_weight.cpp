@@ -18,13 +18,16 @@ PackedSizes packed_sizes(int32_t dtype, int64_t K, int64_t N) {
   return s;
 }
 
-bool is_rows8_dtype(int32_t dtype) { return dtype == CLPORT_DTYPE_Q4_0 || dtype == CLPORT_DTYPE_Q4_1; }
+bool is_rows8_dtype(int32_t dtype) {
+  return dtype == CLPORT_DTYPE_Q4_0 || dtype == CLPORT_DTYPE_Q4_1 || dtype == CLPORT_DTYPE_Q8_0;
+}
 
 uint64_t rows8_bytes(int32_t dtype, int64_t K, int64_t N) {
   const uint64_t group_blocks = static_cast<uint64_t>(K / 32) * static_cast<uint64_t>((N + 7) / 8);
   switch (dtype) {
     case CLPORT_DTYPE_Q4_0: return 8 * 18 * group_blocks;
     case CLPORT_DTYPE_Q4_1: return 8 * 20 * group_blocks;
+    case CLPORT_DTYPE_Q8_0: return 8 * 34 * group_blocks;
     default: return 0;
   }
 }

@@ -60,6 +60,8 @@ class OpRunner {
   // The live PackedWeight behind w.layout, or NULL when w has none or it is not ours.
   const PackedWeight* find_packed(const clport_tensor& w) const;
   void free_buffers(const PackedWeight& w) noexcept;  // the device arrays of w
+  // Whether prepare_weight gives weight (a plain one) the Rows8 layout.
+  bool takes_rows8_layout(const clport_tensor& weight) const;
   // A device array of bytes for a repacked copy of weight; NULL (with a warning) when the
   // device has no memory for it. Throws sdk::Failure on another error.
   cl_mem layout_buffer(const clport_tensor& weight, uint64_t bytes);
