@@ -14,6 +14,12 @@
 //   Q4_0, 144 B: f16 d[8], then 4 words of 32 bytes;
 //   Q4_1, 160 B: f16 d[8], f16 m[8], then the same 4 words;
 //   Q8_0, 272 B: f16 d[8], then 8 words of 32 bytes.
+//   Q4_K, 1184 B per super-block (256 values): f16 d[8], f16 dmin[8], the 6-bit scales and
+//     minimums decoded to bytes, sc[j][r] then m[j][r] (j the run of 32 values), then 32
+//     words of the 128 quant bytes (bytes 32p .. 32p+31: run 2p in the low nibbles, run 2p + 1
+//     in the high ones);
+//   Q6_K, 1680 B per super-block: f16 d[8], the scales sc[i][r] (int8, i the run of 16
+//     values), then 32 words of the 128 ql bytes and 16 words of the 64 qh bytes.
 // Word k holds bytes 4k .. 4k+3 of each row's quant bytes, row r at bytes 4r .. 4r+3. For the
 // 4-bit types the low nibbles are codes 4k .. 4k+3 of the row, the high nibbles codes
 // 16+4k .. 16+4k+3 (a GGUF block keeps code j in the low nibble of byte j and code j + 16 in
@@ -25,6 +31,8 @@
 #define X8_SCALES_q4_0 16  // bytes of half scales in front of the quant words
 #define X8_SCALES_q4_1 32
 #define X8_SCALES_q8_0 16
+#define X8_BYTES_q4_k 1184
+#define X8_BYTES_q6_k 1680
 
 // Repacks a GGUF weight: work-item (b, g) writes block b of row group g. head = the bytes of
 // halves a GGUF block starts with (2: d; 4: d, m), then words 4-byte words of quants; gguf_bytes
@@ -58,6 +66,53 @@ kernel void x8_pack_q4_1(const global uchar* src, ulong src_off, ulong row_bytes
 kernel void x8_pack_q8_0(const global uchar* src, ulong src_off, ulong row_bytes, int blocks, int N,
                          global uchar* dst) {
   x8_pack_block(src + src_off, row_bytes, blocks, N, 2, 8, 34, dst);
+}
+
+// Word k (of words) of row r's bytes at in, into words at out (row r at 4r).
+inline void x8_pack_words(const global uchar* in, int words, int r, uchar keep, global uchar* out) {
+  for (int k = 0; k < words; ++k)
+    for (int t = 0; t < 4; ++t) out[32 * k + 4 * r + t] = in[4 * k + t] & keep;
+}
+
+// K-quants: work-item (sb, g) writes super-block sb of row group g (supers = K / 256).
+kernel void x8_pack_q4_k(const global uchar* src, ulong src_off, ulong row_bytes, int supers, int N,
+                         global uchar* dst) {
+  const int sb = get_global_id(0), g = get_global_id(1);
+  if (sb >= supers) return;
+  global uchar* out = dst + ((size_t)g * supers + sb) * X8_BYTES_q4_k;
+  for (int r = 0; r < 8; ++r) {
+    const int n = 8 * g + r;
+    const global uchar* in = src + src_off + (size_t)min(n, N - 1) * row_bytes + (size_t)sb * 144;
+    const uchar keep = n < N ? 0xff : 0;
+    for (int h = 0; h < 4; ++h) out[16 * (h / 2) + 2 * r + h % 2] = in[h] & keep;
+    // The 6-bit scale / minimum pairs of the 8 runs (GGUF's packing: runs 0..3 in the low 6 bits
+    // of bytes 0..3 / 4..7, runs 4..7 split over bytes 8..11 and the top 2 bits of 0..7).
+    const global uchar* a = in + 4;
+    for (int j = 0; j < 8; ++j) {
+      const uchar sc = j < 4 ? a[j] & 63 : (a[j + 4] & 15) | ((a[j - 4] >> 6) << 4);
+      const uchar m = j < 4 ? a[j + 4] & 63 : (a[j + 4] >> 4) | ((a[j] >> 6) << 4);
+      out[32 + 8 * j + r] = sc & keep;
+      out[96 + 8 * j + r] = m & keep;
+    }
+    x8_pack_words(in + 16, 32, r, keep, out + 160);
+  }
+}
+
+kernel void x8_pack_q6_k(const global uchar* src, ulong src_off, ulong row_bytes, int supers, int N,
+                         global uchar* dst) {
+  const int sb = get_global_id(0), g = get_global_id(1);
+  if (sb >= supers) return;
+  global uchar* out = dst + ((size_t)g * supers + sb) * X8_BYTES_q6_k;
+  for (int r = 0; r < 8; ++r) {
+    const int n = 8 * g + r;
+    const global uchar* in = src + src_off + (size_t)min(n, N - 1) * row_bytes + (size_t)sb * 210;
+    const uchar keep = n < N ? 0xff : 0;
+    out[2 * r] = in[208] & keep;
+    out[2 * r + 1] = in[209] & keep;
+    for (int i = 0; i < 16; ++i) out[16 + 8 * i + r] = in[192 + i] & keep;
+    x8_pack_words(in, 32, r, keep, out + 144);         // ql
+    x8_pack_words(in + 128, 16, r, keep, out + 1168);  // qh
+  }
 }
 
 #if defined(__AVX2__) && defined(__x86_64__) && !defined(CLPORT_Q8A_PORTABLE)
@@ -96,6 +151,56 @@ inline int8 x8_dot_q8(const global uchar* q, const global char* xc) {
   }
   return __builtin_astype(s, int8);
 }
+
+// Each row's byte b (8 bytes from p, row r at p[r]) as the 16-bit pair (b, b) of 32-bit lane r:
+// the multiplier vpmaddwd applies to that row's two 16-bit lanes. Signed (Q6_K) or unsigned.
+inline q8a_v16s x8_pairs_u8(const global uchar* p) {
+  const int8 v = convert_int8(vload8(0, p));
+  return __builtin_astype(v | (v << 16), q8a_v16s);
+}
+inline q8a_v16s x8_pairs_i8(const global uchar* p) {
+  const int8 v = convert_int8(vload8(0, (const global char*)p));
+  return __builtin_astype((v & 0xffff) | (v << 16), q8a_v16s);
+}
+
+// Q4_K super-block: lane r = sum over runs j of sc[j][r] * dot(run j of row r, codes).
+inline int8 x8_dot_q4_k(const global uchar* blk, const global char* xc) {
+  q8a_v8i s = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (int p = 0; p < 4; ++p) {
+    q8a_v16s lo = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, hi = lo;
+    for (int k = 0; k < 8; ++k) {
+      const x8_v32u w = *(const global x8_v32u*)(blk + 160 + 256 * p + 32 * k);
+      lo += __builtin_ia32_pmaddubsw256((q8a_v32c)(w & (uchar)15), x8_broadcast4(xc + 64 * p + 4 * k));
+      hi += __builtin_ia32_pmaddubsw256((q8a_v32c)(w >> (uchar)4), x8_broadcast4(xc + 64 * p + 32 + 4 * k));
+    }
+    s += __builtin_ia32_pmaddwd256(lo, x8_pairs_u8(blk + 32 + 16 * p)) +
+         __builtin_ia32_pmaddwd256(hi, x8_pairs_u8(blk + 40 + 16 * p));
+  }
+  return __builtin_astype(s, int8);
+}
+
+// Q6_K super-block: lane r = sum over runs i of 16 of sc[i][r] * dot(run i of row r, codes),
+// codes 0..63 (the offset of 32 is the caller's). A pair sum reaches 2 * 63 * 127, so two words
+// are summed at most before vpmaddwd applies the run's scale.
+inline int8 x8_dot_q6_k(const global uchar* blk, const global char* xc) {
+  q8a_v8i s = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (int j = 0; j < 8; ++j) {
+    const int n = j / 4, g = j % 4;
+    const global uchar* ql = blk + 144 + 32 * (16 * n + 8 * (g & 1));
+    const global uchar* qh = blk + 1168 + 32 * 8 * n;
+    const uchar lshift = (uchar)((g >> 1) * 4), hshift = (uchar)(2 * g);
+    for (int h = 0; h < 4; ++h) {  // codes 8h .. 8h+7 of the run: two words
+      q8a_v16s pairs = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+      for (int k = 2 * h; k < 2 * h + 2; ++k) {
+        const x8_v32u l = *(const global x8_v32u*)(ql + 32 * k), u = *(const global x8_v32u*)(qh + 32 * k);
+        const x8_v32u w = ((l >> lshift) & (uchar)15) | (((u >> hshift) & (uchar)3) << (uchar)4);
+        pairs += __builtin_ia32_pmaddubsw256((q8a_v32c)w, x8_broadcast4(xc + 32 * j + 4 * k));
+      }
+      s += __builtin_ia32_pmaddwd256(pairs, x8_pairs_i8(blk + 16 + 8 * (2 * j + h / 2)));
+    }
+  }
+  return __builtin_astype(s, int8);
+}
 #else
 // Sums of each run of 4 lanes (one row's partial sums).
 inline int4 x8_sum4(int16 v) {
@@ -123,6 +228,48 @@ inline int8 x8_dot_q8(const global uchar* q, const global char* xc) {
     rows1 += convert_int16(vload16(1, w)) * a;
   }
   return (int8)(x8_sum4(rows0), x8_sum4(rows1));
+}
+
+// Row sums of the codes (w >> shift) & mask of words words at q (codes 4k .. 4k+3 in word k)
+// times activation codes xc, plus (high) ((h >> hshift) & 3) << 4 from the words at qh when qh
+// is not NULL.
+inline int8 x8_dot_words(const global uchar* q, const global uchar* qh, int words, uchar shift, uchar hshift,
+                         const global char* xc) {
+  int16 rows0 = (int16)(0), rows1 = (int16)(0);
+  for (int k = 0; k < words; ++k) {
+    const char4 x = vload4(k, xc);
+    const int16 a = convert_int16((char16)(x, x, x, x));
+    uchar16 w0 = (vload16(0, q + 32 * k) >> shift) & (uchar)15, w1 = (vload16(1, q + 32 * k) >> shift) & (uchar)15;
+    if (qh) {
+      w0 |= ((vload16(0, qh + 32 * k) >> hshift) & (uchar)3) << (uchar)4;
+      w1 |= ((vload16(1, qh + 32 * k) >> hshift) & (uchar)3) << (uchar)4;
+    }
+    rows0 += convert_int16(w0) * a;
+    rows1 += convert_int16(w1) * a;
+  }
+  return (int8)(x8_sum4(rows0), x8_sum4(rows1));
+}
+
+inline int8 x8_dot_q4_k(const global uchar* blk, const global char* xc) {
+  int8 s = (int8)(0);
+  for (int j = 0; j < 8; ++j)
+    s += x8_dot_words(blk + 160 + 256 * (j / 2), 0, 8, (uchar)((j & 1) * 4), (uchar)0, xc + 32 * j) *
+         convert_int8(vload8(0, blk + 32 + 8 * j));
+  return s;
+}
+
+inline int8 x8_dot_q6_k(const global uchar* blk, const global char* xc) {
+  int8 s = (int8)(0);
+  for (int j = 0; j < 8; ++j) {
+    const int n = j / 4, g = j % 4;
+    const global uchar* ql = blk + 144 + 32 * (16 * n + 8 * (g & 1));
+    const global uchar* qh = blk + 1168 + 32 * 8 * n;
+    for (int half = 0; half < 2; ++half)
+      s += x8_dot_words(ql + 128 * half, qh + 128 * half, 4, (uchar)((g >> 1) * 4), (uchar)(2 * g),
+                        xc + 32 * j + 16 * half) *
+           convert_int8(vload8(0, (const global char*)(blk + 16 + 8 * (2 * j + half))));
+  }
+  return s;
 }
 #endif
 
@@ -175,6 +322,38 @@ inline float8 x8_rows_q8_0(const global uchar* wg, const global uchar* xq, int b
   return acc;
 }
 
+// K-quants over Q8BlockK activations (d, 256 codes, 16 sums of 16 codes): Q4_K's minimums
+// and Q6_K's offset of 32 come from the activation sums.
+inline float8 x8_rows_q4_k(const global uchar* wg, const global uchar* xq, int supers) {
+  float8 acc = (float8)(0.0f);
+  for (int sb = 0; sb < supers; ++sb) {
+    const global uchar* blk = wg + (size_t)sb * X8_BYTES_q4_k;
+    const global uchar* a = xq + (size_t)sb * Q8A_KBLOCK_BYTES;
+    const float dx = *(const global float*)a;
+    const global short* bsums = (const global short*)(a + 260);
+    int8 mins = (int8)(0);
+    for (int j = 0; j < 8; ++j) mins += convert_int8(vload8(0, blk + 96 + 8 * j)) * (bsums[2 * j] + bsums[2 * j + 1]);
+    const int8 dot = x8_dot_q4_k(blk, (const global char*)(a + 4));
+    acc += (convert_float8(dot) * x8_half8(blk) - convert_float8(mins) * x8_half8(blk + 16)) * dx;
+  }
+  return acc;
+}
+
+inline float8 x8_rows_q6_k(const global uchar* wg, const global uchar* xq, int supers) {
+  float8 acc = (float8)(0.0f);
+  for (int sb = 0; sb < supers; ++sb) {
+    const global uchar* blk = wg + (size_t)sb * X8_BYTES_q6_k;
+    const global uchar* a = xq + (size_t)sb * Q8A_KBLOCK_BYTES;
+    const float dx = *(const global float*)a;
+    const global short* bsums = (const global short*)(a + 260);
+    int8 offset = (int8)(0);
+    for (int i = 0; i < 16; ++i) offset += convert_int8(vload8(0, (const global char*)(blk + 16 + 8 * i))) * bsums[i];
+    const int8 dot = x8_dot_q6_k(blk, (const global char*)(a + 4));
+    acc += convert_float8(dot - 32 * offset) * (x8_half8(blk) * dx);
+  }
+  return acc;
+}
+
 // Writes the rows of group g that exist (n < N).
 inline void x8_store(global float* y, int g, int N, float8 v) {
   if (8 * g + 8 <= N) {
@@ -190,11 +369,11 @@ inline void x8_store(global float* y, int g, int N, float8 v) {
 // each element is read, then written, by one work-item); silu(Wg x) * (Wu x).
 #define CLPORT_X8_Y global float* y = CLPORT_AT(global float*, dst, dst_off) + (size_t)m * N;
 #define CLPORT_X8_EPILOGUE_PLAIN(T)                                                           \
-  CLPORT_X8_Y x8_store(y, g, N, x8_rows_##T(w + (size_t)g * blocks * X8_BYTES_##T, xq, blocks));
+  CLPORT_X8_Y x8_store(y, g, N, x8_rows_##T(w + (size_t)g * units * X8_BYTES_##T, xq, units));
 #define CLPORT_X8_EPILOGUE_ADD(T)                                                             \
   CLPORT_X8_Y                                                                                 \
   const global float* rv = CLPORT_AT(const global float*, res, res_off) + (size_t)m * N + 8 * g; \
-  float8 v = x8_rows_##T(w + (size_t)g * blocks * X8_BYTES_##T, xq, blocks);                 \
+  float8 v = x8_rows_##T(w + (size_t)g * units * X8_BYTES_##T, xq, units);                 \
   if (8 * g + 8 <= N) {                                                                       \
     v += vload8(0, rv);                                                                       \
   } else {                                                                                    \
@@ -206,58 +385,78 @@ inline void x8_store(global float* y, int g, int N, float8 v) {
   x8_store(y, g, N, v);
 #define CLPORT_X8_EPILOGUE_SWIGLU(T)                                                          \
   CLPORT_X8_Y                                                                                 \
-  const float8 gate = x8_rows_##T(w + (size_t)g * blocks * X8_BYTES_##T, xq, blocks);        \
-  const float8 up = x8_rows_##T(u + (size_t)g * blocks * X8_BYTES_##T, xq, blocks);          \
+  const float8 gate = x8_rows_##T(w + (size_t)g * units * X8_BYTES_##T, xq, units);        \
+  const float8 up = x8_rows_##T(u + (size_t)g * units * X8_BYTES_##T, xq, units);          \
   x8_store(y, g, N, gate / (1.0f + exp(-gate)) * up);
+
+// The activation blocks per dtype: values per block (the weight's units: blocks or
+// super-blocks), their bytes, the quantizer.
+#define X8_VALUES_q4_0 32
+#define X8_VALUES_q4_1 32
+#define X8_VALUES_q8_0 32
+#define X8_VALUES_q4_k 256
+#define X8_VALUES_q6_k 256
+#define X8_ACT_BYTES_q4_0 Q8A_BLOCK_BYTES
+#define X8_ACT_BYTES_q4_1 Q8A_BLOCK_BYTES
+#define X8_ACT_BYTES_q8_0 Q8A_BLOCK_BYTES
+#define X8_ACT_BYTES_q4_k Q8A_KBLOCK_BYTES
+#define X8_ACT_BYTES_q6_k Q8A_KBLOCK_BYTES
+#define X8_QUANTIZE_q4_0 q8a_quantize_row_32
+#define X8_QUANTIZE_q4_1 q8a_quantize_row_32
+#define X8_QUANTIZE_q8_0 q8a_quantize_row_32
+#define X8_QUANTIZE_q4_k q8a_quantize_row_k
+#define X8_QUANTIZE_q6_k q8a_quantize_row_k
 
 // x8a: a work-item per (row group, activation row), over activation rows quantized in front.
 #define CLPORT_X8A_ARGS                                                                       \
   const global uchar *w, const global uchar *xa, ulong xa_off, global uchar *dst, ulong dst_off, int K, int N
-#define CLPORT_X8A_PROLOGUE                                                                   \
-  const int g = get_global_id(0), m = get_global_id(1), blocks = K / 32;                     \
-  const global uchar* xq = xa + xa_off + (size_t)m * blocks * Q8A_BLOCK_BYTES;
+#define CLPORT_X8A_PROLOGUE(T)                                                                \
+  const int g = get_global_id(0), m = get_global_id(1), units = K / X8_VALUES_##T;           \
+  const global uchar* xq = xa + xa_off + (size_t)m * units * X8_ACT_BYTES_##T;
 
 // x8s: one activation row; each of a few work-items quantizes it into its own slice of scratch
 // (as the q8s kernels do), then walks a contiguous share of the row groups.
 #define CLPORT_X8S_ARGS                                                                       \
   const global uchar *w, const global uchar *x, ulong x_off, const global uchar *gn, ulong gn_off, int norm, \
       float eps, global uchar *scratch, global uchar *dst, ulong dst_off, int K, int N
-#define CLPORT_X8S_PROLOGUE                                                                   \
-  const int m = 0, blocks = K / 32;                                                           \
-  global uchar* xq = scratch + (size_t)get_global_id(0) * blocks * Q8A_BLOCK_BYTES;          \
-  q8a_quantize_row_32(CLPORT_AT(const global float*, x, x_off), CLPORT_AT(const global float*, gn, gn_off), \
-                      norm, eps, xq, K);                                                      \
+#define CLPORT_X8S_PROLOGUE(T)                                                                \
+  const int m = 0, units = K / X8_VALUES_##T;                                                 \
+  global uchar* xq = scratch + (size_t)get_global_id(0) * units * X8_ACT_BYTES_##T;         \
+  X8_QUANTIZE_##T(CLPORT_AT(const global float*, x, x_off), CLPORT_AT(const global float*, gn, gn_off), norm, \
+                  eps, xq, K);                                                                \
   const int groups = (N + 7) / 8, share = (groups + get_global_size(0) - 1) / get_global_size(0); \
   const int g_end = min(groups, (int)(get_global_id(0) + 1) * share);                         \
   for (int g = get_global_id(0) * share; g < g_end; ++g)
 
 #define CLPORT_X8_KERNELS(T)                                                                  \
   kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_x8a_##T(CLPORT_X8A_ARGS) { \
-    CLPORT_X8A_PROLOGUE                                                                       \
+    CLPORT_X8A_PROLOGUE(T)                                                                     \
     CLPORT_X8_EPILOGUE_PLAIN(T)                                                               \
   }                                                                                           \
   kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_x8a_add_##T(       \
       CLPORT_X8A_ARGS, const global uchar* res, ulong res_off) {                              \
-    CLPORT_X8A_PROLOGUE                                                                       \
+    CLPORT_X8A_PROLOGUE(T)                                                                     \
     CLPORT_X8_EPILOGUE_ADD(T)                                                                 \
   }                                                                                           \
   kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_x8a_swiglu_##T(    \
       CLPORT_X8A_ARGS, const global uchar* u) {                                               \
-    CLPORT_X8A_PROLOGUE                                                                       \
+    CLPORT_X8A_PROLOGUE(T)                                                                     \
     CLPORT_X8_EPILOGUE_SWIGLU(T)                                                              \
   }                                                                                           \
   kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_x8s_##T(CLPORT_X8S_ARGS) { \
-    CLPORT_X8S_PROLOGUE { CLPORT_X8_EPILOGUE_PLAIN(T) }                                       \
+    CLPORT_X8S_PROLOGUE(T) { CLPORT_X8_EPILOGUE_PLAIN(T) }                                       \
   }                                                                                           \
   kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_x8s_add_##T(       \
       CLPORT_X8S_ARGS, const global uchar* res, ulong res_off) {                              \
-    CLPORT_X8S_PROLOGUE { CLPORT_X8_EPILOGUE_ADD(T) }                                         \
+    CLPORT_X8S_PROLOGUE(T) { CLPORT_X8_EPILOGUE_ADD(T) }                                         \
   }                                                                                           \
   kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_x8s_swiglu_##T(    \
       CLPORT_X8S_ARGS, const global uchar* u) {                                               \
-    CLPORT_X8S_PROLOGUE { CLPORT_X8_EPILOGUE_SWIGLU(T) }                                      \
+    CLPORT_X8S_PROLOGUE(T) { CLPORT_X8_EPILOGUE_SWIGLU(T) }                                      \
   }
 
 CLPORT_X8_KERNELS(q4_0)
 CLPORT_X8_KERNELS(q4_1)
 CLPORT_X8_KERNELS(q8_0)
+CLPORT_X8_KERNELS(q4_k)
+CLPORT_X8_KERNELS(q6_k)

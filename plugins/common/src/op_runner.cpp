@@ -172,7 +172,8 @@ std::string OpRunner::check(const clport_op& op) const {
 }
 
 bool OpRunner::takes_rows8_layout(const clport_tensor& weight) const {
-  return tuning_.q8a_x8 == 1 && tuning_.int_dot == 1 && is_rows8_dtype(weight.dtype) && weight.ne[0] % 32 == 0;
+  return tuning_.q8a_x8 == 1 && tuning_.int_dot == 1 && is_rows8_dtype(weight.dtype) &&
+         weight.ne[0] % rows8_unit_values(weight.dtype) == 0;
 }
 
 cl_mem OpRunner::layout_buffer(const clport_tensor& weight, uint64_t bytes) {
@@ -206,12 +207,13 @@ void* OpRunner::prepare_weight(const clport_tensor& weight) {
   const auto src_off = static_cast<cl_ulong>(weight.offset), row_bytes = static_cast<cl_ulong>(weight.nb[1]);
   const char* name = dtype_info(weight.dtype)->name;
   if (rows8) {
-    const sdk::Kernel& k = kernel(ProgramId::GemvQ8a, std::string("x8_pack_") + name);
+    const sdk::Kernel& k = kernel(ProgramId::GemvQ8a, std::string("x8_pack_") + kernel_type_suffix(weight.dtype));
     w->q = layout_buffer(weight, rows8_bytes(w->dtype, w->K, w->N));
     if (w->q == nullptr) return nullptr;
     try {
-      sdk::set_args(h_.cl(), k, weight.buffer, src_off, row_bytes, blocks, rows, w->q);
-      const size_t global[2] = {sdk::round_up(static_cast<size_t>(blocks), 64), static_cast<size_t>((rows + 7) / 8)};
+      const auto units = static_cast<cl_int>(w->K / rows8_unit_values(w->dtype));
+      sdk::set_args(h_.cl(), k, weight.buffer, src_off, row_bytes, units, rows, w->q);
+      const size_t global[2] = {sdk::round_up(static_cast<size_t>(units), 64), static_cast<size_t>((rows + 7) / 8)};
       sdk::enqueue(host_, k, 2, global, nullptr);  // a one-off copy: the driver's group size
     } catch (...) {
       free_buffers(*w);

@@ -5,7 +5,7 @@
 //   that every block's quants are aligned 16-byte words (gemv_packed: 1, opt-in: see
 //   tuning.hpp). Its GEMV reads it; the GEMM (prompt) path and get_rows read the plain buffer.
 // - Rows8, the integer GEMV's layout on CPU devices (kernels/mul_mat_gemv_q8a_x8.cl): a Q4_0 /
-//   Q4_1 / Q8_0 weight's blocks eight rows at a time, in one array (q8a_x8). Every MUL_MAT-family op
+//   Q4_1 / Q8_0 / Q4_K / Q6_K weight's blocks eight rows at a time, in one array (q8a_x8). Every MUL_MAT-family op
 //   on 8-bit activations reads it; the float paths (no memory for the activation blocks) and
 //   get_rows read the plain buffer.
 #pragma once
@@ -38,9 +38,11 @@ struct PackedSizes {
 // Zero sizes for a dtype the layout does not cover. K must be a multiple of 32.
 PackedSizes packed_sizes(int32_t dtype, int64_t K, int64_t N);
 
-// Weight dtypes the Rows8 layout covers, and its size (0 for another dtype): the GGUF bytes of
-// N rows rounded up to a multiple of 8.
+// Weight dtypes the Rows8 layout covers, the values of its unit (a block; a K-quant's
+// super-block), and its size (0 for another dtype): the GGUF bytes of N rows rounded up to a
+// multiple of 8 (Q4_K: 32 bytes more per 8 super-blocks, its scales unpacked).
 bool is_rows8_dtype(int32_t dtype);
+int64_t rows8_unit_values(int32_t dtype);
 uint64_t rows8_bytes(int32_t dtype, int64_t K, int64_t N);
 
 }  // namespace clport::plugin_common
