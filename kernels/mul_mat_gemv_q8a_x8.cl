@@ -271,10 +271,10 @@ inline int8 x8_dot_q6_k(const global uchar* blk, const global char* xc) {
     const int n = j / 4, g = j % 4;
     const global uchar* ql = blk + 144 + 32 * (16 * n + 8 * (g & 1));
     const global uchar* qh = blk + 1168 + 32 * 8 * n;
-    for (int half = 0; half < 2; ++half)
-      s += x8_dot_words(ql + 128 * half, qh + 128 * half, 4, (uchar)((g >> 1) * 4), (uchar)(2 * g),
-                        xc + 32 * j + 16 * half) *
-           convert_int8(vload8(0, (const global char*)(blk + 16 + 8 * (2 * j + half))));
+    for (int part = 0; part < 2; ++part)  // codes 16 part .. 16 part + 15: one scale
+      s += x8_dot_words(ql + 128 * part, qh + 128 * part, 4, (uchar)((g >> 1) * 4), (uchar)(2 * g),
+                        xc + 32 * j + 16 * part) *
+           convert_int8(vload8(0, (const global char*)(blk + 16 + 8 * (2 * j + part))));
   }
   return s;
 }
