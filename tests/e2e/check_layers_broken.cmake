@@ -1,10 +1,10 @@
-# Copies the kernels, breaks SwiGLU (x1.5) in its own kernel and in the fused gate/up GEMVs (float
-# and integer), and expects --check-layers to name layer 0 as the first divergent layer with a
-# non-zero exit code, with fused patterns on (the default) and off.
+# Copies the kernels, breaks SwiGLU (x1.5) in its own kernel and in the fused gate/up GEMVs (float,
+# integer, and integer on the eight-row layout), and expects --check-layers to name layer 0 as the
+# first divergent layer with a non-zero exit code, with fused patterns on (the default) and off.
 file(REMOVE_RECURSE ${WORK})
 file(COPY ${KERNELS}/ DESTINATION ${WORK})
 foreach(pair "elementwise.cl|(1.0f + exp(-g)) * u" "mul_mat_gemv.cl|(1.0f + exp(-gate)) * up"
-             "mul_mat_gemv_q8a.cl|(1.0f + exp(-gate)) * up")
+             "mul_mat_gemv_q8a.cl|(1.0f + exp(-gate)) * up" "mul_mat_gemv_q8a_x8.cl|(1.0f + exp(-gate)) * up")
   string(FIND "${pair}" "|" bar)
   string(SUBSTRING "${pair}" 0 ${bar} file)
   math(EXPR from "${bar} + 1")
