@@ -31,6 +31,10 @@
 #define X8_SCALES_q4_0 16  // bytes of half scales in front of the quant words
 #define X8_SCALES_q4_1 32
 #define X8_SCALES_q8_0 16
+#define X8_BYTES_q5_0 176
+#define X8_BYTES_q5_1 192
+#define X8_SCALES_q5_0 16
+#define X8_SCALES_q5_1 32
 #define X8_BYTES_q4_k 1184
 #define X8_BYTES_q6_k 1680
 
@@ -62,6 +66,15 @@ kernel void x8_pack_q4_0(const global uchar* src, ulong src_off, ulong row_bytes
 kernel void x8_pack_q4_1(const global uchar* src, ulong src_off, ulong row_bytes, int blocks, int N,
                          global uchar* dst) {
   x8_pack_block(src + src_off, row_bytes, blocks, N, 4, 4, 20, dst);
+}
+// Q5_0 / Q5_1: the fifth bits (a GGUF block's 4 bytes after the halves) as the first word.
+kernel void x8_pack_q5_0(const global uchar* src, ulong src_off, ulong row_bytes, int blocks, int N,
+                         global uchar* dst) {
+  x8_pack_block(src + src_off, row_bytes, blocks, N, 2, 5, 22, dst);
+}
+kernel void x8_pack_q5_1(const global uchar* src, ulong src_off, ulong row_bytes, int blocks, int N,
+                         global uchar* dst) {
+  x8_pack_block(src + src_off, row_bytes, blocks, N, 4, 5, 24, dst);
 }
 kernel void x8_pack_q8_0(const global uchar* src, ulong src_off, ulong row_bytes, int blocks, int N,
                          global uchar* dst) {
@@ -135,6 +148,36 @@ inline int8 x8_dot_q4(const global uchar* q, const global char* xc) {
     s += __builtin_ia32_pmaddubsw256((q8a_v32c)(w >> (uchar)4), x8_broadcast4(xc + 16 + 4 * k));
   }
   return __builtin_astype(__builtin_ia32_pmaddwd256(s, ones), int8);
+}
+
+// Bit 16 of each byte 4r + t where bit first + t of row r's fifth-bit word (dword r of qh) is
+// set: the byte that holds the 4 bits is spread over the dword (vpshufb), then each byte tests
+// its own bit.
+inline x8_v32u x8_fifth_bits(x8_v32u qh, int first) {
+  const q8a_v32c spread = {0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12,
+                           0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12};
+  const x8_v32u bits = {1, 2, 4, 8, 1, 2, 4, 8, 1, 2, 4, 8, 1, 2, 4, 8,
+                        1, 2, 4, 8, 1, 2, 4, 8, 1, 2, 4, 8, 1, 2, 4, 8};
+  const x8_v32u picked = (x8_v32u)__builtin_ia32_pshufb256((q8a_v32c)qh, spread + (char)(first / 8));
+  const x8_v32u mask = bits << (uchar)(first % 8);
+  return (x8_v32u)((picked & mask) == mask) & (uchar)16;
+}
+
+// Q5_0 / Q5_1 (qh: the fifth-bit word, q: the 4 quant words). Codes reach 31, so pair sums
+// reach 2 * 31 * 127 and four of them are summed at most in 16 bits: the low and the high codes
+// get a vpmaddwd each.
+inline int8 x8_dot_q5(const global uchar* qh, const global uchar* q, const global char* xc) {
+  const q8a_v16s ones = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+  q8a_v16s lo = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, hi = lo;
+  const x8_v32u h = *(const global x8_v32u*)qh;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const x8_v32u w = *(const global x8_v32u*)(q + 32 * k);
+    lo += __builtin_ia32_pmaddubsw256((q8a_v32c)((w & (uchar)15) | x8_fifth_bits(h, 4 * k)), x8_broadcast4(xc + 4 * k));
+    hi += __builtin_ia32_pmaddubsw256((q8a_v32c)((w >> (uchar)4) | x8_fifth_bits(h, 16 + 4 * k)),
+                                      x8_broadcast4(xc + 16 + 4 * k));
+  }
+  return __builtin_astype(__builtin_ia32_pmaddwd256(lo, ones) + __builtin_ia32_pmaddwd256(hi, ones), int8);
 }
 
 // The same for signed 8-bit codes (Q8_0's 8 words): |w| times x with w's sign moved onto x, as
@@ -222,6 +265,22 @@ inline int8 x8_dot_q4(const global uchar* q, const global char* xc) {
     const int16 w0 = convert_int16(vload16(0, q + 32 * k)), w1 = convert_int16(vload16(1, q + 32 * k));
     rows0 += (w0 & 15) * a + (w0 >> 4) * c;
     rows1 += (w1 & 15) * a + (w1 >> 4) * c;
+  }
+  return (int8)(x8_sum4(rows0), x8_sum4(rows1));
+}
+inline int8 x8_dot_q5(const global uchar* qh, const global uchar* q, const global char* xc) {
+  int16 rows0 = (int16)(0), rows1 = (int16)(0);
+  const uint8 h = vload8(0, (const global uint*)qh);
+  const uint16 h0 = (uint16)(h.s0, h.s0, h.s0, h.s0, h.s1, h.s1, h.s1, h.s1, h.s2, h.s2, h.s2, h.s2, h.s3, h.s3, h.s3, h.s3);
+  const uint16 h1 = (uint16)(h.s4, h.s4, h.s4, h.s4, h.s5, h.s5, h.s5, h.s5, h.s6, h.s6, h.s6, h.s6, h.s7, h.s7, h.s7, h.s7);
+  const uint16 t = (uint16)(0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3);
+  for (int k = 0; k < 4; ++k) {
+    const char4 lo = vload4(k, xc), hi = vload4(4 + k, xc);
+    const int16 a = convert_int16((char16)(lo, lo, lo, lo)), c = convert_int16((char16)(hi, hi, hi, hi));
+    const int16 w0 = convert_int16(vload16(0, q + 32 * k)), w1 = convert_int16(vload16(1, q + 32 * k));
+    const uint16 s_lo = t + (uint)(4 * k), s_hi = t + (uint)(16 + 4 * k);
+    rows0 += ((w0 & 15) | as_int16(((h0 >> s_lo) & 1u) << 4)) * a + ((w0 >> 4) | as_int16(((h0 >> s_hi) & 1u) << 4)) * c;
+    rows1 += ((w1 & 15) | as_int16(((h1 >> s_lo) & 1u) << 4)) * a + ((w1 >> 4) | as_int16(((h1 >> s_hi) & 1u) << 4)) * c;
   }
   return (int8)(x8_sum4(rows0), x8_sum4(rows1));
 }
@@ -318,6 +377,34 @@ inline float8 x8_rows_q4_1(const global uchar* wg, const global uchar* xq, int b
   return acc + minimum;
 }
 
+// Q5_0: codes offset by 16; Q5_1: a minimum, as Q4_1.
+inline float8 x8_rows_q5_0(const global uchar* wg, const global uchar* xq, int blocks) {
+  float8 acc = (float8)(0.0f), offset = (float8)(0.0f);
+  for (int b = 0; b < blocks; ++b) {
+    const global uchar* blk = wg + (size_t)b * X8_BYTES_q5_0;
+    const global uchar* a = xq + (size_t)b * Q8A_BLOCK_BYTES;
+    const float dx = *(const global float*)a, sx = *(const global float*)(a + 4);
+    const float8 d = x8_half8(blk);
+    acc += convert_float8(x8_dot_q5(blk + X8_SCALES_q5_0, blk + X8_SCALES_q5_0 + 32, (const global char*)(a + 8))) *
+           (d * dx);
+    offset += d * sx;
+  }
+  return acc - 16.0f * offset;
+}
+
+inline float8 x8_rows_q5_1(const global uchar* wg, const global uchar* xq, int blocks) {
+  float8 acc = (float8)(0.0f), minimum = (float8)(0.0f);
+  for (int b = 0; b < blocks; ++b) {
+    const global uchar* blk = wg + (size_t)b * X8_BYTES_q5_1;
+    const global uchar* a = xq + (size_t)b * Q8A_BLOCK_BYTES;
+    const float dx = *(const global float*)a, sx = *(const global float*)(a + 4);
+    acc += convert_float8(x8_dot_q5(blk + X8_SCALES_q5_1, blk + X8_SCALES_q5_1 + 32, (const global char*)(a + 8))) *
+           (x8_half8(blk) * dx);
+    minimum += x8_half8(blk + 16) * sx;
+  }
+  return acc + minimum;
+}
+
 inline float8 x8_rows_q8_0(const global uchar* wg, const global uchar* xq, int blocks) {
   float8 acc = (float8)(0.0f);
   for (int b = 0; b < blocks; ++b) {
@@ -401,16 +488,22 @@ inline void x8_store(global float* y, int g, int N, float8 v) {
 #define X8_VALUES_q4_0 32
 #define X8_VALUES_q4_1 32
 #define X8_VALUES_q8_0 32
+#define X8_VALUES_q5_0 32
+#define X8_VALUES_q5_1 32
 #define X8_VALUES_q4_k 256
 #define X8_VALUES_q6_k 256
 #define X8_ACT_BYTES_q4_0 Q8A_BLOCK_BYTES
 #define X8_ACT_BYTES_q4_1 Q8A_BLOCK_BYTES
 #define X8_ACT_BYTES_q8_0 Q8A_BLOCK_BYTES
+#define X8_ACT_BYTES_q5_0 Q8A_BLOCK_BYTES
+#define X8_ACT_BYTES_q5_1 Q8A_BLOCK_BYTES
 #define X8_ACT_BYTES_q4_k Q8A_KBLOCK_BYTES
 #define X8_ACT_BYTES_q6_k Q8A_KBLOCK_BYTES
 #define X8_QUANTIZE_q4_0 q8a_quantize_row_32
 #define X8_QUANTIZE_q4_1 q8a_quantize_row_32
 #define X8_QUANTIZE_q8_0 q8a_quantize_row_32
+#define X8_QUANTIZE_q5_0 q8a_quantize_row_32
+#define X8_QUANTIZE_q5_1 q8a_quantize_row_32
 #define X8_QUANTIZE_q4_k q8a_quantize_row_k
 #define X8_QUANTIZE_q6_k q8a_quantize_row_k
 
@@ -464,6 +557,8 @@ inline void x8_store(global float* y, int g, int N, float8 v) {
 
 CLPORT_X8_KERNELS(q4_0)
 CLPORT_X8_KERNELS(q4_1)
+CLPORT_X8_KERNELS(q5_0)
+CLPORT_X8_KERNELS(q5_1)
 CLPORT_X8_KERNELS(q8_0)
 CLPORT_X8_KERNELS(q4_k)
 CLPORT_X8_KERNELS(q6_k)

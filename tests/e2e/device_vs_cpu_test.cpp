@@ -36,7 +36,8 @@ bool has_integer_gemv(DType d) {
 
 // Those of them a CPU device repacks eight rows at a time (q8a_x8, kernels/mul_mat_gemv_q8a_x8.cl).
 bool has_rows8_layout(DType d) {
-  return d == DType::Q4_0 || d == DType::Q4_1 || d == DType::Q8_0 || d == DType::Q4_K || d == DType::Q6_K;
+  return d == DType::Q4_0 || d == DType::Q4_1 || d == DType::Q5_0 || d == DType::Q5_1 || d == DType::Q8_0 ||
+         d == DType::Q4_K || d == DType::Q6_K;
 }
 
 std::string case_name(const testing::TestParamInfo<Case>& info) {

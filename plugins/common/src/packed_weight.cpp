@@ -19,8 +19,9 @@ PackedSizes packed_sizes(int32_t dtype, int64_t K, int64_t N) {
 }
 
 bool is_rows8_dtype(int32_t dtype) {
-  return dtype == CLPORT_DTYPE_Q4_0 || dtype == CLPORT_DTYPE_Q4_1 || dtype == CLPORT_DTYPE_Q8_0 ||
-         dtype == CLPORT_DTYPE_Q4_K || dtype == CLPORT_DTYPE_Q6_K;
+  return dtype == CLPORT_DTYPE_Q4_0 || dtype == CLPORT_DTYPE_Q4_1 || dtype == CLPORT_DTYPE_Q5_0 ||
+         dtype == CLPORT_DTYPE_Q5_1 || dtype == CLPORT_DTYPE_Q8_0 || dtype == CLPORT_DTYPE_Q4_K ||
+         dtype == CLPORT_DTYPE_Q6_K;
 }
 
 int64_t rows8_unit_values(int32_t dtype) {
@@ -32,6 +33,8 @@ uint64_t rows8_bytes(int32_t dtype, int64_t K, int64_t N) {
   switch (dtype) {
     case CLPORT_DTYPE_Q4_0: return 8 * 18 * group_units;
     case CLPORT_DTYPE_Q4_1: return 8 * 20 * group_units;
+    case CLPORT_DTYPE_Q5_0: return 8 * 22 * group_units;
+    case CLPORT_DTYPE_Q5_1: return 8 * 24 * group_units;
     case CLPORT_DTYPE_Q8_0: return 8 * 34 * group_units;
     case CLPORT_DTYPE_Q4_K: return 1184 * group_units;  // the 6-bit scales and minimums as bytes
     case CLPORT_DTYPE_Q6_K: return 8 * 210 * group_units;

@@ -130,8 +130,9 @@ const std::vector<Field>& fields() {
       {int_setting("q8s_items", 0, 65536, "work-items of the one-row integer GEMV, 0 = 4 per compute unit (default 0)"),
        CLPORT_TUNING_ACCESSORS(q8s_items)},
       {int_setting("q8a_x8", 0, 2,
-                   "1 repacks Q4_0 / Q4_1 / Q8_0 / Q4_K / Q6_K weights eight rows at a time for the integer GEMV (a second copy in device "
-                   "memory), 0 keeps the plain layout, 2 = on for CPUs (default 2)"),
+                   "1 repacks Q4_0 / Q4_1 / Q5_0 / Q5_1 / Q8_0 / Q4_K / Q6_K weights eight rows at a time for the "
+                   "integer GEMV (a second copy in device memory), 0 keeps the plain layout, 2 = on for CPUs "
+                   "(default 2)"),
        CLPORT_TUNING_ACCESSORS(q8a_x8)},
   };
   return table;

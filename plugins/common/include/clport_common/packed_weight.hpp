@@ -5,9 +5,9 @@
 //   that every block's quants are aligned 16-byte words (gemv_packed: 1, opt-in: see
 //   tuning.hpp). Its GEMV reads it; the GEMM (prompt) path and get_rows read the plain buffer.
 // - Rows8, the integer GEMV's layout on CPU devices (kernels/mul_mat_gemv_q8a_x8.cl): a Q4_0 /
-//   Q4_1 / Q8_0 / Q4_K / Q6_K weight's blocks eight rows at a time, in one array (q8a_x8). Every MUL_MAT-family op
-//   on 8-bit activations reads it; the float paths (no memory for the activation blocks) and
-//   get_rows read the plain buffer.
+//   Q4_1 / Q5_0 / Q5_1 / Q8_0 / Q4_K / Q6_K weight's blocks eight rows at a time, in one array
+//   (q8a_x8). Every MUL_MAT-family op on 8-bit activations reads it; the float paths (no memory
+//   for the activation blocks) and get_rows read the plain buffer.
 #pragma once
 
 #include <cstdint>

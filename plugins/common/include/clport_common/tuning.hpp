@@ -80,9 +80,9 @@ struct Tuning {
   // instead of a quantize launch in front. 1 on, 0 off (the separate quantize launch).
   uint32_t q8s = 1;
   uint32_t q8s_items = 0;    // work-items of that GEMV (0: 4 per compute unit)
-  // Q4_0 / Q4_1 / Q8_0 / Q4_K / Q6_K weights repacked eight rows at a time for the integer GEMV
-  // (kernels/mul_mat_gemv_q8a_x8.cl: a block of 8 rows is 8 byte multiply-adds on one vector
-  // instead of a reduction per row): 1 on, 0 off, 2 = on for CPU devices where int_dot is on.
+  // Q4_0 / Q4_1 / Q5_0 / Q5_1 / Q8_0 / Q4_K / Q6_K weights repacked eight rows at a time for the
+  // integer GEMV (kernels/mul_mat_gemv_q8a_x8.cl: a block of 8 rows is 8 byte multiply-adds on
+  // one vector instead of a reduction per row): 1 on, 0 off, 2 = on for CPU devices where int_dot is on.
   // It keeps a second copy of those weights (the plain one stays for the float fallback and
   // get_rows).
   uint32_t q8a_x8 = 2;
