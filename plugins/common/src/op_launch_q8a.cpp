@@ -164,9 +164,10 @@ bool OpRunner::x8_gemv(const clport_op& op, const char* form, const PackedWeight
   const ActivationBlocks blocks = activation_blocks(w.dtype);
   const std::string suffix = std::string(form) + kernel_type_suffix(w.dtype);
   if (M == 1 && tuning_.q8s == 1) {
-    // A few work-items that each quantize the row (as q8s_gemv), a share of the row groups each.
+    // A few work-items (x8s_items) that each quantize the row (as q8s_gemv), a share of the row
+    // groups each.
     const clport_tensor* g = norm_in_front(op) ? op.src[2] : nullptr;
-    const size_t items = std::min<size_t>(groups, tuning_.q8s_items);
+    const size_t items = std::min<size_t>(groups, tuning_.x8s_items);
     const cl_mem scratch = activation_scratch(items * static_cast<size_t>(K / blocks.values) * blocks.bytes);
     if (scratch == nullptr) return false;
     const sdk::Kernel& k = kernel(ProgramId::GemvQ8a, "mul_mat_gemv_x8s_" + suffix);

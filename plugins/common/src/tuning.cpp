@@ -134,6 +134,8 @@ const std::vector<Field>& fields() {
                    "integer GEMV (a second copy in device memory), 0 keeps the plain layout, 2 = on for CPUs "
                    "(default 2)"),
        CLPORT_TUNING_ACCESSORS(q8a_x8)},
+      {int_setting("x8s_items", 0, 65536, "work-items of the one-row x8 GEMV, 0 = one per compute unit (default 0)"),
+       CLPORT_TUNING_ACCESSORS(x8s_items)},
   };
   return table;
 }
@@ -260,6 +262,7 @@ void apply_device_defaults(Tuning& t, const clport_device_desc& device) {
   // quantization of the row stays small (SmolLM2 decode on PoCL, 2 cores: 4 per unit ran as
   // fast as the separate quantize launch, 8 per unit 5-10% slower, 32 per unit 30% slower).
   if (t.q8s_items == 0) t.q8s_items = 4 * std::max<uint32_t>(1, device.compute_units);
+  if (t.x8s_items == 0) t.x8s_items = std::max<uint32_t>(1, device.compute_units);
   if (t.gemv_max_m_q4q8 < 0) t.gemv_max_m_q4q8 = gpu ? 0 : (int64_t{1} << 30);
   // Attention: a GPU left at the stock 64 work-items per (head, token) gets 128: generation ran
   // 1.07-1.14x faster on an H200 (SmolLM2 and 1B shapes; 32 and 256 were slower).

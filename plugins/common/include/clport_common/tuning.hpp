@@ -86,6 +86,10 @@ struct Tuning {
   // It keeps a second copy of those weights (the plain one stays for the float fallback and
   // get_rows).
   uint32_t q8a_x8 = 2;
+  // Work-items of the one-row x8 GEMV (mul_mat_gemv_x8s_*), 0 = one per compute unit: with the
+  // x8 kernels' little work per row, each work-item more costs PoCL more than the balance it
+  // buys (SmolLM2 decode, 2 cores: 11.2-11.9 ms of kernels a step at 2 items, 13.0-13.2 at 8).
+  uint32_t x8s_items = 0;
   // false: every program is built with -DCLPORT_NO_PRIVATE_VECTOR_ARRAYS=1, for drivers that
   // mis-write private arrays of vectors (configs/quirks.yaml). The GEMM then stages its tiles
   // without them (same results); the kernels that still declare such arrays are the CPU-shaped
