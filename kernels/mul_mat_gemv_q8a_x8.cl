@@ -339,6 +339,18 @@ inline int8 x8_dot_q6_k(const global uchar* blk, const global char* xc) {
 }
 #endif
 
+// Prefetches the lines of the unit (block or super-block) X8_AHEAD bytes ahead of blk in the
+// work-item's stream. On PoCL x86 that ran a Q4_1 4096 x 4096 stream 10-20% faster in five of
+// five alternating runs of a standalone harness (the hardware prefetcher alone left the kernel
+// at 75-80% of a bare read loop). Elsewhere nothing (oclgrind has no prefetch).
+#define X8_AHEAD 2048
+#if defined(__x86_64__)
+#define X8_PREFETCH(blk, bytes)                                                               \
+  for (int line = 0; line < (bytes); line += 64) __builtin_prefetch((blk) + X8_AHEAD + line)
+#else
+#define X8_PREFETCH(blk, bytes)
+#endif
+
 // Eight half scales as floats.
 inline float8 x8_half8(const global uchar* p) {
 #if defined(__F16C__) && defined(__x86_64__)
@@ -356,6 +368,7 @@ inline float8 x8_rows_q4_0(const global uchar* wg, const global uchar* xq, int b
   float8 acc = (float8)(0.0f), offset = (float8)(0.0f);
   for (int b = 0; b < blocks; ++b) {
     const global uchar* blk = wg + (size_t)b * X8_BYTES_q4_0;
+    X8_PREFETCH(blk, X8_BYTES_q4_0);
     const global uchar* a = xq + (size_t)b * Q8A_BLOCK_BYTES;
     const float dx = *(const global float*)a, sx = *(const global float*)(a + 4);
     const float8 d = x8_half8(blk);
@@ -369,6 +382,7 @@ inline float8 x8_rows_q4_1(const global uchar* wg, const global uchar* xq, int b
   float8 acc = (float8)(0.0f), minimum = (float8)(0.0f);
   for (int b = 0; b < blocks; ++b) {
     const global uchar* blk = wg + (size_t)b * X8_BYTES_q4_1;
+    X8_PREFETCH(blk, X8_BYTES_q4_1);
     const global uchar* a = xq + (size_t)b * Q8A_BLOCK_BYTES;
     const float dx = *(const global float*)a, sx = *(const global float*)(a + 4);
     acc += convert_float8(x8_dot_q4(blk + X8_SCALES_q4_1, (const global char*)(a + 8))) * (x8_half8(blk) * dx);
@@ -382,6 +396,7 @@ inline float8 x8_rows_q5_0(const global uchar* wg, const global uchar* xq, int b
   float8 acc = (float8)(0.0f), offset = (float8)(0.0f);
   for (int b = 0; b < blocks; ++b) {
     const global uchar* blk = wg + (size_t)b * X8_BYTES_q5_0;
+    X8_PREFETCH(blk, X8_BYTES_q5_0);
     const global uchar* a = xq + (size_t)b * Q8A_BLOCK_BYTES;
     const float dx = *(const global float*)a, sx = *(const global float*)(a + 4);
     const float8 d = x8_half8(blk);
@@ -396,6 +411,7 @@ inline float8 x8_rows_q5_1(const global uchar* wg, const global uchar* xq, int b
   float8 acc = (float8)(0.0f), minimum = (float8)(0.0f);
   for (int b = 0; b < blocks; ++b) {
     const global uchar* blk = wg + (size_t)b * X8_BYTES_q5_1;
+    X8_PREFETCH(blk, X8_BYTES_q5_1);
     const global uchar* a = xq + (size_t)b * Q8A_BLOCK_BYTES;
     const float dx = *(const global float*)a, sx = *(const global float*)(a + 4);
     acc += convert_float8(x8_dot_q5(blk + X8_SCALES_q5_1, blk + X8_SCALES_q5_1 + 32, (const global char*)(a + 8))) *
@@ -409,6 +425,7 @@ inline float8 x8_rows_q8_0(const global uchar* wg, const global uchar* xq, int b
   float8 acc = (float8)(0.0f);
   for (int b = 0; b < blocks; ++b) {
     const global uchar* blk = wg + (size_t)b * X8_BYTES_q8_0;
+    X8_PREFETCH(blk, X8_BYTES_q8_0);
     const global uchar* a = xq + (size_t)b * Q8A_BLOCK_BYTES;
     const float dx = *(const global float*)a;
     acc += convert_float8(x8_dot_q8(blk + X8_SCALES_q8_0, (const global char*)(a + 8))) * (x8_half8(blk) * dx);
@@ -422,6 +439,7 @@ inline float8 x8_rows_q4_k(const global uchar* wg, const global uchar* xq, int s
   float8 acc = (float8)(0.0f);
   for (int sb = 0; sb < supers; ++sb) {
     const global uchar* blk = wg + (size_t)sb * X8_BYTES_q4_k;
+    X8_PREFETCH(blk, X8_BYTES_q4_k);
     const global uchar* a = xq + (size_t)sb * Q8A_KBLOCK_BYTES;
     const float dx = *(const global float*)a;
     const global short* bsums = (const global short*)(a + 260);
@@ -437,6 +455,7 @@ inline float8 x8_rows_q6_k(const global uchar* wg, const global uchar* xq, int s
   float8 acc = (float8)(0.0f);
   for (int sb = 0; sb < supers; ++sb) {
     const global uchar* blk = wg + (size_t)sb * X8_BYTES_q6_k;
+    X8_PREFETCH(blk, X8_BYTES_q6_k);
     const global uchar* a = xq + (size_t)sb * Q8A_KBLOCK_BYTES;
     const float dx = *(const global float*)a;
     const global short* bsums = (const global short*)(a + 260);
