@@ -38,47 +38,19 @@
 #define X8_BYTES_q4_k 1184
 #define X8_BYTES_q6_k 1680
 
-// Repacks a GGUF weight: work-item (b, g) writes block b of row group g. head = the bytes of
-// halves a GGUF block starts with (2: d; 4: d, m), then words 4-byte words of quants; gguf_bytes
-// its size.
-inline void x8_pack_block(const global uchar* src, ulong row_bytes, int blocks, int N, int head, int words,
-                          int gguf_bytes, global uchar* dst) {
-  const int b = get_global_id(0), g = get_global_id(1);
-  if (b >= blocks) return;
-  global uchar* out = dst + ((size_t)g * blocks + b) * 8 * gguf_bytes;
-  for (int r = 0; r < 8; ++r) {
-    const int n = 8 * g + r;
-    const global uchar* in = src + (size_t)min(n, N - 1) * row_bytes + (size_t)b * gguf_bytes;
-    const uchar keep = n < N ? 0xff : 0;
-    for (int h = 0; h < head / 2; ++h) {
-      out[16 * h + 2 * r] = in[2 * h] & keep;
-      out[16 * h + 2 * r + 1] = in[2 * h + 1] & keep;
-    }
-    for (int k = 0; k < words; ++k)
-      for (int t = 0; t < 4; ++t) out[8 * head + 32 * k + 4 * r + t] = in[head + 4 * k + t] & keep;
-  }
+// Repacking: work-item (u, g) writes unit u (block or super-block) of row group g. The unit's
+// first byte in the layout (unit_bytes each), or NULL for a work-item past the row's units.
+inline global uchar* x8_pack_target(global uchar* dst, int units, int unit_bytes) {
+  const int u = get_global_id(0), g = get_global_id(1);
+  return u < units ? dst + ((size_t)g * units + u) * unit_bytes : 0;
 }
-
-kernel void x8_pack_q4_0(const global uchar* src, ulong src_off, ulong row_bytes, int blocks, int N,
-                         global uchar* dst) {
-  x8_pack_block(src + src_off, row_bytes, blocks, N, 2, 4, 18, dst);
-}
-kernel void x8_pack_q4_1(const global uchar* src, ulong src_off, ulong row_bytes, int blocks, int N,
-                         global uchar* dst) {
-  x8_pack_block(src + src_off, row_bytes, blocks, N, 4, 4, 20, dst);
-}
-// Q5_0 / Q5_1: the fifth bits (a GGUF block's 4 bytes after the halves) as the first word.
-kernel void x8_pack_q5_0(const global uchar* src, ulong src_off, ulong row_bytes, int blocks, int N,
-                         global uchar* dst) {
-  x8_pack_block(src + src_off, row_bytes, blocks, N, 2, 5, 22, dst);
-}
-kernel void x8_pack_q5_1(const global uchar* src, ulong src_off, ulong row_bytes, int blocks, int N,
-                         global uchar* dst) {
-  x8_pack_block(src + src_off, row_bytes, blocks, N, 4, 5, 24, dst);
-}
-kernel void x8_pack_q8_0(const global uchar* src, ulong src_off, ulong row_bytes, int blocks, int N,
-                         global uchar* dst) {
-  x8_pack_block(src + src_off, row_bytes, blocks, N, 2, 8, 34, dst);
+// Row 8g + r's GGUF unit (gguf_bytes each); *keep is 0 for a row past N, whose bytes are then
+// written as zeros (row N - 1 is read in its place).
+inline const global uchar* x8_pack_source(const global uchar* src, ulong row_bytes, int N, int gguf_bytes, int r,
+                                          uchar* keep) {
+  const int n = 8 * get_global_id(1) + r;
+  *keep = n < N ? 0xff : 0;
+  return src + (size_t)min(n, N - 1) * row_bytes + (size_t)get_global_id(0) * gguf_bytes;
 }
 
 // Word k (of words) of row r's bytes at in, into words at out (row r at 4r).
@@ -87,16 +59,44 @@ inline void x8_pack_words(const global uchar* in, int words, int r, uchar keep, 
     for (int t = 0; t < 4; ++t) out[32 * k + 4 * r + t] = in[4 * k + t] & keep;
 }
 
-// K-quants: work-item (sb, g) writes super-block sb of row group g (supers = K / 256).
+// A 32-value GGUF block: head = the bytes of halves it starts with (2: d; 4: d, m), then words
+// 4-byte words of quants; gguf_bytes its size.
+inline void x8_pack_block(const global uchar* src, ulong row_bytes, int units, int N, int head, int words,
+                          int gguf_bytes, global uchar* dst) {
+  global uchar* out = x8_pack_target(dst, units, 8 * gguf_bytes);
+  if (!out) return;
+  for (int r = 0; r < 8; ++r) {
+    uchar keep;
+    const global uchar* in = x8_pack_source(src, row_bytes, N, gguf_bytes, r, &keep);
+    for (int h = 0; h < head / 2; ++h) {
+      out[16 * h + 2 * r] = in[2 * h] & keep;
+      out[16 * h + 2 * r + 1] = in[2 * h + 1] & keep;
+    }
+    x8_pack_words(in + head, words, r, keep, out + 8 * head);
+  }
+}
+
+// The 32-value types: halves (head bytes), quant words, GGUF block bytes. Q5_0 / Q5_1 keep the
+// fifth bits (a GGUF block's 4 bytes after the halves) as their first word.
+#define CLPORT_X8_PACK_KERNEL(T, HEAD, WORDS, GGUF_BYTES)                                      \
+  kernel void x8_pack_##T(const global uchar* src, ulong src_off, ulong row_bytes, int blocks, int N, \
+                          global uchar* dst) {                                                \
+    x8_pack_block(src + src_off, row_bytes, blocks, N, HEAD, WORDS, GGUF_BYTES, dst);         \
+  }
+CLPORT_X8_PACK_KERNEL(q4_0, 2, 4, 18)
+CLPORT_X8_PACK_KERNEL(q4_1, 4, 4, 20)
+CLPORT_X8_PACK_KERNEL(q5_0, 2, 5, 22)
+CLPORT_X8_PACK_KERNEL(q5_1, 4, 5, 24)
+CLPORT_X8_PACK_KERNEL(q8_0, 2, 8, 34)
+
+// K-quants (supers = K / 256 super-blocks a row).
 kernel void x8_pack_q4_k(const global uchar* src, ulong src_off, ulong row_bytes, int supers, int N,
                          global uchar* dst) {
-  const int sb = get_global_id(0), g = get_global_id(1);
-  if (sb >= supers) return;
-  global uchar* out = dst + ((size_t)g * supers + sb) * X8_BYTES_q4_k;
+  global uchar* out = x8_pack_target(dst, supers, X8_BYTES_q4_k);
+  if (!out) return;
   for (int r = 0; r < 8; ++r) {
-    const int n = 8 * g + r;
-    const global uchar* in = src + src_off + (size_t)min(n, N - 1) * row_bytes + (size_t)sb * 144;
-    const uchar keep = n < N ? 0xff : 0;
+    uchar keep;
+    const global uchar* in = x8_pack_source(src + src_off, row_bytes, N, 144, r, &keep);
     for (int h = 0; h < 4; ++h) out[16 * (h / 2) + 2 * r + h % 2] = in[h] & keep;
     // The 6-bit scale / minimum pairs of the 8 runs (GGUF's packing: runs 0..3 in the low 6 bits
     // of bytes 0..3 / 4..7, runs 4..7 split over bytes 8..11 and the top 2 bits of 0..7).
@@ -113,13 +113,11 @@ kernel void x8_pack_q4_k(const global uchar* src, ulong src_off, ulong row_bytes
 
 kernel void x8_pack_q6_k(const global uchar* src, ulong src_off, ulong row_bytes, int supers, int N,
                          global uchar* dst) {
-  const int sb = get_global_id(0), g = get_global_id(1);
-  if (sb >= supers) return;
-  global uchar* out = dst + ((size_t)g * supers + sb) * X8_BYTES_q6_k;
+  global uchar* out = x8_pack_target(dst, supers, X8_BYTES_q6_k);
+  if (!out) return;
   for (int r = 0; r < 8; ++r) {
-    const int n = 8 * g + r;
-    const global uchar* in = src + src_off + (size_t)min(n, N - 1) * row_bytes + (size_t)sb * 210;
-    const uchar keep = n < N ? 0xff : 0;
+    uchar keep;
+    const global uchar* in = x8_pack_source(src + src_off, row_bytes, N, 210, r, &keep);
     out[2 * r] = in[208] & keep;
     out[2 * r + 1] = in[209] & keep;
     for (int i = 0; i < 16; ++i) out[16 + 8 * i + r] = in[192 + i] & keep;
@@ -362,110 +360,66 @@ inline float8 x8_half8(const global uchar* p) {
 }
 
 // The 8 rows of a group (wg: its first block) against activation row xq (blocks Q8Block32
-// blocks): sum over blocks of d_w d_x dot, plus the part carried by the activation sums
-// s_x = d_x sum(q_x): Q4_0's code offset -8 d_w, Q4_1's minimum m_w.
-inline float8 x8_rows_q4_0(const global uchar* wg, const global uchar* xq, int blocks) {
-  float8 acc = (float8)(0.0f), offset = (float8)(0.0f);
-  for (int b = 0; b < blocks; ++b) {
-    const global uchar* blk = wg + (size_t)b * X8_BYTES_q4_0;
-    X8_PREFETCH(blk, X8_BYTES_q4_0);
-    const global uchar* a = xq + (size_t)b * Q8A_BLOCK_BYTES;
-    const float dx = *(const global float*)a, sx = *(const global float*)(a + 4);
-    const float8 d = x8_half8(blk);
-    acc += convert_float8(x8_dot_q4(blk + X8_SCALES_q4_0, (const global char*)(a + 8))) * (d * dx);
-    offset += d * sx;
+// blocks): the sum over blocks of d_w d_x dot, plus the part the activation sums s_x =
+// d_x sum(q_x) carry, CARRIED times s_x per block: Q4_0's and Q5_0's code offsets (-8 d_w,
+// -16 d_w), Q4_1's and Q5_1's minimum m_w (the 8 halves after the scales), none for Q8_0.
+// DOT(blk, codes) is the dtype's integer dot of the block's 8 rows.
+#define CLPORT_X8_ROWS_32(T, DOT, CARRIED)                                                    \
+  inline float8 x8_rows_##T(const global uchar* wg, const global uchar* xq, int blocks) {    \
+    float8 acc = (float8)(0.0f), carried = (float8)(0.0f);                                    \
+    for (int b = 0; b < blocks; ++b) {                                                        \
+      const global uchar* blk = wg + (size_t)b * X8_BYTES_##T;                                \
+      X8_PREFETCH(blk, X8_BYTES_##T);                                                         \
+      const global uchar* a = xq + (size_t)b * Q8A_BLOCK_BYTES;                               \
+      const float dx = *(const global float*)a, sx = *(const global float*)(a + 4);          \
+      const float8 d = x8_half8(blk);                                                         \
+      acc += convert_float8(DOT(blk, (const global char*)(a + 8))) * (d * dx);               \
+      carried += (CARRIED) * sx;                                                              \
+    }                                                                                         \
+    return acc + carried;                                                                     \
   }
-  return acc - 8.0f * offset;
+// The dot products by where each layout keeps its words (after X8_SCALES_T bytes of halves;
+// Q5's first word holds the fifth bits).
+#define X8_DOT_q4_0(blk, codes) x8_dot_q4((blk) + X8_SCALES_q4_0, codes)
+#define X8_DOT_q4_1(blk, codes) x8_dot_q4((blk) + X8_SCALES_q4_1, codes)
+#define X8_DOT_q5_0(blk, codes) x8_dot_q5((blk) + X8_SCALES_q5_0, (blk) + X8_SCALES_q5_0 + 32, codes)
+#define X8_DOT_q5_1(blk, codes) x8_dot_q5((blk) + X8_SCALES_q5_1, (blk) + X8_SCALES_q5_1 + 32, codes)
+#define X8_DOT_q8_0(blk, codes) x8_dot_q8((blk) + X8_SCALES_q8_0, codes)
+CLPORT_X8_ROWS_32(q4_0, X8_DOT_q4_0, -8.0f * d)
+CLPORT_X8_ROWS_32(q4_1, X8_DOT_q4_1, x8_half8(blk + 16))
+CLPORT_X8_ROWS_32(q5_0, X8_DOT_q5_0, -16.0f * d)
+CLPORT_X8_ROWS_32(q5_1, X8_DOT_q5_1, x8_half8(blk + 16))
+CLPORT_X8_ROWS_32(q8_0, X8_DOT_q8_0, (float8)(0.0f))
+
+// K-quants over Q8BlockK activations (d_x, 256 codes, 16 sums of 16 codes): one super-block of
+// the group's 8 rows against codes, in units of d_x. Q4_K's minimums and Q6_K's offset of 32
+// come from the activation sums.
+inline float8 x8_super_q4_k(const global uchar* blk, const global char* codes, const global short* bsums) {
+  int8 mins = (int8)(0);
+  for (int j = 0; j < 8; ++j) mins += convert_int8(vload8(0, blk + 96 + 8 * j)) * (bsums[2 * j] + bsums[2 * j + 1]);
+  return convert_float8(x8_dot_q4_k(blk, codes)) * x8_half8(blk) - convert_float8(mins) * x8_half8(blk + 16);
 }
 
-inline float8 x8_rows_q4_1(const global uchar* wg, const global uchar* xq, int blocks) {
-  float8 acc = (float8)(0.0f), minimum = (float8)(0.0f);
-  for (int b = 0; b < blocks; ++b) {
-    const global uchar* blk = wg + (size_t)b * X8_BYTES_q4_1;
-    X8_PREFETCH(blk, X8_BYTES_q4_1);
-    const global uchar* a = xq + (size_t)b * Q8A_BLOCK_BYTES;
-    const float dx = *(const global float*)a, sx = *(const global float*)(a + 4);
-    acc += convert_float8(x8_dot_q4(blk + X8_SCALES_q4_1, (const global char*)(a + 8))) * (x8_half8(blk) * dx);
-    minimum += x8_half8(blk + 16) * sx;
-  }
-  return acc + minimum;
+inline float8 x8_super_q6_k(const global uchar* blk, const global char* codes, const global short* bsums) {
+  int8 offset = (int8)(0);
+  for (int i = 0; i < 16; ++i) offset += convert_int8(vload8(0, (const global char*)(blk + 16 + 8 * i))) * bsums[i];
+  return convert_float8(x8_dot_q6_k(blk, codes) - 32 * offset) * x8_half8(blk);
 }
 
-// Q5_0: codes offset by 16; Q5_1: a minimum, as Q4_1.
-inline float8 x8_rows_q5_0(const global uchar* wg, const global uchar* xq, int blocks) {
-  float8 acc = (float8)(0.0f), offset = (float8)(0.0f);
-  for (int b = 0; b < blocks; ++b) {
-    const global uchar* blk = wg + (size_t)b * X8_BYTES_q5_0;
-    X8_PREFETCH(blk, X8_BYTES_q5_0);
-    const global uchar* a = xq + (size_t)b * Q8A_BLOCK_BYTES;
-    const float dx = *(const global float*)a, sx = *(const global float*)(a + 4);
-    const float8 d = x8_half8(blk);
-    acc += convert_float8(x8_dot_q5(blk + X8_SCALES_q5_0, blk + X8_SCALES_q5_0 + 32, (const global char*)(a + 8))) *
-           (d * dx);
-    offset += d * sx;
+#define CLPORT_X8_ROWS_K(T)                                                                   \
+  inline float8 x8_rows_##T(const global uchar* wg, const global uchar* xq, int supers) {    \
+    float8 acc = (float8)(0.0f);                                                              \
+    for (int sb = 0; sb < supers; ++sb) {                                                     \
+      const global uchar* blk = wg + (size_t)sb * X8_BYTES_##T;                               \
+      X8_PREFETCH(blk, X8_BYTES_##T);                                                         \
+      const global uchar* a = xq + (size_t)sb * Q8A_KBLOCK_BYTES;                             \
+      acc += x8_super_##T(blk, (const global char*)(a + 4), (const global short*)(a + 260)) * \
+             *(const global float*)a;                                                         \
+    }                                                                                         \
+    return acc;                                                                               \
   }
-  return acc - 16.0f * offset;
-}
-
-inline float8 x8_rows_q5_1(const global uchar* wg, const global uchar* xq, int blocks) {
-  float8 acc = (float8)(0.0f), minimum = (float8)(0.0f);
-  for (int b = 0; b < blocks; ++b) {
-    const global uchar* blk = wg + (size_t)b * X8_BYTES_q5_1;
-    X8_PREFETCH(blk, X8_BYTES_q5_1);
-    const global uchar* a = xq + (size_t)b * Q8A_BLOCK_BYTES;
-    const float dx = *(const global float*)a, sx = *(const global float*)(a + 4);
-    acc += convert_float8(x8_dot_q5(blk + X8_SCALES_q5_1, blk + X8_SCALES_q5_1 + 32, (const global char*)(a + 8))) *
-           (x8_half8(blk) * dx);
-    minimum += x8_half8(blk + 16) * sx;
-  }
-  return acc + minimum;
-}
-
-inline float8 x8_rows_q8_0(const global uchar* wg, const global uchar* xq, int blocks) {
-  float8 acc = (float8)(0.0f);
-  for (int b = 0; b < blocks; ++b) {
-    const global uchar* blk = wg + (size_t)b * X8_BYTES_q8_0;
-    X8_PREFETCH(blk, X8_BYTES_q8_0);
-    const global uchar* a = xq + (size_t)b * Q8A_BLOCK_BYTES;
-    const float dx = *(const global float*)a;
-    acc += convert_float8(x8_dot_q8(blk + X8_SCALES_q8_0, (const global char*)(a + 8))) * (x8_half8(blk) * dx);
-  }
-  return acc;
-}
-
-// K-quants over Q8BlockK activations (d, 256 codes, 16 sums of 16 codes): Q4_K's minimums
-// and Q6_K's offset of 32 come from the activation sums.
-inline float8 x8_rows_q4_k(const global uchar* wg, const global uchar* xq, int supers) {
-  float8 acc = (float8)(0.0f);
-  for (int sb = 0; sb < supers; ++sb) {
-    const global uchar* blk = wg + (size_t)sb * X8_BYTES_q4_k;
-    X8_PREFETCH(blk, X8_BYTES_q4_k);
-    const global uchar* a = xq + (size_t)sb * Q8A_KBLOCK_BYTES;
-    const float dx = *(const global float*)a;
-    const global short* bsums = (const global short*)(a + 260);
-    int8 mins = (int8)(0);
-    for (int j = 0; j < 8; ++j) mins += convert_int8(vload8(0, blk + 96 + 8 * j)) * (bsums[2 * j] + bsums[2 * j + 1]);
-    const int8 dot = x8_dot_q4_k(blk, (const global char*)(a + 4));
-    acc += (convert_float8(dot) * x8_half8(blk) - convert_float8(mins) * x8_half8(blk + 16)) * dx;
-  }
-  return acc;
-}
-
-inline float8 x8_rows_q6_k(const global uchar* wg, const global uchar* xq, int supers) {
-  float8 acc = (float8)(0.0f);
-  for (int sb = 0; sb < supers; ++sb) {
-    const global uchar* blk = wg + (size_t)sb * X8_BYTES_q6_k;
-    X8_PREFETCH(blk, X8_BYTES_q6_k);
-    const global uchar* a = xq + (size_t)sb * Q8A_KBLOCK_BYTES;
-    const float dx = *(const global float*)a;
-    const global short* bsums = (const global short*)(a + 260);
-    int8 offset = (int8)(0);
-    for (int i = 0; i < 16; ++i) offset += convert_int8(vload8(0, (const global char*)(blk + 16 + 8 * i))) * bsums[i];
-    const int8 dot = x8_dot_q6_k(blk, (const global char*)(a + 4));
-    acc += convert_float8(dot - 32 * offset) * (x8_half8(blk) * dx);
-  }
-  return acc;
-}
+CLPORT_X8_ROWS_K(q4_k)
+CLPORT_X8_ROWS_K(q6_k)
 
 // Writes the rows of group g that exist (n < N).
 inline void x8_store(global float* y, int g, int N, float8 v) {
