@@ -421,40 +421,38 @@ inline float8 x8_super_q6_k(const global uchar* blk, const global char* codes, c
 CLPORT_X8_ROWS_K(q4_k)
 CLPORT_X8_ROWS_K(q6_k)
 
-// Writes the rows of group g that exist (n < N).
-inline void x8_store(global float* y, int g, int N, float8 v) {
-  if (8 * g + 8 <= N) {
-    vstore8(v, g, y);
+// Rows 8 grp .. 8 grp + 7 of y, those that exist (n < N); the others read as 0 and are not
+// written.
+inline float8 x8_load(const global float* y, int grp, int N) {
+  if (8 * grp + 8 <= N) return vload8(grp, y);
+  float lanes[8];
+  for (int r = 0; r < 8; ++r) lanes[r] = 8 * grp + r < N ? y[8 * grp + r] : 0.0f;
+  return vload8(0, lanes);
+}
+inline void x8_store(global float* y, int grp, int N, float8 v) {
+  if (8 * grp + 8 <= N) {
+    vstore8(v, grp, y);
     return;
   }
   float lanes[8];
   vstore8(v, 0, lanes);
-  for (int r = 0; 8 * g + r < N; ++r) y[8 * g + r] = lanes[r];
+  for (int r = 0; 8 * grp + r < N; ++r) y[8 * grp + r] = lanes[r];
 }
 
-// The three epilogues, for group g of activation row m: W x; W x + res (res may be dst itself:
-// each element is read, then written, by one work-item); silu(Wg x) * (Wu x).
+// The three epilogues, for row group grp of activation row m: W x; W x + res (res may be dst
+// itself: each element is read, then written, by one work-item); silu(Wg x) * (Wu x). A
+// layout's "row" is a row group: w_row_bytes bytes from w + w_off (and u + u_off).
 #define CLPORT_X8_Y global float* y = CLPORT_AT(global float*, dst, dst_off) + (size_t)m * N;
-#define CLPORT_X8_EPILOGUE_PLAIN(T)                                                           \
-  CLPORT_X8_Y x8_store(y, g, N, x8_rows_##T(w + (size_t)g * units * X8_BYTES_##T, xq, units));
+#define CLPORT_X8_ROWS(T, BASE, OFF) x8_rows_##T((BASE) + (OFF) + (size_t)grp * w_row_bytes, xq, units)
+#define CLPORT_X8_EPILOGUE_PLAIN(T) CLPORT_X8_Y x8_store(y, grp, N, CLPORT_X8_ROWS(T, w, w_off));
 #define CLPORT_X8_EPILOGUE_ADD(T)                                                             \
   CLPORT_X8_Y                                                                                 \
-  const global float* rv = CLPORT_AT(const global float*, res, res_off) + (size_t)m * N + 8 * g; \
-  float8 v = x8_rows_##T(w + (size_t)g * units * X8_BYTES_##T, xq, units);                 \
-  if (8 * g + 8 <= N) {                                                                       \
-    v += vload8(0, rv);                                                                       \
-  } else {                                                                                    \
-    float lanes[8];                                                                           \
-    vstore8(v, 0, lanes);                                                                     \
-    for (int r = 0; 8 * g + r < N; ++r) lanes[r] += rv[r];                                    \
-    v = vload8(0, lanes);                                                                     \
-  }                                                                                           \
-  x8_store(y, g, N, v);
+  const global float* rv = CLPORT_AT(const global float*, res, res_off) + (size_t)m * N;     \
+  x8_store(y, grp, N, CLPORT_X8_ROWS(T, w, w_off) + x8_load(rv, grp, N));
 #define CLPORT_X8_EPILOGUE_SWIGLU(T)                                                          \
   CLPORT_X8_Y                                                                                 \
-  const float8 gate = x8_rows_##T(w + (size_t)g * units * X8_BYTES_##T, xq, units);        \
-  const float8 up = x8_rows_##T(u + (size_t)g * units * X8_BYTES_##T, xq, units);          \
-  x8_store(y, g, N, gate / (1.0f + exp(-gate)) * up);
+  const float8 gate = CLPORT_X8_ROWS(T, w, w_off), up = CLPORT_X8_ROWS(T, u, u_off);          \
+  x8_store(y, grp, N, gate / (1.0f + exp(-gate)) * up);
 
 // The activation blocks per dtype: values per block (the weight's units: blocks or
 // super-blocks), their bytes, the quantizer.
@@ -480,52 +478,49 @@ inline void x8_store(global float* y, int g, int N, float8 v) {
 #define X8_QUANTIZE_q4_k q8a_quantize_row_k
 #define X8_QUANTIZE_q6_k q8a_quantize_row_k
 
+// The kernels take the arguments of the q8a / q8s kernels of mul_mat_gemv_q8a.cl (the host
+// launches both families alike).
 // x8a: a work-item per (row group, activation row), over activation rows quantized in front.
-#define CLPORT_X8A_ARGS                                                                       \
-  const global uchar *w, const global uchar *xa, ulong xa_off, global uchar *dst, ulong dst_off, int K, int N
 #define CLPORT_X8A_PROLOGUE(T)                                                                \
-  const int g = get_global_id(0), m = get_global_id(1), units = K / X8_VALUES_##T;           \
+  const int grp = get_global_id(0), m = get_global_id(1), units = K / X8_VALUES_##T;         \
   const global uchar* xq = xa + xa_off + (size_t)m * units * X8_ACT_BYTES_##T;
 
 // x8s: one activation row; each of a few work-items quantizes it into its own slice of scratch
 // (as the q8s kernels do), then walks a contiguous share of the row groups.
-#define CLPORT_X8S_ARGS                                                                       \
-  const global uchar *w, const global uchar *x, ulong x_off, const global uchar *gn, ulong gn_off, int norm, \
-      float eps, global uchar *scratch, global uchar *dst, ulong dst_off, int K, int N
 #define CLPORT_X8S_PROLOGUE(T)                                                                \
   const int m = 0, units = K / X8_VALUES_##T;                                                 \
   global uchar* xq = scratch + (size_t)get_global_id(0) * units * X8_ACT_BYTES_##T;         \
-  X8_QUANTIZE_##T(CLPORT_AT(const global float*, x, x_off), CLPORT_AT(const global float*, gn, gn_off), norm, \
+  X8_QUANTIZE_##T(CLPORT_AT(const global float*, x, x_off), CLPORT_AT(const global float*, g, g_off), norm, \
                   eps, xq, K);                                                                \
   const int groups = (N + 7) / 8, share = (groups + get_global_size(0) - 1) / get_global_size(0); \
-  const int g_end = min(groups, (int)(get_global_id(0) + 1) * share);                         \
-  for (int g = get_global_id(0) * share; g < g_end; ++g)
+  const int grp_end = min(groups, (int)(get_global_id(0) + 1) * share);                       \
+  for (int grp = get_global_id(0) * share; grp < grp_end; ++grp)
 
 #define CLPORT_X8_KERNELS(T)                                                                  \
-  kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_x8a_##T(CLPORT_X8A_ARGS) { \
-    CLPORT_X8A_PROLOGUE(T)                                                                     \
+  kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_x8a_##T(CLPORT_Q8A_ARGS) { \
+    CLPORT_X8A_PROLOGUE(T)                                                                    \
     CLPORT_X8_EPILOGUE_PLAIN(T)                                                               \
   }                                                                                           \
   kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_x8a_add_##T(       \
-      CLPORT_X8A_ARGS, const global uchar* res, ulong res_off) {                              \
-    CLPORT_X8A_PROLOGUE(T)                                                                     \
+      CLPORT_Q8A_ARGS, const global uchar* res, ulong res_off) {                              \
+    CLPORT_X8A_PROLOGUE(T)                                                                    \
     CLPORT_X8_EPILOGUE_ADD(T)                                                                 \
   }                                                                                           \
   kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_x8a_swiglu_##T(    \
-      CLPORT_X8A_ARGS, const global uchar* u) {                                               \
-    CLPORT_X8A_PROLOGUE(T)                                                                     \
+      CLPORT_Q8A_ARGS, const global uchar* u, ulong u_off) {                                  \
+    CLPORT_X8A_PROLOGUE(T)                                                                    \
     CLPORT_X8_EPILOGUE_SWIGLU(T)                                                              \
   }                                                                                           \
-  kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_x8s_##T(CLPORT_X8S_ARGS) { \
-    CLPORT_X8S_PROLOGUE(T) { CLPORT_X8_EPILOGUE_PLAIN(T) }                                       \
+  kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_x8s_##T(CLPORT_Q8S_ARGS) { \
+    CLPORT_X8S_PROLOGUE(T) { CLPORT_X8_EPILOGUE_PLAIN(T) }                                    \
   }                                                                                           \
   kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_x8s_add_##T(       \
-      CLPORT_X8S_ARGS, const global uchar* res, ulong res_off) {                              \
-    CLPORT_X8S_PROLOGUE(T) { CLPORT_X8_EPILOGUE_ADD(T) }                                         \
+      CLPORT_Q8S_ARGS, const global uchar* res, ulong res_off) {                              \
+    CLPORT_X8S_PROLOGUE(T) { CLPORT_X8_EPILOGUE_ADD(T) }                                      \
   }                                                                                           \
   kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_x8s_swiglu_##T(    \
-      CLPORT_X8S_ARGS, const global uchar* u) {                                               \
-    CLPORT_X8S_PROLOGUE(T) { CLPORT_X8_EPILOGUE_SWIGLU(T) }                                      \
+      CLPORT_Q8S_ARGS, const global uchar* u, ulong u_off) {                                  \
+    CLPORT_X8S_PROLOGUE(T) { CLPORT_X8_EPILOGUE_SWIGLU(T) }                                   \
   }
 
 CLPORT_X8_KERNELS(q4_0)

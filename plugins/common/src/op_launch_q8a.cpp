@@ -2,7 +2,8 @@
 // op it serves is two launches, the activation rows quantized to 8-bit blocks (the RMSNorm of
 // the fused kernels folded into that step) and the GEMV over them with its epilogue (residual
 // add or SwiGLU); or, for one activation row, one launch that quantizes the row in each of a
-// few work-items (tuning q8s, q8s_items).
+// few work-items (tuning q8s, q8s_items). Weights with the Rows8 layout take the x8 kernels of
+// kernels/mul_mat_gemv_q8a_x8.cl, launched the same way.
 #include <algorithm>
 #include <string>
 
@@ -35,14 +36,6 @@ ActivationBlocks activation_blocks(int32_t dtype) {
 
 bool norm_in_front(const clport_op& op) {
   return op.kind == CLPORT_OP_RMS_NORM_MUL_MAT || op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU;
-}
-
-// The tensor the kernel's epilogue reads after its own arguments: the residual of MUL_MAT_ADD,
-// the up weight of the SwiGLU form, else none.
-const clport_tensor* epilogue_operand(const clport_op& op) {
-  if (op.kind == CLPORT_OP_MUL_MAT_ADD) return op.src[2];
-  if (op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU) return op.src[3];
-  return nullptr;
 }
 
 }  // namespace
@@ -92,28 +85,49 @@ cl_mem OpRunner::quantize_activations(const clport_tensor& x, int32_t weight_dty
   return scratch;
 }
 
-bool OpRunner::q8s_gemv(const clport_op& op, const char* form, int64_t rows) {
+OpRunner::Q8aWeights OpRunner::q8a_weights(const clport_op& op) const {
+  const clport_tensor& w = *op.src[0];
+  const bool swiglu = op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU;
+  // The Rows8 layout when every weight the op reads has it; otherwise (the device had no memory
+  // for one of the copies) the plain buffers.
+  const PackedWeight* w8 = rows8_layout(w);
+  const PackedWeight* up8 = swiglu ? rows8_layout(*op.src[3]) : nullptr;
+  if (w8 != nullptr && (!swiglu || up8 != nullptr))
+    return {"x8", w8->q, 0, rows8_bytes(w8->dtype, w8->K, 8), up8 != nullptr ? up8->q : nullptr, 0, 8,
+            tuning_.x8s_items};
+  const clport_tensor* up = swiglu ? op.src[3] : nullptr;
+  // Output rows per work-item: the kernel's Q8A_ROWS, half of it for the two-weight SwiGLU.
+  const int64_t rows = swiglu ? std::max<int64_t>(1, tuning_.q8a_rows / 2) : tuning_.q8a_rows;
+  return {"q8", w.buffer, static_cast<cl_ulong>(w.offset), static_cast<cl_ulong>(w.nb[1]),
+          up != nullptr ? up->buffer : nullptr, static_cast<cl_ulong>(up != nullptr ? up->offset : 0), rows,
+          tuning_.q8s_items};
+}
+
+bool OpRunner::q8s_gemv(const clport_op& op, const char* form, const Q8aWeights& wa) {
   const clport_tensor &w = *op.src[0], &x = *op.src[1], &d = *op.dst;
   const int64_t K = w.ne[0], N = w.ne[1];
   const clport_tensor* g = norm_in_front(op) ? op.src[2] : nullptr;
-  const sdk::Kernel& k = kernel(ProgramId::GemvQ8a, std::string("mul_mat_gemv_q8s_") + form + kernel_type_suffix(w.dtype));
-  // At most q8s_items work-items (one each per work-group), each a share of the row runs.
-  const auto runs = static_cast<size_t>((N + rows - 1) / rows);
-  const size_t items = std::min<size_t>(runs, tuning_.q8s_items);
+  const sdk::Kernel& k = kernel(ProgramId::GemvQ8a, std::string("mul_mat_gemv_") + wa.family + "s_" + form +
+                                                        kernel_type_suffix(w.dtype));
+  // At most one_row_items work-items (one each per work-group), each a share of the row runs.
+  const auto runs = static_cast<size_t>((N + wa.rows - 1) / wa.rows);
+  const size_t items = std::min<size_t>(runs, wa.one_row_items);
   const ActivationBlocks blocks = activation_blocks(w.dtype);
   const cl_mem scratch = activation_scratch(items * static_cast<size_t>(K / blocks.values) * blocks.bytes);
   if (scratch == nullptr) return false;
-  const auto w_off = static_cast<cl_ulong>(w.offset), w_row = static_cast<cl_ulong>(w.nb[1]),
-             x_off = static_cast<cl_ulong>(x.offset), d_off = static_cast<cl_ulong>(d.offset);
+  const auto x_off = static_cast<cl_ulong>(x.offset), d_off = static_cast<cl_ulong>(d.offset);
   const cl_mem g_buf = g ? g->buffer : x.buffer;
   const auto g_off = static_cast<cl_ulong>(g ? g->offset : 0);
   const cl_int norm = g ? 1 : 0, Ki = static_cast<cl_int>(K), Ni = static_cast<cl_int>(N);
   const float eps = op.params.eps;
-  if (const clport_tensor* e = epilogue_operand(op)) {
-    sdk::set_args(h_.cl(), k, w.buffer, w_off, w_row, x.buffer, x_off, g_buf, g_off, norm, eps, scratch, d.buffer,
-                  d_off, Ki, Ni, e->buffer, static_cast<cl_ulong>(e->offset));
+  if (op.kind == CLPORT_OP_MUL_MAT_ADD) {
+    sdk::set_args(h_.cl(), k, wa.w, wa.w_off, wa.w_row, x.buffer, x_off, g_buf, g_off, norm, eps, scratch, d.buffer,
+                  d_off, Ki, Ni, op.src[2]->buffer, static_cast<cl_ulong>(op.src[2]->offset));
+  } else if (wa.up != nullptr) {
+    sdk::set_args(h_.cl(), k, wa.w, wa.w_off, wa.w_row, x.buffer, x_off, g_buf, g_off, norm, eps, scratch, d.buffer,
+                  d_off, Ki, Ni, wa.up, wa.up_off);
   } else {
-    sdk::set_args(h_.cl(), k, w.buffer, w_off, w_row, x.buffer, x_off, g_buf, g_off, norm, eps, scratch, d.buffer,
+    sdk::set_args(h_.cl(), k, wa.w, wa.w_off, wa.w_row, x.buffer, x_off, g_buf, g_off, norm, eps, scratch, d.buffer,
                   d_off, Ki, Ni);
   }
   const size_t global[2] = {items, 1}, local[2] = {1, 1};
@@ -125,78 +139,25 @@ bool OpRunner::q8a_gemv(const clport_op& op) {
   const clport_tensor &w = *op.src[0], &x = *op.src[1], &d = *op.dst;
   const int64_t K = w.ne[0], N = w.ne[1], M = x.ne[1];
   const char* form = op.kind == CLPORT_OP_MUL_MAT_ADD ? "add_" : op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU ? "swiglu_" : "";
-  // Output rows per work-item: the kernel's Q8A_ROWS, half of it for the two-weight SwiGLU.
-  const int64_t rows = op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU ? std::max<int64_t>(1, tuning_.q8a_rows / 2)
-                                                                    : tuning_.q8a_rows;
-  // The x8 kernels when every weight the op reads has the Rows8 layout; otherwise (the device had
-  // no memory for one of the copies) the plain buffers.
-  const PackedWeight* w8 = rows8_layout(w);
-  const PackedWeight* up8 = op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU ? rows8_layout(*op.src[3]) : nullptr;
-  if (w8 != nullptr && (op.kind != CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU || up8 != nullptr))
-    return x8_gemv(op, form, *w8, up8);
-  if (M == 1 && tuning_.q8s == 1) return q8s_gemv(op, form, rows);
+  const Q8aWeights wa = q8a_weights(op);
+  if (M == 1 && tuning_.q8s == 1) return q8s_gemv(op, form, wa);
   const cl_mem xa = quantize_activations(x, w.dtype, norm_in_front(op) ? op.src[2] : nullptr, op.params.eps);
   if (xa == nullptr) return false;
-  const sdk::Kernel& k = kernel(ProgramId::GemvQ8a, std::string("mul_mat_gemv_q8a_") + form + kernel_type_suffix(w.dtype));
-  const auto w_off = static_cast<cl_ulong>(w.offset), w_row = static_cast<cl_ulong>(w.nb[1]),
-             d_off = static_cast<cl_ulong>(d.offset);
-  const cl_ulong xa_off = 0;
-  const auto Ki = static_cast<cl_int>(K), Ni = static_cast<cl_int>(N);
-  if (const clport_tensor* e = epilogue_operand(op)) {
-    sdk::set_args(h_.cl(), k, w.buffer, w_off, w_row, xa, xa_off, d.buffer, d_off, Ki, Ni, e->buffer,
-                  static_cast<cl_ulong>(e->offset));
-  } else {
-    sdk::set_args(h_.cl(), k, w.buffer, w_off, w_row, xa, xa_off, d.buffer, d_off, Ki, Ni);
-  }
-  const size_t global[2] = {static_cast<size_t>((N + rows - 1) / rows), static_cast<size_t>(M)};
-  const size_t local[2] = {1, 1};
-  run(k, 2, global, local);
-  return true;
-}
-
-bool OpRunner::x8_gemv(const clport_op& op, const char* form, const PackedWeight& w, const PackedWeight* up) {
-  const clport_tensor &x = *op.src[1], &d = *op.dst;
-  const int64_t K = w.K, N = w.N, M = x.ne[1];
-  const auto groups = static_cast<size_t>((N + 7) / 8);
-  const clport_tensor* res = op.kind == CLPORT_OP_MUL_MAT_ADD ? op.src[2] : nullptr;
+  const sdk::Kernel& k = kernel(ProgramId::GemvQ8a, std::string("mul_mat_gemv_") + wa.family + "a_" + form +
+                                                        kernel_type_suffix(w.dtype));
   const auto d_off = static_cast<cl_ulong>(d.offset);
-  const auto Ki = static_cast<cl_int>(K), Ni = static_cast<cl_int>(N);
-  const ActivationBlocks blocks = activation_blocks(w.dtype);
-  const std::string suffix = std::string(form) + kernel_type_suffix(w.dtype);
-  if (M == 1 && tuning_.q8s == 1) {
-    // A few work-items (x8s_items) that each quantize the row (as q8s_gemv), a share of the row
-    // groups each.
-    const clport_tensor* g = norm_in_front(op) ? op.src[2] : nullptr;
-    const size_t items = std::min<size_t>(groups, tuning_.x8s_items);
-    const cl_mem scratch = activation_scratch(items * static_cast<size_t>(K / blocks.values) * blocks.bytes);
-    if (scratch == nullptr) return false;
-    const sdk::Kernel& k = kernel(ProgramId::GemvQ8a, "mul_mat_gemv_x8s_" + suffix);
-    const cl_mem g_buf = g ? g->buffer : x.buffer;
-    const auto x_off = static_cast<cl_ulong>(x.offset), g_off = static_cast<cl_ulong>(g ? g->offset : 0);
-    const cl_int norm = g ? 1 : 0;
-    const float eps = op.params.eps;
-    if (res != nullptr)
-      sdk::set_args(h_.cl(), k, w.q, x.buffer, x_off, g_buf, g_off, norm, eps, scratch, d.buffer, d_off, Ki, Ni,
-                    res->buffer, static_cast<cl_ulong>(res->offset));
-    else if (up != nullptr)
-      sdk::set_args(h_.cl(), k, w.q, x.buffer, x_off, g_buf, g_off, norm, eps, scratch, d.buffer, d_off, Ki, Ni, up->q);
-    else
-      sdk::set_args(h_.cl(), k, w.q, x.buffer, x_off, g_buf, g_off, norm, eps, scratch, d.buffer, d_off, Ki, Ni);
-    const size_t global[2] = {items, 1}, local[2] = {1, 1};
-    run(k, 2, global, local);
-    return true;
-  }
-  const cl_mem xa = quantize_activations(x, w.dtype, norm_in_front(op) ? op.src[2] : nullptr, op.params.eps);
-  if (xa == nullptr) return false;
-  const sdk::Kernel& k = kernel(ProgramId::GemvQ8a, "mul_mat_gemv_x8a_" + suffix);
   const cl_ulong xa_off = 0;
-  if (res != nullptr)
-    sdk::set_args(h_.cl(), k, w.q, xa, xa_off, d.buffer, d_off, Ki, Ni, res->buffer, static_cast<cl_ulong>(res->offset));
-  else if (up != nullptr)
-    sdk::set_args(h_.cl(), k, w.q, xa, xa_off, d.buffer, d_off, Ki, Ni, up->q);
-  else
-    sdk::set_args(h_.cl(), k, w.q, xa, xa_off, d.buffer, d_off, Ki, Ni);
-  const size_t global[2] = {groups, static_cast<size_t>(M)}, local[2] = {1, 1};
+  const auto Ki = static_cast<cl_int>(K), Ni = static_cast<cl_int>(N);
+  if (op.kind == CLPORT_OP_MUL_MAT_ADD) {
+    sdk::set_args(h_.cl(), k, wa.w, wa.w_off, wa.w_row, xa, xa_off, d.buffer, d_off, Ki, Ni, op.src[2]->buffer,
+                  static_cast<cl_ulong>(op.src[2]->offset));
+  } else if (wa.up != nullptr) {
+    sdk::set_args(h_.cl(), k, wa.w, wa.w_off, wa.w_row, xa, xa_off, d.buffer, d_off, Ki, Ni, wa.up, wa.up_off);
+  } else {
+    sdk::set_args(h_.cl(), k, wa.w, wa.w_off, wa.w_row, xa, xa_off, d.buffer, d_off, Ki, Ni);
+  }
+  const size_t global[2] = {static_cast<size_t>((N + wa.rows - 1) / wa.rows), static_cast<size_t>(M)};
+  const size_t local[2] = {1, 1};
   run(k, 2, global, local);
   return true;
 }

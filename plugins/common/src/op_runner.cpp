@@ -203,9 +203,8 @@ void* OpRunner::prepare_weight(const clport_tensor& weight) {
   w->dtype = weight.dtype;
   w->K = weight.ne[0];
   w->N = weight.ne[1];
-  const cl_int blocks = static_cast<cl_int>(w->K / 32), rows = static_cast<cl_int>(w->N);
+  const cl_int rows = static_cast<cl_int>(w->N);
   const auto src_off = static_cast<cl_ulong>(weight.offset), row_bytes = static_cast<cl_ulong>(weight.nb[1]);
-  const char* name = dtype_info(weight.dtype)->name;
   if (rows8) {
     const sdk::Kernel& k = kernel(ProgramId::GemvQ8a, std::string("x8_pack_") + kernel_type_suffix(weight.dtype));
     w->q = layout_buffer(weight, rows8_bytes(w->dtype, w->K, w->N));
@@ -220,7 +219,8 @@ void* OpRunner::prepare_weight(const clport_tensor& weight) {
       throw;
     }
   } else {
-    const sdk::Kernel& k = kernel(ProgramId::GemvPacked, std::string("pack_") + name);
+    const sdk::Kernel& k = kernel(ProgramId::GemvPacked, std::string("pack_") + dtype_info(weight.dtype)->name);
+    const cl_int blocks = static_cast<cl_int>(w->K / 32);
     const PackedSizes sizes = packed_sizes(w->dtype, w->K, w->N);
     w->q = layout_buffer(weight, sizes.q_bytes);
     if (w->q != nullptr) w->s = layout_buffer(weight, sizes.s_bytes);

@@ -82,12 +82,22 @@ class OpRunner {
   cl_mem quantize_activations(const clport_tensor& x, int32_t weight_dtype, const clport_tensor* g, float eps);
   // The activation scratch of at least bytes (NULL when the device has no memory for it).
   cl_mem activation_scratch(size_t bytes);
-  // q8a_gemv's one-launch form for a single activation row: the mul_mat_gemv_q8s_<form> kernel
-  // of the weight's dtype, rows output rows per work-item.
-  bool q8s_gemv(const clport_op& op, const char* form, int64_t rows);
-  // The same two forms over Rows8 weights (mul_mat_gemv_x8a_* / x8s_*): w is the op's weight's
-  // layout, up the SwiGLU's up weight's (NULL otherwise).
-  bool x8_gemv(const clport_op& op, const char* form, const PackedWeight& w, const PackedWeight* up);
+  // What an integer GEMV kernel reads its weights from: the plain GGUF buffers (the q8a / q8s
+  // kernels) or, when the weight (and the SwiGLU's up weight) has one, the Rows8 layout (x8a /
+  // x8s), whose rows are row groups of 8. rows: output rows per work-item.
+  struct Q8aWeights {
+    const char* family;  // "q8" or "x8": the kernels' name prefix
+    cl_mem w;
+    cl_ulong w_off, w_row;
+    cl_mem up;  // the SwiGLU's up weight (NULL otherwise), at the same row stride
+    cl_ulong up_off;
+    int64_t rows;
+    uint32_t one_row_items;  // work-items of the one-row form (tuning q8s_items / x8s_items)
+  };
+  Q8aWeights q8a_weights(const clport_op& op) const;
+  // q8a_gemv's one-launch form for a single activation row: the mul_mat_gemv_<family>s_<form>
+  // kernel of the weight's dtype.
+  bool q8s_gemv(const clport_op& op, const char* form, const Q8aWeights& weights);
   void rope(const clport_op& op);
   void kv_store_rope(const clport_op& op);
   void attention(const clport_op& op);  // ATTENTION, ROPE_ATTENTION, ROPE_KV_STORE_ATTENTION
