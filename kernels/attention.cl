@@ -7,7 +7,9 @@
 //       token's K and V [head_dim, n_kv_head] F32 (row strides kn_nb1, vn_nb1), stored here at slot n_past of the
 //       cache (V kv_nb3 bytes after K) and used from local memory: RoPE + KV store + attention in
 //       one kernel
-//   K,V [head_dim, n_kv_head, n_ctx] F32 or F16, byte strides kv_nb1 (head), kv_nb2 (position)
+//   K,V [head_dim, n_kv_head, n_ctx] F32, F16, Q8_0 or Q4_0 (32-element blocks along head_dim),
+//       byte strides kv_nb1 (head), kv_nb2 (position); the attention_mixed kernels (K and V of
+//       different types, no STORE_NEW) take V's strides v_nb1 / v_nb2 and both types at the end
 //   out [head_dim, n_head, n_tokens] F32, contiguous
 // Query t sees keys 0 .. n_past + t, with window > 0 only the last `window` of them; head h
 // reads kv head h / (n_head / n_kv_head).
@@ -30,10 +32,79 @@
 #define ATT_DPT 4
 #endif
 
-#define CLPORT_KV_LOAD_F32(i, p) (p)[i]
-#define CLPORT_KV_LOAD4_F32(i, p) vload4(i, p)
-#define CLPORT_KV_LOAD_F16(i, p) vload_half(i, p)
-#define CLPORT_KV_LOAD4_F16(i, p) vload_half4(i, p)
+// Element i (LOAD) or elements 4 i4 .. 4 i4 + 3 (LOAD4) of a cache row r (bytes) as floats.
+// Quantized rows decode as core/src/quant's dequantizers: Q8_0 (34 B: f16 d, i8 qs[32]) x = q d;
+// Q4_0 (18 B: f16 d, qs[16]) x = (nibble - 8) d, element j < 16 the low nibble of qs[j], j + 16
+// its high nibble. Four consecutive elements never straddle a block or a nibble half.
+inline float kv_q8_0(const global uchar* r, int i) {
+  const global uchar* b = r + (i / 32) * 34;
+  return vload_half(0, (const global half*)b) * (float)((const global char*)(b + 2))[i % 32];
+}
+inline float4 kv4_q8_0(const global uchar* r, int i4) {
+  const global uchar* b = r + (i4 / 8) * 34;
+  return vload_half(0, (const global half*)b) * convert_float4(vload4(0, (const global char*)(b + 2 + (i4 % 8) * 4)));
+}
+inline float kv_q4_0(const global uchar* r, int i) {
+  const global uchar* b = r + (i / 32) * 18;
+  const int j = i % 32;
+  const int q = j < 16 ? (b[2 + j] & 15) : (b[2 + j - 16] >> 4);
+  return vload_half(0, (const global half*)b) * (float)(q - 8);
+}
+inline float4 kv4_q4_0(const global uchar* r, int i4) {
+  const global uchar* b = r + (i4 / 8) * 18;
+  const int j = (i4 % 8) * 4;
+  const int4 q = convert_int4(vload4(0, b + 2 + (j & 15)));
+  return vload_half(0, (const global half*)b) * convert_float4((j < 16 ? (q & 15) : (q >> 4)) - 8);
+}
+// By the clport_dtype id (0 F32, 1 F16, 8 Q8_0, 2 Q4_0), for the kernels of mixed K and V types.
+inline float kv_any(int type, const global uchar* r, int i) {
+  if (type == 0) return ((const global float*)r)[i];
+  if (type == 1) return vload_half(i, (const global half*)r);
+  if (type == 8) return kv_q8_0(r, i);
+  return kv_q4_0(r, i);
+}
+inline float4 kv4_any(int type, const global uchar* r, int i4) {
+  if (type == 0) return vload4(i4, (const global float*)r);
+  if (type == 1) return vload_half4(i4, (const global half*)r);
+  if (type == 8) return kv4_q8_0(r, i4);
+  return kv4_q4_0(r, i4);
+}
+#define CLPORT_KV_LOAD_F32(i, r) ((const global float*)(r))[i]
+#define CLPORT_KV_LOAD4_F32(i, r) vload4(i, (const global float*)(r))
+#define CLPORT_KV_LOAD_F16(i, r) vload_half(i, (const global half*)(r))
+#define CLPORT_KV_LOAD4_F16(i, r) vload_half4(i, (const global half*)(r))
+#define CLPORT_KV_LOAD_Q8_0(i, r) kv_q8_0(r, i)
+#define CLPORT_KV_LOAD4_Q8_0(i, r) kv4_q8_0(r, i)
+#define CLPORT_KV_LOAD_Q4_0(i, r) kv_q4_0(r, i)
+#define CLPORT_KV_LOAD4_Q4_0(i, r) kv4_q4_0(r, i)
+#define CLPORT_KV_LOAD_K_ANY(i, r) kv_any(k_type, r, i)
+#define CLPORT_KV_LOAD4_K_ANY(i, r) kv4_any(k_type, r, i)
+#define CLPORT_KV_LOAD_V_ANY(i, r) kv_any(v_type, r, i)
+#define CLPORT_KV_LOAD4_V_ANY(i, r) kv4_any(v_type, r, i)
+
+// The value an F16 cache would hold (round to nearest even, as the store does).
+inline float kv_round_f16(float x) {
+  ushort bits;
+  vstore_half_rte(x, 0, (half*)&bits);
+  return vload_half(0, (const half*)&bits);
+}
+
+// One 32-element block x (in address space AS) quantized exactly as core/src/quant's quant_q8_0 /
+// quant_q4_0 (d rounded to half first, x scaled by 1 / d, rounded half away from zero, clamped),
+// so a device and the CPU store the same bytes: x is replaced by the values the block decodes to
+// and, when store, the block is written at dst. (OpenCL allows 2.5 ulp on a float division; on
+// a runtime that rounds it differently a code can differ by one in rare ties.)
+#define CLPORT_KV_QUANT_FNS(AS)                                                                  inline void kv_quant_q8_0_##AS(AS float* x, global uchar* dst, int store) {                      float amax = 0.0f;                                                                             for (int j = 0; j < 32; ++j) amax = fmax(amax, fabs(x[j]));                                    const float d = kv_round_f16(amax / 127.0f), id = d != 0.0f ? 1.0f / d : 0.0f;                 if (store) vstore_half_rte(d, 0, (global half*)dst);                                           for (int j = 0; j < 32; ++j) {                                                                   const float q = clamp(round(x[j] * id), -127.0f, 127.0f);                                      if (store) ((global char*)(dst + 2))[j] = (char)(int)q;                                        x[j] = q * d;                                                                                }                                                                                            }                                                                                              inline void kv_quant_q4_0_##AS(AS float* x, global uchar* dst, int store) {                      float max = 0.0f; /* the element of largest magnitude, sign kept (the first of ties) */        for (int j = 0; j < 32; ++j)                                                                     if (fabs(x[j]) > fabs(max)) max = x[j];                                                      const float d = kv_round_f16(max / -8.0f), id = d != 0.0f ? 1.0f / d : 0.0f;                   if (store) vstore_half_rte(d, 0, (global half*)dst);                                           for (int j = 0; j < 16; ++j) {                                                                   const float lo = clamp(round(x[j] * id) + 8.0f, 0.0f, 15.0f);                                  const float hi = clamp(round(x[j + 16] * id) + 8.0f, 0.0f, 15.0f);                             if (store) dst[2 + j] = (uchar)((int)lo | ((int)hi << 4));                                     x[j] = (lo - 8.0f) * d;                                                                        x[j + 16] = (hi - 8.0f) * d;                                                                 }                                                                                            }
+CLPORT_KV_QUANT_FNS(local)
+CLPORT_KV_QUANT_FNS(private)
+
+// Row x[0 .. head_dim) (address space AS) rounded in place to what a cache row of that type holds
+// and, when store, written to the cache row dst: elements (or, quantized, 32-element blocks)
+// first, first + step, ... (a work-group's items split the row, a serial kernel takes it whole).
+#define CLPORT_KV_ROW_F32(AS, x, dst, store, first, step)                                        for (int e_ = first; e_ < head_dim; e_ += step)                                                  if (store) ((global float*)(dst))[e_] = x[e_];
+#define CLPORT_KV_ROW_F16(AS, x, dst, store, first, step)                                        for (int e_ = first; e_ < head_dim; e_ += step) {                                                x[e_] = kv_round_f16(x[e_]);                                                                   if (store) vstore_half_rte(x[e_], e_, (global half*)(dst));                                  }
+#define CLPORT_KV_ROW_Q8_0(AS, x, dst, store, first, step)                                       for (int b_ = first; b_ < head_dim / 32; b_ += step) kv_quant_q8_0_##AS((x) + 32 * b_, (dst) + 34 * b_, store);
+#define CLPORT_KV_ROW_Q4_0(AS, x, dst, store, first, step)                                       for (int b_ = first; b_ < head_dim / 32; b_ += step) kv_quant_q4_0_##AS((x) + 32 * b_, (dst) + 18 * b_, store);
 
 // The parameters of every attention kernel (the work-group ones and the serial ones below).
 #define CLPORT_ATTENTION_PARAMS                                                                \
@@ -46,10 +117,14 @@
 
 // The split kernels' extra parameters: the range count and the partial results.
 #define CLPORT_ATTENTION_SPLIT_PARAMS , int n_split, global float *part
+// The mixed-type kernels' extra parameters: V's strides and the clport_dtype ids of K and V.
+#define CLPORT_ATTENTION_MIXED_PARAMS , ulong v_nb1, ulong v_nb2, int k_type, int v_type
 
-#define CLPORT_ATTENTION(NAME, STORE_NEW, SPLIT, KT, LOAD1, LOAD4, STORE1, ROUND)               \
+// KLOAD* / VLOAD* read K / V rows, VNB1 / VNB2 are V's strides, ROW rounds and stores the new
+// token's K and V (STORE_NEW, where K and V are halves of one cache of one type).
+#define CLPORT_ATTENTION(NAME, STORE_NEW, SPLIT, EXTRA, KLOAD1, KLOAD4, VLOAD1, VLOAD4, ROW, VNB1, VNB2) \
   kernel __attribute__((reqd_work_group_size(ATT_WG, 1, 1))) void NAME(                        \
-      CLPORT_ATTENTION_PARAMS CLPORT_ATTENTION_SPLIT_##SPLIT) {                                \
+      CLPORT_ATTENTION_PARAMS CLPORT_ATTENTION_SPLIT_##SPLIT EXTRA) {                          \
     local float qv[ATT_WG * ATT_DPT];                                                          \
     local float kv_new[2 * ATT_WG * ATT_DPT]; /* STORE_NEW: this step's K (roped), then V */    \
     local float p[ATT_WG];                                                                     \
@@ -79,7 +154,7 @@
       const global float* vg = (const global float*)(vn + vn_off + kvh * vn_nb1);              \
       for (int d = lid; d < head_dim; d += ATT_WG) {                                           \
         kv_new[d] = kg[d];                                                                     \
-        kv_new[ATT_WG * ATT_DPT + d] = ROUND(vg[d]);                                           \
+        kv_new[ATT_WG * ATT_DPT + d] = vg[d];                                                  \
       }                                                                                        \
       barrier(CLK_LOCAL_MEM_FENCE);                                                            \
       for (int i = lid; i < n_rot / 2; i += ATT_WG) {                                          \
@@ -91,13 +166,11 @@
         kv_new[e.y] = r.y;                                                                     \
       }                                                                                        \
       barrier(CLK_LOCAL_MEM_FENCE);                                                            \
-      for (int d = lid; d < head_dim; d += ATT_WG) kv_new[d] = ROUND(kv_new[d]);               \
-      if (last && h % (n_head / n_kv_head) == 0) {                                             \
+      {                                                                                        \
+        const int store = last && h % (n_head / n_kv_head) == 0;                               \
         global uchar* slot = cache + cache_off + (size_t)kvh * kv_nb1 + (size_t)n_past * kv_nb2; \
-        for (int d = lid; d < head_dim; d += ATT_WG) {                                         \
-          STORE1(kv_new[d], d, (global KT*)slot);                                              \
-          STORE1(kv_new[ATT_WG * ATT_DPT + d], d, (global KT*)(slot + kv_nb3));                \
-        }                                                                                      \
+        ROW(local, kv_new, slot, store, lid, ATT_WG)                                           \
+        ROW(local, (kv_new + ATT_WG * ATT_DPT), (slot + kv_nb3), store, lid, ATT_WG)           \
       }                                                                                        \
       barrier(CLK_LOCAL_MEM_FENCE);                                                            \
     }                                                                                          \
@@ -111,18 +184,18 @@
       first = begin;                                                                           \
     }                                                                                          \
     const global uchar* kbase = k + k_off + (size_t)kvh * kv_nb1;                              \
-    const global uchar* vbase = v + v_off + (size_t)kvh * kv_nb1;                              \
+    const global uchar* vbase = v + v_off + (size_t)kvh * VNB1;                                \
     float m = -INFINITY, l = 0.0f, acc[ATT_DPT];                                               \
     for (int i = 0; i < ATT_DPT; ++i) acc[i] = 0.0f;                                           \
     for (int j0 = first; j0 < n_keys; j0 += ATT_WG) {                                          \
       const int j = j0 + lid;                                                                  \
       float s = -INFINITY;                                                                     \
       if (j < n_keys) {                                                                        \
-        const global KT* kr = (const global KT*)(kbase + (size_t)j * kv_nb2);                  \
+        const global uchar* kr = kbase + (size_t)j * kv_nb2;                                   \
         float dotv = 0.0f;                                                                     \
         int d = 0;                                                                             \
-        for (; d + 4 <= head_dim; d += 4) dotv += dot(LOAD4(d / 4, kr), vload4(d / 4, qv));    \
-        for (; d < head_dim; ++d) dotv += LOAD1(d, kr) * qv[d];                                \
+        for (; d + 4 <= head_dim; d += 4) dotv += dot(KLOAD4(d / 4, kr), vload4(d / 4, qv));   \
+        for (; d < head_dim; ++d) dotv += KLOAD1(d, kr) * qv[d];                               \
         s = dotv * scale;                                                                      \
       }                                                                                        \
       const float m_new = fmax(m, wg_reduce_max(s, scratch, ATT_WG));                          \
@@ -137,7 +210,7 @@
         if (d < head_dim) {                                                                    \
           float a = acc[i] * corr;                                                             \
           for (int jj = 0; jj < nj; ++jj)                                                      \
-            a = fma(p[jj], LOAD1(d, (const global KT*)(vbase + (size_t)(j0 + jj) * kv_nb2)), a); \
+            a = fma(p[jj], VLOAD1(d, vbase + (size_t)(j0 + jj) * VNB2), a);                    \
           acc[i] = a;                                                                          \
         }                                                                                      \
       }                                                                                        \
@@ -183,25 +256,24 @@
 #define CLPORT_ATT_PART_0 ((global float*)0)
 #define CLPORT_ATT_PART_1 part
 
-#define CLPORT_KV_STORE_F32(x, i, p) ((p)[i] = (x))
-#define CLPORT_KV_STORE_F16(x, i, p) vstore_half_rte((x), (i), (p))
-#define CLPORT_KV_ROUND_F32(x) (x)
-// The value an F16 cache would hold (round to nearest even, as the store does).
-inline float kv_round_f16(float x) {
-  ushort bits;
-  vstore_half_rte(x, 0, (half*)&bits);
-  return vload_half(0, (const half*)&bits);
-}
-#define CLPORT_KV_ROUND_F16(x) kv_round_f16(x)
-
 // STORE_NEW is a compile-time constant rather than a kernel argument: PoCL 5.0's work-group
 // compiler crashes (SIGSEGV at the first enqueue) on barriers inside a branch on an argument.
-CLPORT_ATTENTION(attention_f32, 0, 0, float, CLPORT_KV_LOAD_F32, CLPORT_KV_LOAD4_F32, CLPORT_KV_STORE_F32, CLPORT_KV_ROUND_F32)
-CLPORT_ATTENTION(attention_f16, 0, 0, half, CLPORT_KV_LOAD_F16, CLPORT_KV_LOAD4_F16, CLPORT_KV_STORE_F16, CLPORT_KV_ROUND_F16)
-CLPORT_ATTENTION(attention_store_f32, 1, 0, float, CLPORT_KV_LOAD_F32, CLPORT_KV_LOAD4_F32, CLPORT_KV_STORE_F32, CLPORT_KV_ROUND_F32)
-CLPORT_ATTENTION(attention_store_f16, 1, 0, half, CLPORT_KV_LOAD_F16, CLPORT_KV_LOAD4_F16, CLPORT_KV_STORE_F16, CLPORT_KV_ROUND_F16)
-CLPORT_ATTENTION(attention_split_store_f32, 1, 1, float, CLPORT_KV_LOAD_F32, CLPORT_KV_LOAD4_F32, CLPORT_KV_STORE_F32, CLPORT_KV_ROUND_F32)
-CLPORT_ATTENTION(attention_split_store_f16, 1, 1, half, CLPORT_KV_LOAD_F16, CLPORT_KV_LOAD4_F16, CLPORT_KV_STORE_F16, CLPORT_KV_ROUND_F16)
+// One type T for K and V: attention_T, attention_store_T, attention_split_store_T.
+#define CLPORT_ATTENTION_OF(T, t)                                                               \
+  CLPORT_ATTENTION(attention_##t, 0, 0, , CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_LOAD_##T, \
+                   CLPORT_KV_LOAD4_##T, CLPORT_KV_ROW_##T, kv_nb1, kv_nb2)                      \
+  CLPORT_ATTENTION(attention_store_##t, 1, 0, , CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_LOAD_##T, \
+                   CLPORT_KV_LOAD4_##T, CLPORT_KV_ROW_##T, kv_nb1, kv_nb2)                      \
+  CLPORT_ATTENTION(attention_split_store_##t, 1, 1, , CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T,  \
+                   CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_ROW_##T, kv_nb1, kv_nb2)
+CLPORT_ATTENTION_OF(F32, f32)
+CLPORT_ATTENTION_OF(F16, f16)
+CLPORT_ATTENTION_OF(Q8_0, q8_0)
+CLPORT_ATTENTION_OF(Q4_0, q4_0)
+// K and V of different types (then two tensors, never the fused store): one kernel for every
+// pair, the types chosen at run time (a branch the loops repeat, uniform across work-items).
+CLPORT_ATTENTION(attention_mixed, 0, 0, CLPORT_ATTENTION_MIXED_PARAMS, CLPORT_KV_LOAD_K_ANY, CLPORT_KV_LOAD4_K_ANY,
+                 CLPORT_KV_LOAD_V_ANY, CLPORT_KV_LOAD4_V_ANY, CLPORT_KV_ROW_F32, v_nb1, v_nb2)
 
 // Combines the n_split partial results of attention_split_store_* for one decode token: global
 // size (round_up(head_dim, ATT_WG), n_head). A range without keys (m = -inf, l = 0) adds nothing.
@@ -233,7 +305,7 @@ kernel void attention_merge(const global float* part, int n_split, int head_dim,
 #define ATT_SERIAL_HD 256
 #endif
 
-// One key's step of the online softmax: score s, value row vr (cache type KT).
+// One key's step of the online softmax: score s, value row vr.
 #define CLPORT_SERIAL_STEP(s, VALUE4, VALUE1)                                                  \
   {                                                                                            \
     if (s > m) {                                                                               \
@@ -266,9 +338,9 @@ kernel void attention_merge(const global float* part, int n_split, int head_dim,
     out = sum * scale;                                                                         \
   }
 
-#define CLPORT_ATTENTION_SERIAL(NAME, STORE_NEW, KT, LOAD1, LOAD4, STORE1, ROUND)                \
+#define CLPORT_ATTENTION_SERIAL(NAME, STORE_NEW, EXTRA, KLOAD1, KLOAD4, VLOAD1, VLOAD4, ROW, VNB1, VNB2) \
   kernel void NAME(                                                                            \
-      CLPORT_ATTENTION_PARAMS) {                                                               \
+      CLPORT_ATTENTION_PARAMS EXTRA) {                                                         \
     const int h = get_global_id(0), t = get_global_id(1);                                      \
     if (h >= n_head) return;                                                                   \
     const int group = n_head / n_kv_head, kvh = h / group;                                     \
@@ -291,14 +363,14 @@ kernel void attention_merge(const global float* part, int n_split, int head_dim,
     const int n_keys = STORE_NEW ? n_past : n_past + t + 1;                                    \
     const int first = window > 0 ? max(0, n_past + t + 1 - window) : 0;                        \
     const global uchar* kbase = k + k_off + (size_t)kvh * kv_nb1;                              \
-    const global uchar* vbase = v + v_off + (size_t)kvh * kv_nb1;                              \
+    const global uchar* vbase = v + v_off + (size_t)kvh * VNB1;                                \
     /* Keys in fours: four independent scores, one rescale of acc per four, and the four       \
        value rows added in one pass over acc. */                                               \
     int j = first;                                                                             \
     for (; j + 4 <= n_keys; j += 4) {                                                          \
       float sc[4];                                                                             \
       for (int b = 0; b < 4; ++b)                                                              \
-        CLPORT_SERIAL_SCORE(sc[b], (const global KT*)(kbase + (size_t)(j + b) * kv_nb2), LOAD4, LOAD1) \
+        CLPORT_SERIAL_SCORE(sc[b], kbase + (size_t)(j + b) * kv_nb2, KLOAD4, KLOAD1)          \
       const float mb = fmax(fmax(sc[0], sc[1]), fmax(sc[2], sc[3]));                           \
       if (mb > m) {                                                                            \
         const float corr = exp(m - mb); /* 0 on the first keys: m starts at -inf */            \
@@ -308,22 +380,22 @@ kernel void attention_merge(const global float* part, int n_split, int head_dim,
       }                                                                                        \
       const float p0 = exp(sc[0] - m), p1 = exp(sc[1] - m), p2 = exp(sc[2] - m), p3 = exp(sc[3] - m); \
       l += (p0 + p1) + (p2 + p3);                                                              \
-      const global KT* v0 = (const global KT*)(vbase + (size_t)j * kv_nb2);                    \
-      const global KT* v1 = (const global KT*)(vbase + (size_t)(j + 1) * kv_nb2);              \
-      const global KT* v2 = (const global KT*)(vbase + (size_t)(j + 2) * kv_nb2);              \
-      const global KT* v3 = (const global KT*)(vbase + (size_t)(j + 3) * kv_nb2);              \
+      const global uchar* v0 = vbase + (size_t)j * VNB2;                                       \
+      const global uchar* v1 = vbase + (size_t)(j + 1) * VNB2;                                 \
+      const global uchar* v2 = vbase + (size_t)(j + 2) * VNB2;                                 \
+      const global uchar* v3 = vbase + (size_t)(j + 3) * VNB2;                                 \
       int d = 0;                                                                               \
       for (; d + 4 <= head_dim; d += 4)                                                        \
-        vstore4(vload4(d / 4, acc) + (p0 * LOAD4(d / 4, v0) + p1 * LOAD4(d / 4, v1)) +          \
-                    (p2 * LOAD4(d / 4, v2) + p3 * LOAD4(d / 4, v3)), d / 4, acc);                \
+        vstore4(vload4(d / 4, acc) + (p0 * VLOAD4(d / 4, v0) + p1 * VLOAD4(d / 4, v1)) +        \
+                    (p2 * VLOAD4(d / 4, v2) + p3 * VLOAD4(d / 4, v3)), d / 4, acc);              \
       for (; d < head_dim; ++d)                                                                \
-        acc[d] += (p0 * LOAD1(d, v0) + p1 * LOAD1(d, v1)) + (p2 * LOAD1(d, v2) + p3 * LOAD1(d, v3)); \
+        acc[d] += (p0 * VLOAD1(d, v0) + p1 * VLOAD1(d, v1)) + (p2 * VLOAD1(d, v2) + p3 * VLOAD1(d, v3)); \
     }                                                                                          \
     for (; j < n_keys; ++j) {                                                                  \
-      const global KT* vr = (const global KT*)(vbase + (size_t)j * kv_nb2);                    \
+      const global uchar* vr = vbase + (size_t)j * VNB2;                                       \
       float s;                                                                                 \
-      CLPORT_SERIAL_SCORE(s, (const global KT*)(kbase + (size_t)j * kv_nb2), LOAD4, LOAD1)      \
-      CLPORT_SERIAL_STEP(s, LOAD4(d / 4, vr), LOAD1(d, vr))                                    \
+      CLPORT_SERIAL_SCORE(s, kbase + (size_t)j * kv_nb2, KLOAD4, KLOAD1)                       \
+      CLPORT_SERIAL_STEP(s, VLOAD4(d / 4, vr), VLOAD1(d, vr))                                  \
     }                                                                                          \
     if (STORE_NEW) {                                                                           \
       /* This token's K (rotated) and V, rounded to the cache type; the first query head of    \
@@ -334,7 +406,7 @@ kernel void attention_merge(const global float* part, int n_split, int head_dim,
       const global float* vg = (const global float*)(vn + vn_off + kvh * vn_nb1);              \
       for (int d = 0; d < head_dim; ++d) {                                                     \
         kv_new[d] = kg[d];                                                                     \
-        vv_new[d] = ROUND(vg[d]);                                                              \
+        vv_new[d] = vg[d];                                                                     \
       }                                                                                        \
       for (int i = 0; i < n_rot / 2; ++i) {                                                    \
         const int2 e = rope_pair(i, n_rot, neox);                                              \
@@ -342,13 +414,11 @@ kernel void attention_merge(const global float* part, int n_split, int head_dim,
         kv_new[e.x] = r.x;                                                                     \
         kv_new[e.y] = r.y;                                                                     \
       }                                                                                        \
-      for (int d = 0; d < head_dim; ++d) kv_new[d] = ROUND(kv_new[d]);                         \
-      if (h % group == 0) {                                                                    \
+      {                                                                                        \
+        const int store = h % group == 0;                                                      \
         global uchar* slot = cache + cache_off + (size_t)kvh * kv_nb1 + (size_t)n_past * kv_nb2; \
-        for (int d = 0; d < head_dim; ++d) {                                                   \
-          STORE1(kv_new[d], d, (global KT*)slot);                                              \
-          STORE1(vv_new[d], d, (global KT*)(slot + kv_nb3));                                   \
-        }                                                                                      \
+        ROW(private, kv_new, slot, store, 0, 1)                                                \
+        ROW(private, vv_new, (slot + kv_nb3), store, 0, 1)                                     \
       }                                                                                        \
       float s = 0.0f;                                                                          \
       for (int d = 0; d < head_dim; ++d) s += kv_new[d] * qv[d];                               \
@@ -360,7 +430,61 @@ kernel void attention_merge(const global float* part, int n_split, int head_dim,
     for (int d = 0; d < head_dim; ++d) og[d] = acc[d] * inv_l;                                 \
   }
 
-CLPORT_ATTENTION_SERIAL(attention_serial_f32, 0, float, CLPORT_KV_LOAD_F32, CLPORT_KV_LOAD4_F32, CLPORT_KV_STORE_F32, CLPORT_KV_ROUND_F32)
-CLPORT_ATTENTION_SERIAL(attention_serial_f16, 0, half, CLPORT_KV_LOAD_F16, CLPORT_KV_LOAD4_F16, CLPORT_KV_STORE_F16, CLPORT_KV_ROUND_F16)
-CLPORT_ATTENTION_SERIAL(attention_serial_store_f32, 1, float, CLPORT_KV_LOAD_F32, CLPORT_KV_LOAD4_F32, CLPORT_KV_STORE_F32, CLPORT_KV_ROUND_F32)
-CLPORT_ATTENTION_SERIAL(attention_serial_store_f16, 1, half, CLPORT_KV_LOAD_F16, CLPORT_KV_LOAD4_F16, CLPORT_KV_STORE_F16, CLPORT_KV_ROUND_F16)
+#define CLPORT_ATTENTION_SERIAL_OF(T, t)                                                        \
+  CLPORT_ATTENTION_SERIAL(attention_serial_##t, 0, , CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_LOAD_##T, \
+                          CLPORT_KV_LOAD4_##T, CLPORT_KV_ROW_##T, kv_nb1, kv_nb2)               \
+  CLPORT_ATTENTION_SERIAL(attention_serial_store_##t, 1, , CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T,    \
+                          CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_ROW_##T, kv_nb1, kv_nb2)
+CLPORT_ATTENTION_SERIAL_OF(F32, f32)
+CLPORT_ATTENTION_SERIAL_OF(F16, f16)
+CLPORT_ATTENTION_SERIAL_OF(Q8_0, q8_0)
+CLPORT_ATTENTION_SERIAL_OF(Q4_0, q4_0)
+CLPORT_ATTENTION_SERIAL(attention_serial_mixed, 0, CLPORT_ATTENTION_MIXED_PARAMS, CLPORT_KV_LOAD_K_ANY,
+                        CLPORT_KV_LOAD4_K_ANY, CLPORT_KV_LOAD_V_ANY, CLPORT_KV_LOAD4_V_ANY, CLPORT_KV_ROW_F32, v_nb1, v_nb2)
+
+// The KV-cache stores into a Q8_0 / Q4_0 cache (here, next to the quantizer the fused kernels
+// above use, so every path rounds alike). One work-item per cache row (head, token):
+//   copy_f32_q8_0 / _q4_0 (COPY into a cache slot): src [ne0, ne1, ne2, ne3] F32 with byte
+//     strides snb (any element stride), dst the same shape in blocks, row strides dnb.y/z/w;
+//     global size ne1 * ne2 * ne3, any local size; ne0 <= 256 and a multiple of 32.
+//   kv_store_rope_q8_0 / _q4_0 (KV_STORE_ROPE): the arguments of kv_store_rope_* (rope.cl);
+//     global size n_kv_head * n_tokens, any local size; head_dim <= 256.
+#define CLPORT_KV_QUANT_STORES(T, t)                                                           \
+  kernel void copy_f32_##t(const global uchar* src, ulong src_off, int4 sne, ulong4 snb,       \
+                           global uchar* dst, ulong dst_off, int4 dne, ulong4 dnb, uint rows) { \
+    const uint r = get_global_id(0);                                                           \
+    if (r >= rows) return;                                                                     \
+    const int head_dim = sne.x;                                                                \
+    const uint i1 = r % sne.y, i2 = (r / sne.y) % sne.z, i3 = r / (sne.y * sne.z);             \
+    const global uchar* sr = src + src_off + i1 * snb.y + i2 * snb.z + i3 * snb.w;             \
+    float x[256];                                                                              \
+    for (int d = 0; d < head_dim; ++d) x[d] = *(const global float*)(sr + d * snb.x);          \
+    CLPORT_KV_ROW_##T(private, x, (dst + dst_off + i1 * dnb.y + i2 * dnb.z + i3 * dnb.w), 1, 0, 1) \
+  }                                                                                            \
+  kernel void kv_store_rope_##t(                                                               \
+      const global uchar* k, ulong k_off, ulong k_nb1, ulong k_nb2, const global uchar* v,    \
+      ulong v_off, ulong v_nb1, ulong v_nb2, global uchar* cache, ulong c_off, ulong c_nb1,  \
+      ulong c_nb2, ulong c_nb3, int head_dim, int n_kv_head, int n_tokens, int pos0,         \
+      int n_rot, int neox, float freq_base, float freq_scale, const global uchar* ff,        \
+      ulong ff_off, int has_ff) {                                                            \
+    const int r = get_global_id(0);                                                            \
+    if (r >= n_kv_head * n_tokens) return;                                                     \
+    const int h = r % n_kv_head, t = r / n_kv_head;                                            \
+    const global float* kr = (const global float*)(k + k_off + h * k_nb1 + t * k_nb2);        \
+    const global float* vr = (const global float*)(v + v_off + h * v_nb1 + t * v_nb2);        \
+    float x[256];                                                                              \
+    for (int d = 0; d < head_dim; ++d) x[d] = kr[d];                                           \
+    for (int i = 0; i < n_rot / 2; ++i) {                                                      \
+      const int2 e = rope_pair(i, n_rot, neox);                                                \
+      const float2 rr = rope_rotate(kr[e.x], kr[e.y], rope_cos_sin(i, pos0 + t, n_rot, freq_base, \
+                                                              freq_scale, rope_factor(ff, ff_off, has_ff, i))); \
+      x[e.x] = rr.x;                                                                           \
+      x[e.y] = rr.y;                                                                           \
+    }                                                                                          \
+    global uchar* kc = cache + c_off + h * c_nb1 + (size_t)(pos0 + t) * c_nb2;                 \
+    CLPORT_KV_ROW_##T(private, x, kc, 1, 0, 1)                                                 \
+    for (int d = 0; d < head_dim; ++d) x[d] = vr[d];                                           \
+    CLPORT_KV_ROW_##T(private, x, (kc + c_nb3), 1, 0, 1)                                       \
+  }
+CLPORT_KV_QUANT_STORES(Q8_0, q8_0)
+CLPORT_KV_QUANT_STORES(Q4_0, q4_0)

@@ -38,17 +38,18 @@
 #define X8_BYTES_q4_k 1184
 #define X8_BYTES_q6_k 1680
 
-// Repacking: work-item (u, g) writes unit u (block or super-block) of row group g. The unit's
-// first byte in the layout (unit_bytes each), or NULL for a work-item past the row's units.
-inline global uchar* x8_pack_target(global uchar* dst, int units, int unit_bytes) {
-  const int u = get_global_id(0), g = get_global_id(1);
+// Repacking: work-item (u, i) writes unit u (block or super-block) of row group g = first_group
+// + i (the host repacks a large weight in slices of groups). The unit's first byte in the layout
+// (unit_bytes each), or NULL for a work-item past the row's units.
+inline global uchar* x8_pack_target(global uchar* dst, int units, int unit_bytes, int g) {
+  const int u = get_global_id(0);
   return u < units ? dst + ((size_t)g * units + u) * unit_bytes : 0;
 }
 // Row 8g + r's GGUF unit (gguf_bytes each); *keep is 0 for a row past N, whose bytes are then
 // written as zeros (row N - 1 is read in its place).
-inline const global uchar* x8_pack_source(const global uchar* src, ulong row_bytes, int N, int gguf_bytes, int r,
-                                          uchar* keep) {
-  const int n = 8 * get_global_id(1) + r;
+inline const global uchar* x8_pack_source(const global uchar* src, ulong row_bytes, int N, int gguf_bytes, int g,
+                                          int r, uchar* keep) {
+  const int n = 8 * g + r;
   *keep = n < N ? 0xff : 0;
   return src + (size_t)min(n, N - 1) * row_bytes + (size_t)get_global_id(0) * gguf_bytes;
 }
@@ -62,12 +63,12 @@ inline void x8_pack_words(const global uchar* in, int words, int r, uchar keep, 
 // A 32-value GGUF block: head = the bytes of halves it starts with (2: d; 4: d, m), then words
 // 4-byte words of quants; gguf_bytes its size.
 inline void x8_pack_block(const global uchar* src, ulong row_bytes, int units, int N, int head, int words,
-                          int gguf_bytes, global uchar* dst) {
-  global uchar* out = x8_pack_target(dst, units, 8 * gguf_bytes);
+                          int gguf_bytes, int g, global uchar* dst) {
+  global uchar* out = x8_pack_target(dst, units, 8 * gguf_bytes, g);
   if (!out) return;
   for (int r = 0; r < 8; ++r) {
     uchar keep;
-    const global uchar* in = x8_pack_source(src, row_bytes, N, gguf_bytes, r, &keep);
+    const global uchar* in = x8_pack_source(src, row_bytes, N, gguf_bytes, g, r, &keep);
     for (int h = 0; h < head / 2; ++h) {
       out[16 * h + 2 * r] = in[2 * h] & keep;
       out[16 * h + 2 * r + 1] = in[2 * h + 1] & keep;
@@ -80,8 +81,8 @@ inline void x8_pack_block(const global uchar* src, ulong row_bytes, int units, i
 // fifth bits (a GGUF block's 4 bytes after the halves) as their first word.
 #define CLPORT_X8_PACK_KERNEL(T, HEAD, WORDS, GGUF_BYTES)                                      \
   kernel void x8_pack_##T(const global uchar* src, ulong src_off, ulong row_bytes, int blocks, int N, \
-                          global uchar* dst) {                                                \
-    x8_pack_block(src + src_off, row_bytes, blocks, N, HEAD, WORDS, GGUF_BYTES, dst);         \
+                          global uchar* dst, int first_group) {                               \
+    x8_pack_block(src + src_off, row_bytes, blocks, N, HEAD, WORDS, GGUF_BYTES, first_group + get_global_id(1), dst); \
   }
 CLPORT_X8_PACK_KERNEL(q4_0, 2, 4, 18)
 CLPORT_X8_PACK_KERNEL(q4_1, 4, 4, 20)
@@ -91,12 +92,13 @@ CLPORT_X8_PACK_KERNEL(q8_0, 2, 8, 34)
 
 // K-quants (supers = K / 256 super-blocks a row).
 kernel void x8_pack_q4_k(const global uchar* src, ulong src_off, ulong row_bytes, int supers, int N,
-                         global uchar* dst) {
-  global uchar* out = x8_pack_target(dst, supers, X8_BYTES_q4_k);
+                         global uchar* dst, int first_group) {
+  const int g = first_group + get_global_id(1);
+  global uchar* out = x8_pack_target(dst, supers, X8_BYTES_q4_k, g);
   if (!out) return;
   for (int r = 0; r < 8; ++r) {
     uchar keep;
-    const global uchar* in = x8_pack_source(src + src_off, row_bytes, N, 144, r, &keep);
+    const global uchar* in = x8_pack_source(src + src_off, row_bytes, N, 144, g, r, &keep);
     for (int h = 0; h < 4; ++h) out[16 * (h / 2) + 2 * r + h % 2] = in[h] & keep;
     // The 6-bit scale / minimum pairs of the 8 runs (GGUF's packing: runs 0..3 in the low 6 bits
     // of bytes 0..3 / 4..7, runs 4..7 split over bytes 8..11 and the top 2 bits of 0..7).
@@ -112,12 +114,13 @@ kernel void x8_pack_q4_k(const global uchar* src, ulong src_off, ulong row_bytes
 }
 
 kernel void x8_pack_q6_k(const global uchar* src, ulong src_off, ulong row_bytes, int supers, int N,
-                         global uchar* dst) {
-  global uchar* out = x8_pack_target(dst, supers, X8_BYTES_q6_k);
+                         global uchar* dst, int first_group) {
+  const int g = first_group + get_global_id(1);
+  global uchar* out = x8_pack_target(dst, supers, X8_BYTES_q6_k, g);
   if (!out) return;
   for (int r = 0; r < 8; ++r) {
     uchar keep;
-    const global uchar* in = x8_pack_source(src + src_off, row_bytes, N, 210, r, &keep);
+    const global uchar* in = x8_pack_source(src + src_off, row_bytes, N, 210, g, r, &keep);
     out[2 * r] = in[208] & keep;
     out[2 * r + 1] = in[209] & keep;
     for (int i = 0; i < 16; ++i) out[16 + 8 * i + r] = in[192 + i] & keep;

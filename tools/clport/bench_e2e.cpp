@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "clport/engine.h"
+#include "clport/report.h"
 #include "command_registry.h"
 #include "engine_flags.h"
 #include "option_ranges.h"
@@ -30,6 +31,7 @@ struct E2eResult {
   std::string backend;
   GenerationStats stats;
   BackendMemoryStats memory;
+  std::string model_memory_json;  // model_memory_json() of the loaded model, after the run
 };
 
 Result<E2eResult> measure(EngineOptions options, const E2eFlags& f) {
@@ -57,7 +59,7 @@ Result<E2eResult> measure(EngineOptions options, const E2eFlags& f) {
   int produced = 0;
   CLPORT_RETURN_IF_ERROR(e.generate(prompt, f.gen_tokens, sampler,
                                     [&](int32_t) { return ++produced < f.gen_tokens; }, &stats));
-  return E2eResult{e.backend().description(), stats, e.backend().memory_stats()};
+  return E2eResult{e.backend().description(), stats, e.backend().memory_stats(), model_memory_json(e.model().memory())};
 }
 
 nlohmann::json to_json(const E2eResult& r) {
@@ -69,7 +71,8 @@ nlohmann::json to_json(const E2eResult& r) {
           {"generation_tokens_per_second", r.stats.generation_tokens_per_second()},
           {"peak_memory_bytes", r.memory.peak_bytes},
           {"weights_bytes", r.memory.weights_bytes},
-          {"plain_weight_copies_freed_bytes", r.memory.plain_freed_bytes}};
+          {"plain_weight_copies_freed_bytes", r.memory.plain_freed_bytes},
+          {"memory", nlohmann::json::parse(r.model_memory_json)}};
 }
 
 void print(const char* label, const E2eResult& r) {

@@ -7,6 +7,7 @@
 #include "clport/chat_template.h"
 #include "clport/engine.h"
 #include "clport/model_checks.h"
+#include "clport/report.h"
 #include "command_registry.h"
 #include "engine_flags.h"
 #include "json_output.h"
@@ -22,6 +23,7 @@ struct RunFlags {
   std::string chat_template;  // a family name; "" = recognise the file's template
   std::string system;
   bool verbose_prompt = false;
+  bool verbose = false;  // the memory the model holds, by part
   SamplerOptions sampling;
   bool no_bos = false;
   bool check_layers = false;
@@ -114,6 +116,7 @@ nlohmann::json run_json(const RunFlags& f, const Status& failure, Engine* e, con
           {"tokens", {{"prompt", p != nullptr ? static_cast<int>(p->tokens.size()) : 0},
                       {"generated", delivered},
                       {"sampled", stats.generated_tokens}}},
+          {"memory", e != nullptr ? nlohmann::json::parse(model_memory_json(e->model().memory())) : nlohmann::json(nullptr)},
           {"timings", {{"load_seconds", e != nullptr ? e->load_seconds() : 0.0},
                        {"prompt_seconds", stats.prompt_seconds},
                        {"prompt_tokens_per_second", stats.prompt_tokens_per_second()},
@@ -169,6 +172,8 @@ int run(const RunFlags& f) {
                "tokens/s\n",
                stats.load_seconds, stats.prompt_tokens, stats.prompt_tokens_per_second(),
                stats.generated_tokens, stats.generation_tokens_per_second());
+  // After the run: the plugins' scratch is sized when the plans are first prepared.
+  if (f.verbose) std::cerr << model_memory_text(e.model().memory());
   return check_result;
 }
 
@@ -188,6 +193,9 @@ const RegisterCommand kRegisterRun{
                       "chat format to use instead of the file's (implies --chat): " +
                           chat_family_names());
        app.add_option("--system", flags->system, "system message for --chat");
+       app.add_flag("--verbose", flags->verbose,
+                    "at the end, print what the model holds in memory: weights by where they live, KV cache, "
+                    "activations, plugin scratch");
        app.add_flag("--verbose-prompt", flags->verbose_prompt,
                     "print the prompt as tokenized (chat markers included) and its token count");
        app.add_option("--temp", flags->sampling.temperature, "temperature (0 = greedy)")

@@ -11,9 +11,19 @@
 
 namespace clport::cli {
 
+// The KV cache types by llama.cpp's names; a value outside them is CLI11's error listing them.
+inline CLI::IsMember kv_type_names() { return CLI::IsMember({"f16", "f32", "q8_0", "q4_0"}); }
+inline DType kv_dtype_of(const std::string& name) {
+  if (name == "f32") return DType::F32;
+  if (name == "q8_0") return DType::Q8_0;
+  if (name == "q4_0") return DType::Q4_0;
+  return DType::F16;
+}
+
 struct EngineFlags {
   EngineOptions options;
   std::string kv_type = "f16";
+  std::string cache_type_k, cache_type_v;  // empty: kv_type
   std::string log_level;
   bool no_fusion = false;
 
@@ -35,14 +45,24 @@ struct EngineFlags {
         ->transform(integer_range(0, kMaxThreads));
     app.add_flag("--cpu-fp32", options.cpu_float_activations,
                  "CPU backend: float activations in quantized mat-muls (precision fp32)");
-    app.add_option("--kv-type", kv_type, "KV cache type: f16 or f32")
-        ->check(CLI::IsMember({"f16", "f32"}));
+    // llama.cpp's names; --kv-type sets both, and a --cache-type-k / -v given with it wins.
+    app.add_option("--kv-type", kv_type, "KV cache type of K and V: f16, f32, q8_0 or q4_0")
+        ->check(kv_type_names());
+    app.add_option("--cache-type-k", cache_type_k, "K cache type: f16, f32, q8_0 or q4_0 (default: --kv-type)")
+        ->check(kv_type_names());
+    app.add_option("--cache-type-v", cache_type_v, "V cache type: f16, f32, q8_0 or q4_0 (default: --kv-type)")
+        ->check(kv_type_names());
     app.add_flag("--no-fusion", no_fusion, "run every op on its own (no fused patterns)");
+    app.add_option("--memory-limit", options.llama.memory_limit_bytes,
+                   "refuse to load when the weights, KV cache and activations would take more than this "
+                   "(bytes, or with a unit: 512M, 2G; 0 = no limit)")
+        ->transform(CLI::AsSizeValue(false));
   }
   // Call after parsing.
   EngineOptions resolved() const {
     EngineOptions o = options;
-    o.llama.kv_dtype = kv_type == "f32" ? DType::F32 : DType::F16;
+    o.llama.kv_type_k = kv_dtype_of(cache_type_k.empty() ? kv_type : cache_type_k);
+    o.llama.kv_type_v = kv_dtype_of(cache_type_v.empty() ? kv_type : cache_type_v);
     o.llama.fusion = !no_fusion;
     if (o.config_path.empty()) {
       if (const char* env = std::getenv("CLPORT_CONFIG")) o.config_path = env;

@@ -54,20 +54,40 @@ CLPORT_API clport_tensor abi_tensor(const TensorRef& t);
 // (file-layout) copy.
 struct WeightUse {
   bool matmul = false;  // the weight of MUL_MATs: the plugin that runs them may repack it
-  // Also read in the file layout by an op no repack serves: GET_ROWS of a token embedding that
-  // doubles as the output projection. Such a weight keeps its plain copy.
+  // Also read by GET_ROWS (a token embedding that doubles as the output projection): it keeps
+  // its plain copy unless the plugin that repacked it looks rows up in its layout too.
   bool file_layout = false;
   uint32_t max_rows = 1;  // most activation rows one of its MUL_MATs takes (the prompt batch)
   // Keep the plain copy even where the plugin's layout owns the weight (to tell a bug of the
   // freeing apart; costs the memory).
   bool keep_plain = false;
+  // The bytes lie in the model file's read-only mapping (not in a copy the loader made): a device
+  // that shares host memory uses them in place, and once a weight is copied or repacked its
+  // pages are given back (they come in again from the file should anything read them).
+  bool mapped = false;
+};
+
+// Bytes under one name: a weight placement ("file mapping", "device copy", "<plugin> layout") or
+// a plugin's scratch.
+struct NamedBytes {
+  std::string name;
+  uint64_t bytes = 0;
 };
 
 struct BackendMemoryStats {
   uint64_t weights_bytes = 0;  // bytes of weights uploaded (or mapped)
-  uint64_t live_bytes = 0;     // allocated now (weights, activations, KV cache, plugin layouts)
+  uint64_t live_bytes = 0;     // in use now (weights, activations, KV cache, plugin layouts)
+  // Of them, what the backend allocated (device buffers, host blocks): all but the weights read
+  // in place from the file mapping.
+  uint64_t allocated_bytes = 0;
   uint64_t peak_bytes = 0;     // high-water mark
   uint64_t plain_freed_bytes = 0;  // plain weight copies freed at load (a plugin's layout owns them)
+  // Where the weights live now, each counted where its bytes are: "file mapping" (read in place
+  // from the mapped model file: the CPU path, or a device that shares host memory), "device
+  // copy" (the file's layout uploaded), "<plugin> layout" (repacked by that plugin).
+  std::vector<NamedBytes> weights;
+  uint64_t tensor_bytes = 0;  // alloc()ed tensors live now: the model's KV cache and activations
+  std::vector<NamedBytes> plugin_scratch;  // what each plugin holds beyond its weight layouts
 };
 
 // Time spent in one op or kernel (profiling); device times come from OpenCL profiling events.
@@ -103,14 +123,19 @@ class CLPORT_API Backend {
   // A new contiguous tensor (contents undefined).
   virtual Result<TensorRef> alloc(DType dtype, std::array<int64_t, 4> ne) = 0;
   // A weight from a model file (the file mapping must outlive the backend's use of it: pass
-  // `keep_alive`). The CPU backend maps it without copying; a device backend uploads it once and,
-  // for weights the graph multiplies with (`use.matmul`), lets the plugin that runs MUL_MAT
-  // repack it. Norms and an untied token embedding (read only by GET_ROWS) are not repacked, so
+  // `keep_alive`). The CPU backend maps it without copying; a device backend that shares host
+  // memory hands the device the mapped bytes in place (`use.mapped`), any other uploads them
+  // once; for weights the graph multiplies with (`use.matmul`) it lets the plugin that runs
+  // MUL_MAT repack it. Norms and an untied token embedding (read only by GET_ROWS) are not repacked, so
   // they never occupy device memory twice. Where the plugin's layout owns the weight and that
-  // plugin runs every MUL_MAT on it up to `use.max_rows` rows, the plain copy is freed (unless
-  // `use.file_layout` or `use.keep_plain`): the result's buffer is then NULL.
+  // plugin runs every MUL_MAT on it up to `use.max_rows` rows (and, with `use.file_layout`,
+  // every GET_ROWS), the plain copy is freed (unless `use.keep_plain`): the result's buffer is
+  // then NULL.
   virtual Result<TensorRef> load_weight(const GgufTensorInfo& info, std::shared_ptr<void> keep_alive,
                                         const WeightUse& use) = 0;
+  // After the last load_weight: gives memory parked during the loading (freed plain copies
+  // waiting in a pool) back to the system, so that it is neither held nor counted.
+  virtual void release_idle_memory() {}
   virtual Status upload(const TensorRef& dst, const void* data, uint64_t bytes) = 0;
   virtual Status download(const TensorRef& src, void* data, uint64_t bytes) = 0;
   // Runs (or enqueues) one op; semantics in plugin_abi.h.

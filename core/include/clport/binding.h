@@ -172,6 +172,9 @@ class CLPORT_API DeviceBinding {
   // goes to the plugin that made the layout. Only then is an owned weight's plain copy unread:
   // a MUL_MAT that plugin declines runs on the CPU path, from the plain copy.
   bool layout_owner_runs_every_mul_mat(const clport_tensor& weight, uint32_t max_rows) const;
+  // The same for GET_ROWS of 1 .. max_rows rows of `weight` (a tied token embedding is both the
+  // output projection and the lookup table).
+  bool layout_owner_runs_get_rows(const clport_tensor& weight, uint32_t max_rows) const;
 
   const std::vector<PluginCandidate>& candidates() const { return candidates_; }
   const std::vector<std::string>& decision_log() const { return log_; }

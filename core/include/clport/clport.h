@@ -58,7 +58,7 @@ extern "C" {
 /* The interface version: a different major is incompatible; a higher minor only appends
  * functions, enum values and struct fields. clport_api_version() says what the library has. */
 #define CLPORT_API_VERSION_MAJOR 1
-#define CLPORT_API_VERSION_MINOR 0
+#define CLPORT_API_VERSION_MINOR 1
 
 /* (major << 16) | minor of the library that is loaded. */
 CLPORT_API uint32_t clport_api_version(void);
@@ -170,6 +170,14 @@ typedef struct clport_model_options {
   int32_t fp32;
   /* Non-zero: run every op on its own instead of fused patterns (to isolate a fused-kernel bug). */
   int32_t no_fusion;
+  /* 1.1: the KV cache types of K and V, by llama.cpp's names: "f16" (NULL: the default), "f32",
+   * "q8_0", "q4_0". Any other text is CLPORT_ERR_INVALID_ARGUMENT naming the allowed ones. */
+  const char* cache_type_k;
+  const char* cache_type_v;
+  /* 1.1: refuse, before allocating anything, a load whose weights, KV cache and activations
+   * would take more than this many bytes (CLPORT_ERR_OUT_OF_MEMORY, the message saying what is
+   * needed and what would fit); 0 = no limit. */
+  uint64_t memory_limit_bytes;
 } clport_model_options;
 
 CLPORT_API void clport_model_options_init(clport_model_options* options);
@@ -200,7 +208,9 @@ CLPORT_API clport_status clport_model_get_info(clport_model* model, clport_model
 
 /* A JSON document about the loaded model: {"model": {...sizes}, "backend": {"name",
  * "description"}, "plan": {"decode_nodes", "fused_nodes", "decode_launches", "layer_launches"
- * (-1 until a decode step ran), "fusion"}, "op_bindings": [{"op", "plugin", "fused"}]}: the
+ * (-1 until a decode step ran), "fusion"}, "memory": {"weights": [{"name", "bytes"}],
+ * "weights_bytes", "kv_cache_bytes", "activation_bytes", "plugin_scratch": [{"name", "bytes"}],
+ * "allocated_bytes", "plain_freed_bytes"}, "op_bindings": [{"op", "plugin", "fused"}]}: the
  * binding `clport info` prints, on this model's backend. */
 CLPORT_API clport_status clport_model_report_json(clport_model* model, char** out_json,
                                                   size_t* out_length);

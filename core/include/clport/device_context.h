@@ -64,6 +64,16 @@ class CLPORT_API DeviceContext {
   Status read(cl_mem buffer, size_t offset, void* data, size_t bytes);
   Status finish();
 
+  // Bytes a plugin's instances hold now through host->alloc_buffer (repacked layouts and
+  // scratch), by plugin name; 0 for a plugin without a host table here.
+  uint64_t plugin_live_bytes(const std::string& plugin_name) const;
+  // Buffers over a read-only file mapping (CL_MEM_USE_HOST_PTR on a device that shares host
+  // memory), by their first byte: where host->weight_bytes_read may drop pages. Registered by
+  // whoever creates such a buffer, removed before it is released.
+  void register_mapped_buffer(cl_mem buffer, const uint8_t* host_bytes);
+  void unregister_mapped_buffer(cl_mem buffer);
+  // The mapped bytes behind buffer, or NULL when it is not such a buffer.
+  const uint8_t* mapped_bytes(cl_mem buffer) const;
   // Profiling recorder (also what host->record_event feeds). record_event retains the event;
   // take_timings waits for every recorded event, returns their timings in record order and
   // forgets them. Without profiling, record_event ignores events and take_timings is empty.

@@ -30,6 +30,10 @@ struct DeviceInfo {
   cl_device_type type = 0;
   bool has_fp16 = false, has_fp64 = false, has_subgroups = false, has_int_dot = false;
   bool has_images = false;
+  // The device reads host memory directly (CL_DEVICE_HOST_UNIFIED_MEMORY; CPU devices always):
+  // its buffers are the app's memory, and a weight in the file's layout can be used in place
+  // from the mapped file instead of being copied.
+  bool host_unified_memory = false;
   uint64_t global_mem_bytes = 0, local_mem_bytes = 0, max_alloc_bytes = 0;
   uint32_t compute_units = 0, max_work_group_size = 0, mem_base_addr_align_bytes = 0;
   uint32_t clock_mhz = 0;

@@ -119,6 +119,9 @@ class CLPORT_API GgufFile {
   uint32_t alignment() const { return alignment_; }
   uint64_t data_offset() const { return data_offset_; }  // absolute offset of the data block
   const std::string& path() const { return path_; }  // empty for open_memory
+  // The tensor data lies in a read-only mapping of the file (open), whose pages can be dropped
+  // and read again; false for a caller's buffer (open_memory), which must never be.
+  bool file_mapped() const { return mapping_ != nullptr; }
 
   // ---- metadata ----
   const std::vector<GgufKeyValue>& metadata() const { return kv_; }  // in file order

@@ -63,7 +63,11 @@ struct LlamaOptions {
   // steps of 64, its mat-muls reading the weights once per step), else 64 (phones share their
   // memory, and the logits scratch alone is n_vocab x n_batch floats).
   uint32_t n_batch = 0;
-  DType kv_dtype = DType::F16;
+  // KV cache element types, K and V chosen apart (as llama.cpp's --cache-type-k / -v): F16, F32,
+  // Q8_0 or Q4_0. A quantized row is 32-element blocks along head_dim (every supported family's
+  // head_dim is a multiple of 32); K and V in one joint tensor only when both types are equal.
+  DType kv_type_k = DType::F16;
+  DType kv_type_v = DType::F16;
   // Let the device's plugins run fused patterns (norm into its mat-mul, Q/K/V as one weight,
   // RoPE with the KV-cache store and with attention, SwiGLU and residual adds in epilogues)
   // where they claim them; off runs every op on its own (to tell a fused-kernel bug apart).
@@ -71,6 +75,27 @@ struct LlamaOptions {
   // Keep every weight's plain copy on the device even where the plugin's own layout owns it
   // (Backend::load_weight frees it otherwise); to tell a bug of the freeing apart.
   bool keep_plain_weights = false;
+  // Refuse, before anything is allocated, a load whose weights, KV cache and activations would
+  // take more than this many bytes (0: no limit); the error says what is needed and what would
+  // shrink it.
+  uint64_t memory_limit_bytes = 0;
+};
+
+// What a loaded model holds, by what for: its weights where they live (Backend's names), its
+// KV cache, its activation buffers, each plugin's scratch, and what the backend has allocated
+// (all of it but weights read in place from the file mapping).
+struct ModelMemory {
+  std::vector<NamedBytes> weights;
+  uint64_t kv_cache_bytes = 0;
+  uint64_t activation_bytes = 0;
+  std::vector<NamedBytes> plugin_scratch;
+  uint64_t allocated_bytes = 0;
+  uint64_t plain_freed_bytes = 0;  // plain weight copies a plugin's layout replaced at load
+  uint64_t weight_bytes() const {
+    uint64_t total = 0;
+    for (const NamedBytes& w : weights) total += w.bytes;
+    return total;
+  }
 };
 
 class CLPORT_API LlamaModel {
@@ -109,6 +134,8 @@ class CLPORT_API LlamaModel {
     int grouped_runs = -1;
   };
   PlanSummary decode_plan_summary();
+  // Its memory now (ModelMemory above).
+  ModelMemory memory() const;
 
  private:
   LlamaModel(Backend& backend, LlamaHParams hp);

@@ -32,6 +32,14 @@ struct DevicesReport {
   Status failure;     // why there is no device (when device_count == 0; ok when unknown)
 };
 
+// A loaded model's memory (LlamaModel::memory), as llama.cpp prints its buffers: for people, a
+// few lines ("memory: weights ...", "memory: KV cache ...", ...); for programs, a JSON object
+// {"weights": [{"name", "bytes"}], "weights_bytes", "kv_cache_bytes", "activation_bytes",
+// "plugin_scratch": [{"name", "bytes"}], "allocated_bytes", "plain_freed_bytes"}.
+struct ModelMemory;
+CLPORT_API std::string model_memory_text(const ModelMemory& memory);
+CLPORT_API std::string model_memory_json(const ModelMemory& memory);
+
 // Never throws: a failure is described in the report.
 CLPORT_API DevicesReport devices_report(const DevicesReportOptions& options);
 

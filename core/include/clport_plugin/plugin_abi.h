@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define CLPORT_PLUGIN_ABI_MAJOR 2
-#define CLPORT_PLUGIN_ABI_MINOR 1
+#define CLPORT_PLUGIN_ABI_MINOR 2
 #define CLPORT_PLUGIN_ENTRY_SYMBOL "clport_plugin_entry"
 
 #if defined(_WIN32)
@@ -299,7 +299,19 @@ typedef struct clport_host {
   /* Called after each enqueue with the kernel's event when the host profiles (may be NULL).
    * The host retains the event itself. */
   void (*record_event)(void* host_ctx, const char* kernel_name, cl_event event);
+  /* ABI 2.2, optional (beyond the struct_size of an older host's table, or NULL): called from
+   * prepare_weight once the plugin has read bytes [offset, offset + bytes) of the weight's plain
+   * buffer for the last time in that call, after the kernels that read them have finished. The
+   * host may drop them from memory: on a device that shares host memory the plain buffer can be
+   * the model file's mapped pages, and a repack that reports its progress in slices keeps only
+   * a slice of them resident next to the layout it writes, instead of the whole weight. */
+  void (*weight_bytes_read)(void* host_ctx, cl_mem buffer, uint64_t offset, uint64_t bytes);
 } clport_host;
+
+/* Whether host table h (of any minor version) has weight_bytes_read. */
+#define CLPORT_HOST_HAS_WEIGHT_BYTES_READ(h)                                                          \
+  ((h)->struct_size >= offsetof(clport_host, weight_bytes_read) + sizeof((h)->weight_bytes_read) &&   \
+   (h)->weight_bytes_read != NULL)
 
 typedef struct clport_plugin_instance clport_plugin_instance; /* opaque, owned by the plugin */
 

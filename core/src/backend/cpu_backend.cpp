@@ -1,8 +1,8 @@
 // The CPU backend: tensors in host memory, ops by the CPU reference (cpu_ops.h). It is the path
 // that always works, whatever state the OpenCL install is in, and the reference that device
 // results are compared with.
+#include <cstdlib>
 #include <cstring>
-#include <new>
 
 #include "clport/backend.h"
 #include "clport/gguf.h"
@@ -24,18 +24,20 @@ class CpuBackend final : public Backend {
     t.ne = ne;
     t.nb = contiguous_strides(dtype, ne);
     const uint64_t bytes = t.bytes();
-    uint8_t* data = new (std::nothrow) uint8_t[bytes == 0 ? 1 : bytes];
+    // calloc, not new + memset: large blocks come zeroed from the kernel and take resident
+    // memory only as they are written, so a KV cache sized for the whole context costs what the
+    // conversation has filled, not its capacity.
+    auto* data = static_cast<uint8_t*>(std::calloc(bytes == 0 ? 1 : bytes, 1));
     if (data == nullptr) {
       return Status(Stage::OutOfMemory, "cannot allocate " + std::to_string(bytes) +
                                             " bytes of host memory for a tensor");
     }
-    std::memset(data, 0, bytes);
     live_ += bytes;
     peak_ = std::max(peak_, live_);
     auto* live = &live_;
     t.storage = std::shared_ptr<void>(data, [live, bytes](void* p) {
       *live -= bytes;
-      delete[] static_cast<uint8_t*>(p);
+      std::free(p);
     });
     t.host = data;
     return t;
@@ -79,7 +81,14 @@ class CpuBackend final : public Backend {
   Status sync() override { return Status(); }
 
   BackendMemoryStats memory_stats() const override {
-    return {weights_, live_ + weights_, peak_ + weights_};
+    BackendMemoryStats stats;
+    stats.weights_bytes = weights_;
+    stats.live_bytes = live_ + weights_;
+    stats.allocated_bytes = live_;
+    stats.peak_bytes = peak_ + weights_;
+    if (weights_ != 0) stats.weights.push_back({"file mapping", weights_});
+    stats.tensor_bytes = live_;
+    return stats;
   }
 
  private:

@@ -1,6 +1,7 @@
 #include "backend/device_backend.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "clport/device_failure.h"
@@ -8,6 +9,7 @@
 #include "clport/log.h"
 #include "clport/memory_pool.h"
 #include "backend/op_description.h"
+#include "memory/file_pages.h"
 
 namespace clport {
 namespace {
@@ -22,24 +24,38 @@ class PluginLaunchOp final : public PreparedOp {
   PreparedLaunch launch_;
 };
 
-// What keeps a device tensor alive: its pool buffer and, for weights, the plugin layout.
+// What keeps a device tensor alive: its buffer (from the pool, or wrapping host memory in
+// place) and, for weights, the plugin layout.
 struct DeviceStorage {
   std::shared_ptr<DeviceContext> context;
   cl_mem buffer = nullptr;
   uint64_t bytes = 0;
+  bool pooled = true;                // false: a buffer over host_memory (CL_MEM_USE_HOST_PTR)
+  std::shared_ptr<void> host_memory;  // what keeps the bytes of an in-place buffer alive
   WeightLayout layout;
-  uint64_t* live_counter = nullptr;
+  uint64_t* live_counter = nullptr;  // the accounting counter `bytes` is part of
+  uint64_t layout_bytes = 0;         // of the repacked layout, part of *layout_counter
+  uint64_t* layout_counter = nullptr;
   ~DeviceStorage() {
     layout = WeightLayout();  // the plugin's repack goes before the buffer it was made from
+    if (layout_counter != nullptr) *layout_counter -= layout_bytes;
     free_buffer();
   }
-  // Gives the buffer back to the pool (the in-order queue runs the repack that reads it before
-  // anything that reuses it).
+  // Gives the buffer back (the in-order queue runs the repack that reads it before anything
+  // that reuses it).
   void free_buffer() {
-    if (buffer != nullptr) (void)context->pool().free(buffer);
+    if (buffer != nullptr) {
+      if (pooled) {
+        (void)context->pool().free(buffer);
+      } else {
+        context->unregister_mapped_buffer(buffer);
+        context->cl().clReleaseMemObject(buffer);
+      }
+    }
     if (live_counter != nullptr) *live_counter -= bytes;
     buffer = nullptr;
     bytes = 0;
+    host_memory.reset();
   }
 };
 
@@ -72,38 +88,117 @@ class DeviceBackend final : public Backend {
     storage->context = context_;
     storage->buffer = buffer.value();
     storage->bytes = bytes;
-    storage->live_counter = &live_;
-    live_ += bytes;
-    peak_ = std::max(peak_, live_);
+    storage->live_counter = &tensor_live_;
+    tensor_live_ += bytes;
+    peak_ = std::max(peak_, tensor_live_ + copy_live_);
     t.buffer = storage->buffer;
     t.storage = storage;
     return t;
   }
 
-  Result<TensorRef> load_weight(const GgufTensorInfo& info, std::shared_ptr<void>, const WeightUse& use) override {
-    auto t = alloc(info.dtype, info.ne);
-    if (!t.ok()) return t.status();
-    TensorRef w = t.value();
-    CLPORT_RETURN_IF_ERROR(context_->write(w.buffer, 0, info.data, info.bytes));
-    weights_ += info.bytes;
-    if (!use.matmul) return w;
-    // Let the plugin that will run MUL_MAT on this weight repack it into its own layout.
-    auto layout = binding_->prepare_weight(CLPORT_OP_MUL_MAT, abi_tensor(w));
-    if (!layout.ok()) return layout.status();
+  Result<TensorRef> load_weight(const GgufTensorInfo& info, std::shared_ptr<void> keep_alive,
+                                const WeightUse& use) override {
+    Result<TensorRef> placed = use.mapped && context_->info().host_unified_memory && in_place_usable_
+                                   ? place_in_place(info, std::move(keep_alive))
+                                   : Status(Stage::Unsupported, "copy");
+    if (!placed.ok()) placed = place_copy(info);
+    if (!placed.ok()) return placed.status();
+    TensorRef w = placed.value();
     auto* storage = static_cast<DeviceStorage*>(w.storage.get());
-    w.layout = layout.value().layout();
-    const bool owned = layout.value().owns_weight();
-    storage->layout = std::move(layout.value());
-    // The plain copy goes when nothing reads it any more: the plugin's layout owns the weight,
-    // no op reads the file layout, and every mat-mul the plans can issue on it stays with that
-    // plugin (one it declines would run on the CPU path, from the plain copy).
-    if (owned && !use.file_layout && !use.keep_plain &&
-        binding_->layout_owner_runs_every_mul_mat(abi_tensor(w), use.max_rows)) {
-      plain_freed_ += storage->bytes;
-      storage->free_buffer();
-      w.buffer = nullptr;
+    weights_ += info.bytes;
+    if (use.matmul) {
+      // Let the plugin that will run MUL_MAT on this weight repack it into its own layout; what
+      // its instances allocate meanwhile is the layout (the accounting's "<plugin> layout").
+      const uint64_t plugins_before = plugin_bytes();
+      auto layout = binding_->prepare_weight(CLPORT_OP_MUL_MAT, abi_tensor(w));
+      if (!layout.ok()) return layout.status();
+      w.layout = layout.value().layout();
+      const bool owned = layout.value().owns_weight();
+      if (const BoundInstance* owner = layout.value().owner(); owner != nullptr && w.layout != nullptr) {
+        storage->layout_bytes = plugin_bytes() - plugins_before;
+        storage->layout_counter = &layout_live_[owner->name()];
+        *storage->layout_counter += storage->layout_bytes;
+      }
+      storage->layout = std::move(layout.value());
+      // The plain copy goes when nothing reads it any more: the plugin's layout owns the weight
+      // and every mat-mul (and, for a tied embedding, every row lookup) the plans can issue on it
+      // stays with that plugin (one it declines would run on the CPU path, from the plain copy).
+      if (owned && !use.keep_plain && binding_->layout_owner_runs_every_mul_mat(abi_tensor(w), use.max_rows) &&
+          (!use.file_layout || binding_->layout_owner_runs_get_rows(abi_tensor(w), use.max_rows))) {
+        plain_freed_ += info.bytes;
+        storage->free_buffer();
+        w.buffer = nullptr;
+      }
+    }
+    // The file's pages of a weight the device now holds in a layout of its own (copied, or
+    // repacked from the mapping) are not needed any more; a repack that reads them in place runs
+    // first (the upload of a copy has already read them).
+    if (use.mapped && (storage->pooled || w.layout != nullptr)) {
+      if (!storage->pooled) CLPORT_RETURN_IF_ERROR(context_->finish());
+      release_file_pages(info.data, info.bytes);
     }
     return w;
+  }
+
+  void release_idle_memory() override { (void)context_->pool().trim(); }
+
+  // A weight in the file's layout, uploaded into a pool buffer.
+  Result<TensorRef> place_copy(const GgufTensorInfo& info) {
+    auto t = alloc(info.dtype, info.ne);
+    if (!t.ok()) return t.status();
+    auto* storage = static_cast<DeviceStorage*>(t.value().storage.get());
+    tensor_live_ -= storage->bytes;  // a weight, not a tensor of the model's own
+    copy_live_ += storage->bytes;
+    storage->live_counter = &copy_live_;
+    CLPORT_RETURN_IF_ERROR(context_->write(t.value().buffer, 0, info.data, info.bytes));
+    return t;
+  }
+
+  // Bytes every bound plugin holds through the host table now (layouts and scratch).
+  uint64_t plugin_bytes() const {
+    uint64_t total = 0;
+    for (const auto& inst : binding_->instances()) total += context_->plugin_live_bytes(inst->name());
+    return total;
+  }
+
+  // A weight in the file's layout used where it lies: a buffer over the whole pages that hold it
+  // (page-aligned, which drivers that can avoid a copy need), the weight at its offset inside.
+  // A driver that refuses falls back to copies for the rest of the model, said once in the log.
+  Result<TensorRef> place_in_place(const GgufTensorInfo& info, std::shared_ptr<void> keep_alive) {
+    const PageSpan span = page_span(info.data, info.bytes);
+    cl_int err = CL_SUCCESS;
+    cl_mem buffer = context_->cl().clCreateBuffer(context_->context(), CL_MEM_USE_HOST_PTR | CL_MEM_READ_ONLY,
+                                                  static_cast<size_t>(span.bytes),
+                                                  const_cast<uint8_t*>(span.begin), &err);
+    if (buffer == nullptr || err != CL_SUCCESS) {
+      if (buffer != nullptr) context_->cl().clReleaseMemObject(buffer);
+      in_place_usable_ = false;
+      logger("backend")->warn("the device refused a buffer over the mapped model file ({}): weights are copied "
+                              "into device memory instead", cl_error_name(err));
+      return Status(Stage::Unsupported, "in-place buffer refused");
+    }
+    if (in_place_weights_ == 0) {
+      logger("backend")->info("the device shares host memory: weights in the file's layout are used in place "
+                              "from the mapped file (CL_MEM_USE_HOST_PTR)");
+    }
+    ++in_place_weights_;
+    context_->register_mapped_buffer(buffer, span.begin);
+    auto storage = std::make_shared<DeviceStorage>();
+    storage->context = context_;
+    storage->buffer = buffer;
+    storage->pooled = false;
+    storage->host_memory = std::move(keep_alive);
+    storage->bytes = info.bytes;
+    storage->live_counter = &in_place_live_;
+    in_place_live_ += info.bytes;
+    TensorRef t;
+    t.dtype = info.dtype;
+    t.ne = info.ne;
+    t.nb = contiguous_strides(info.dtype, info.ne);
+    t.buffer = buffer;
+    t.offset = static_cast<uint64_t>(info.data - span.begin);
+    t.storage = storage;
+    return t;
   }
 
   Status upload(const TensorRef& dst, const void* data, uint64_t bytes) override {
@@ -170,7 +265,24 @@ class DeviceBackend final : public Backend {
   // counts too; requested bytes, before the pool's size-class rounding.
   BackendMemoryStats memory_stats() const override {
     const MemoryPoolStats pool = context_->pool().stats();
-    return {weights_, pool.requested_bytes, std::max(pool.peak_requested_bytes, peak_), plain_freed_};
+    BackendMemoryStats stats;
+    stats.weights_bytes = weights_;
+    stats.live_bytes = pool.requested_bytes + in_place_live_;
+    stats.allocated_bytes = pool.requested_bytes;
+    stats.peak_bytes = std::max(pool.peak_requested_bytes, peak_);
+    stats.plain_freed_bytes = plain_freed_;
+    if (in_place_live_ != 0) stats.weights.push_back({"file mapping", in_place_live_});
+    if (copy_live_ != 0) stats.weights.push_back({"device copy", copy_live_});
+    for (const auto& [plugin, bytes] : layout_live_)
+      if (bytes != 0) stats.weights.push_back({plugin + " layout", bytes});
+    stats.tensor_bytes = tensor_live_;
+    for (const auto& inst : binding_->instances()) {
+      const auto layouts = layout_live_.find(inst->name());
+      const uint64_t held = context_->plugin_live_bytes(inst->name());
+      const uint64_t in_layouts = layouts == layout_live_.end() ? 0 : layouts->second;
+      if (held > in_layouts) stats.plugin_scratch.push_back({inst->name(), held - in_layouts});
+    }
+    return stats;
   }
 
   std::string plugin_for(const clport_op& op) const override {
@@ -233,7 +345,14 @@ class DeviceBackend final : public Backend {
   std::unique_ptr<DeviceBinding> binding_;
   std::unique_ptr<Backend> cpu_;
   std::set<int> warned_;
-  uint64_t live_ = 0, peak_ = 0, weights_ = 0, plain_freed_ = 0;
+  // Live bytes by what holds them (memory_stats): the model's tensors (KV cache, activations),
+  // plain weight copies in pool buffers, weights read in place from the file mapping, and the
+  // plugins' repacked layouts by plugin name.
+  uint64_t tensor_live_ = 0, copy_live_ = 0, in_place_live_ = 0;
+  std::map<std::string, uint64_t> layout_live_;
+  uint64_t peak_ = 0, weights_ = 0, plain_freed_ = 0;
+  bool in_place_usable_ = true;  // false once the driver refused an in-place buffer
+  uint64_t in_place_weights_ = 0;
 };
 
 }  // namespace

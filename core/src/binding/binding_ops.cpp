@@ -128,6 +128,21 @@ bool DeviceBinding::layout_owner_runs_every_mul_mat(const clport_tensor& weight,
   return true;
 }
 
+bool DeviceBinding::layout_owner_runs_get_rows(const clport_tensor& weight, uint32_t max_rows) const {
+  if (weight.layout == nullptr) return false;
+  const int64_t D = weight.ne[0];
+  const clport_tensor probe_ids = contiguous_tensor(CLPORT_DTYPE_I32, {1, 1, 1, 1}, 1);
+  const clport_tensor probe_dst = contiguous_tensor(CLPORT_DTYPE_F32, {D, 1, 1, 1}, 2);
+  const BoundInstance* owner = owner_of_layout(two_source_op(CLPORT_OP_GET_ROWS, weight, probe_ids, probe_dst));
+  if (owner == nullptr) return false;
+  for (uint32_t n = 1; n <= max_rows; ++n) {
+    const clport_tensor ids = contiguous_tensor(CLPORT_DTYPE_I32, {n, 1, 1, 1}, 1);
+    const clport_tensor dst = contiguous_tensor(CLPORT_DTYPE_F32, {D, n, 1, 1}, 2);
+    if (select(two_source_op(CLPORT_OP_GET_ROWS, weight, ids, dst)) != owner) return false;
+  }
+  return true;
+}
+
 std::vector<OpBindingRow> DeviceBinding::summary() const {
   std::vector<OpBindingRow> rows;
   auto add = [&](int32_t kind, std::string dtype, std::string variant, std::initializer_list<clport_tensor> srcs,

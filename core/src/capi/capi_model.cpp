@@ -43,8 +43,24 @@ clport_status clport_model_load(clport_runtime* runtime, const clport_model_opti
                                           " is out of range 0 to " + std::to_string(kCapiMaxContext) +
                                           " (0 = the model's own context length)");
     }
+    clport::DType kv_types[2] = {clport::DType::F16, clport::DType::F16};
+    const char* kv_names[2] = {o.cache_type_k, o.cache_type_v};
+    for (int i = 0; i < 2; ++i) {
+      if (kv_names[i] == nullptr) continue;
+      const std::string name = kv_names[i];
+      if (name == "f16") kv_types[i] = clport::DType::F16;
+      else if (name == "f32") kv_types[i] = clport::DType::F32;
+      else if (name == "q8_0") kv_types[i] = clport::DType::Q8_0;
+      else if (name == "q4_0") kv_types[i] = clport::DType::Q4_0;
+      else
+        return invalid(&runtime->error, std::string(fn) + ": options->" + (i == 0 ? "cache_type_k" : "cache_type_v") +
+                                            " '" + name + "' is not one of f16, f32, q8_0, q4_0");
+    }
     clport::EngineOptions e = runtime->engine;
     e.model_path = o.path;
+    e.llama.kv_type_k = kv_types[0];
+    e.llama.kv_type_v = kv_types[1];
+    e.llama.memory_limit_bytes = o.memory_limit_bytes;
     e.llama.n_ctx = o.n_ctx;
     e.llama.fusion = o.no_fusion == 0;
     if (o.fp32 != 0) {
@@ -126,6 +142,7 @@ clport_status clport_model_report_json(clport_model* model, char** out_json, siz
                   {"decode_launches", plan.launches}, {"layer_launches", plan.grouped_runs},
                   {"fusion", engine.options().llama.fusion}}},
         {"load_seconds", engine.load_seconds()},
+        {"memory", json::parse(clport::model_memory_json(engine.model().memory()))},
         {"op_bindings", bindings}};
     const std::string text = doc.dump(2, ' ', false, json::error_handler_t::replace);
     *out_json = clport::capi::copy_text(text);

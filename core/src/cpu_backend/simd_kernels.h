@@ -52,7 +52,7 @@ struct AttentionGroup {
   const uint8_t* v;         // V cache row of position 0
   int64_t k_pos_stride;     // bytes between positions
   int64_t v_pos_stride;
-  bool f16_cache;
+  bool k_f16, v_f16;        // F16 rows, else F32
   int64_t n_heads;
   int64_t n_keys;
   int64_t head_dim;

@@ -97,9 +97,9 @@ void AttentionGroupKernel(const AttentionGroup& a) {
       const float* q = a.q + g * a.q_head_stride;
       auto acc = hn::Zero(df);
       for (int64_t i = 0; i < vec_end; i += lanes)
-        acc = hn::MulAdd(hn::LoadU(df, q + i), LoadCache(df, k, a.f16_cache, i), acc);
+        acc = hn::MulAdd(hn::LoadU(df, q + i), LoadCache(df, k, a.k_f16, i), acc);
       float dot = hn::GetLane(hn::SumOfLanes(df, acc));
-      for (int64_t i = vec_end; i < hd; ++i) dot += q[i] * LoadCacheScalar(k, a.f16_cache, i);
+      for (int64_t i = vec_end; i < hd; ++i) dot += q[i] * LoadCacheScalar(k, a.k_f16, i);
       a.scores[g * a.n_keys + j] = a.scale * dot;
     }
   }
@@ -126,9 +126,9 @@ void AttentionGroupKernel(const AttentionGroup& a) {
       const uint8_t* v = a.v + jj * a.v_pos_stride;
       const auto p = hn::Set(df, s[jj]);
       for (int64_t i = 0; i < vec_end; i += lanes)
-        hn::StoreU(hn::MulAdd(p, LoadCache(df, v, a.f16_cache, i), hn::LoadU(df, out + i)), df,
+        hn::StoreU(hn::MulAdd(p, LoadCache(df, v, a.v_f16, i), hn::LoadU(df, out + i)), df,
                    out + i);
-      for (int64_t i = vec_end; i < hd; ++i) out[i] += s[jj] * LoadCacheScalar(v, a.f16_cache, i);
+      for (int64_t i = vec_end; i < hd; ++i) out[i] += s[jj] * LoadCacheScalar(v, a.v_f16, i);
     }
     ScaleRow(out, static_cast<float>(1.0 / sum), nullptr, out, hd);
   }

@@ -8,7 +8,9 @@
 #include "clport/gguf.h"
 #include "clport/llama_model.h"
 #include "clport/log.h"
+#include "memory/file_pages.h"
 #include "model/llama_plan.h"
+#include "model/memory_estimate.h"
 #include "model/llama_weights.h"
 
 namespace clport {
@@ -71,8 +73,16 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
   if (embd == nullptr) return Status(Stage::Model, "tensor 'token_embd.weight' is missing");
   hp.n_vocab = static_cast<uint32_t>(embd->ne[1]);
   hp.tied_output = file->find_tensor("output.weight") == nullptr;
-  if (options.kv_dtype != DType::F16 && options.kv_dtype != DType::F32) {
-    return Status(Stage::InvalidArgument, "KV cache type must be f16 or f32");
+  for (const DType t : {options.kv_type_k, options.kv_type_v}) {
+    if (t != DType::F16 && t != DType::F32 && t != DType::Q8_0 && t != DType::Q4_0) {
+      return Status(Stage::InvalidArgument, "KV cache type must be f16, f32, q8_0 or q4_0");
+    }
+  }
+  const bool kv_quantized = (options.kv_type_k != DType::F16 && options.kv_type_k != DType::F32) ||
+                            (options.kv_type_v != DType::F16 && options.kv_type_v != DType::F32);
+  if (kv_quantized && hp.head_dim % 32 != 0) {
+    return Status(Stage::InvalidArgument, "a q8_0 / q4_0 KV cache needs head_dim a multiple of 32, the model's is " +
+                                              std::to_string(hp.head_dim));
   }
 
   // 0 asks for the model's own context length; more than it is capped there (positions past the
@@ -217,7 +227,11 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
         joined.bytes += part->info->bytes;
       }
       bytes->reserve(joined.bytes);
-      for (const Planned* part : parts) bytes->insert(bytes->end(), part->info->data, part->info->data + part->info->bytes);
+      for (const Planned* part : parts) {
+        bytes->insert(bytes->end(), part->info->data, part->info->data + part->info->bytes);
+        // Only the joined copy is read from here on (the parts are never placed).
+        if (file->file_mapped()) release_file_pages(part->info->data, part->info->bytes);
+      }
       joined.data = bytes->data();
       return bytes;
     };
@@ -277,6 +291,13 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
 
   uint64_t total = 0, done = 0;
   for (const auto& p : plan) total += p.info->bytes;
+  // The memory limit, before anything is placed.
+  LoadEstimate estimate;
+  estimate.weights = total;
+  estimate.kv_cache = kv_cache_bytes(hp, model->n_ctx_, options.kv_type_k, options.kv_type_v);
+  estimate.activations = activation_bytes(hp, model->n_batch_);
+  CLPORT_RETURN_IF_ERROR(check_memory_limit(estimate, options.memory_limit_bytes, hp, model->n_ctx_,
+                                            options.kv_type_k, options.kv_type_v));
   for (const auto& p : plan) {
     WeightUse use;
     use.matmul = p.matmul;
@@ -284,6 +305,7 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
     use.file_layout = p.slot == &w.tok_embd;
     use.max_rows = model->n_batch_;
     use.keep_plain = options.keep_plain_weights;
+    use.mapped = p.owner == nullptr && file->file_mapped();
     auto loaded = backend.load_weight(*p.info, p.owner ? p.owner : std::shared_ptr<void>(file), use);
     if (!loaded.ok()) {
       return Status(loaded.status().stage(),
@@ -294,14 +316,27 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
     if (progress) progress(done, total);
   }
   if (hp.tied_output) w.output = w.tok_embd;
+  backend.release_idle_memory();
 
+  // Equal K and V types share one tensor [head_dim, n_head_kv, n_ctx, 2], which the fused
+  // KV_STORE_ROPE / ROPE_KV_STORE_ATTENTION ops take as their cache; different types are two
+  // tensors, and the graph then stores K and V with plain COPY ops.
+  const std::array<int64_t, 4> one{hp.head_dim, hp.n_head_kv, model->n_ctx_, 1};
   for (auto& L : w.layers) {
-    auto kv = backend.alloc(options.kv_dtype, {hp.head_dim, hp.n_head_kv, model->n_ctx_, 2});
-    if (!kv.ok()) return kv.status();
-    L.kv_cache = kv.value();
-    const std::array<int64_t, 4> one{hp.head_dim, hp.n_head_kv, model->n_ctx_, 1};
-    L.k_cache = view(L.kv_cache, options.kv_dtype, one, L.kv_cache.nb, 0);
-    L.v_cache = view(L.kv_cache, options.kv_dtype, one, L.kv_cache.nb, static_cast<uint64_t>(L.kv_cache.nb[3]));
+    if (options.kv_type_k == options.kv_type_v) {
+      auto kv = backend.alloc(options.kv_type_k, {hp.head_dim, hp.n_head_kv, model->n_ctx_, 2});
+      if (!kv.ok()) return kv.status();
+      L.kv_cache = kv.value();
+      L.k_cache = view(L.kv_cache, options.kv_type_k, one, L.kv_cache.nb, 0);
+      L.v_cache = view(L.kv_cache, options.kv_type_v, one, L.kv_cache.nb, static_cast<uint64_t>(L.kv_cache.nb[3]));
+      continue;
+    }
+    auto k = backend.alloc(options.kv_type_k, one);
+    if (!k.ok()) return k.status();
+    auto v = backend.alloc(options.kv_type_v, one);
+    if (!v.ok()) return v.status();
+    L.k_cache = k.value();
+    L.v_cache = v.value();
   }
 
   model->s_ = std::make_unique<Scratch>();

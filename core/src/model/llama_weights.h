@@ -20,8 +20,10 @@ struct LlamaModel::Weights {
     TensorRef ffn_norm, w_gate, w_up, w_down;
     TensorRef attn_q_norm, attn_k_norm;       // [head_dim] per-head norms (qk_norm families)
     TensorRef post_attn_norm, post_ffn_norm;  // [n_embd] output norms (post_norms families)
-    TensorRef kv_cache;          // [head_dim, n_head_kv, n_ctx, 2]: K at index 0 of dim 3, V at 1
-    TensorRef k_cache, v_cache;  // views of kv_cache: [head_dim, n_head_kv, n_ctx]
+    // [head_dim, n_head_kv, n_ctx, 2]: K at index 0 of dim 3, V at 1; only when K and V have one
+    // type (the fused store ops take it), else unset.
+    TensorRef kv_cache;
+    TensorRef k_cache, v_cache;  // [head_dim, n_head_kv, n_ctx]: views of kv_cache, or tensors of their own
   };
   TensorRef tok_embd;     // [n_embd, n_vocab], read by GET_ROWS
   TensorRef output_norm;  // [n_embd]

@@ -91,7 +91,9 @@ PlanBuilder::AttentionParams PlanBuilder::attention_params(uint32_t layer) const
 
 void PlanBuilder::embed() {
   TensorRef embd_rows = w_.tok_embd;
-  embd_rows.layout = nullptr;  // GET_ROWS reads the file layout, never a MUL_MAT repack
+  // GET_ROWS reads the file layout while the weight has it; a tied embedding whose plain copy
+  // went at load (its repacking plugin looks rows up in its own layout) is read from the layout.
+  if (embd_rows.buffer != nullptr || embd_rows.host != nullptr) embd_rows.layout = nullptr;
   add(CLPORT_OP_GET_ROWS, {embd_rows, view(s_.ids, {n_, 1, 1, 1}, 0)}, x);
   if (hp_.embd_scale != 1.0f) {
     cpu::OpParams scale;
@@ -160,7 +162,9 @@ std::vector<TensorRef> PlanBuilder::with_factors(std::vector<TensorRef> src) con
 void PlanBuilder::kv_store(const Layer& L, const TensorRef& k_heads, const TensorRef& v_heads,
                            const cpu::OpParams& rope) {
   const std::vector<TensorRef> store_src = with_factors({k_heads, v_heads});
-  if (claims(CLPORT_OP_KV_STORE_ROPE, pointers_to(store_src), L.kv_cache, rope, nullptr, nullptr, nullptr)) {
+  // The fused store takes the joint cache, which exists only when K and V have one type.
+  if (L.kv_cache.valid() &&
+      claims(CLPORT_OP_KV_STORE_ROPE, pointers_to(store_src), L.kv_cache, rope, nullptr, nullptr, nullptr)) {
     add(CLPORT_OP_KV_STORE_ROPE, store_src, L.kv_cache, rope);
     return;
   }
@@ -170,12 +174,13 @@ void PlanBuilder::kv_store(const Layer& L, const TensorRef& k_heads, const Tenso
     add(CLPORT_OP_COPY, {k_heads}, k_rope);
     add(CLPORT_OP_ROPE, with_factors({k_rope}), k_rope, rope);
   }
+  // The slots of positions n_past .. n_past + n - 1 (the COPY's dst moves by one position's
+  // bytes per n_past); a quantized cache row is whole blocks, which the COPY quantizes.
   const int64_t HD = hp_.head_dim, HKV = hp_.n_head_kv;
-  const TensorRef k_slot = view(L.kv_cache, L.kv_cache.dtype, {HD, HKV, n_, 1}, L.k_cache.nb, 0);
-  const TensorRef v_slot = view(L.kv_cache, L.kv_cache.dtype, {HD, HKV, n_, 1}, L.v_cache.nb,
-                                static_cast<uint64_t>(L.kv_cache.nb[3]));
-  add(CLPORT_OP_COPY, {k_rope}, k_slot).dst_position_stride = static_cast<uint64_t>(L.kv_cache.nb[2]);
-  add(CLPORT_OP_COPY, {v_heads}, v_slot).dst_position_stride = static_cast<uint64_t>(L.kv_cache.nb[2]);
+  const TensorRef k_slot = view(L.k_cache, L.k_cache.dtype, {HD, HKV, n_, 1}, L.k_cache.nb, 0);
+  const TensorRef v_slot = view(L.v_cache, L.v_cache.dtype, {HD, HKV, n_, 1}, L.v_cache.nb, 0);
+  add(CLPORT_OP_COPY, {k_rope}, k_slot).dst_position_stride = static_cast<uint64_t>(L.k_cache.nb[2]);
+  add(CLPORT_OP_COPY, {v_heads}, v_slot).dst_position_stride = static_cast<uint64_t>(L.v_cache.nb[2]);
 }
 
 void PlanBuilder::attend(const Layer& L, const TensorRef& q_heads, const AttentionParams& p) {
@@ -197,7 +202,7 @@ void PlanBuilder::attend(const Layer& L, const TensorRef& q_heads, const Attenti
 void PlanBuilder::rope_store_attend(const Layer& L, const Heads& h, const AttentionParams& p) {
   // One op where claimed (a decode step), else RoPE on K with the store at positions n_past ..,
   // then attention with Q's RoPE in front. The one op has no source left for frequency factors.
-  if (!w_.rope_factors.valid() &&
+  if (!w_.rope_factors.valid() && L.kv_cache.valid() &&
       claims(CLPORT_OP_ROPE_KV_STORE_ATTENTION, {&h.q, &h.k, &h.v, &L.kv_cache}, attn_heads, p.rope_attention,
              nullptr, nullptr, nullptr)) {
     add(CLPORT_OP_ROPE_KV_STORE_ATTENTION, {h.q, h.k, h.v, L.kv_cache}, attn_heads, p.rope_attention);

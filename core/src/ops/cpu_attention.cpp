@@ -1,5 +1,5 @@
 // ATTENTION: causal scaled-dot-product attention of q[head_dim, n_head, n_tokens] over a KV
-// cache [head_dim, n_kv_head, n_ctx] (F16 or F32). Query t (absolute position n_past + t) sees
+// cache [head_dim, n_kv_head, n_ctx] (K and V each F16, F32, Q8_0 or Q4_0, the two may differ). Query t (absolute position n_past + t) sees
 // keys 0 .. n_past + t, or with a sliding window W (params.attention.window > 0) only the last W of them;
 // head h reads kv head h / (n_head / n_kv_head). Softmax subtracts the row maximum, so large
 // scores do not overflow.
@@ -7,6 +7,7 @@
 #include <cmath>
 #include <vector>
 
+#include "clport/quant.h"
 #include "ops/cpu_common.h"
 #include "ops/cpu_kernels.h"
 #include "ops/cpu_parallel.h"
@@ -16,7 +17,8 @@ namespace clport::cpu::detail {
 namespace {
 
 // The cache rows a batch needs, as F32 rows indexed [kv_head][position]. F32 caches are used in
-// place; F16 caches are converted once per call rather than once per query head.
+// place; F16 and quantized caches are decoded once per call rather than once per query head (a
+// quantized row decodes exactly as dequantize_row does, the value every backend reads).
 class KvRows {
  public:
   KvRows(const HostTensor& cache, int64_t n_used, int threads) : cache_(cache), n_used_(n_used) {
@@ -26,7 +28,12 @@ class KvRows {
     run_parallel(threads, n_kv * n_used, [&](int, int64_t begin, int64_t end) {
       for (int64_t r = begin; r < end; ++r) {
         const int64_t kv = r / n_used, pos = r % n_used;
-        quant::half_row_to_float(row_ptr(cache, kv, pos), converted_.data() + r * hd, hd);
+        float* out = converted_.data() + r * hd;
+        if (cache.dtype == DType::F16) {
+          quant::half_row_to_float(row_ptr(cache, kv, pos), out, hd);
+        } else {
+          (void)dequantize_row(cache.dtype, row_ptr(cache, kv, pos), out, hd);  // dtype and hd checked
+        }
       }
     });
   }
@@ -55,12 +62,11 @@ Status check_attention_operands(const Srcs& src, const HostTensor& dst, const Op
   const HostTensor& k = src[1];
   const HostTensor& v = src[2];
   CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "src0 (q)", q, {DType::F32}));
-  CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "src1 (K cache)", k, {DType::F32, DType::F16}));
-  CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "src2 (V cache)", v, {DType::F32, DType::F16}));
+  CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "src1 (K cache)", k, {DType::F32, DType::F16, DType::Q8_0, DType::Q4_0}));
+  CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "src2 (V cache)", v, {DType::F32, DType::F16, DType::Q8_0, DType::Q4_0}));
   CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "dst", dst, {DType::F32}));
   CLPORT_RETURN_IF_ERROR(check_same_shape(kOp, "src0 (q)", q, "dst", dst));
   CLPORT_RETURN_IF_ERROR(check_same_shape(kOp, "src1 (K cache)", k, "src2 (V cache)", v));
-  if (k.dtype != v.dtype) return unsupported(kOp, "K and V caches must have the same dtype");
   if (q.ne[3] != 1 || k.ne[3] != 1) return unsupported(kOp, "q and caches must be at most 3-D");
   if (k.ne[0] != q.ne[0]) {
     return invalid(kOp, "head_dim of q " + describe(q) + " and K cache " + describe(k) + " differ");

@@ -75,7 +75,7 @@ Status kv_store_rope(const Srcs& src, const HostTensor& dst, const OpParams& p, 
   constexpr const char* kOp = "kv_store_rope";
   CLPORT_RETURN_IF_ERROR(check_src_count(kOp, src, 2, 3));
   const HostTensor &k = src[0], &v = src[1];
-  CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "dst (KV cache)", dst, {DType::F32, DType::F16}));
+  CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "dst (KV cache)", dst, {DType::F32, DType::F16, DType::Q8_0, DType::Q4_0}));
   if (dst.ne[3] != 2) return invalid(kOp, "dst must be a [head_dim, n_kv_head, n_ctx, 2] cache, got " + describe(dst));
   if (!same_shape(k, v) || k.ne[0] != dst.ne[0] || k.ne[1] != dst.ne[1] || k.ne[3] != 1)
     return invalid(kOp, "k " + describe(k) + " and v " + describe(v) + " must be [head_dim, n_kv_head, n] of the cache");

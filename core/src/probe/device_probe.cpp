@@ -63,6 +63,11 @@ void fill_limits(const clport_cl_api& cl, DeviceInfo& info) {
   const cl_uint align_bits = device_scalar<cl_uint>(cl, info.device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, 0);
   info.mem_base_addr_align_bytes = align_bits >= 8 ? align_bits / 8 : 128;
   info.clock_mhz = device_scalar<cl_uint>(cl, info.device, CL_DEVICE_MAX_CLOCK_FREQUENCY, 0);
+  // Deprecated in OpenCL 2.0 but still answered by the drivers we meet; a CPU device is host
+  // memory whatever it reports.
+  info.host_unified_memory =
+      (info.type & CL_DEVICE_TYPE_CPU) != 0 ||
+      device_scalar<cl_bool>(cl, info.device, CL_DEVICE_HOST_UNIFIED_MEMORY, CL_FALSE) == CL_TRUE;
 }
 
 }  // namespace

@@ -129,6 +129,33 @@ Status DeviceContext::read(cl_mem buffer, size_t offset, void* data, size_t byte
   return Status::ok_status();
 }
 
+uint64_t DeviceContext::plugin_live_bytes(const std::string& plugin_name) const {
+  uint64_t total = 0;
+  std::lock_guard<std::mutex> lock(impl_->hosts_mutex);
+  for (const auto& entry : impl_->hosts) {
+    if (entry->plugin_name != plugin_name) continue;
+    std::lock_guard<std::mutex> buffers(entry->buffers_mutex);
+    total += entry->live_bytes;
+  }
+  return total;
+}
+
+void DeviceContext::register_mapped_buffer(cl_mem buffer, const uint8_t* host_bytes) {
+  std::lock_guard<std::mutex> lock(impl_->mapped_mutex);
+  impl_->mapped_buffers[buffer] = host_bytes;
+}
+
+void DeviceContext::unregister_mapped_buffer(cl_mem buffer) {
+  std::lock_guard<std::mutex> lock(impl_->mapped_mutex);
+  impl_->mapped_buffers.erase(buffer);
+}
+
+const uint8_t* DeviceContext::mapped_bytes(cl_mem buffer) const {
+  std::lock_guard<std::mutex> lock(impl_->mapped_mutex);
+  const auto it = impl_->mapped_buffers.find(buffer);
+  return it == impl_->mapped_buffers.end() ? nullptr : it->second;
+}
+
 Status DeviceContext::finish() {
   const cl_int err = cl().clFinish(queue_);
   if (err != CL_SUCCESS) return Status(Stage::Device, cl_failure("clFinish", err));

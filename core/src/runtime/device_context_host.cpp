@@ -10,6 +10,7 @@
 #include "clport_plugin/embedded_kernel.h"
 #include "clport/memory_pool.h"
 #include "clport/program_cache.h"
+#include "memory/file_pages.h"
 #include "runtime/device_context_impl.h"
 
 // Generated from kernels/*.cl by cmake/EmbedKernels.cmake.
@@ -52,6 +53,11 @@ cl_mem host_alloc_buffer(void* host_ctx, size_t bytes, int32_t* status) {
                                                               : CLPORT_PLUGIN_ERROR;
       return nullptr;
     }
+    {
+      std::lock_guard<std::mutex> lock(entry.buffers_mutex);
+      entry.live_buffers[buffer.value()] = bytes;
+      entry.live_bytes += bytes;
+    }
     *status = CLPORT_PLUGIN_OK;
     return buffer.value();
   } catch (const std::bad_alloc&) {
@@ -66,6 +72,13 @@ void host_free_buffer(void* host_ctx, cl_mem buffer) {
   if (host_ctx == nullptr || buffer == nullptr) return;
   try {
     HostEntry& entry = entry_of(host_ctx);
+    {
+      std::lock_guard<std::mutex> lock(entry.buffers_mutex);
+      if (const auto it = entry.live_buffers.find(buffer); it != entry.live_buffers.end()) {
+        entry.live_bytes -= it->second;
+        entry.live_buffers.erase(it);
+      }
+    }
     Status status = entry.owner->pool().free(buffer);
     if (!status.ok()) entry.log->warn("free_buffer: {}", status.to_string());
   } catch (...) {
@@ -140,6 +153,11 @@ void host_record_event(void* host_ctx, const char* kernel_name, cl_event event) 
   }
 }
 
+void host_weight_bytes_read(void* host_ctx, cl_mem buffer, uint64_t offset, uint64_t bytes) {
+  if (host_ctx == nullptr || buffer == nullptr) return;
+  if (const uint8_t* mapped = entry_of(host_ctx).owner->mapped_bytes(buffer)) release_file_pages(mapped + offset, bytes);
+}
+
 }  // namespace
 
 void fill_host_table(HostEntry& entry, int32_t precision) {
@@ -160,6 +178,7 @@ void fill_host_table(HostEntry& entry, int32_t precision) {
   // Only a profiling queue has times to give; without one, plugins then create no event per
   // launch (an event and its release cost the host several microseconds a launch on some drivers).
   host.record_event = entry.owner->profiling() ? host_record_event : nullptr;
+  host.weight_bytes_read = host_weight_bytes_read;
 }
 
 }  // namespace clport

@@ -24,6 +24,10 @@ struct HostEntry {
   std::mutex mutex;                                 // guards the two members below
   std::string last_build_log;                       // valid until the next build_program call
   std::map<std::string, std::string> disk_sources;  // CLPORT_KERNEL_DIR reads (stable storage)
+  // The plugin's live alloc_buffer allocations (bytes asked for), for the memory accounting.
+  std::mutex buffers_mutex;
+  std::map<cl_mem, size_t> live_buffers;
+  uint64_t live_bytes = 0;
 };
 
 struct RecordedEvent {
@@ -37,6 +41,9 @@ struct DeviceContext::Impl {
 
   std::mutex events_mutex;
   std::vector<RecordedEvent> events;
+
+  mutable std::mutex mapped_mutex;
+  std::map<cl_mem, const uint8_t*> mapped_buffers;  // register_mapped_buffer
 };
 
 // Fills entry->table with the host functions (device_context_host.cpp).

@@ -21,6 +21,20 @@ bool dims_ok(const clport_tensor& t) {
   return element_count(t) <= kMaxCount;
 }
 
+bool is_kv_dtype(int32_t d) { return d == CLPORT_DTYPE_F32 || d == CLPORT_DTYPE_F16 || is_quantized_kv(d); }
+
+// is_contiguous, for block types too: nb[] are the dense strides of ne[] in whole blocks.
+bool dense(const clport_tensor& t) {
+  const DTypeInfo* info = dtype_info(t.dtype);
+  if (info == nullptr || t.ne[0] % info->block_size != 0 || t.nb[0] != info->block_bytes) return false;
+  int64_t stride = t.ne[0] / info->block_size * info->block_bytes;
+  for (int i = 1; i < 4; ++i) {
+    if (t.ne[i] > 1 && t.nb[i] != stride) return false;
+    stride *= t.ne[i];
+  }
+  return true;
+}
+
 // Contiguous F32 tensor with sane dims.
 std::string need_f32(const clport_tensor* t, const char* what) {
   if (t == nullptr) return std::string(what) + " is missing";
@@ -138,13 +152,19 @@ std::string check_attention(const clport_op& op, const Tuning& t, bool rope) {
   }
   const clport_tensor &q = *op.src[0], *k = op.src[1], *v = op.src[2];
   if (k == nullptr || v == nullptr) return "K or V missing";
-  if (k->dtype != v->dtype || (k->dtype != CLPORT_DTYPE_F32 && k->dtype != CLPORT_DTYPE_F16))
-    return "K and V must both be F16 or both F32";
+  for (const clport_tensor* c : {k, v}) {
+    if (!is_kv_dtype(c->dtype)) return "K and V must be F16, F32, Q8_0 or Q4_0";
+    const int64_t es = dtype_info(c->dtype)->block_bytes;
+    for (int i = 0; i < 3; ++i)
+      if (c->nb[i] % es != 0) return "K / V strides misalign";
+    if (c->nb[0] != es) return "K/V head_dim must be packed";
+    if (is_quantized_kv(c->dtype) && (c->ne[0] % 32 != 0 || c->offset % 2 != 0))
+      return "a quantized K / V cache needs whole 32-element blocks at an even offset";
+  }
   if (!dims_ok(*k) || !same_shape(*k, *v) || k->ne[3] != 1) return "K and V shapes differ";
-  const int64_t es = dtype_info(k->dtype)->block_bytes;
-  for (int i = 0; i < 3; ++i)
-    if (k->nb[i] != v->nb[i] || k->nb[i] % es != 0) return "K and V strides differ or misalign";
-  if (k->nb[0] != es) return "K/V head_dim must be packed";
+  // One type shares its strides (kernels of that type); two types are the mixed kernels, which
+  // take V's own strides.
+  if (k->dtype == v->dtype && (k->nb[1] != v->nb[1] || k->nb[2] != v->nb[2])) return "K and V strides differ";
   if (!same_shape(q, *op.dst) || q.ne[3] != 1) return "dst must have q's shape";
   const int64_t hd = q.ne[0], n_head = q.ne[1], n_tokens = q.ne[2];
   if (k->ne[0] != hd) return "K head_dim differs from q";
@@ -163,9 +183,11 @@ std::string check_kv_store_rope(const clport_op& op) {
   if (auto e = need_f32_rows(op.src[1], "v"); !e.empty()) return e;
   const clport_tensor &k = *op.src[0], &v = *op.src[1], *c = op.dst;
   if (!same_shape(k, v)) return "k and v shapes differ";
-  if (c == nullptr || (c->dtype != CLPORT_DTYPE_F32 && c->dtype != CLPORT_DTYPE_F16) || !dims_ok(*c) ||
-      !is_contiguous(*c))
-    return "the KV cache must be a contiguous F16 or F32 tensor";
+  if (c == nullptr || !is_kv_dtype(c->dtype) || !dims_ok(*c) || !dense(*c))
+    return "the KV cache must be a contiguous F16, F32, Q8_0 or Q4_0 tensor";
+  // A quantized row is stored by one work-item from a private row of at most 256.
+  if (is_quantized_kv(c->dtype) && (k.ne[0] % 32 != 0 || k.ne[0] > 256 || c->offset % 2 != 0))
+    return "a quantized KV cache needs head_dim a multiple of 32, at most 256, at an even offset";
   if (c->ne[3] != 2 || c->ne[0] != k.ne[0] || c->ne[1] != k.ne[1])
     return "the KV cache must be [head_dim, n_kv_head, n_ctx, 2] matching k";
   if (auto e = check_rope_params(op, k.ne[0], k.ne[2]); !e.empty()) return e;
@@ -258,8 +280,25 @@ std::string check_binary(const clport_op& op, bool broadcast) {
   return "";
 }
 
+// COPY into a Q8_0 / Q4_0 cache slot: F32 rows of 32 k elements (k <= 8) quantized by one
+// work-item each (copy_f32_q8_0 / _q4_0), into the same shape with contiguous blocks.
+std::string check_copy_quantized(const clport_op& op) {
+  const clport_tensor &s = *op.src[0], &d = *op.dst;
+  if (s.dtype != CLPORT_DTYPE_F32) return "copy quantizes only F32";
+  if (!dims_ok(s) || !dims_ok(d) || !same_shape(s, d)) return "a quantized copy needs equal shapes";
+  if (s.ne[0] % 32 != 0 || s.ne[0] > 256) return "a quantized copy needs rows of 32 k <= 256 elements";
+  for (int i = 0; i < 4; ++i)
+    if (s.nb[i] <= 0 || s.nb[i] % 4 != 0) return "copy strides must be positive multiples of the element size";
+  const int64_t bb = dtype_info(d.dtype)->block_bytes;
+  if (d.nb[0] != bb || d.offset % 2 != 0) return "a quantized copy needs contiguous blocks at an even offset";
+  for (int i = 1; i < 4; ++i)
+    if (d.nb[i] <= 0 || d.nb[i] % bb != 0) return "a quantized copy's row strides must be whole blocks";
+  return "";
+}
+
 std::string check_copy(const clport_op& op) {
   if (op.n_src != 1) return "copy takes 1 source";
+  if (op.src[0] != nullptr && op.dst != nullptr && is_quantized_kv(op.dst->dtype)) return check_copy_quantized(op);
   for (const clport_tensor* t : {op.src[0], op.dst}) {
     if (t == nullptr) return "copy operand missing";
     if (t->dtype != CLPORT_DTYPE_F32 && t->dtype != CLPORT_DTYPE_F16)

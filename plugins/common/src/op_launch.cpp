@@ -32,10 +32,26 @@ const clport_tensor& rope_factors(const clport_op& op, int index) {
 
 void OpRunner::get_rows(const clport_op& op) {
   const clport_tensor &w = *op.src[0], &idx = *op.src[1], &d = *op.dst;
+  const int64_t items = dtype_info(w.dtype)->block_size == 1 ? w.ne[0] : w.ne[0] / 32;
+  // A repacked weight is looked up in its layout (kernels/get_rows_repacked.cl), which may be its
+  // only copy.
+  const PackedWeight* p = find_packed(w);
+  if (p != nullptr) {
+    const std::string form = p->format == PackedFormat::Rows8 ? "get_rows_x8_" : "get_rows_packed_";
+    const sdk::Kernel& k = kernel(ProgramId::GetRows, form + kernel_type_suffix(w.dtype));
+    if (p->format == PackedFormat::Rows8) {
+      set_args(h_.cl(), k, p->q, idx.buffer, u64(idx.offset), d.buffer, u64(d.offset), i32(w.ne[0]), i32(w.ne[1]));
+    } else {
+      set_args(h_.cl(), k, p->q, p->s, idx.buffer, u64(idx.offset), d.buffer, u64(d.offset), i32(w.ne[0]),
+               i32(w.ne[1]));
+    }
+    const size_t global[2] = {round_up(items, tuning_.elt_wg), static_cast<size_t>(idx.ne[0])};
+    const size_t local[2] = {tuning_.elt_wg, 1};
+    return run(k, 2, global, local);
+  }
   const sdk::Kernel& k = kernel(ProgramId::GetRows, "get_rows_" + type_suffix(w.dtype));
   set_args(h_.cl(), k, w.buffer, u64(w.offset), u64(w.nb[1]), idx.buffer, u64(idx.offset),
            d.buffer, u64(d.offset), i32(w.ne[0]), i32(w.ne[1]));
-  const int64_t items = dtype_info(w.dtype)->block_size == 1 ? w.ne[0] : w.ne[0] / 32;
   const size_t global[2] = {round_up(items, tuning_.elt_wg), static_cast<size_t>(idx.ne[0])};
   const size_t local[2] = {tuning_.elt_wg, 1};
   run(k, 2, global, local);
@@ -134,14 +150,17 @@ void OpRunner::kv_store_rope(const clport_op& op) {
   const clport_tensor &kt = *op.src[0], &vt = *op.src[1], &c = *op.dst;
   const clport_tensor& factors = rope_factors(op, 2);
   const clport_rope_params& r = op.params.rope;
-  const sdk::Kernel& k = kernel(ProgramId::Rope, c.dtype == CLPORT_DTYPE_F16 ? "kv_store_rope_f16"
-                                                                            : "kv_store_rope_f32");
+  // A quantized cache is stored a row (head, token) per work-item, by the quantizer next to the
+  // attention kernels (attention.cl); F16 / F32 an element pair per work-item (rope.cl).
+  const bool quantized = is_quantized_kv(c.dtype);
+  const sdk::Kernel& k = kernel(quantized ? ProgramId::Attention : ProgramId::Rope, "kv_store_rope_" + type_suffix(c.dtype));
   set_args(h_.cl(), k, kt.buffer, u64(kt.offset), u64(kt.nb[1]), u64(kt.nb[2]), vt.buffer,
            u64(vt.offset), u64(vt.nb[1]), u64(vt.nb[2]), c.buffer, u64(c.offset), u64(c.nb[1]),
            u64(c.nb[2]), u64(c.nb[3]), i32(kt.ne[0]), i32(kt.ne[1]), i32(kt.ne[2]),
            cl_int(op.n_past), cl_int(r.n_rot), cl_int(r.mode == 2 ? 1 : 0), r.freq_base, r.freq_scale,
            factors.buffer, u64(factors.offset), cl_int(op.n_src > 2));
-  const size_t global = round_up(static_cast<size_t>(element_count(kt) / 2), tuning_.elt_wg);
+  const size_t items = static_cast<size_t>(quantized ? kt.ne[1] * kt.ne[2] : element_count(kt) / 2);
+  const size_t global = round_up(items, tuning_.elt_wg);
   const size_t local = tuning_.elt_wg;
   run(k, 1, &global, &local);
 }
@@ -159,10 +178,12 @@ void OpRunner::attention(const clport_op& op) {
   const clport_tensor &q = *op.src[0], &kc = store ? k_half : *op.src[1], &vc = store ? v_half : *op.src[2],
                       &d = *op.dst;
   const clport_tensor &kn = store ? *op.src[1] : q, &vn = store ? *op.src[2] : q;
-  const bool f16 = kc.dtype == CLPORT_DTYPE_F16;
+  // K and V of one type: kernels made for it; of two types (never the fused store): the mixed
+  // kernel, which takes V's strides and both types as four more arguments.
+  const bool mixed = kc.dtype != vc.dtype;
+  const std::string types = mixed ? "mixed" : type_suffix(kc.dtype);
   const bool serial = tuning_.att_serial == 1;
-  const std::string name = std::string(serial ? "attention_serial_" : "attention_") + (store ? "store_" : "") +
-                           (f16 ? "f16" : "f32");
+  const std::string name = std::string(serial ? "attention_serial_" : "attention_") + (store ? "store_" : "") + types;
   // Plain ATTENTION: q contiguous, no rotation.
   const bool rope = op.kind != CLPORT_OP_ATTENTION;
   const clport_rope_params& r = op.params.rope;
@@ -180,13 +201,13 @@ void OpRunner::attention(const clport_op& op) {
              u64(vn.nb[1]), kc.buffer, u64(kc.offset), u64(store ? op.src[3]->nb[3] : 0), cl_int(a.window),
              factors.buffer, u64(factors.offset), cl_int(has_factors));
   };
-  constexpr cl_uint kSplitArgs = 34;  // index of the split kernel's first own argument
+  constexpr cl_uint kSplitArgs = 34;  // index of the split (or mixed) kernel's first own argument
   const size_t wg = serial ? 1 : tuning_.att_wg;
   const int splits = serial ? 1 : attention_splits(op);
   if (splits > 1) {
     const size_t part_bytes = static_cast<size_t>(q.ne[1]) * splits * (q.ne[0] + 2) * sizeof(float);
     if (cl_mem part = grow(attention_parts_, part_bytes, "the split attention's partial results"); part != nullptr) {
-      const sdk::Kernel& ks = kernel(ProgramId::Attention, std::string("attention_split_store_") + (f16 ? "f16" : "f32"));
+      const sdk::Kernel& ks = kernel(ProgramId::Attention, "attention_split_store_" + types);
       set_attention_args(ks);
       sdk::detail::set_one(h_.cl(), ks, kSplitArgs, cl_int(splits));
       sdk::detail::set_one(h_.cl(), ks, kSplitArgs + 1, part);
@@ -203,6 +224,12 @@ void OpRunner::attention(const clport_op& op) {
   }
   const sdk::Kernel& k = kernel(ProgramId::Attention, name);
   set_attention_args(k);
+  if (mixed) {
+    sdk::detail::set_one(h_.cl(), k, kSplitArgs, u64(vc.nb[1]));
+    sdk::detail::set_one(h_.cl(), k, kSplitArgs + 1, u64(vc.nb[2]));
+    sdk::detail::set_one(h_.cl(), k, kSplitArgs + 2, cl_int(kc.dtype));
+    sdk::detail::set_one(h_.cl(), k, kSplitArgs + 3, cl_int(vc.dtype));
+  }
   const size_t global[2] = {static_cast<size_t>(q.ne[1]) * wg, static_cast<size_t>(q.ne[2])};
   const size_t local[2] = {wg, 1};
   run(k, 2, global, local);
@@ -262,6 +289,15 @@ void OpRunner::binary(const clport_op& op) {
 
 void OpRunner::copy(const clport_op& op) {
   const clport_tensor &s = *op.src[0], &d = *op.dst;
+  if (is_quantized_kv(d.dtype)) {
+    // Into a quantized cache slot: a row of blocks per work-item (attention.cl, next to the
+    // quantizer of the fused stores); same shapes (check_copy).
+    const cl_uint rows = u32(s.ne[1] * s.ne[2] * s.ne[3]);
+    const sdk::Kernel& k = kernel(ProgramId::Attention, "copy_f32_" + type_suffix(d.dtype));
+    set_args(h_.cl(), k, s.buffer, u64(s.offset), ne4(s), nb4(s), d.buffer, u64(d.offset), ne4(d), nb4(d), rows);
+    const size_t global = round_up(rows, tuning_.elt_wg), local = tuning_.elt_wg;
+    return run(k, 1, &global, &local);
+  }
   const cl_uint n = u32(element_count(s));
   const std::string name = "copy_" + type_suffix(s.dtype) + "_" + type_suffix(d.dtype);
   const sdk::Kernel& k = kernel(ProgramId::Copy, name);

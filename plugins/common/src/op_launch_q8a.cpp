@@ -41,8 +41,9 @@ bool norm_in_front(const clport_op& op) {
 }  // namespace
 
 bool OpRunner::takes_q8a_gemv(const clport_op& op) const {
-  if (tuning_.int_dot != 1 || act_out_of_memory_ || op.n_src < 2 || op.src[0] == nullptr || op.src[1] == nullptr) return false;
+  if (tuning_.int_dot != 1 || op.n_src < 2 || op.src[0] == nullptr || op.src[1] == nullptr) return false;
   const clport_tensor& w = *op.src[0];
+  if (act_out_of_memory_ && rows8_layout(w) == nullptr) return false;
   const ActivationBlocks blocks = activation_blocks(w.dtype);
   if (blocks.values == 0 || w.ne[0] % blocks.values != 0) return false;
   // A Rows8 layout is read by the x8 kernels; its plain buffer stays for the plain ones.
@@ -60,8 +61,12 @@ bool OpRunner::takes_q8a_gemv(const clport_op& op) const {
   }
 }
 
-cl_mem OpRunner::activation_scratch(size_t bytes) {
+cl_mem OpRunner::activation_scratch(size_t bytes, bool required) {
   const cl_mem scratch = grow(activations_, bytes, "quantized activations");
+  if (scratch == nullptr && required)
+    throw sdk::Failure("no device memory for " + std::to_string(bytes) +
+                           " bytes of quantized activations (the weight's eight-row layout is its only copy)",
+                       CLPORT_PLUGIN_OUT_OF_MEMORY);
   if (scratch == nullptr) {
     act_out_of_memory_ = true;
     h_.log(CLPORT_LOG_WARN, "no device memory for " + std::to_string(bytes) +
@@ -71,10 +76,10 @@ cl_mem OpRunner::activation_scratch(size_t bytes) {
 }
 
 cl_mem OpRunner::quantize_activations(const clport_tensor& x, int32_t weight_dtype, const clport_tensor* g,
-                                      float eps) {
+                                      float eps, bool required) {
   const int64_t K = x.ne[0], M = x.ne[1];
   const ActivationBlocks blocks = activation_blocks(weight_dtype);
-  const cl_mem scratch = activation_scratch(static_cast<size_t>(M * (K / blocks.values)) * blocks.bytes);
+  const cl_mem scratch = activation_scratch(static_cast<size_t>(M * (K / blocks.values)) * blocks.bytes, required);
   if (scratch == nullptr) return nullptr;
   const sdk::Kernel& k = kernel(ProgramId::GemvQ8a, blocks.quantize_kernel);
   sdk::set_args(h_.cl(), k, x.buffer, static_cast<cl_ulong>(x.offset), g ? g->buffer : x.buffer,
@@ -113,7 +118,8 @@ bool OpRunner::q8s_gemv(const clport_op& op, const char* form, const Q8aWeights&
   const auto runs = static_cast<size_t>((N + wa.rows - 1) / wa.rows);
   const size_t items = std::min<size_t>(runs, wa.one_row_items);
   const ActivationBlocks blocks = activation_blocks(w.dtype);
-  const cl_mem scratch = activation_scratch(items * static_cast<size_t>(K / blocks.values) * blocks.bytes);
+  const cl_mem scratch =
+      activation_scratch(items * static_cast<size_t>(K / blocks.values) * blocks.bytes, wa.family[0] == 'x');
   if (scratch == nullptr) return false;
   const auto x_off = static_cast<cl_ulong>(x.offset), d_off = static_cast<cl_ulong>(d.offset);
   const cl_mem g_buf = g ? g->buffer : x.buffer;
@@ -141,7 +147,8 @@ bool OpRunner::q8a_gemv(const clport_op& op) {
   const char* form = op.kind == CLPORT_OP_MUL_MAT_ADD ? "add_" : op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU ? "swiglu_" : "";
   const Q8aWeights wa = q8a_weights(op);
   if (M == 1 && tuning_.q8s == 1) return q8s_gemv(op, form, wa);
-  const cl_mem xa = quantize_activations(x, w.dtype, norm_in_front(op) ? op.src[2] : nullptr, op.params.eps);
+  const cl_mem xa =
+      quantize_activations(x, w.dtype, norm_in_front(op) ? op.src[2] : nullptr, op.params.eps, wa.family[0] == 'x');
   if (xa == nullptr) return false;
   const sdk::Kernel& k = kernel(ProgramId::GemvQ8a, std::string("mul_mat_gemv_") + wa.family + "a_" + form +
                                                         kernel_type_suffix(w.dtype));

@@ -23,7 +23,7 @@ OpRunner::OpRunner(const clport_host& host, const clport_device_desc& device, Tu
 
 std::vector<const char*> OpRunner::program_files(ProgramId id) {
   switch (id) {
-    case ProgramId::GetRows: return {"common.cl", "blocks.cl", "get_rows.cl"};
+    case ProgramId::GetRows: return {"common.cl", "blocks.cl", "get_rows.cl", "get_rows_repacked.cl"};
     case ProgramId::Gemv:
     case ProgramId::GemvFused: return {"common.cl", "blocks.cl", "mul_mat_gemv.cl"};
     case ProgramId::GemvPacked: return {"common.cl", "blocks.cl", "mul_mat_gemv.cl", "mul_mat_gemv_packed.cl"};
@@ -145,6 +145,11 @@ std::string OpRunner::check(const clport_op& op) const {
     return "the weight is to be repacked eight rows at a time first (q8a_x8)";
   if (op.kind == CLPORT_OP_ROPE_ATTENTION && tuning_.rope_attention != 1)
     return "ROPE_ATTENTION is off for this device (tuning rope_attention)";
+  // The SwiGLU's kernels read both weights from the same kind of layout: with only one of them
+  // repacked, the plain kernels would read the other's freed plain copy.
+  if (op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU && op.n_src > 3 && op.src[0] != nullptr && op.src[3] != nullptr &&
+      (rows8_layout(*op.src[0]) != nullptr) != (rows8_layout(*op.src[3]) != nullptr))
+    return "only one of the gate and up weights has the eight-row layout";
   if (op.n_src < 1 || op.src[0] == nullptr || op.src[0]->layout == nullptr) return check_op(op, tuning_);
   // A weight with one of our layouts: the same checks on its plain description (the paths that
   // do not read the layout read the plain buffer), plus that the handle is ours and describes
@@ -190,6 +195,11 @@ cl_mem OpRunner::layout_buffer(const clport_tensor& weight, uint64_t bytes) {
   return nullptr;
 }
 
+namespace {
+// Source bytes a sliced repack reads between two reports to the host (weight_bytes_read).
+constexpr uint64_t kRepackSliceBytes = uint64_t{8} << 20;
+}  // namespace
+
 void* OpRunner::prepare_weight(const clport_tensor& weight) {
   if (weight.layout != nullptr) return nullptr;
   const bool rows8 = takes_rows8_layout(weight);
@@ -211,9 +221,26 @@ void* OpRunner::prepare_weight(const clport_tensor& weight) {
     if (w->q == nullptr) return nullptr;
     try {
       const auto units = static_cast<cl_int>(w->K / rows8_unit_values(w->dtype));
-      sdk::set_args(h_.cl(), k, weight.buffer, src_off, row_bytes, units, rows, w->q);
-      const size_t global[2] = {sdk::round_up(static_cast<size_t>(units), 64), static_cast<size_t>((rows + 7) / 8)};
-      sdk::enqueue(host_, k, 2, global, nullptr);  // a one-off copy: the driver's group size
+      const cl_int groups = (rows + 7) / 8;
+      // In slices of about kRepackSliceBytes of the source, each reported read once done, when
+      // the host can drop what was read (the source may be a mapped file's pages on a device
+      // that shares host memory): then only a slice of it is resident next to the layout.
+      const bool report = CLPORT_HOST_HAS_WEIGHT_BYTES_READ(&host_);
+      const auto group_bytes = static_cast<uint64_t>(8 * row_bytes);
+      const cl_int slice = report ? static_cast<cl_int>(std::max<uint64_t>(1, kRepackSliceBytes / group_bytes)) : groups;
+      for (cl_int first = 0; first < groups; first += slice) {
+        const cl_int count = std::min(slice, groups - first);
+        sdk::set_args(h_.cl(), k, weight.buffer, src_off, row_bytes, units, rows, w->q, first);
+        const size_t global[2] = {sdk::round_up(static_cast<size_t>(units), 64), static_cast<size_t>(count)};
+        sdk::enqueue(host_, k, 2, global, nullptr);  // a one-off copy: the driver's group size
+        if (report) {
+          sdk::check_cl(h_.cl().clFinish(host_.queue), "clFinish(x8_pack)");
+          const uint64_t begin = static_cast<uint64_t>(first) * group_bytes;
+          const uint64_t end = std::min<uint64_t>(static_cast<uint64_t>(first + count) * group_bytes,
+                                                  static_cast<uint64_t>(rows) * row_bytes);
+          host_.weight_bytes_read(host_.host_ctx, weight.buffer, src_off + begin, end - begin);
+        }
+      }
     } catch (...) {
       free_buffers(*w);
       throw;
@@ -242,6 +269,32 @@ void* OpRunner::prepare_weight(const clport_tensor& weight) {
   return w.release();
 }
 
+bool OpRunner::reads_layout_only(const clport_op& op, const clport_tensor& weight) const {
+  const PackedWeight* p = find_packed(weight);
+  if (p == nullptr) return false;
+  if (op.kind == CLPORT_OP_GET_ROWS) return true;
+  // Rows8: every MUL_MAT-family op (takes_q8a_gemv, with the scratch required); Split16: only
+  // its GEMV (a GEMM reads the plain buffer).
+  if (p->format == PackedFormat::Rows8) return takes_q8a_gemv(op);
+  return op.kind == CLPORT_OP_MUL_MAT && op.n_src >= 2 && op.src[1] != nullptr &&
+         op.src[1]->ne[1] <= tuning_.gemv_max_m_for(weight.dtype);
+}
+
+bool OpRunner::find_split16(const void* layout) const {
+  const auto* w = static_cast<const PackedWeight*>(layout);
+  std::lock_guard<std::mutex> lock(packed_mutex_);
+  return packed_.count(w) != 0 && w->format == PackedFormat::Split16;
+}
+
+bool OpRunner::owns_weight(const void* layout) const {
+  const auto* w = static_cast<const PackedWeight*>(layout);
+  std::lock_guard<std::mutex> lock(packed_mutex_);
+  // Every MUL_MAT-family op on a Rows8 weight takes the x8 kernels, whose activation scratch is
+  // required (no float fallback); get_rows is the host's business (it keeps the plain copy of a
+  // weight GET_ROWS reads). The Split16 GEMV's GEMM and fused kinds read the plain buffer.
+  return packed_.count(w) != 0 && w->format == PackedFormat::Rows8;
+}
+
 void OpRunner::release_layout(void* layout) noexcept {
   auto* w = static_cast<const PackedWeight*>(layout);
   {
@@ -256,10 +309,12 @@ bool OpRunner::supports(const clport_op& op) const { return check(op).empty(); }
 
 void OpRunner::enqueue(const clport_op& op) {
   if (std::string why = check(op); !why.empty()) throw sdk::unsupported(why);
-  // Buffers are only looked at here: every operand needs one, at an offset the kernels can use.
+  // Buffers are only looked at here: every operand needs one, at an offset the kernels can use;
+  // a repacked weight the op reads only through its layout may have none (its plain copy freed).
   for (int i = 0; i <= op.n_src; ++i) {
     const clport_tensor* t = i < op.n_src ? op.src[i] : op.dst;
-    if (t->buffer == nullptr) throw sdk::Failure("operand without a buffer");
+    if (t->buffer == nullptr && !(i < op.n_src && reads_layout_only(op, *t)))
+      throw sdk::Failure("operand without a buffer");
     if (t->offset % offset_alignment(t->dtype) != 0)
       throw sdk::Failure("operand offset " + std::to_string(t->offset) + " is misaligned");
   }

@@ -36,6 +36,8 @@ class GenericInstance final : public clport_plugin_instance {
   // The packed GEMV layout for Q4_0 / Q4_1 / Q8_0 weights when the policy enables it
   // (gemv_packed: 1); otherwise weights stay in the plain GGUF layout.
   void* prepare_weight(const clport_tensor& weight) override { return runner_.prepare_weight(weight); }
+  // The eight-row layout of CPU devices serves every mat-mul on its weight: the plain copy can go.
+  bool owns_weight(const void* layout) const override { return runner_.owns_weight(layout); }
   void release_layout(void* layout) override { runner_.release_layout(layout); }
 
  private:

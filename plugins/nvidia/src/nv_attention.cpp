@@ -28,6 +28,10 @@ bool NvAttention::takes(const clport_op& op) const {
   if (op.kind != CLPORT_OP_ATTENTION && op.kind != CLPORT_OP_ROPE_ATTENTION) return false;
   const clport_tensor& q = *op.src[0];
   const int64_t hd = q.ne[0];
+  // The tiles read one F16 or F32 cache for K and V; a quantized or mixed cache goes to the
+  // shared kernels, which read every cache type.
+  const int32_t kt = op.src[1]->dtype;
+  if (kt != op.src[2]->dtype || (kt != CLPORT_DTYPE_F16 && kt != CLPORT_DTYPE_F32)) return false;
   // The output row lives in registers: head sizes up to 128 (256 would spill).
   if (q.ne[2] < kMinTokens || hd % 4 != 0 || hd > 128) return false;
   const Tiles t = tiles(hd);

@@ -8,7 +8,7 @@
 // tensor-core GEMM of nv_gemm.hpp; a prompt's ATTENTION / ROPE_ATTENTION through the tiled kernel of
 // nv_attention.hpp; a whole decode layer of those ops as one launch (nv_layer.hpp, the plan's
 // prepare_group). Every such weight is repacked at load (plugins/common's packed
-// layout: aligned 16-byte quant words; the plain copy stays for get_rows). Every other op runs on
+// layout: aligned 16-byte quant words), and the layout is its only copy. Every other op runs on
 // the shared kernels (plugins/common) with GPU tuning.
 //
 // Settings (the plugin's policy section, declared in NvidiaPlugin::settings): ptx (default true;
@@ -98,14 +98,21 @@ class NvidiaInstance final : public clport_plugin_instance {
     }
     if (!gemm) return gemv_.enqueue(op, *w, up);
     if (gemm_.enqueue(op, *w, up)) return;
-    // No device memory for the quantized activations: a plain MUL_MAT still has the shared float
-    // GEMM on the plain copy; a fused kind has nothing else here.
-    if (op.kind == CLPORT_OP_MUL_MAT) return runner_.enqueue(op);
+    // No device memory for the quantized activations. The packed layout is the weight's only
+    // copy (owns_weight), so there is no float GEMM to fall back on: an error, met when the plan
+    // is prepared (the SDK records this enqueue then), which the host's recovery handles.
     throw clport::sdk::Failure("nvidia: no device memory for the GEMM's quantized activations",
                                CLPORT_PLUGIN_OUT_OF_MEMORY);
   }
 
   void* prepare_weight(const clport_tensor& weight) override { return runner_.prepare_weight(weight); }
+  // Every mat-mul on a packed weight runs on its layout: the NVIDIA GEMV and GEMM (or the shared
+  // packed GEMV where a row does not fit the GEMV's local memory), and get_rows reads it too. With
+  // the NVIDIA GEMM off (or float activations) prompt-sized mat-muls take the shared float GEMM,
+  // which reads the plain copy.
+  bool owns_weight(const void* layout) const override {
+    return gemm_enabled_ && !float_activations_ && runner_.find_split16(layout);
+  }
   void release_layout(void* layout) override { runner_.release_layout(layout); }
 
  private:

@@ -21,6 +21,8 @@ inline std::string kernel_type_suffix(int32_t dtype) { return sdk::kernel_suffix
 // F32, F16 and every GGUF block format: the dtypes usable as weights.
 bool is_weight_dtype(int32_t id);
 int64_t element_count(const clport_tensor& t);
+// Q8_0 / Q4_0: the quantized KV-cache types (32-element blocks along head_dim).
+inline bool is_quantized_kv(int32_t dtype) { return dtype == CLPORT_DTYPE_Q8_0 || dtype == CLPORT_DTYPE_Q4_0; }
 // Plain (F32/F16/I32) tensor whose nb[] are the dense strides of ne[].
 bool is_contiguous(const clport_tensor& t);
 // Byte alignment a tensor's buffer offset needs for the kernels.

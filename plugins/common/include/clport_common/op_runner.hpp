@@ -36,6 +36,12 @@ class OpRunner {
   // nullptr (keep the plain layout, also when the device has no memory for the copy). The repack
   // is enqueued on the host queue. Throws sdk::Failure (build or enqueue error).
   void* prepare_weight(const clport_tensor& weight);
+  // Whether nothing this runner does with layout (a handle of prepare_weight) reads the weight's
+  // plain buffer: true for the Rows8 layout.
+  bool owns_weight(const void* layout) const;
+  // Whether op reads weight (one of its operands) only through a layout this runner made, so
+  // that the weight's plain buffer may be gone.
+  bool reads_layout_only(const clport_op& op, const clport_tensor& weight) const;
   // Frees a handle prepare_weight returned; anything else is ignored.
   void release_layout(void* layout) noexcept;
   // The packed (Split16) layout behind weight w when this runner made it and it describes w
@@ -44,6 +50,8 @@ class OpRunner {
   const PackedWeight* packed_layout(const clport_tensor& w) const;
   // The same for the Rows8 layout of the integer GEMV.
   const PackedWeight* rows8_layout(const clport_tensor& w) const;
+  // Whether layout (a handle of prepare_weight) is a live Split16 layout of this runner.
+  bool find_split16(const void* layout) const;
 
   // The shared sources and -D options of a program (exposed for tools and vendor plugins that
   // add their own kernels on top of the same helpers).
@@ -72,16 +80,20 @@ class OpRunner {
   // The integer GEMV on quantized activations (op_launch_q8a.cpp): whether it serves this
   // MUL_MAT-family op, and its launch (quantize the activation rows, then the GEMV).
   // q8a_gemv returns false, having enqueued nothing, when the device has no memory for the
-  // quantized activations: the op then runs on the float GEMV (and so do all later ones).
+  // quantized activations: the op then runs on the float GEMV (and so do all later ones on
+  // plain weights); on a Rows8 weight, whose plain copy may be gone, that is an out-of-memory
+  // error instead.
   bool takes_q8a_gemv(const clport_op& op) const;
   bool q8a_gemv(const clport_op& op);
   // Enqueues the quantization of x's rows (through the RMSNorm with weight g when g is not
   // NULL), in the block layout weight_dtype multiplies, into the activation scratch, grown as
   // needed; returns the scratch buffer, or NULL when the scratch cannot be allocated for lack of
   // device memory.
-  cl_mem quantize_activations(const clport_tensor& x, int32_t weight_dtype, const clport_tensor* g, float eps);
-  // The activation scratch of at least bytes (NULL when the device has no memory for it).
-  cl_mem activation_scratch(size_t bytes);
+  cl_mem quantize_activations(const clport_tensor& x, int32_t weight_dtype, const clport_tensor* g, float eps,
+                              bool required);
+  // The activation scratch of at least bytes (NULL when the device has no memory for it; when
+  // required, an out-of-memory sdk::Failure instead).
+  cl_mem activation_scratch(size_t bytes, bool required);
   // What an integer GEMV kernel reads its weights from: the plain GGUF buffers (the q8a / q8s
   // kernels) or, when the weight (and the SwiGLU's up weight) has one, the Rows8 layout (x8a /
   // x8s), whose rows are row groups of 8. rows: output rows per work-item.

@@ -1,0 +1,142 @@
+// The memory a loaded model holds, as the accounting reports it (LlamaModel::memory), checked
+// against what the backend allocated: on the OpenCL device (PoCL here, generic plugin), the
+// weights' eight-row layouts are their only copy (no "device copy" left, the plain copies
+// counted as freed), and the bytes the backend allocated are exactly the layouts, the KV cache,
+// the activations and the plugins' scratch, each counted at its own source. The memory limit
+// refuses a load that would not fit before anything is allocated, naming what would.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <unistd.h>
+
+#include "clport/engine.h"
+#include "clport/gguf.h"
+#include "activation_policy.h"
+#include "random_model.h"
+
+namespace clport {
+namespace {
+
+class MemoryAccounting : public testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = (std::filesystem::temp_directory_path() / ("clport_memory_" + std::to_string(::getpid()) + ".gguf")).string();
+    test::RandomModelSpec spec;
+    spec.weight_dtype = DType::Q4_0;  // a dtype the eight-row layout covers
+    spec.tied_output = true;          // the embedding is also the output projection
+    ASSERT_TRUE(test::write_random_llama(path_, spec).ok());
+    auto file = GgufFile::open(path_);
+    ASSERT_TRUE(file.ok()) << file.status().to_string();
+    file_ = file.value();
+    spec_ = spec;
+  }
+  void TearDown() override { std::filesystem::remove(path_); }
+
+  // The OpenCL device backend with 8-bit activations (the integer path, whose CPU-device layout
+  // owns its weights).
+  std::unique_ptr<Backend> device_backend() {
+    EngineOptions options;
+    const std::string policy = path_ + ".yaml";
+    test::write_activation_policy(policy, /*integer=*/true, /*packed=*/false);
+    options.config_path = policy;
+    auto device = create_backend(options);
+    std::filesystem::remove(policy);
+    EXPECT_TRUE(device.ok()) << device.status().to_string();
+    if (!device.ok()) return nullptr;
+    EXPECT_EQ(device.value()->name().rfind("opencl:", 0), 0u) << device.value()->description();
+    return std::move(device.value());
+  }
+
+  static uint64_t sum(const std::vector<NamedBytes>& list) {
+    uint64_t total = 0;
+    for (const NamedBytes& n : list) total += n.bytes;
+    return total;
+  }
+  static uint64_t named(const std::vector<NamedBytes>& list, const std::string& name) {
+    for (const NamedBytes& n : list)
+      if (n.name == name) return n.bytes;
+    return 0;
+  }
+
+  uint64_t expected_kv(uint32_t n_ctx) const {
+    const uint64_t head_dim = spec_.n_embd / spec_.n_head;
+    return uint64_t{spec_.n_layer} * n_ctx * spec_.n_head_kv * head_dim * 2 /* K, V */ * 2 /* f16 */;
+  }
+
+  std::string path_;
+  std::shared_ptr<GgufFile> file_;
+  test::RandomModelSpec spec_;
+};
+
+TEST_F(MemoryAccounting, OnTheDeviceEveryWeightHasOneCopyAndTheAllocationsAddUp) {
+  auto device = device_backend();
+  ASSERT_NE(device, nullptr);
+  if (device->description().find("plugins: generic") == std::string::npos)
+    GTEST_SKIP() << "a vendor plugin serves this device: " << device->description();
+  LlamaOptions lo;
+  lo.n_ctx = 64;
+  lo.n_batch = 8;
+  auto model = LlamaModel::load(file_, *device, lo);
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  // A prompt and a decode step, so that the plans (and the plugins' scratch) exist.
+  std::vector<float> logits;
+  ASSERT_TRUE(model.value()->forward({1, 260, 70, 261, 100}, 0, false, logits).ok());
+  ASSERT_TRUE(model.value()->forward({5}, 5, false, logits).ok());
+
+  const ModelMemory m = model.value()->memory();
+  EXPECT_EQ(named(m.weights, "device copy"), 0u) << "a plain copy of a weight stayed on the device";
+  EXPECT_GT(named(m.weights, "generic layout"), 0u);
+  EXPECT_GT(m.plain_freed_bytes, 0u);
+  // Everything but the norms (read in place from the mapped file on a CPU device) is repacked.
+  EXPECT_LT(named(m.weights, "file mapping"), named(m.weights, "generic layout") / 10);
+  EXPECT_EQ(m.kv_cache_bytes, expected_kv(lo.n_ctx));
+  EXPECT_GT(m.activation_bytes, 0u);
+  // Each part counted where it is made; together they are what the device allocated.
+  const uint64_t device_weights = m.weight_bytes() - named(m.weights, "file mapping");
+  EXPECT_EQ(m.allocated_bytes, device_weights + m.kv_cache_bytes + m.activation_bytes + sum(m.plugin_scratch));
+}
+
+TEST_F(MemoryAccounting, OnTheCpuPathWeightsAreTheFileMappingAndAllocationsAreKvAndActivations) {
+  auto cpu = make_cpu_backend(1, false);
+  LlamaOptions lo;
+  lo.n_ctx = 32;
+  lo.n_batch = 4;
+  auto model = LlamaModel::load(file_, *cpu, lo);
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  const ModelMemory m = model.value()->memory();
+  ASSERT_EQ(m.weights.size(), 1u);
+  EXPECT_EQ(m.weights[0].name, "file mapping");
+  EXPECT_EQ(m.kv_cache_bytes, expected_kv(lo.n_ctx));
+  EXPECT_EQ(m.allocated_bytes, m.kv_cache_bytes + m.activation_bytes);
+}
+
+TEST_F(MemoryAccounting, ALoadOverTheLimitIsRefusedBeforeAnythingIsAllocated) {
+  auto cpu = make_cpu_backend(1, false);
+  LlamaOptions lo;
+  lo.n_ctx = 128;
+  lo.n_batch = 4;
+  auto fits = LlamaModel::load(file_, *cpu, lo);
+  ASSERT_TRUE(fits.ok()) << fits.status().to_string();
+  const ModelMemory m = fits.value()->memory();
+  const uint64_t need = m.weight_bytes() + m.kv_cache_bytes + m.activation_bytes;
+  fits.value().reset();
+
+  lo.memory_limit_bytes = need;  // exactly enough
+  ASSERT_TRUE(LlamaModel::load(file_, *cpu, lo).ok());
+  const uint64_t before = cpu->memory_stats().allocated_bytes;
+  lo.memory_limit_bytes = need - m.kv_cache_bytes / 4;  // a quarter of the KV cache short
+  auto refused = LlamaModel::load(file_, *cpu, lo);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().stage(), Stage::OutOfMemory);
+  const std::string message = refused.status().message();
+  EXPECT_NE(message.find("memory limit"), std::string::npos) << message;
+  EXPECT_NE(message.find("(-c 96)"), std::string::npos) << "three quarters of the cache are 96 of 128 tokens: "
+                                                         << message;
+  // A q8_0 cache takes 34 / 64 of an f16 one: it fits in three quarters.
+  EXPECT_NE(message.find("q8_0 KV cache"), std::string::npos) << message;
+  EXPECT_EQ(cpu->memory_stats().allocated_bytes, before) << "the refused load allocated memory";
+}
+
+}  // namespace
+}  // namespace clport
