@@ -3,6 +3,8 @@
 // element-wise ops and copies bit-exact, reductions within NMSE 1e-10. An op kind the fast
 // backend does not run itself still works (it is handed to the reference).
 #include <cmath>
+#include <string>
+#include <utility>
 
 #include "clport/nmse.h"
 #include "fast_cpu_test_util.h"
@@ -85,6 +87,33 @@ TEST_P(FastOps, AttentionOverF16AndF32Caches) {
     EXPECT_LT(compare(CLPORT_OP_ATTENTION, {&q, &k, &v}, dst, p), 1e-10) << dtype_name(cache);
     p.attention.window = 7;  // a sliding window of the last 7 positions
     EXPECT_LT(compare(CLPORT_OP_ATTENTION, {&q, &k, &v}, dst, p), 1e-10) << dtype_name(cache) << " window";
+  }
+}
+
+// Q8_0 / Q4_0 caches, and K and V of different types (the fast backend decodes a quantized
+// cache once per call, then runs its float rows): the same numbers as the reference up to float
+// summation order.
+TEST_P(FastOps, AttentionOverQuantizedAndMixedCaches) {
+  const int64_t T = GetParam();
+  const int64_t n_ctx = 160;
+  auto q = random_f32({64, 9, T, 1}, 14);
+  const std::pair<DType, DType> pairs[] = {{DType::Q8_0, DType::Q8_0}, {DType::Q4_0, DType::Q4_0},
+                                           {DType::Q8_0, DType::F16},  {DType::F16, DType::Q4_0},
+                                           {DType::F32, DType::Q8_0},  {DType::F16, DType::F32}};
+  for (const auto& [kt, vt] : pairs) {
+    OwnedTensor k(kt, {64, 3, n_ctx, 1}), v(vt, {64, 3, n_ctx, 1});
+    const auto kv = test::random_values(static_cast<size_t>(64 * 3 * n_ctx), 15);
+    const auto vv = test::random_values(static_cast<size_t>(64 * 3 * n_ctx), 16);
+    ASSERT_TRUE(quantize_row(kt, kv.data(), k.bytes.data(), static_cast<int64_t>(kv.size())).ok());
+    ASSERT_TRUE(quantize_row(vt, vv.data(), v.bytes.data(), static_cast<int64_t>(vv.size())).ok());
+    OwnedTensor dst(DType::F32, {64, 9, T, 1});
+    cpu::OpParams p;
+    p.n_past = 100;
+    p.attention.scale = 0.125f;
+    const std::string types = std::string(dtype_name(kt)) + "/" + std::string(dtype_name(vt));
+    EXPECT_LT(compare(CLPORT_OP_ATTENTION, {&q, &k, &v}, dst, p), 1e-10) << types;
+    p.attention.window = 7;
+    EXPECT_LT(compare(CLPORT_OP_ATTENTION, {&q, &k, &v}, dst, p), 1e-10) << types << " window";
   }
 }
 

@@ -62,10 +62,12 @@ TEST(Copy, ReshapeKeepsLogicalOrder) {
 TEST(Copy, BadOperandsRejected) {
   OwnedTensor a(DType::F32, {6, 1, 1, 1});
   OwnedTensor b(DType::F32, {5, 1, 1, 1});
-  OwnedTensor q(DType::Q8_0, {32, 1, 1, 1});
+  OwnedTensor q(DType::Q4_1, {32, 1, 1, 1});  // Q8_0 / Q4_0 are KV cache types, Q4_1 is not
+  OwnedTensor q8(DType::Q8_0, {32, 1, 1, 1});
   OwnedTensor a32(DType::F32, {32, 1, 1, 1});
   EXPECT_EQ(test::run(CLPORT_OP_COPY, {a.view}, b.view).stage(), Stage::InvalidArgument);
   EXPECT_EQ(test::run(CLPORT_OP_COPY, {a32.view}, q.view).stage(), Stage::Unsupported);
+  EXPECT_EQ(test::run(CLPORT_OP_COPY, {q8.view}, a32.view).stage(), Stage::Unsupported);  // no dequantizing copy
 }
 
 class GetRowsAllDtypes : public ::testing::TestWithParam<DType> {};

@@ -142,9 +142,10 @@ TEST(AdrenoArchitectures, RandomModelsOfEachArchitectureMatchCpu) {
 }
 
 // The split layout owns its weight, so the host frees each mat-mul weight's plain copy at load:
-// all but the tied token embedding, whose rows GET_ROWS reads in the file layout. Against a load
-// that keeps every copy, the device holds exactly those bytes less, its peak drops, and the
-// logits (a six-token prompt on the GEMM, a step on the GEMV) are the same bits.
+// all but the tied token embedding, whose rows GET_ROWS reads in the file layout (the Adreno
+// plugin does not look rows up in its layout). Against a load that keeps every copy, the device
+// holds exactly those bytes less, and the logits (a six-token prompt on the GEMM, a step on the
+// GEMV) are the same bits.
 TEST(AdrenoOwnedWeights, PlainCopiesGoButTheEmbeddingsAndLogitsStayTheSame) {
   test::RandomModelSpec spec;  // tied output: token_embd is also the output projection
   spec.weight_dtype = DType::Q4_0;
@@ -154,11 +155,12 @@ TEST(AdrenoOwnedWeights, PlainCopiesGoButTheEmbeddingsAndLogitsStayTheSame) {
   auto file = GgufFile::open(path);
   std::filesystem::remove(path);
   ASSERT_TRUE(file.ok()) << file.status().to_string();
-  uint64_t owned_bytes = 0, largest = 0;  // the 2-D weights but token_embd
+  uint64_t owned_bytes = 0, qkv_bytes = 0;  // the 2-D weights but token_embd; Q, K and V of them
   for (const GgufTensorInfo& t : file.value()->tensors()) {
     if (t.n_dims != 2 || t.name == "token_embd.weight") continue;
     owned_bytes += t.bytes;
-    largest = std::max(largest, t.bytes);
+    for (const char* part : {".attn_q.weight", ".attn_k.weight", ".attn_v.weight"})
+      if (t.name.find(part) != std::string::npos) qkv_bytes += t.bytes;
   }
   ASSERT_GT(owned_bytes, 0u);
 
@@ -188,8 +190,10 @@ TEST(AdrenoOwnedWeights, PlainCopiesGoButTheEmbeddingsAndLogitsStayTheSame) {
   EXPECT_EQ(kept.loaded.plain_freed_bytes, 0u);
   EXPECT_EQ(freed.loaded.plain_freed_bytes, owned_bytes);
   EXPECT_EQ(kept.loaded.live_bytes, freed.loaded.live_bytes + owned_bytes);
-  // Freed as the load goes: at most one plain copy is there beside the layouts.
-  EXPECT_GE(kept.loaded.peak_bytes, freed.loaded.peak_bytes + owned_bytes - largest);
+  // The spoofed device is PoCL's, which shares host memory: the plain copies of the weights in
+  // the file are its mapped pages used in place (not device allocations), so of the kept copies
+  // only those the loader makes itself are allocated: Q, K and V joined into one weight per layer.
+  EXPECT_EQ(kept.loaded.allocated_bytes, freed.loaded.allocated_bytes + qkv_bytes);
   EXPECT_EQ(freed.prompt_logits, kept.prompt_logits);
   EXPECT_EQ(freed.step_logits, kept.step_logits);
 }

@@ -6,6 +6,7 @@
 #include "conformance_cases.h"
 
 #include <cmath>
+#include <optional>
 #include <string>
 
 namespace clport::conformance::detail {
@@ -20,6 +21,12 @@ constexpr double kReduce = 1e-10;     // reductions / exp: rms_norm, softmax, si
 constexpr double kMatMul = 1e-6;  // dot products of up to 14k terms; GPU FMA and reduction order
 constexpr double kAttention = 1e-6;
 constexpr double kRope = 1e-6;        // float pow/sin/cos of angles up to ~1e3 rad
+// A store into a Q8_0 / Q4_0 KV cache, compared decoded. The device quantizes as the reference
+// does (same scale, same rounding), so the blocks match; the bound leaves room for a code that a
+// ulp of RoPE or of a non-IEEE float division puts on the other side of a rounding tie (one such
+// code in a case is ~1e-8), while any rounding or layout that differs (truncation, nibble order)
+// costs at least the quantization error itself, ~5e-5 for Q8_0 and ~1e-2 for Q4_0.
+constexpr double kKvQuant = 1e-6;
 
 using Ne = std::array<int64_t, 4>;
 
@@ -114,16 +121,21 @@ void rope(std::vector<CaseSpec>& out, int mode, Ne ne, int n_rot, int pos0, floa
 // window > 0: a sliding window of that many keys (Gemma 3's local layers).
 std::string window_suffix(int32_t window) { return window > 0 ? " win=" + std::to_string(window) : ""; }
 
+// K and V of types kv and v_type (kv for both unless given). A
+// quantized cache is compared with a reference that reads the same quantized bytes (operands are
+// filled once and both sides decode them alike), so only summation order differs: the float
+// bound of an F16 cache holds.
 void attention(std::vector<CaseSpec>& out, DType kv, int64_t hd, int64_t nh, int64_t nkv,
-               int64_t nt, int64_t n_past, int64_t n_ctx, int32_t window = 0) {
+               int64_t nt, int64_t n_past, int64_t n_ctx, int32_t window = 0, std::optional<DType> v = std::nullopt) {
+  const DType v_type = v.value_or(kv);
   CaseSpec c;
   c.op = "attention";
-  c.dtype = "kv " + tname(kv);
+  c.dtype = "kv " + tname(kv) + (v_type != kv ? "/" + tname(v_type) : "");
   c.shape = "hd=" + std::to_string(hd) + " h=" + std::to_string(nh) + "/" + std::to_string(nkv) +
             " t=" + std::to_string(nt) + " past=" + std::to_string(n_past) +
             " ctx=" + std::to_string(n_ctx) + window_suffix(window);
   c.kind = CLPORT_OP_ATTENTION;
-  c.src = {f32({hd, nh, nt, 1}), typed(kv, {hd, nkv, n_ctx, 1}), typed(kv, {hd, nkv, n_ctx, 1})};
+  c.src = {f32({hd, nh, nt, 1}), typed(kv, {hd, nkv, n_ctx, 1}), typed(v_type, {hd, nkv, n_ctx, 1})};
   c.dst = f32({hd, nh, nt, 1});
   c.params.n_past = static_cast<int32_t>(n_past);
   c.params.attention = clport_attention_params{1.0f / std::sqrt(static_cast<float>(hd)), window};
@@ -187,6 +199,25 @@ void copy_into_cache(std::vector<CaseSpec>& out, DType d, int64_t hd, int64_t nk
   c.dst.view_offset = pos * es * hd * nkv;
   c.dst.region_bytes = es * hd * nkv * n_ctx;
   c.threshold = kExact;
+  out.push_back(c);
+}
+
+// The same into a Q8_0 / Q4_0 cache: [hd, nkv, nt] quantized into slot `pos` of [hd, nkv, n_ctx].
+void copy_into_quantized_cache(std::vector<CaseSpec>& out, DType d, int64_t hd, int64_t nkv, int64_t nt,
+                               int64_t pos, int64_t n_ctx) {
+  CaseSpec c;
+  c.op = "copy";
+  c.dtype = "f32->" + tname(d) + " strided";
+  c.shape = std::to_string(hd) + "x" + std::to_string(nkv) + "x" + std::to_string(nt) +
+            " into cache slot " + std::to_string(pos) + "/" + std::to_string(n_ctx);
+  c.kind = CLPORT_OP_COPY;
+  c.src = {f32({hd, nkv, nt, 1}, 4.0f)};
+  const int64_t bb = traits(d).block_bytes, row = hd / 32 * bb;
+  c.dst = typed(d, {hd, nkv, nt, 1});
+  c.dst.nb = {bb, row, row * nkv, row * nkv * n_ctx};
+  c.dst.view_offset = pos * row * nkv;
+  c.dst.region_bytes = row * nkv * n_ctx;
+  c.threshold = kKvQuant;
   out.push_back(c);
 }
 
@@ -254,7 +285,7 @@ void kv_store_rope(std::vector<CaseSpec>& out, DType kv, int mode, int64_t hd, i
   c.dst.prefilled = true;
   c.params.n_past = static_cast<int32_t>(pos);
   c.params.rope = clport_rope_params{mode, static_cast<int32_t>(hd), 10000.0f, 1.0f};
-  c.threshold = kRope;
+  c.threshold = traits(kv).block_size > 1 ? kKvQuant : kRope;
   out.push_back(c);
 }
 
@@ -373,6 +404,25 @@ std::vector<CaseSpec> catalogue(bool small) {
     attention(out, kv, 64, 6, 2, 1, 301, 512);
     attention(out, kv, 96, 4, 1, 1, 400, 512, 200);
   }
+  // Quantized KV caches (head_dim a multiple of their 32-element blocks), alone and with K and V
+  // of different types (the mixed kernels).
+  for (DType kv : {DType::Q8_0, DType::Q4_0}) {
+    attention(out, kv, 32, 4, 2, 3, 2, 8);
+    attention(out, kv, 32, 2, 1, 3, 4, 8, 3);
+    if (small) continue;
+    attention(out, kv, 256, 4, 1, 1, 200, 256, 100);
+    attention(out, kv, 64, 8, 2, 1, 37, 64);
+    attention(out, kv, 64, 4, 4, 7, 0, 16);
+    attention(out, kv, 128, 4, 2, 3, 200, 256);
+    attention(out, kv, 64, 6, 2, 1, 301, 512);
+  }
+  attention(out, DType::Q8_0, 32, 4, 2, 3, 2, 8, 0, DType::F16);
+  attention(out, DType::F16, 32, 4, 2, 1, 5, 8, 0, DType::Q4_0);
+  if (!small) {
+    attention(out, DType::F32, 64, 8, 2, 1, 37, 64, 0, DType::Q8_0);
+    attention(out, DType::Q4_0, 128, 4, 2, 3, 200, 256, 0, DType::Q8_0);
+    attention(out, DType::Q8_0, 64, 6, 2, 1, 301, 512, 0, DType::F16);
+  }
 
   unary(out, "softmax", CLPORT_OP_SOFTMAX, {small ? 33 : 1000, small ? 2 : 3, 1, 1}, 1.0f, kReduce);
   unary(out, "softmax", CLPORT_OP_SOFTMAX, {small ? 7 : 32000, 1, 1, 1}, 0.125f, kReduce);
@@ -396,6 +446,7 @@ std::vector<CaseSpec> catalogue(bool small) {
     copy_into_cache(out, d, small ? 8 : 64, 2, 3, 5, small ? 10 : 64);
     copy_gapped(out, d, small ? 9 : 300, 3);
   }
+  for (DType d : {DType::Q8_0, DType::Q4_0}) copy_into_quantized_cache(out, d, small ? 32 : 64, 2, 3, 5, small ? 10 : 64);
 
   // Fused patterns, every weight dtype on the GEMV path (the small catalogue, which oclgrind
   // interprets, one dtype of each block family); N not a multiple of any row group.
@@ -443,6 +494,17 @@ std::vector<CaseSpec> catalogue(bool small) {
     // 2-unit device; one range ends mid-chunk, one head group shares its new key).
     if (big) rope_kv_store_attention(out, kv, 0, 64, 2, 1, 477, 512);
     if (big) rope_kv_store_attention(out, kv, 2, 128, 2, 2, 1000, 1024);
+  }
+  // The fused stores and attentions on a quantized cache (one type for K and V: the joint cache).
+  for (DType kv : {DType::Q8_0, DType::Q4_0}) {
+    for (int mode : {0, 2}) {
+      kv_store_rope(out, kv, mode, small ? 32 : 64, 4, 2, small ? 1 : 3, small ? 2 : 5, small ? 4 : 16);
+      rope_kv_store_attention(out, kv, mode, small ? 32 : 64, small ? 4 : 8, 2, small ? 2 : 37, small ? 8 : 64);
+    }
+    kv_store_rope(out, kv, 0, small ? 32 : 64, 4, 2, small ? 1 : 3, small ? 2 : 5, small ? 4 : 16, true);
+    rope_attention(out, kv, 2, small ? 32 : 64, 4, 2, small ? 2 : 3, small ? 2 : 37, small ? 8 : 64);
+    if (big) rope_kv_store_attention(out, kv, 0, 256, 4, 1, 130, 256);  // Gemma 3 270M's head size
+    if (big) rope_kv_store_attention(out, kv, 0, 64, 2, 1, 477, 512);   // split into key ranges
   }
   return out;
 }

@@ -129,8 +129,33 @@ Status run_host_reference(const CaseSpec& spec, const std::vector<Operand>& src,
   return cpu::run_op(spec.kind, views, dst.host_view(out->dst), params);
 }
 
+namespace {
+
+bool block_type(DType d) { return traits(d).block_size > 1; }
+
+// A block type's row starts (ne[0] elements each, blocks contiguous: a quantized KV cache).
+std::vector<int64_t> row_offsets(const Operand& op) {
+  std::vector<int64_t> out;
+  const auto& ne = op.spec.ne;
+  for (int64_t i3 = 0; i3 < ne[3]; ++i3)
+    for (int64_t i2 = 0; i2 < ne[2]; ++i2)
+      for (int64_t i1 = 0; i1 < ne[1]; ++i1) out.push_back(op.tensor_offset + i1 * op.nb[1] + i2 * op.nb[2] + i3 * op.nb[3]);
+  return out;
+}
+
+}  // namespace
+
 std::vector<float> gather_values(const Operand& op, const std::vector<uint8_t>& bytes) {
   std::vector<float> out;
+  if (block_type(op.spec.dtype)) {  // decoded as every reader decodes it (dequantize_row)
+    const int64_t n = op.spec.ne[0];
+    std::vector<float> row(static_cast<size_t>(n));
+    for (int64_t off : row_offsets(op)) {
+      (void)dequantize_row(op.spec.dtype, bytes.data() + off, row.data(), n);  // whole blocks by construction
+      out.insert(out.end(), row.begin(), row.end());
+    }
+    return out;
+  }
   for (int64_t off : op.element_offsets()) {
     if (op.spec.dtype == DType::F16) {
       uint16_t h = 0;
@@ -148,8 +173,14 @@ std::vector<float> gather_values(const Operand& op, const std::vector<uint8_t>& 
 std::string check_untouched(const Operand& op, const std::vector<uint8_t>& bytes) {
   std::vector<bool> covered(bytes.size(), false);
   const int64_t es = traits(op.spec.dtype).block_bytes;
-  for (int64_t off : op.element_offsets())
-    for (int64_t b = 0; b < es; ++b) covered[static_cast<size_t>(off + b)] = true;
+  if (block_type(op.spec.dtype)) {
+    const int64_t row_bytes = op.spec.ne[0] / traits(op.spec.dtype).block_size * es;
+    for (int64_t off : row_offsets(op))
+      for (int64_t b = 0; b < row_bytes; ++b) covered[static_cast<size_t>(off + b)] = true;
+  } else {
+    for (int64_t off : op.element_offsets())
+      for (int64_t b = 0; b < es; ++b) covered[static_cast<size_t>(off + b)] = true;
+  }
   for (size_t i = 0; i < bytes.size(); ++i) {
     if (covered[i] || bytes[i] == op.initial[i]) continue;
     std::ostringstream s;
