@@ -46,6 +46,20 @@ Result<const GgufTensorInfo*> expect(const GgufFile& file, const std::string& na
   return t;
 }
 
+// The bytes of a weight joined from parts of the file, concatenated; the parts' pages of a mapped
+// file are given back once copied (only the joined weight is placed).
+std::shared_ptr<std::vector<uint8_t>> joined_bytes(const std::vector<const GgufTensorInfo*>& parts, bool mapped) {
+  auto bytes = std::make_shared<std::vector<uint8_t>>();
+  uint64_t total = 0;
+  for (const GgufTensorInfo* part : parts) total += part->bytes;
+  bytes->reserve(total);
+  for (const GgufTensorInfo* part : parts) {
+    bytes->insert(bytes->end(), part->data, part->data + part->bytes);
+    if (mapped) release_file_pages(part->data, part->bytes);
+  }
+  return bytes;
+}
+
 }  // namespace
 
 LlamaModel::LlamaModel(Backend& backend, LlamaHParams hp) : backend_(backend), hp_(std::move(hp)) {}
@@ -97,7 +111,10 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
     const GgufTensorInfo* info;
     TensorRef* slot;
     bool matmul;  // multiplied by MUL_MAT (may be repacked by the plugin)
-    std::shared_ptr<void> owner = nullptr;  // what keeps the bytes alive when not the file
+    // A weight joined from parts of the file (Q, K and V; their biases): its bytes are the parts'
+    // concatenated, made only when it is placed (joined_bytes), so that no more than one such
+    // copy exists at a time beside the weights already placed.
+    std::vector<const GgufTensorInfo*> parts;
   };
   std::unique_ptr<LlamaModel> model(new LlamaModel(backend, hp));
   model->file_ = file;
@@ -111,7 +128,7 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
     if (!t.ok()) return t.status();
     // Norms are 1-D; the token embedding is a MUL_MAT weight only when it doubles as the output.
     const bool matmul = !norm && (slot != &w.tok_embd || hp.tied_output);
-    plan.push_back({t.value(), slot, matmul});
+    plan.push_back({t.value(), slot, matmul, {}});
     return Status();
   };
   CLPORT_RETURN_IF_ERROR(add("token_embd.weight", {E, V}, false, &w.tok_embd));
@@ -179,7 +196,7 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
         h.ne[1] = F;
         h.bytes = up.bytes / 2;
         h.data = up.data + half * h.bytes;
-        plan.push_back({&h, half == 0 ? &L.w_gate : &L.w_up, true});
+        plan.push_back({&h, half == 0 ? &L.w_gate : &L.w_up, true, {}});
       }
     } else {
       CLPORT_RETURN_IF_ERROR(add(b + "ffn_gate.weight", {E, F}, false, &L.w_gate));
@@ -214,26 +231,22 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
       const TensorRef in = shape_only(DType::F32, {wt.ne[0], 1, 1, 1}), out = out_of(wt.ne[1]);
       return model->claims(CLPORT_OP_MUL_MAT_ADD, {&wt, &in, &out}, out, {}, &wt, &in, &out);
     };
-    // Parts of one tensor each, concatenated into one (they keep their row order).
+    // Parts of one tensor each, described as one (they keep their row order); its bytes are made
+    // when it is placed.
     auto join = [&](GgufTensorInfo& joined, std::initializer_list<Planned*> parts, const std::string& name) {
-      auto bytes = std::make_shared<std::vector<uint8_t>>();
       joined = *(*parts.begin())->info;
       joined.name = name;
+      joined.data = nullptr;
       const int rows_dim = joined.n_dims == 1 ? 0 : 1;  // a bias vector grows along its only dimension
       joined.ne[rows_dim] = 0;
       joined.bytes = 0;
+      std::vector<const GgufTensorInfo*> infos;
       for (const Planned* part : parts) {
         joined.ne[rows_dim] += part->info->ne[rows_dim];
         joined.bytes += part->info->bytes;
+        infos.push_back(part->info);
       }
-      bytes->reserve(joined.bytes);
-      for (const Planned* part : parts) {
-        bytes->insert(bytes->end(), part->info->data, part->info->data + part->info->bytes);
-        // Only the joined copy is read from here on (the parts are never placed).
-        if (file->file_mapped()) release_file_pages(part->info->data, part->info->bytes);
-      }
-      joined.data = bytes->data();
-      return bytes;
+      return infos;
     };
     for (uint32_t i = 0; i < hp.n_layer; ++i) {
       auto& L = w.layers[i];
@@ -248,9 +261,9 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
       const OpDescription plain(CLPORT_OP_MUL_MAT, {&wqkv, &xn1}, qkv_out, {});
       if (options.fusion && same && backend.plugin_for(plain.op) != "cpu") {
         const std::string b = "blk." + std::to_string(i) + ".";
-        auto bytes = join(joined_infos[i], {q, k, v}, b + "attn_q+k+v");
-        std::shared_ptr<std::vector<uint8_t>> bias_bytes;
-        if (hp.qkv_bias) bias_bytes = join(joined_biases[i], {find(&L.bq), find(&L.bk), find(&L.bv)}, b + "attn_q+k+v.bias");
+        auto parts = join(joined_infos[i], {q, k, v}, b + "attn_q+k+v");
+        std::vector<const GgufTensorInfo*> bias_parts;
+        if (hp.qkv_bias) bias_parts = join(joined_biases[i], {find(&L.bq), find(&L.bk), find(&L.bv)}, b + "attn_q+k+v.bias");
         const bool fused = fused_norm_mm(wqkv);
         // The three parts (and their biases) are replaced by the one weight (and one bias).
         plan.erase(std::remove_if(plan.begin(), plan.end(),
@@ -259,8 +272,8 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
                                            p.slot == &L.bk || p.slot == &L.bv;
                                   }),
                    plan.end());
-        plan.push_back({&joined_infos[i], &L.wqkv, !fused, bytes});
-        if (bias_bytes) plan.push_back({&joined_biases[i], &L.bqkv, false, bias_bytes});
+        plan.push_back({&joined_infos[i], &L.wqkv, !fused, parts});
+        if (!bias_parts.empty()) plan.push_back({&joined_biases[i], &L.bqkv, false, bias_parts});
       } else if (q != nullptr) {
         for (Planned* part : {q, k, v}) part->matmul = !fused_norm_mm(weight_of(part->info));
       }
@@ -305,8 +318,18 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
     use.file_layout = p.slot == &w.tok_embd;
     use.max_rows = model->n_batch_;
     use.keep_plain = options.keep_plain_weights;
-    use.mapped = p.owner == nullptr && file->file_mapped();
-    auto loaded = backend.load_weight(*p.info, p.owner ? p.owner : std::shared_ptr<void>(file), use);
+    use.mapped = p.parts.empty() && file->file_mapped();
+    std::shared_ptr<void> keep_alive = file;
+    GgufTensorInfo joined;
+    const GgufTensorInfo* info = p.info;
+    if (!p.parts.empty()) {
+      auto bytes = joined_bytes(p.parts, file->file_mapped());
+      joined = *p.info;
+      joined.data = bytes->data();
+      info = &joined;
+      keep_alive = bytes;
+    }
+    auto loaded = backend.load_weight(*info, std::move(keep_alive), use);
     if (!loaded.ok()) {
       return Status(loaded.status().stage(),
                     "loading '" + p.info->name + "': " + loaded.status().message());
