@@ -54,6 +54,27 @@ TEST(PolicyErrors, ImpossibleValues) {
   EXPECT_NE(error_of("rules: [{id: x, deny: a}, {id: x, deny: b}]").find("duplicate rule id 'x'"), std::string::npos);
 }
 
+TEST(PolicyModelKeys, CacheTypesAndTheMemoryLimitParseLayerByLayer) {
+  Policy p;
+  ASSERT_TRUE(p.add_layer("cache_type_k: q8_0\ncache_type_v: q4_0\nmemory_limit: 512M\n", "a.yaml").ok());
+  EXPECT_EQ(p.globals().cache_type_k, "q8_0");
+  EXPECT_EQ(p.globals().cache_type_v, "q4_0");
+  EXPECT_EQ(p.globals().memory_limit_bytes, uint64_t{512} << 20);
+  ASSERT_TRUE(p.add_layer("memory_limit: 3GiB\n", "b.yaml").ok());
+  EXPECT_EQ(p.globals().memory_limit_bytes, uint64_t{3} << 30);
+  EXPECT_EQ(p.globals().cache_type_k, "q8_0") << "a later layer without the key keeps it";
+  ASSERT_TRUE(p.add_layer("memory_limit: 1000\n", "c.yaml").ok());
+  EXPECT_EQ(p.globals().memory_limit_bytes, 1000u);
+}
+
+TEST(PolicyModelKeys, BadValuesNameWhatIsAllowed) {
+  EXPECT_NE(error_of("cache_type_k: q5_0\n").find("'cache_type_k' must be f16, f32, q8_0 or q4_0, not 'q5_0'"),
+            std::string::npos);
+  EXPECT_NE(error_of("memory_limit: 12X\n").find("'memory_limit' must be a number of bytes"), std::string::npos);
+  EXPECT_NE(error_of("memory_limit: -5\n").find("'memory_limit' must be a number of bytes"), std::string::npos);
+  EXPECT_NE(error_of("memory_limit: 99999999999T\n").find("too large"), std::string::npos);
+}
+
 TEST(PolicyErrors, DeepNestingIsRefusedWithAPosition) {
   std::string deep = "plugins:\n  generic: ";
   for (int i = 0; i < 5000; ++i) deep += "[";

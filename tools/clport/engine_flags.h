@@ -22,7 +22,7 @@ inline DType kv_dtype_of(const std::string& name) {
 
 struct EngineFlags {
   EngineOptions options;
-  std::string kv_type = "f16";
+  std::string kv_type;  // empty: not given (the policy's cache types, else f16)
   std::string cache_type_k, cache_type_v;  // empty: kv_type
   std::string log_level;
   bool no_fusion = false;
@@ -61,6 +61,7 @@ struct EngineFlags {
   // Call after parsing.
   EngineOptions resolved() const {
     EngineOptions o = options;
+    o.kv_types_set = !kv_type.empty() || !cache_type_k.empty() || !cache_type_v.empty();
     o.llama.kv_type_k = kv_dtype_of(cache_type_k.empty() ? kv_type : cache_type_k);
     o.llama.kv_type_v = kv_dtype_of(cache_type_v.empty() ? kv_type : cache_type_v);
     o.llama.fusion = !no_fusion;

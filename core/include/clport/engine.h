@@ -30,6 +30,10 @@ struct EngineOptions {
   // Policy YAML texts layered after config_path, in order (the C API's policy text, fp32).
   std::vector<std::string> config_texts;
   LlamaOptions llama;
+  // The application chose llama.kv_type_k / kv_type_v: else the policy's cache_type_k /
+  // cache_type_v apply where it sets them. Likewise a llama.memory_limit_bytes of 0 takes the
+  // policy's memory_limit.
+  bool kv_types_set = false;
   bool profiling = false;   // OpenCL profiling events for `clport profile`
   int n_threads = 0;        // CPU backend threads (0 = all cores)
   // CPU backend: float activations for quantized mat-muls (precision fp32: slower, exact as

@@ -84,6 +84,11 @@ struct PolicyGlobals {
   Precision precision = Precision::Auto;
   SelfTestMode self_test = SelfTestMode::Auto;   // `self_test:` (appended, issue 6)
   TuningLevel tuning = TuningLevel::Normal;       // `tuning:` (appended, issue 6)
+  // The KV cache types (`cache_type_k:` / `cache_type_v:`, llama.cpp's names f16, f32, q8_0,
+  // q4_0; "" = not set) and the memory limit (`memory_limit:` bytes, or with a unit: 512M,
+  // 2G; 0 = none), for a model loaded without its own (command line, C API options).
+  std::string cache_type_k, cache_type_v;
+  uint64_t memory_limit_bytes = 0;
 };
 
 // What the policy says about one device (a pure function of the rules and the device).

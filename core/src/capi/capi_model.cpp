@@ -60,6 +60,7 @@ clport_status clport_model_load(clport_runtime* runtime, const clport_model_opti
     e.model_path = o.path;
     e.llama.kv_type_k = kv_types[0];
     e.llama.kv_type_v = kv_types[1];
+    e.kv_types_set = o.cache_type_k != nullptr || o.cache_type_v != nullptr;
     e.llama.memory_limit_bytes = o.memory_limit_bytes;
     e.llama.n_ctx = o.n_ctx;
     e.llama.fusion = o.no_fusion == 0;

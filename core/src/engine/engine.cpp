@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "clport/gguf.h"
+#include "clport/policy.h"
 
 namespace clport {
 namespace {
@@ -40,6 +41,27 @@ Status context_full(const LlamaModel& model, size_t prompt_tokens, int generated
 
 }  // namespace
 
+namespace {
+
+// The policy's model keys (cache types, memory limit) where the application left them open.
+Result<EngineOptions> with_policy_model_options(const EngineOptions& options) {
+  auto policy = engine_policy(options);
+  if (!policy.ok()) return policy.status();
+  const PolicyGlobals& g = policy->globals();
+  EngineOptions out = options;
+  const auto type_of = [](const std::string& name) {
+    return name == "f32" ? DType::F32 : name == "q8_0" ? DType::Q8_0 : name == "q4_0" ? DType::Q4_0 : DType::F16;
+  };
+  if (!options.kv_types_set) {
+    if (!g.cache_type_k.empty()) out.llama.kv_type_k = type_of(g.cache_type_k);
+    if (!g.cache_type_v.empty()) out.llama.kv_type_v = type_of(g.cache_type_v);
+  }
+  if (out.llama.memory_limit_bytes == 0) out.llama.memory_limit_bytes = g.memory_limit_bytes;
+  return out;
+}
+
+}  // namespace
+
 Engine::~Engine() {
   // The model's tensors live on the backend: release them first.
   model_.reset();
@@ -50,7 +72,9 @@ Result<std::unique_ptr<Engine>> Engine::open(const EngineOptions& options,
                                              const Progress& progress) {
   const auto t0 = std::chrono::steady_clock::now();
   std::unique_ptr<Engine> engine(new Engine());
-  engine->options_ = options;
+  auto with_policy = with_policy_model_options(options);
+  if (!with_policy.ok()) return with_policy.status();
+  engine->options_ = with_policy.value();
   auto file = GgufFile::open(options.model_path);
   if (!file.ok()) return file.status();
   engine->file_ = file.value();

@@ -65,6 +65,9 @@ Status Policy::add_layer(const std::string& text, const std::string& file_name) 
   if (layer.precision) globals_.precision = *layer.precision;
   if (layer.self_test) globals_.self_test = *layer.self_test;
   if (layer.tuning) globals_.tuning = *layer.tuning;
+  if (layer.cache_type_k) globals_.cache_type_k = *layer.cache_type_k;
+  if (layer.cache_type_v) globals_.cache_type_v = *layer.cache_type_v;
+  if (layer.memory_limit_bytes) globals_.memory_limit_bytes = *layer.memory_limit_bytes;
   for (auto& [plugin, yaml] : layer.plugin_settings) {
     // Global plugin settings become an always-matching rule so that later rules merge over them.
     PolicyRule rule;

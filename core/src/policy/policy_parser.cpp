@@ -77,6 +77,31 @@ Precision read_precision(const YAML::Node& node) {
   fail(node, "'precision' must be auto, fp32 or fp16, not '" + v + "'");
 }
 
+std::string read_cache_type(const YAML::Node& node, const std::string& key) {
+  const std::string v = read_string(node, key);
+  if (v != "f16" && v != "f32" && v != "q8_0" && v != "q4_0") {
+    fail(node, "'" + key + "' must be f16, f32, q8_0 or q4_0, not '" + v + "'");
+  }
+  return v;
+}
+
+// Bytes: an integer, or a number with a binary unit (K, M, G, T, optionally followed by "iB").
+uint64_t read_bytes(const YAML::Node& node, const std::string& key) {
+  const std::string v = read_string(node, key);
+  static const std::string kUnits = "KMGT";
+  size_t digits = 0;
+  while (digits < v.size() && v[digits] >= '0' && v[digits] <= '9') ++digits;
+  std::string unit = v.substr(digits);
+  if (unit.size() == 3 && unit.compare(1, 2, "iB") == 0) unit = unit.substr(0, 1);
+  const size_t power = unit.empty() ? 0 : unit.size() == 1 ? kUnits.find(unit[0]) + 1 : 0;
+  if (digits == 0 || digits > 15 || (!unit.empty() && power == 0)) {
+    fail(node, "'" + key + "' must be a number of bytes, optionally with a unit (K, M, G, T: 512M, 2G), not '" + v + "'");
+  }
+  const uint64_t count = std::stoull(v.substr(0, digits));
+  if (power != 0 && (count >> (64 - 10 * power)) != 0) fail(node, "'" + key + "' is too large: '" + v + "'");
+  return count << (10 * power);
+}
+
 std::string read_regex(const YAML::Node& node, const std::string& key) {
   const std::string pattern = read_string(node, key);
   if (pattern.size() > 512) fail(node, "'" + key + "' regex is longer than 512 characters");
@@ -233,7 +258,8 @@ void read_layer(const YAML::Node& root, const std::string& file, PolicyLayer* ou
   require_map(root, "the policy file");
   static const std::set<std::string> keys = {"version", "plugin_dir", "allow_insecure_plugin_dirs",
                                              "log_level", "opencl_library", "cache_dir", "precision",
-                                             "plugins", "rules", "disable_rules", "self_test", "tuning"};
+                                             "plugins", "rules", "disable_rules", "self_test", "tuning",
+                                             "cache_type_k", "cache_type_v", "memory_limit"};
   std::set<std::string> ids;
   for_each_key(root, keys, "the policy file", [&](const std::string& key, const YAML::Node& value) {
     if (key == "version") {
@@ -266,6 +292,12 @@ void read_layer(const YAML::Node& root, const std::string& file, PolicyLayer* ou
       else if (v == "normal") out->tuning = TuningLevel::Normal;
       else if (v == "exhaustive") out->tuning = TuningLevel::Exhaustive;
       else fail(value, "'tuning' must be none, fast, normal or exhaustive, not '" + v + "'");
+    } else if (key == "cache_type_k") {
+      out->cache_type_k = read_cache_type(value, key);
+    } else if (key == "cache_type_v") {
+      out->cache_type_v = read_cache_type(value, key);
+    } else if (key == "memory_limit") {
+      out->memory_limit_bytes = read_bytes(value, key);
     } else if (key == "plugins") {
       out->plugin_settings = read_plugin_settings(value, key);
     } else if (key == "disable_rules") {

@@ -17,6 +17,8 @@ struct PolicyLayer {
   std::optional<Precision> precision;
   std::optional<SelfTestMode> self_test;
   std::optional<TuningLevel> tuning;
+  std::optional<std::string> cache_type_k, cache_type_v;
+  std::optional<uint64_t> memory_limit_bytes;
   std::map<std::string, std::string> plugin_settings;  // top-level `plugins:` section
   std::vector<PolicyRule> rules;
   std::vector<std::string> disable_rules;
