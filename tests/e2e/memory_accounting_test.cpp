@@ -113,6 +113,12 @@ TEST_F(MemoryAccounting, OnTheCpuPathWeightsAreTheFileMappingAndAllocationsAreKv
   EXPECT_EQ(m.weights[0].name, "file mapping");
   EXPECT_EQ(m.kv_cache_bytes, expected_kv(lo.n_ctx));
   EXPECT_EQ(m.allocated_bytes, m.kv_cache_bytes + m.activation_bytes);
+  // The estimate made before loading (`clport info`, the memory limit) is what the load took.
+  auto estimate = estimate_load(*file_, lo, *cpu);
+  ASSERT_TRUE(estimate.ok()) << estimate.status().to_string();
+  EXPECT_EQ(estimate.value().weights, m.weight_bytes());
+  EXPECT_EQ(estimate.value().kv_cache, m.kv_cache_bytes);
+  EXPECT_EQ(estimate.value().activations, m.activation_bytes);
 }
 
 TEST_F(MemoryAccounting, ALoadOverTheLimitIsRefusedBeforeAnythingIsAllocated) {

@@ -40,6 +40,30 @@ Result<std::unique_ptr<Backend>> info_backend(const InfoFlags& flags) {
   return create_backend(options);
 }
 
+std::string mib(uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / 1048576.0);
+  return text;
+}
+
+// What `run` with the default context and f16 KV cache would take on this backend.
+void print_memory_estimate(const GgufFile& model, const Backend& backend, std::ostream& out) {
+  auto e = estimate_load(model, LlamaOptions{}, backend);
+  if (!e.ok()) return;
+  const LoadEstimate& m = e.value();
+  out << "memory:       about " << mib(m.total()) << " to run with -c " << m.n_ctx << ": weights " << mib(m.weights)
+      << ", KV cache " << mib(m.kv_cache) << " (f16 K and V; q8_0 about half), activations " << mib(m.activations)
+      << " (prompt batch " << m.n_batch << ")\n";
+}
+
+nlohmann::json memory_estimate_json(const GgufFile& model, const Backend& backend) {
+  auto e = estimate_load(model, LlamaOptions{}, backend);
+  if (!e.ok()) return nullptr;
+  const LoadEstimate& m = e.value();
+  return {{"n_ctx", m.n_ctx}, {"n_batch", m.n_batch}, {"weights_bytes", m.weights}, {"kv_cache_bytes", m.kv_cache},
+          {"activation_bytes", m.activations}, {"total_bytes", m.total()}};
+}
+
 // Which plugin serves each op this model issues on the chosen device (or the CPU backend): the
 // core's op_bindings(), as the C API's model report has it too.
 int print_op_bindings(const GgufFile& model, const InfoFlags& flags, std::ostream& out) {
@@ -54,6 +78,7 @@ int print_op_bindings(const GgufFile& model, const InfoFlags& flags, std::ostrea
     return 10 + static_cast<int>(backend.status().stage());
   }
   const Backend& be = *backend.value();
+  print_memory_estimate(model, be, out);
   out << "op bindings:  on " << be.description() << "\n";
   auto lines = op_bindings(model, be);
   if (!lines.ok()) {
@@ -209,12 +234,15 @@ void print_metadata(const GgufFile& f, bool all, std::ostream& out) {
 }
 
 // The op-binding section of --json: the backend and each op's plugin, or why there is none.
-nlohmann::json op_bindings_json(const GgufFile& model, const InfoFlags& flags, int* exit_code) {
+// Also sets *memory to the memory estimate on that backend (null when there is none).
+nlohmann::json op_bindings_json(const GgufFile& model, const InfoFlags& flags, int* exit_code, nlohmann::json* memory) {
   auto backend = info_backend(flags);
+  *memory = nullptr;
   if (!backend.ok()) {
     *exit_code = 10 + static_cast<int>(backend.status().stage());
     return {{"backend", nullptr}, {"error", backend.status().to_string()}, {"ops", nlohmann::json::array()}};
   }
+  *memory = memory_estimate_json(model, *backend.value());
   auto lines = op_bindings(model, *backend.value());
   nlohmann::json ops = nlohmann::json::array();
   if (lines.ok()) {
@@ -280,7 +308,8 @@ int info_json(const InfoFlags& flags) {
   nlohmann::json metadata = nlohmann::json::object();
   for (const auto& kv : f.metadata()) metadata[kv.key] = kv.value.to_display_string(flags.all_metadata ? 64 : 8);
   int exit_code = 0;
-  nlohmann::json bindings = op_bindings_json(f, flags, &exit_code);
+  nlohmann::json memory;
+  nlohmann::json bindings = op_bindings_json(f, flags, &exit_code, &memory);
   nlohmann::json tensors = {{"count", f.tensors().size()}, {"parameters", params}, {"bytes", bytes}, {"by_type", by_type}};
   if (flags.list_tensors) tensors["list"] = list;
   print_json({{"ok", exit_code == 0},
@@ -293,6 +322,7 @@ int info_json(const InfoFlags& flags) {
               {"hyper_parameters", hparams_json(f)},
               {"tensors", tensors},
               {"metadata", metadata},
+              {"memory_estimate", memory},
               {"op_bindings", bindings}});
   return exit_code;
 }

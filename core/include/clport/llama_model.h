@@ -81,6 +81,23 @@ struct LlamaOptions {
   uint64_t memory_limit_bytes = 0;
 };
 
+// What loading a model will take, known before anything is placed (the memory limit is checked
+// against it): its weights, its KV cache at the context the load uses, its activation buffers
+// for the prompt batch it uses.
+struct LoadEstimate {
+  uint64_t weights = 0;      // the weight tensors' bytes (a repacked layout is the same size)
+  uint64_t kv_cache = 0;
+  uint64_t activations = 0;
+  uint32_t n_ctx = 0;        // the context and prompt batch the load would use
+  uint32_t n_batch = 0;
+  uint64_t total() const { return weights + kv_cache + activations; }
+};
+
+class GgufFile;
+// The estimate for loading `file` with `options` on `backend` (whose device decides the default
+// prompt batch), from the file's tensors.
+CLPORT_API Result<LoadEstimate> estimate_load(const GgufFile& file, const LlamaOptions& options, const Backend& backend);
+
 // What a loaded model holds, by what for: its weights where they live (Backend's names), its
 // KV cache, its activation buffers, each plugin's scratch, and what the backend has allocated
 // (all of it but weights read in place from the file mapping).

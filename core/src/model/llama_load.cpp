@@ -75,7 +75,32 @@ uint32_t default_batch(const Backend& backend) {
   return large_gpu ? 512 : 64;
 }
 
+// 0 asks for the model's own context length; more than it is capped there (positions past the
+// training context are ones the model never learned). The default (2048) is often above a small
+// model's length, so capping is not worth a warning; a full context names the limit instead.
+uint32_t context_length(const LlamaHParams& hp, const LlamaOptions& options) {
+  return options.n_ctx == 0 ? hp.n_ctx_train : std::min(options.n_ctx, hp.n_ctx_train);
+}
+
+uint32_t prompt_batch(const LlamaOptions& options, const Backend& backend, uint32_t n_ctx) {
+  return std::max<uint32_t>(1, std::min(options.n_batch != 0 ? options.n_batch : default_batch(backend), n_ctx));
+}
+
 }  // namespace
+
+Result<LoadEstimate> estimate_load(const GgufFile& file, const LlamaOptions& options, const Backend& backend) {
+  auto hp = read_llama_hparams(file);
+  if (!hp.ok()) return hp.status();
+  // The vocabulary is token_embd's row count (as the load reads it).
+  if (const GgufTensorInfo* embd = file.find_tensor("token_embd.weight")) hp.value().n_vocab = static_cast<uint32_t>(embd->ne[1]);
+  LoadEstimate e;
+  e.n_ctx = context_length(hp.value(), options);
+  e.n_batch = prompt_batch(options, backend, e.n_ctx);
+  for (const GgufTensorInfo& t : file.tensors()) e.weights += t.bytes;
+  e.kv_cache = kv_cache_bytes(hp.value(), e.n_ctx, options.kv_type_k, options.kv_type_v);
+  e.activations = activation_bytes(hp.value(), e.n_batch);
+  return e;
+}
 
 Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
     std::shared_ptr<GgufFile> file, Backend& backend, const LlamaOptions& options,
@@ -99,10 +124,7 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
                                               std::to_string(hp.head_dim));
   }
 
-  // 0 asks for the model's own context length; more than it is capped there (positions past the
-  // training context are ones the model never learned). The default (2048) is often above a small
-  // model's length, so capping is not worth a warning; a full context names the limit instead.
-  const uint32_t n_ctx = options.n_ctx == 0 ? hp.n_ctx_train : std::min(options.n_ctx, hp.n_ctx_train);
+  const uint32_t n_ctx = context_length(hp, options);
 
   // Plan: every tensor, checked before anything is uploaded.
   const int64_t E = hp.n_embd, F = hp.n_ff, V = hp.n_vocab, HD = hp.head_dim;
@@ -300,7 +322,7 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
 
   // Before the weights: the batch bounds the activation rows of their mat-muls.
   model->n_ctx_ = n_ctx;
-  model->n_batch_ = std::max<uint32_t>(1, std::min(options.n_batch != 0 ? options.n_batch : default_batch(backend), model->n_ctx_));
+  model->n_batch_ = prompt_batch(options, backend, model->n_ctx_);
 
   uint64_t total = 0, done = 0;
   for (const auto& p : plan) total += p.info->bytes;

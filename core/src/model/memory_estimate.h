@@ -1,6 +1,5 @@
-// What loading a model will take, known before anything is allocated: its weights, its KV cache
-// and its activation buffers. The memory limit (LlamaOptions::memory_limit_bytes) is checked
-// against it, and the error says what would shrink the load.
+// The parts of a LoadEstimate (clport/llama_model.h), and the memory limit checked against it,
+// whose error says what would shrink the load.
 #pragma once
 
 #include <cstdint>
@@ -11,13 +10,6 @@
 #include "clport/status.h"
 
 namespace clport {
-
-struct LoadEstimate {
-  uint64_t weights = 0;      // the weight tensors' bytes (a repacked layout is the same size)
-  uint64_t kv_cache = 0;
-  uint64_t activations = 0;  // the model's activation buffers, sized for the prompt batch
-  uint64_t total() const { return weights + kv_cache + activations; }
-};
 
 // K and V of n_ctx positions in every layer, in their types.
 uint64_t kv_cache_bytes(const LlamaHParams& hp, uint32_t n_ctx, DType k_type, DType v_type);
