@@ -59,7 +59,7 @@ phase_done build
 # per case, which doubles the time; `ctest --test-dir build-aarch64/tests/<dir>` works too).
 # Entries: QEMU_CPU, binary, GoogleTest filter; the longest first, $jobs at a time.
 phone=max,sve-default-vector-length=16
-runs=("$phone e2e_tests -*DeviceVsCpu*:HalfScales.*"  # the cases that need no OpenCL device
+runs=("$phone e2e_tests -*DeviceVsCpu*:HalfScales.*:MemoryAccounting.OnTheDevice*"  # the cases that need no OpenCL device
       "cortex-a76 e2e_tests *FastCpu*"
       "$phone clport_cpu_backend_tests *"
       "cortex-a76 clport_cpu_backend_tests *"
