@@ -182,8 +182,9 @@ void copy(std::vector<CaseSpec>& out, DType s, DType d, Ne ne) {
   out.push_back(c);
 }
 
-// Writes [hd, nkv, nt] into slot `pos` of a [hd, nkv, n_ctx] cache: everything around the slot
-// must stay untouched.
+// Writes [hd, nkv, nt] into slot `pos` of a [hd, nkv, n_ctx] cache of type d (F32 / F16 copied,
+// Q8_0 / Q4_0 quantized a row of 32-value blocks at a time): everything around the slot must stay
+// untouched.
 void copy_into_cache(std::vector<CaseSpec>& out, DType d, int64_t hd, int64_t nkv, int64_t nt,
                      int64_t pos, int64_t n_ctx) {
   CaseSpec c;
@@ -193,31 +194,12 @@ void copy_into_cache(std::vector<CaseSpec>& out, DType d, int64_t hd, int64_t nk
             " into cache slot " + std::to_string(pos) + "/" + std::to_string(n_ctx);
   c.kind = CLPORT_OP_COPY;
   c.src = {f32({hd, nkv, nt, 1}, 4.0f)};
-  const int64_t es = traits(d).block_bytes;
-  c.dst = typed(d, {hd, nkv, nt, 1});
-  c.dst.nb = {es, es * hd, es * hd * nkv, es * hd * nkv * n_ctx};
-  c.dst.view_offset = pos * es * hd * nkv;
-  c.dst.region_bytes = es * hd * nkv * n_ctx;
-  c.threshold = kExact;
-  out.push_back(c);
-}
-
-// The same into a Q8_0 / Q4_0 cache: [hd, nkv, nt] quantized into slot `pos` of [hd, nkv, n_ctx].
-void copy_into_quantized_cache(std::vector<CaseSpec>& out, DType d, int64_t hd, int64_t nkv, int64_t nt,
-                               int64_t pos, int64_t n_ctx) {
-  CaseSpec c;
-  c.op = "copy";
-  c.dtype = "f32->" + tname(d) + " strided";
-  c.shape = std::to_string(hd) + "x" + std::to_string(nkv) + "x" + std::to_string(nt) +
-            " into cache slot " + std::to_string(pos) + "/" + std::to_string(n_ctx);
-  c.kind = CLPORT_OP_COPY;
-  c.src = {f32({hd, nkv, nt, 1}, 4.0f)};
-  const int64_t bb = traits(d).block_bytes, row = hd / 32 * bb;
+  const int64_t bb = traits(d).block_bytes, row = hd / traits(d).block_size * bb;
   c.dst = typed(d, {hd, nkv, nt, 1});
   c.dst.nb = {bb, row, row * nkv, row * nkv * n_ctx};
   c.dst.view_offset = pos * row * nkv;
   c.dst.region_bytes = row * nkv * n_ctx;
-  c.threshold = kKvQuant;
+  c.threshold = traits(d).block_size > 1 ? kKvQuant : kExact;
   out.push_back(c);
 }
 
@@ -446,7 +428,7 @@ std::vector<CaseSpec> catalogue(bool small) {
     copy_into_cache(out, d, small ? 8 : 64, 2, 3, 5, small ? 10 : 64);
     copy_gapped(out, d, small ? 9 : 300, 3);
   }
-  for (DType d : {DType::Q8_0, DType::Q4_0}) copy_into_quantized_cache(out, d, small ? 32 : 64, 2, 3, 5, small ? 10 : 64);
+  for (DType d : {DType::Q8_0, DType::Q4_0}) copy_into_cache(out, d, small ? 32 : 64, 2, 3, 5, small ? 10 : 64);
 
   // Fused patterns, every weight dtype on the GEMV path (the small catalogue, which oclgrind
   // interprets, one dtype of each block family); N not a multiple of any row group.
