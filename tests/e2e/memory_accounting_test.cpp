@@ -65,8 +65,18 @@ class MemoryAccounting : public testing::Test {
     return uint64_t{spec_.n_layer} * n_ctx * spec_.n_head_kv * head_dim * 2 /* K, V */ * 2 /* f16 */;
   }
 
+  // The model on the CPU reference backend (cpu_), with a context of n_ctx and batches of 4.
+  Result<std::unique_ptr<LlamaModel>> load_on_cpu(uint32_t n_ctx, uint64_t memory_limit = 0) {
+    lo_.n_ctx = n_ctx;
+    lo_.n_batch = 4;
+    lo_.memory_limit_bytes = memory_limit;
+    return LlamaModel::load(file_, *cpu_, lo_);
+  }
+
   std::string path_;
   std::shared_ptr<GgufFile> file_;
+  std::unique_ptr<Backend> cpu_ = make_cpu_backend(1, false);
+  LlamaOptions lo_;
   test::RandomModelSpec spec_;
 };
 
@@ -102,19 +112,15 @@ TEST_F(MemoryAccounting, OnTheDeviceEveryWeightHasOneCopyAndTheAllocationsAddUp)
 }
 
 TEST_F(MemoryAccounting, OnTheCpuPathWeightsAreTheFileMappingAndAllocationsAreKvAndActivations) {
-  auto cpu = make_cpu_backend(1, false);
-  LlamaOptions lo;
-  lo.n_ctx = 32;
-  lo.n_batch = 4;
-  auto model = LlamaModel::load(file_, *cpu, lo);
+  auto model = load_on_cpu(32);
   ASSERT_TRUE(model.ok()) << model.status().to_string();
   const ModelMemory m = model.value()->memory();
   ASSERT_EQ(m.weights.size(), 1u);
   EXPECT_EQ(m.weights[0].name, "file mapping");
-  EXPECT_EQ(m.kv_cache_bytes, expected_kv(lo.n_ctx));
+  EXPECT_EQ(m.kv_cache_bytes, expected_kv(32));
   EXPECT_EQ(m.allocated_bytes, m.kv_cache_bytes + m.activation_bytes);
   // The estimate made before loading (`clport info`, the memory limit) is what the load took.
-  auto estimate = estimate_load(*file_, lo, *cpu);
+  auto estimate = estimate_load(*file_, lo_, *cpu_);
   ASSERT_TRUE(estimate.ok()) << estimate.status().to_string();
   EXPECT_EQ(estimate.value().weights, m.weight_bytes());
   EXPECT_EQ(estimate.value().kv_cache, m.kv_cache_bytes);
@@ -122,21 +128,15 @@ TEST_F(MemoryAccounting, OnTheCpuPathWeightsAreTheFileMappingAndAllocationsAreKv
 }
 
 TEST_F(MemoryAccounting, ALoadOverTheLimitIsRefusedBeforeAnythingIsAllocated) {
-  auto cpu = make_cpu_backend(1, false);
-  LlamaOptions lo;
-  lo.n_ctx = 128;
-  lo.n_batch = 4;
-  auto fits = LlamaModel::load(file_, *cpu, lo);
+  auto fits = load_on_cpu(128);
   ASSERT_TRUE(fits.ok()) << fits.status().to_string();
   const ModelMemory m = fits.value()->memory();
   const uint64_t need = m.weight_bytes() + m.kv_cache_bytes + m.activation_bytes;
   fits.value().reset();
 
-  lo.memory_limit_bytes = need;  // exactly enough
-  ASSERT_TRUE(LlamaModel::load(file_, *cpu, lo).ok());
-  const uint64_t before = cpu->memory_stats().allocated_bytes;
-  lo.memory_limit_bytes = need - m.kv_cache_bytes / 4;  // a quarter of the KV cache short
-  auto refused = LlamaModel::load(file_, *cpu, lo);
+  ASSERT_TRUE(load_on_cpu(128, need).ok()) << "exactly enough";
+  const uint64_t before = cpu_->memory_stats().allocated_bytes;
+  auto refused = load_on_cpu(128, need - m.kv_cache_bytes / 4);  // a quarter of the KV cache short
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().stage(), Stage::OutOfMemory);
   const std::string message = refused.status().message();
@@ -145,7 +145,7 @@ TEST_F(MemoryAccounting, ALoadOverTheLimitIsRefusedBeforeAnythingIsAllocated) {
                                                          << message;
   // A q8_0 cache takes 34 / 64 of an f16 one: it fits in three quarters.
   EXPECT_NE(message.find("q8_0 KV cache"), std::string::npos) << message;
-  EXPECT_EQ(cpu->memory_stats().allocated_bytes, before) << "the refused load allocated memory";
+  EXPECT_EQ(cpu_->memory_stats().allocated_bytes, before) << "the refused load allocated memory";
 }
 
 }  // namespace
