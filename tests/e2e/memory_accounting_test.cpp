@@ -14,6 +14,7 @@
 #include "clport/gguf.h"
 #include "clport/report.h"
 #include "activation_policy.h"
+#include "model/activation_arena.h"
 #include "random_model.h"
 
 namespace clport {
@@ -119,20 +120,78 @@ TEST_F(MemoryAccounting, OnTheCpuPathWeightsAreTheFileMappingAndAllocationsAreKv
   EXPECT_EQ(m.weights[0].name, "file mapping");
   EXPECT_EQ(m.kv_cache_bytes, expected_kv(32));
   EXPECT_EQ(m.allocated_bytes, m.kv_cache_bytes + m.activation_bytes);
-  // The estimate made before loading (`clport info`, the memory limit) is what the load took.
+  // The estimate made before loading (`clport info`, the memory limit) is what the load took,
+  // but for the activations: it bounds them as if each had bytes of its own, and the arena
+  // placed by lifetimes needs less.
   auto estimate = estimate_load(*file_, lo_, *cpu_);
   ASSERT_TRUE(estimate.ok()) << estimate.status().to_string();
   EXPECT_EQ(estimate.value().weights, m.weight_bytes());
   EXPECT_EQ(estimate.value().kv_cache, m.kv_cache_bytes);
-  EXPECT_EQ(estimate.value().activations, m.activation_bytes);
+  EXPECT_LT(m.activation_bytes, estimate.value().activations);
+}
+
+TEST_F(MemoryAccounting, ActivationsWhoseLifetimesDoNotOverlapShareTheArena) {
+  auto model = load_on_cpu(32);
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  // Loading sized the arena for a prompt batch with one row of logits; the decode step fits in it.
+  const uint64_t at_load = model.value()->memory().activation_bytes;
+  std::vector<float> logits;
+  ASSERT_TRUE(model.value()->forward({1, 2, 3, 4, 5}, 0, false, logits).ok());
+  EXPECT_EQ(model.value()->memory().activation_bytes, at_load);
+  // The estimate gives every activation bytes of its own; the arena saves at least one [n_ff, 4]
+  // buffer's worth (attention's activations and the FFN's never live at once).
+  auto estimate = estimate_load(*file_, lo_, *cpu_);
+  ASSERT_TRUE(estimate.ok()) << estimate.status().to_string();
+  const uint64_t ffn_buffer = uint64_t{spec_.n_ff} * 4 * sizeof(float);
+  EXPECT_LE(at_load + ffn_buffer, estimate.value().activations) << "too little shares bytes";
+  // Every row's logits (perplexity) fit in what the FFN left: the vocabulary is small here.
+  std::vector<float> all;
+  ASSERT_TRUE(model.value()->forward({1, 2, 3, 4}, 0, true, all).ok());
+  EXPECT_LE(model.value()->memory().activation_bytes, at_load + uint64_t{3} * spec_.n_vocab * sizeof(float));
+  std::vector<float> last;
+  ASSERT_TRUE(model.value()->forward({1, 2, 3, 4}, 0, false, last).ok());
+  ASSERT_EQ(all.size(), 4 * last.size());
+  for (size_t i = 0; i < last.size(); ++i) ASSERT_EQ(all[3 * last.size() + i], last[i]) << "logit " << i;
+}
+
+TEST_F(MemoryAccounting, APlanThatNeedsMoreGrowsTheArenaAndTheOtherPlansFollow) {
+  // A vocabulary much larger than the FFN: every row's logits need more than the load sized.
+  test::RandomModelSpec spec;
+  spec.n_vocab = 8192;
+  const std::string path = path_ + ".large-vocab.gguf";
+  ASSERT_TRUE(test::write_random_llama(path, spec).ok());
+  auto file = GgufFile::open(path);
+  std::filesystem::remove(path);
+  ASSERT_TRUE(file.ok()) << file.status().to_string();
+  lo_.n_ctx = 32;
+  lo_.n_batch = 4;
+  auto model = LlamaModel::load(file.value(), *cpu_, lo_);
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  const uint64_t at_load = model.value()->memory().activation_bytes;
+  std::vector<float> before, all, after;
+  ASSERT_TRUE(model.value()->forward({5, 6, 7, 8}, 0, false, before).ok());
+  ASSERT_TRUE(model.value()->forward({5, 6, 7, 8}, 0, true, all).ok());
+  const uint64_t grown = model.value()->memory().activation_bytes;
+  EXPECT_GE(grown, at_load + uint64_t{3} * spec.n_vocab * sizeof(float)) << "four rows of logits where there was one";
+  EXPECT_EQ(cpu_->memory_stats().allocated_bytes, model.value()->memory().allocated_bytes)
+      << "the old arena was freed";
+  // The plan built before the growth was rebuilt on the new arena: same logits.
+  ASSERT_TRUE(model.value()->forward({5, 6, 7, 8}, 0, false, after).ok());
+  EXPECT_EQ(before, after);
+  ASSERT_EQ(all.size(), 4 * after.size());
+  for (size_t i = 0; i < after.size(); ++i) ASSERT_EQ(all[3 * after.size() + i], after[i]) << "logit " << i;
 }
 
 TEST_F(MemoryAccounting, ALoadOverTheLimitIsRefusedBeforeAnythingIsAllocated) {
   auto fits = load_on_cpu(128);
   ASSERT_TRUE(fits.ok()) << fits.status().to_string();
   const ModelMemory m = fits.value()->memory();
-  const uint64_t need = m.weight_bytes() + m.kv_cache_bytes + m.activation_bytes;
   fits.value().reset();
+  // The limit is checked against the estimate, before anything is allocated.
+  auto estimate = estimate_load(*file_, lo_, *cpu_);
+  ASSERT_TRUE(estimate.ok()) << estimate.status().to_string();
+  const uint64_t need = estimate.value().total();
+  EXPECT_GE(need, m.weight_bytes() + m.kv_cache_bytes + m.activation_bytes);
 
   ASSERT_TRUE(load_on_cpu(128, need).ok()) << "exactly enough";
   const uint64_t before = cpu_->memory_stats().allocated_bytes;

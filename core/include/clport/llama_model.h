@@ -159,8 +159,10 @@ class CLPORT_API LlamaModel {
   Status forward_batch(const int32_t* tokens, uint32_t n_tokens, uint32_t n_past, bool all_logits,
                        float* logits_out);
   // The plan of one step over n tokens (llama_graph.cpp); logit_rows of them (the last ones)
-  // go through the vocabulary projection; hooked keeps every tensor the layer hook reads.
-  ForwardPlan& plan_for(uint32_t n, int64_t logit_rows, bool hooked);
+  // go through the vocabulary projection; hooked keeps every tensor the layer hook reads. Its
+  // activations are placed in the arena, which grows (dropping the other plans, whose launches
+  // name the old one) when this plan needs more: an error is out of memory for it.
+  Result<ForwardPlan*> plan_for(uint32_t n, int64_t logit_rows, bool hooked);
   // plan_for's plan, prepared on the backend (once) for replay.
   Result<const ForwardPlan*> prepared_plan_for(uint32_t n, int64_t logit_rows, bool hooked);
   ForwardPlan build_plan(uint32_t n, int64_t logit_rows, bool hooked) const;

@@ -1,5 +1,6 @@
 // Running the model: token batches through the plan of their shape (llama_graph.cpp builds it
 // once, llama_plan.cpp replays it).
+#include <algorithm>
 #include <cmath>
 
 #include "clport/llama_model.h"
@@ -37,40 +38,56 @@ Status LlamaModel::forward(const std::vector<int32_t>& tokens, uint32_t n_past, 
   return Status();
 }
 
-ForwardPlan& LlamaModel::plan_for(uint32_t n, int64_t logit_rows, bool hooked) {
+Result<ForwardPlan*> LlamaModel::plan_for(uint32_t n, int64_t logit_rows, bool hooked) {
   const auto key = std::make_tuple(n, logit_rows, hooked);
   auto it = plans_->by_shape.find(key);
-  if (it == plans_->by_shape.end()) it = plans_->by_shape.emplace(key, build_plan(n, logit_rows, hooked)).first;
-  return it->second;
+  if (it != plans_->by_shape.end()) return &it->second;
+  ForwardPlan plan = build_plan(n, logit_rows, hooked);
+  const ActivationPlacement placement = s_->slots.place(plan);
+  if (!s_->arena.valid() || placement.bytes > s_->arena.bytes()) {
+    // The old arena goes first, so that the two are never held at once.
+    plans_->by_shape.clear();
+    s_->arena = TensorRef();
+    const auto words = static_cast<int64_t>(placement.bytes / sizeof(float));
+    auto arena = backend_.alloc(DType::F32, {std::max<int64_t>(words, 1), 1, 1, 1});
+    if (!arena.ok()) {
+      return Status(arena.status().stage(), "activations of a " + std::to_string(n) + "-token step (" +
+                                                std::to_string(placement.bytes) + " bytes): " + arena.status().message());
+    }
+    s_->arena = arena.value();
+  }
+  s_->slots.rebase(plan, placement, s_->arena);
+  return &plans_->by_shape.emplace(key, std::move(plan)).first->second;
 }
 
 Result<const ForwardPlan*> LlamaModel::prepared_plan_for(uint32_t n, int64_t logit_rows, bool hooked) {
-  ForwardPlan& plan = plan_for(n, logit_rows, hooked);
-  if (!plan.prepared) CLPORT_RETURN_IF_ERROR(prepare_plan(backend_, plan));
-  return static_cast<const ForwardPlan*>(&plan);
+  auto plan = plan_for(n, logit_rows, hooked);
+  if (!plan.ok()) return plan.status();
+  if (!plan.value()->prepared) CLPORT_RETURN_IF_ERROR(prepare_plan(backend_, *plan.value()));
+  return static_cast<const ForwardPlan*>(plan.value());
 }
 
 LlamaModel::PlanSummary LlamaModel::decode_plan_summary() {
-  const ForwardPlan& plan = plan_for(1, 1, false);
-  PlanSummary summary{static_cast<int>(plan.nodes.size()), plan.fused_nodes};
-  if (plan.prepared) {
-    summary.launches = static_cast<int>(plan.launches.size());
-    summary.grouped_runs = plan.grouped_runs;
+  auto plan = plan_for(1, 1, false);
+  if (!plan.ok()) return {};
+  PlanSummary summary{static_cast<int>(plan.value()->nodes.size()), plan.value()->fused_nodes};
+  if (plan.value()->prepared) {
+    summary.launches = static_cast<int>(plan.value()->launches.size());
+    summary.grouped_runs = plan.value()->grouped_runs;
   }
   return summary;
 }
 
 Status LlamaModel::forward_batch(const int32_t* tokens, uint32_t n, uint32_t n_past,
                                  bool all_logits, float* logits_out) {
-  const TensorRef ids = view(s_->ids, {n, 1, 1, 1}, 0);
-  CLPORT_RETURN_IF_ERROR(backend_.upload(ids, tokens, n * sizeof(int32_t)));
   const int64_t rows = logits_out == nullptr ? 0 : all_logits ? n : 1;
   auto plan = prepared_plan_for(n, rows, static_cast<bool>(layer_hook_));
   if (!plan.ok()) return plan.status();
+  const TensorRef ids = view(s_->ids, {n, 1, 1, 1}, 0);
+  CLPORT_RETURN_IF_ERROR(backend_.upload(ids, tokens, n * sizeof(int32_t)));
   CLPORT_RETURN_IF_ERROR(run_plan(*plan.value(), n_past, static_cast<int>(n), layer_hook_));
   if (logits_out == nullptr) return backend_.sync();
-  const TensorRef logits = view(s_->logits, {static_cast<int64_t>(hp_.n_vocab), rows, 1, 1}, 0);
-  return backend_.download(logits, logits_out, static_cast<uint64_t>(rows) * hp_.n_vocab * sizeof(float));
+  return backend_.download(plan.value()->logits, logits_out, static_cast<uint64_t>(rows) * hp_.n_vocab * sizeof(float));
 }
 
 }  // namespace clport

@@ -1,5 +1,5 @@
 // Loading a model of any supported family: check every tensor the graph needs (name, shape, dtype) before
-// touching the device, then upload weights once, allocate the KV cache and the scratch buffers.
+// touching the device, then upload weights once, allocate the KV cache and the activation arena.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -387,37 +387,29 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
   model->s_ = std::make_unique<Scratch>();
   Scratch& s = *model->s_;
   const int64_t B = model->n_batch_;
-  struct Buf {
-    TensorRef* slot;
-    DType dtype;
-    int64_t rows;
-  };
-  const Buf bufs[] = {{&s.x, DType::F32, E},
-                      {&s.xn, DType::F32, E},
-                      {&s.qkv, DType::F32, std::max<int64_t>(NQ + 2 * KV, E)},
-                      {&s.q_rope, DType::F32, NQ},
-                      {&s.k_rope, DType::F32, KV},
-                      {&s.attn, DType::F32, NQ},
-                      {&s.gate, DType::F32, F},
-                      {&s.up, DType::F32, F},
-                      {&s.act, DType::F32, F},
-                      {&s.logits, DType::F32, V}};
-  for (const auto& b : bufs) {
-    auto t = backend.alloc(b.dtype, {b.rows, B, 1, 1});
-    if (!t.ok()) return t.status();
-    *b.slot = t.value();
-  }
-  if (hp.qk_norm) {
-    for (const Buf& b : {Buf{&s.q_tmp, DType::F32, NQ}, Buf{&s.k_tmp, DType::F32, KV}}) {
-      auto t = backend.alloc(b.dtype, {b.rows, B, 1, 1});
-      if (!t.ok()) return t.status();
-      *b.slot = t.value();
-    }
-  }
-  s.proj = s.qkv;  // see the lifetime note in llama_weights.h
   auto ids = backend.alloc(DType::I32, {B, 1, 1, 1});
   if (!ids.ok()) return ids.status();
   s.ids = ids.value();
+  auto slot = [&](int64_t rows) { return s.slots.add(DType::F32, {rows, B, 1, 1}); };
+  s.x = slot(E);
+  s.xn = slot(E);
+  s.qkv = slot(NQ + 2 * KV);
+  s.q_rope = slot(NQ);
+  s.k_rope = slot(KV);
+  s.attn = slot(NQ);
+  s.proj = slot(E);
+  s.gate = slot(F);
+  s.up = slot(F);
+  s.act = slot(F);
+  s.logits = slot(V);
+  if (hp.qk_norm) {
+    s.q_tmp = slot(NQ);
+    s.k_tmp = slot(KV);
+  }
+  // The arena is sized for a whole prompt batch now, so that running out of memory shows at load;
+  // a plan that needs more later (every row's logits, for perplexity) grows it.
+  auto prompt_plan = model->plan_for(model->n_batch_, 1, false);
+  if (!prompt_plan.ok()) return prompt_plan.status();
   logger("model")->info("loaded {} ({} layers, n_embd {}, n_head {}/{} kv, head size {}), vocab {}, ctx {}, on {}",
                         hp.arch, hp.n_layer, hp.n_embd, hp.n_head, hp.n_head_kv, hp.head_dim, hp.n_vocab, model->n_ctx_,
                         backend.description());

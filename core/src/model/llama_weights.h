@@ -1,5 +1,5 @@
-// Internal: the tensors of a loaded LLaMA model, its scratch (activation) buffers, and what the
-// device's plugins claimed to fuse.
+// Internal: the tensors of a loaded LLaMA model, its activations, and what the device's plugins
+// claimed to fuse.
 #pragma once
 
 #include <map>
@@ -8,6 +8,7 @@
 
 #include "clport/backend.h"
 #include "clport/llama_model.h"
+#include "model/activation_arena.h"
 #include "model/llama_plan.h"
 
 namespace clport {
@@ -32,12 +33,14 @@ struct LlamaModel::Weights {
   std::vector<Layer> layers;
 };
 
-// Activation buffers sized for n_batch tokens, allocated once and reused by every layer and
-// step. qkv holds the projections: as one [n_q + 2 n_kv, n] matrix when the layer's weights are
-// fused, else as three [rows, n_batch] regions (Q, then K, then V). proj aliases it: Q, K and V are
-// dead once attention has read them.
+// The activations of a step: placeholders of n_batch columns that the graph builders view
+// (activation_arena.h places them per plan and moves each plan onto the arena), and the token
+// ids, which the host writes before the plan runs. qkv holds the projections: as one
+// [n_q + 2 n_kv, n] matrix when the layer's weights are fused, else as three [rows, n_batch]
+// regions (Q, then K, then V).
 struct LlamaModel::Scratch {
-  TensorRef ids;       // I32 [n_batch]
+  TensorRef ids;       // I32 [n_batch], a buffer of its own
+  ActivationSlots slots;
   TensorRef x;         // residual stream [n_embd, n_batch]
   TensorRef xn;        // normalised input of attention / FFN
   TensorRef qkv;       // projections (see above)
@@ -47,6 +50,7 @@ struct LlamaModel::Scratch {
   TensorRef proj;      // attention / FFN-down projection before the residual add
   TensorRef gate, up, act;  // [n_ff, n_batch]
   TensorRef logits;    // [n_vocab, n_batch]
+  TensorRef arena;     // what the plans' activations lie in; grows to the largest plan's need
 };
 
 // Plans built so far, by (tokens per step, logit rows, hooked), and whether fusion may be asked

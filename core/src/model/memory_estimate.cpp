@@ -1,8 +1,10 @@
 #include "model/memory_estimate.h"
 
 #include <cstdio>
+#include <vector>
 
 #include "clport/backend.h"
+#include "model/activation_arena.h"
 
 namespace clport {
 
@@ -13,11 +15,17 @@ uint64_t kv_cache_bytes(const LlamaHParams& hp, uint32_t n_ctx, DType k_type, DT
 }
 
 uint64_t activation_bytes(const LlamaHParams& hp, uint32_t n_batch) {
-  // The model's F32 buffers of [rows, n_batch] (llama_load.cpp's scratch list) and the token ids.
+  // An upper bound: every activation slot of llama_load.cpp at n_batch columns in bytes of its
+  // own, each aligned, and the token ids. The arena places slots by lifetime and so needs less.
   const int64_t E = hp.n_embd, F = hp.n_ff, V = hp.n_vocab, NQ = hp.q_rows(), KV = hp.kv_rows();
-  int64_t rows = E + E + std::max<int64_t>(NQ + 2 * KV, E) + NQ + KV + NQ + 3 * F + V;
-  if (hp.qk_norm) rows += NQ + KV;
-  return static_cast<uint64_t>(rows) * n_batch * 4 + static_cast<uint64_t>(n_batch) * 4;
+  std::vector<int64_t> rows{E, E, NQ + 2 * KV, NQ, KV, NQ, E, F, F, F, V};
+  if (hp.qk_norm) rows.insert(rows.end(), {NQ, KV});
+  uint64_t bytes = static_cast<uint64_t>(n_batch) * 4;
+  for (int64_t r : rows) {
+    const uint64_t slot = static_cast<uint64_t>(r) * n_batch * 4;
+    bytes += (slot + ActivationSlots::kAlignment - 1) / ActivationSlots::kAlignment * ActivationSlots::kAlignment;
+  }
+  return bytes;
 }
 
 std::string mib_text(uint64_t bytes) {

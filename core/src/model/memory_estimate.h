@@ -14,7 +14,8 @@ namespace clport {
 // K and V of n_ctx positions in every layer, in their types.
 uint64_t kv_cache_bytes(const LlamaHParams& hp, uint32_t n_ctx, DType k_type, DType v_type);
 
-// The activation buffers a model with these hyper-parameters allocates for batches of n_batch.
+// At most the activation bytes a model with these hyper-parameters allocates for batches of
+// n_batch (before their lifetimes are planned).
 uint64_t activation_bytes(const LlamaHParams& hp, uint32_t n_batch);
 
 // OK when `estimate` fits `limit_bytes` (0: no limit); otherwise an OutOfMemory status that

@@ -18,11 +18,7 @@ ModelMemory LlamaModel::memory() const {
     // K and V as two tensors, or as the two halves of one (then both views together are it).
     m.kv_cache_bytes += L.k_cache.bytes() + L.v_cache.bytes();
   }
-  const Scratch& s = *s_;
-  // proj aliases qkv (llama_weights.h): counted once.
-  for (const TensorRef* t : {&s.ids, &s.x, &s.xn, &s.qkv, &s.q_rope, &s.k_rope, &s.q_tmp, &s.k_tmp, &s.attn, &s.gate,
-                             &s.up, &s.act, &s.logits})
-    if (t->valid()) m.activation_bytes += t->bytes();
+  m.activation_bytes = s_->ids.bytes() + (s_->arena.valid() ? s_->arena.bytes() : 0);
   return m;
 }
 

@@ -262,6 +262,7 @@ void PlanBuilder::output(int64_t logit_rows, bool hooked) {
   const TensorRef x_out = view(s_.x, {E, logit_rows, 1, 1}, first);
   const TensorRef xn_out = view(s_.xn, {E, logit_rows, 1, 1}, first);
   const TensorRef logits = view(s_.logits, {static_cast<int64_t>(hp_.n_vocab), logit_rows, 1, 1}, 0);
+  if (logit_rows > 0) plan_.logits = logits;
   if (logit_rows > 0 && !hooked &&
       claims(CLPORT_OP_RMS_NORM_MUL_MAT, {&w_.output, &x_out, &w_.output_norm}, logits, norm_, &w_.output, &xn_out,
              &logits)) {
