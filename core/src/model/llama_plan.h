@@ -35,7 +35,7 @@ struct PreparedRun {
 
 struct ForwardPlan {
   std::vector<PlanNode> nodes;
-  TensorRef logits;  // [n_vocab, logit rows] the step leaves for the host to read; unset without
+  TensorRef logits;  // [n_vocab, logit rows] the host reads back after the step; unset without logit rows
   int fused_nodes = 0;  // nodes that are fused patterns
   bool offer_groups = false;        // prepare_plan offers each group of nodes as one sequence
   bool prepared = false;            // prepare_plan ran
