@@ -198,6 +198,19 @@ void test_tokenize_roundtrip(void) {
   clport_free(plain);
   clport_free(special);
 
+  /* Ill-formed UTF-8 comes back as U+FFFD, one per maximal subpart; a NUL inside the length is
+   * text and comes back too. (No spaces, as above.) */
+  const char ill[] = "Hi\xFF\xFE\0x\xE2\x82";
+  const char replaced[] = "Hi\xEF\xBF\xBD\xEF\xBF\xBD\0x\xEF\xBF\xBD";
+  int32_t* ill_tokens = NULL;
+  size_t ill_count = 0;
+  CHECK_STATUS(clport_tokenize(model, ill, sizeof ill - 1, 0, &ill_tokens, &ill_count), CLPORT_OK, NULL);
+  CHECK_STATUS(clport_detokenize(model, ill_tokens, ill_count, 0, &back, &length), CLPORT_OK, NULL);
+  REQUIRE(back != NULL);
+  CHECK(length == sizeof replaced - 1 && memcmp(back, replaced, length) == 0);
+  clport_free(back);
+  clport_free(ill_tokens);
+
   /* Empty input. */
   int32_t* none = (int32_t*)&count;
   CHECK_STATUS(clport_tokenize(model, NULL, 0, 0, &none, &count), CLPORT_OK, NULL);

@@ -154,6 +154,23 @@ void test_runtime_policy(void) {
   options.plugin = "generic";
   CHECK_STATUS(clport_runtime_create(&options, &runtime), CLPORT_OK, NULL);
   clport_runtime_free(runtime);
+  /* A plain word that no plugin found answers to: refused here, naming the ones there are. */
+  options.plugin = "nosuch";
+  CHECK_STATUS(clport_runtime_create(&options, &runtime), CLPORT_ERR_INVALID_ARGUMENT,
+               "plugin 'nosuch' was not found; the plugins found are: ");
+  CHECK(runtime == NULL);
+  CHECK(contains(clport_last_error(), "generic"));
+  options.plugin = NULL;
+  /* A directory is not a policy file; a cache directory must be absolute (or "off"). */
+  options.policy_file = capi_work_dir();
+  CHECK_STATUS(clport_runtime_create(&options, &runtime), CLPORT_ERR_CONFIG, "is a directory; give a YAML file");
+  options.policy_file = NULL;
+  options.cache_dir = "relative/cache";
+  CHECK_STATUS(clport_runtime_create(&options, &runtime), CLPORT_ERR_INVALID_ARGUMENT,
+               "cache directory 'relative/cache' is not an absolute path");
+  options.cache_dir = "off";
+  CHECK_STATUS(clport_runtime_create(&options, &runtime), CLPORT_OK, NULL);
+  clport_runtime_free(runtime);
 }
 
 void test_runtime_report(void) {

@@ -140,5 +140,30 @@ TEST_F(GgufRequantize, ErrorsAreReported) {
   EXPECT_FALSE(std::filesystem::exists(dir_ / "x.gguf"));
 }
 
+// The same file under another name (a "." in the path, a hard link, a symbolic link) is the
+// input: refused before anything is written, the input byte for byte as it was.
+TEST_F(GgufRequantize, AnOutputThatIsTheInputFileIsRefused) {
+  namespace fs = std::filesystem;
+  const auto size_before = fs::file_size(input_);
+  const auto links_before = fs::hard_link_count(input_);
+  fs::create_hard_link(input_, dir_ / "hard.gguf");
+  fs::create_symlink(input_, dir_ / "soft.gguf");
+  for (const std::string& same : {(dir_ / "." / "in.gguf").string(), (dir_ / "hard.gguf").string(),
+                                  (dir_ / "soft.gguf").string(), input_}) {
+    auto report = requantize_gguf(input_, same, DType::Q8_0);
+    ASSERT_FALSE(report.ok()) << same;
+    EXPECT_EQ(report.status().stage(), Stage::InvalidArgument);
+    EXPECT_NE(report.status().message().find("is the input file"), std::string::npos) << report.status().message();
+  }
+  EXPECT_EQ(fs::file_size(input_), size_before);
+  EXPECT_EQ(fs::hard_link_count(input_), links_before + 1);  // not replaced: the hard link still shares it
+  auto f = GgufFile::open(input_);
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ(f.value()->find_tensor("blk.0.attn_q.weight")->dtype, DType::F32);
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    EXPECT_EQ(entry.path().filename().string().find(".tmp."), std::string::npos) << entry.path();
+  }
+}
+
 }  // namespace
 }  // namespace clport

@@ -111,6 +111,22 @@ TEST(PolicyErrors, AFailedLayerChangesNothing) {
   EXPECT_EQ(p.layers(), std::vector<std::string>{"base.yaml"});
 }
 
+TEST(PolicyErrors, CacheDirMustBeAbsoluteOrOff) {
+  EXPECT_EQ(error_of("cache_dir: 42\n").rfind("user.yaml:1:12: 'cache_dir' must be an absolute path or off, not '42'", 0), 0u);
+  EXPECT_NE(error_of("cache_dir: cache/programs\n").find("not 'cache/programs'"), std::string::npos);
+  Policy p;
+  EXPECT_TRUE(p.add_layer("cache_dir: /var/cache/clport\n", "a.yaml").ok());
+  EXPECT_TRUE(p.add_layer("cache_dir: off\n", "b.yaml").ok());
+  EXPECT_EQ(p.globals().cache_dir, "off");
+}
+
+TEST(PolicyErrors, ADirectoryIsNotAPolicyFile) {
+  auto p = Policy::load("/tmp", false);
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().stage(), Stage::Config);
+  EXPECT_NE(p.status().message().find("policy file '/tmp' is a directory"), std::string::npos) << p.status().message();
+}
+
 TEST(PolicyErrors, LoadReportsAMissingUserFile) {
   auto p = Policy::load("/nonexistent/clport.yaml", false);
   ASSERT_FALSE(p.ok());

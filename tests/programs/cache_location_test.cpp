@@ -1,8 +1,11 @@
 // The one cache-directory resolver (clport/cache_location.h): explicit settings in their order,
-// "off", unusable explicit directories, the XDG / HOME defaults, and no HOME at all.
+// "off", unusable explicit directories, the XDG / HOME defaults, and no HOME at all; directories
+// others can write (or that belong to someone else) refused; a full disk leaves nothing behind.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 
@@ -115,6 +118,82 @@ TEST_F(CacheLocationTest, WithoutHomeTheCacheIsOffAndSaysWhy) {
         << readonly.why_off;
     fs::permissions(dir("readonly-home"), fs::perms::owner_all, fs::perm_options::replace);
   }
+}
+
+TEST_F(CacheLocationTest, AGroupOrWorldWritableDirectoryIsRefused) {
+  ScopedEnv env{{"CLPORT_CACHE_DIR", nullptr}, {"XDG_CACHE_HOME", nullptr}, {"HOME", dir("home").c_str()}};
+  for (const fs::perms extra : {fs::perms::group_write, fs::perms::others_write}) {
+    fs::create_directories(dir("shared"));
+    fs::permissions(dir("shared"), fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                       fs::perms::others_read | fs::perms::others_exec | extra,
+                    fs::perm_options::replace);
+    CacheLocation location = resolve_cache_location({"", dir("shared")});
+    EXPECT_FALSE(location.enabled());
+    EXPECT_NE(location.why_off.find(dir("shared") + " is group- or world-writable (mode 07"), std::string::npos)
+        << location.why_off;
+    // As a default (XDG_CACHE_HOME) it gives way to the next one.
+    fs::create_directories(dir("xdg"));
+    fs::create_directories(dir("xdg") + "/clport/programs");
+    fs::permissions(dir("xdg") + "/clport/programs", extra, fs::perm_options::add);
+    env.set("XDG_CACHE_HOME", dir("xdg").c_str());
+    CacheLocation fallback = resolve_cache_location({"", ""});
+    EXPECT_EQ(fallback.source, "HOME");
+    ASSERT_EQ(fallback.skipped.size(), 1u);
+    EXPECT_NE(fallback.skipped[0].find("group- or world-writable"), std::string::npos) << fallback.skipped[0];
+    env.set("XDG_CACHE_HOME", nullptr);
+    fs::remove_all(dir("shared"));
+    fs::remove_all(dir("xdg"));
+  }
+  // Mode 0755, as a default umask creates it: accepted.
+  fs::create_directories(dir("private"));
+  fs::permissions(dir("private"), fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                      fs::perms::others_read | fs::perms::others_exec,
+                  fs::perm_options::replace);
+  EXPECT_EQ(resolve_cache_location({"", dir("private")}).directory, dir("private"));
+}
+
+TEST_F(CacheLocationTest, ADirectoryOfAnotherUserIsRefused) {
+  if (::geteuid() != 0) GTEST_SKIP() << "giving a directory to another user needs root";
+  ScopedEnv env{{"CLPORT_CACHE_DIR", nullptr}, {"XDG_CACHE_HOME", nullptr}, {"HOME", dir("home").c_str()}};
+  fs::create_directories(dir("theirs"));
+  fs::permissions(dir("theirs"), fs::perms::owner_all, fs::perm_options::replace);
+  ASSERT_EQ(::chown(dir("theirs").c_str(), 65534, 65534), 0);
+  CacheLocation location = resolve_cache_location({dir("theirs"), ""});
+  EXPECT_FALSE(location.enabled());
+  EXPECT_NE(location.why_off.find(dir("theirs") + " belongs to user 65534, not to this user (0)"), std::string::npos)
+      << location.why_off;
+}
+
+TEST_F(CacheLocationTest, ARelativeDirectoryIsRefused) {
+  ScopedEnv env{{"CLPORT_CACHE_DIR", "42"}, {"XDG_CACHE_HOME", nullptr}, {"HOME", dir("home").c_str()}};
+  const fs::path before = fs::current_path();
+  fs::current_path(root_);
+  CacheLocation location = resolve_cache_location({"", ""});
+  fs::current_path(before);
+  EXPECT_FALSE(location.enabled());
+  EXPECT_NE(location.why_off.find("CLPORT_CACHE_DIR names 42: '42' is not an absolute path"), std::string::npos)
+      << location.why_off;
+  EXPECT_FALSE(fs::exists(root_ / "42"));
+}
+
+// A full file system creates the write-test file and then refuses its bytes: the file must not
+// stay. A file-size limit of 0 fails the write the same way (EFBIG, SIGXFSZ ignored).
+TEST_F(CacheLocationTest, AFailedWriteTestLeavesNoFileBehind) {
+  ScopedEnv env{{"CLPORT_CACHE_DIR", nullptr}, {"XDG_CACHE_HOME", nullptr}, {"HOME", dir("home").c_str()}};
+  fs::create_directories(dir("full"));
+  fs::permissions(dir("full"), fs::perms::owner_all, fs::perm_options::replace);
+  rlimit saved{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+  auto* old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit none = saved;
+  none.rlim_cur = 0;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &none), 0);
+  CacheLocation location = resolve_cache_location({dir("full"), ""});
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  std::signal(SIGXFSZ, old_handler);
+  EXPECT_FALSE(location.enabled());
+  EXPECT_NE(location.why_off.find("cannot write into " + dir("full")), std::string::npos) << location.why_off;
+  EXPECT_TRUE(fs::is_empty(dir("full"))) << "the write test left a file behind";
 }
 
 }  // namespace

@@ -73,6 +73,10 @@ TEST_F(ProgramCacheCorruption, OtherFormatVersion) {
   check_recovers([](auto& bytes) { bytes[8] = static_cast<unsigned char>(kProgramCacheFormatVersion + 1); });
 }
 
+TEST_F(ProgramCacheCorruption, ReservedHeaderFieldNotZero) {
+  check_recovers([](auto& bytes) { bytes[13] = 1; });
+}
+
 TEST_F(ProgramCacheCorruption, TrailingGarbage) {
   check_recovers([](auto& bytes) { bytes.push_back(0); });
 }

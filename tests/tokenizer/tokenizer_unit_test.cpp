@@ -44,9 +44,7 @@ TEST(SpmEncoder, UnknownCharactersFallBackToByteTokens) {
   // "é" is C3 A9; byte b is token 3 + b.
   EXPECT_EQ(enc(*tok, "a\xC3\xA9"), (Ids{262, 3 + 0xC3, 3 + 0xA9}));
   EXPECT_EQ(tok->decode(enc(*tok, "a\xC3\xA9")), "a\xC3\xA9");
-  // Invalid UTF-8 survives byte by byte.
-  const std::string bad = "b\xFF\xC3";
-  EXPECT_EQ(tok->decode(enc(*tok, bad)), bad);
+  // (Ill-formed UTF-8 becomes U+FFFD first: invalid_utf8_test.cpp.)
 }
 
 TEST(SpmEncoder, BosAndSpacePrefixAfterSpecialTokens) {
@@ -82,15 +80,6 @@ TEST(BpeEncoder, LowestRankMergesFirst) {
   // " a" -> Ġa.
   EXPECT_EQ(enc(*tok, " a"), (Ids{258}));
   EXPECT_EQ(tok->decode(enc(*tok, "abc abc")), "abc abc");
-}
-
-TEST(BpeEncoder, InvalidUtf8IsEncodedByteByByte) {
-  auto tok = make(testing::tiny_bpe_vocab());
-  ASSERT_TRUE(tok);
-  const std::string bad = "a\xFF\xFE b\xC3";
-  Ids ids = enc(*tok, bad);
-  EXPECT_EQ(ids, (Ids{'a', 0xFF, 0xFE, 32, 'b', 0xC3}));
-  EXPECT_EQ(tok->decode(ids), bad);
 }
 
 TEST(BpeEncoder, StarcoderRulesSplitEveryDigit) {

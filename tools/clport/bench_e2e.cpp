@@ -5,7 +5,6 @@
 // (programs loaded from the cache, each plan's preparation) is not counted as speed.
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +12,7 @@
 #include "clport/report.h"
 #include "command_registry.h"
 #include "engine_flags.h"
+#include "output_files.h"
 #include "option_ranges.h"
 
 namespace clport::cli {
@@ -101,8 +101,9 @@ int run(const E2eFlags& f) {
     out["cpu_reference"] = to_json(ref.value());
     out["ratio_vs_cpu"] = {{"prompt", prompt_ratio}, {"generation", gen_ratio}};
   }
-  if (!f.json_file.empty()) std::ofstream(f.json_file) << out.dump(2) << "\n";
-  return 0;
+  if (f.json_file.empty()) return 0;
+  return write_output_file("bench e2e", "--json", f.json_file,
+                           out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 const RegisterBenchCommand kRegisterBenchE2e{

@@ -3,13 +3,13 @@
 // F32 GEMM vs CLBlast) and the program cache's cold vs warm start. See clport/bench_ops.h.
 #include <charconv>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <regex>
 
 #include "clport_devtools/bench_ops.h"
 #include "command_registry.h"
 #include "engine_flags.h"
+#include "output_files.h"
 #include "option_ranges.h"
 
 namespace clport::cli {
@@ -63,15 +63,8 @@ int run(OpsFlags& f) {
   auto report = bench::run_ops_bench(f.options, cb);
   if (!report.ok()) return report_failure("bench ops", report.status());
   std::fputs(bench::format_program_cache(report->program_cache).c_str(), stdout);
-  if (!f.json_file.empty()) {
-    std::ofstream out(f.json_file);
-    out << bench::report_json(report.value()) << "\n";
-    if (!out) {
-      std::fprintf(stderr, "clport bench ops: cannot write %s\n", f.json_file.c_str());
-      return 1;
-    }
-  }
-  return 0;
+  if (f.json_file.empty()) return 0;
+  return write_output_file("bench ops", "--json", f.json_file, bench::report_json(report.value()) + "\n");
 }
 
 const RegisterBenchCommand kRegisterBenchOps{

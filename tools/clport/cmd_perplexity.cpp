@@ -1,6 +1,7 @@
 // `clport perplexity -m MODEL -f TEXT [-c CTX]`: chunked perplexity with llama-perplexity's
 // convention (model_checks.h), so the two tools print the same number for the same file.
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -21,10 +22,17 @@ struct PerplexityFlags {
 };
 
 int run(PerplexityFlags f) {
+  // A directory opens as a stream that reads nothing (it would be "a text of 0 tokens").
+  std::error_code ec;
+  if (std::filesystem::is_directory(f.text_file, ec)) {
+    return report_failure("perplexity",
+                          Status(Stage::Io, "-f " + f.text_file + " is a directory; give a text file"));
+  }
   std::ifstream in(f.text_file, std::ios::binary);
   if (!in) return report_failure("perplexity", Status(Stage::Io, "cannot read " + f.text_file));
   std::stringstream text;
   text << in.rdbuf();
+  if (in.bad()) return report_failure("perplexity", Status(Stage::Io, "cannot read " + f.text_file));
   auto options = f.engine.resolved();
   auto engine = Engine::open(options, terminal_progress_bar());
   if (!engine.ok()) return report_failure("perplexity", engine.status());
@@ -56,6 +64,7 @@ const RegisterCommand kRegisterPerplexity{
     {"perplexity", "Chunked perplexity of a model on a text file", [](CLI::App& app) {
        auto flags = std::make_shared<PerplexityFlags>();
        flags->engine.options.llama.n_ctx = 512;  // llama.cpp's default perplexity context
+       flags->engine.min_ctx = kMinPerplexityContext;
        flags->engine.add_to(app);
        app.add_option("-f,--file", flags->text_file, "text file")->required();
        app.add_option("--chunks", flags->max_chunks, "score at most this many chunks (0 = all)")

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -14,6 +13,7 @@
 #include "clport/engine.h"
 #include "command_registry.h"
 #include "engine_flags.h"
+#include "output_files.h"
 #include "option_ranges.h"
 
 namespace clport::cli {
@@ -73,7 +73,7 @@ double unprofiled_decode_ms_per_step(EngineOptions options, const std::string& p
   return t->wall_ms / t->steps;
 }
 
-void write_trace(const std::string& path, const std::vector<OpTiming>& timings) {
+int write_trace(const std::string& path, const std::vector<OpTiming>& timings) {
   nlohmann::json events = nlohmann::json::array();
   const uint64_t t0 = timings.empty() ? 0 : timings.front().start_ns;
   for (const auto& t : timings) {
@@ -81,7 +81,9 @@ void write_trace(const std::string& path, const std::vector<OpTiming>& timings) 
                       {"ts", double(t.start_ns - std::min(t0, t.start_ns)) / 1000.0},
                       {"dur", double(t.duration_ns) / 1000.0}});
   }
-  std::ofstream(path) << nlohmann::json{{"traceEvents", events}, {"displayTimeUnit", "ms"}}.dump();
+  const nlohmann::json trace{{"traceEvents", events}, {"displayTimeUnit", "ms"}};
+  return write_output_file("profile", "--trace", path,
+                           trace.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 int run(const ProfileFlags& f) {
@@ -149,7 +151,7 @@ int run(const ProfileFlags& f) {
     }
   }
   if (!f.trace_file.empty()) {
-    write_trace(f.trace_file, timings);
+    if (const int failed = write_trace(f.trace_file, timings); failed != 0) return failed;
     std::printf("trace written to %s\n", f.trace_file.c_str());
   }
   return 0;

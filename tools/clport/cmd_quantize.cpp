@@ -7,6 +7,7 @@
 #include "clport/dtype.h"
 #include "clport/gguf.h"
 #include "command_registry.h"
+#include "engine_flags.h"
 
 namespace clport::cli {
 namespace {
@@ -35,16 +36,10 @@ int quantize(const QuantizeFlags& f) {
               << weight_type_list() << ")\n";
     return 2;
   }
-  if (f.input == f.output) {
-    std::cerr << "clport quantize: output must differ from input (the input is read while the "
-                 "output is written)\n";
-    return 2;
-  }
+  // The core refuses an output that is the input file (compared by identity, not by name): exit
+  // 24; an input that does not read or an output that does not write: 22.
   auto report = requantize_gguf(f.input, f.output, *target);
-  if (!report.ok()) {
-    std::cerr << "clport quantize: " << report.status().to_string() << "\n";
-    return 1;
-  }
+  if (!report.ok()) return report_failure("quantize", report.status());
   const RequantizeReport& r = report.value();
   for (const auto& note : r.notes) std::cerr << "note: " << note << "\n";
   std::printf("%s -> %s (%s): %d tensors converted, %d copied, %.2f MiB -> %.2f MiB\n",
@@ -58,7 +53,7 @@ const RegisterCommand kRegisterQuantize{
     {"quantize", "Re-quantize a GGUF model's weights to one type", [](CLI::App& app) {
        auto flags = std::make_shared<QuantizeFlags>();
        app.add_option("input", flags->input, "input GGUF model")->required();
-       app.add_option("output", flags->output, "output GGUF file (written atomically)")->required();
+       app.add_option("output", flags->output, "output GGUF file (written to a temporary beside it, then renamed; never the input file)")->required();
        app.add_option("type", flags->type, "target type: " + weight_type_list())->required();
        return [flags]() { return quantize(*flags); };
      }}};

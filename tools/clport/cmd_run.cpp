@@ -4,13 +4,14 @@
 #include <cstdio>
 #include <iostream>
 
-#include "clport/chat_template.h"
 #include "clport/engine.h"
 #include "clport/model_checks.h"
 #include "clport/report.h"
+#include "chat_prompt.h"
 #include "command_registry.h"
 #include "engine_flags.h"
 #include "json_output.h"
+#include "sampling_flags.h"
 
 namespace clport::cli {
 namespace {
@@ -31,13 +32,14 @@ struct RunFlags {
   bool json = false;
 };
 
-// --check-layers: the prompt through the CPU reference alongside, layer by layer.
-int check_layers(Engine& e, const std::vector<int32_t>& prompt, const RunFlags& f) {
+// --check-layers: the prompt through the CPU reference alongside, layer by layer. A layer beyond
+// the threshold is Stage::WrongResult (exit 28, as `check`'s wrong kernel result).
+Status check_layers(Engine& e, const std::vector<int32_t>& prompt, const RunFlags& f) {
   auto cpu = make_cpu_backend(f.engine.options.n_threads);
   auto reference = LlamaModel::load(e.shared_file(), *cpu, e.options().llama);
-  if (!reference.ok()) return report_failure("run --check-layers", reference.status());
+  if (!reference.ok()) return reference.status();
   auto report = compare_layers(e.model(), *reference.value(), prompt, 0, f.check_threshold);
-  if (!report.ok()) return report_failure("run --check-layers", report.status());
+  if (!report.ok()) return report.status();
   std::fprintf(stderr, "layer check against the CPU reference (%s vs cpu), threshold NMSE %.1e\n",
                e.backend().name().c_str(), f.check_threshold);
   std::fprintf(stderr, "%6s %14s %14s\n", "layer", "NMSE", "max |error|");
@@ -49,10 +51,11 @@ int check_layers(Engine& e, const std::vector<int32_t>& prompt, const RunFlags& 
   }
   if (report->first_bad_layer >= 0) {
     std::fprintf(stderr, "first divergent layer: %d\n", report->first_bad_layer);
-    return 3;
+    return Status(Stage::WrongResult, "--check-layers: layer " + std::to_string(report->first_bad_layer) +
+                                          " diverges from the CPU reference beyond the NMSE threshold");
   }
   std::fprintf(stderr, "all layers within threshold\n");
-  return 0;
+  return Status::ok_status();
 }
 
 // The prompt as the model sees it: with --chat, a system (when given) and a user turn in the
@@ -65,26 +68,21 @@ struct PreparedPrompt {
 
 Result<PreparedPrompt> prepare_prompt(Engine& e, const RunFlags& f) {
   const Tokenizer& tok = e.tokenizer();
-  const bool add_bos = !f.no_bos && tok.add_bos_default();
-  const bool chat = f.chat || !f.chat_template.empty();
   PreparedPrompt out;
-  std::string text = f.prompt;
-  if (chat) {
-    auto choice = choose_chat_template(e.file(), f.chat_template);
-    if (!choice.ok()) return choice.status();
+  Result<std::vector<int32_t>> tokens = std::vector<int32_t>{};
+  if (f.chat || !f.chat_template.empty()) {
+    auto format = choose_chat_format(e, f.chat_template, f.no_bos);
+    if (!format.ok()) return format.status();
     std::vector<ChatMessage> messages;
     if (!f.system.empty()) messages.push_back({"system", f.system});
     messages.push_back({"user", f.prompt});
-    const std::string eos_text = tok.eos() >= 0 ? tok.token_to_piece(tok.eos(), true) : "";
-    auto formatted = format_chat(choice->family, messages, /*add_generation_prompt=*/true, eos_text);
-    if (!formatted.ok()) return formatted.status();
-    text = formatted.value();
-    out.stop_tokens = chat_stop_tokens(choice->family, tok);
-    out.chat_family = std::string(chat_family_name(choice->family));
-    std::cerr << "chat template: " << chat_family_name(choice->family) << " (from "
-              << choice->source << ")\n";
+    tokens = encode_conversation(tok, format.value(), messages);
+    out.stop_tokens = format->stop_tokens;
+    out.chat_family = std::string(chat_family_name(format->family));
+    std::cerr << chat_format_line(format.value()) << "\n";
+  } else {
+    tokens = tok.encode(f.prompt, !f.no_bos && tok.add_bos_default(), /*parse_special=*/false);
   }
-  auto tokens = tok.encode(text, add_bos, /*parse_special=*/chat);
   if (!tokens.ok()) return tokens.status();
   out.tokens = std::move(tokens.value());
   if (f.verbose_prompt) {
@@ -94,18 +92,18 @@ Result<PreparedPrompt> prepare_prompt(Engine& e, const RunFlags& f) {
   return out;
 }
 
-// The --json document (README, "JSON output"); `failure` is ok when the run succeeded.
+// The --json document (README, "JSON output"); `failure` is ok when the run succeeded, and sets
+// `ok` and `exit_code` as the process exits. `finished`: the generation itself ran to its end.
 nlohmann::json run_json(const RunFlags& f, const Status& failure, Engine* e, const PreparedPrompt* p,
-                        const std::string& text, int delivered, const GenerationStats& stats) {
+                        const std::string& text, int delivered, const GenerationStats& stats, bool finished) {
   nlohmann::json error = nullptr;
   if (!failure.ok()) {
     error = {{"stage", stage_name(failure.stage())}, {"stage_number", static_cast<int>(failure.stage())},
              {"message", failure.message()}};
   }
-  const bool generated = e != nullptr && p != nullptr;
-  const char* stop = !failure.ok() || !generated ? nullptr : delivered == f.n_predict ? "length" : "end_of_generation";
+  const char* stop = !finished ? nullptr : delivered == f.n_predict ? "length" : "end_of_generation";
   return {{"ok", failure.ok()},
-          {"exit_code", failure.ok() ? 0 : 10 + static_cast<int>(failure.stage())},
+          {"exit_code", failure.ok() ? 0 : exit_code_of(failure)},
           {"error", error},
           {"model", f.engine.options.model_path},
           {"backend", e != nullptr ? nlohmann::json(e->backend().description()) : nlohmann::json(nullptr)},
@@ -125,22 +123,26 @@ nlohmann::json run_json(const RunFlags& f, const Status& failure, Engine* e, con
 }
 
 int run(const RunFlags& f) {
+  if (!f.system.empty() && !f.chat && f.chat_template.empty()) {
+    std::cerr << "clport run: --system is a chat turn: it needs --chat or --chat-template\n";
+    return 2;
+  }
   GenerationStats stats;
   auto engine = Engine::open(f.engine.resolved(), f.json ? Engine::Progress{} : terminal_progress_bar());
   if (!engine.ok()) {
-    if (f.json) print_json(run_json(f, engine.status(), nullptr, nullptr, "", 0, stats));
+    if (f.json) print_json(run_json(f, engine.status(), nullptr, nullptr, "", 0, stats, false));
     return report_failure("run", engine.status());
   }
   Engine& e = *engine.value();
   auto prompt = prepare_prompt(e, f);
   if (!prompt.ok()) {
-    if (f.json) print_json(run_json(f, prompt.status(), &e, nullptr, "", 0, stats));
+    if (f.json) print_json(run_json(f, prompt.status(), &e, nullptr, "", 0, stats, false));
     return report_failure("run", prompt.status());
   }
 
   std::cerr << "backend: " << e.backend().description() << "\n";
-  int check_result = 0;
-  if (f.check_layers) check_result = check_layers(e, prompt->tokens, f);
+  // A failed check does not stop the run: its text is still wanted, the exit code says it failed.
+  const Status checked = f.check_layers ? check_layers(e, prompt->tokens, f) : Status::ok_status();
   if (!f.json && !f.chat && f.chat_template.empty()) std::cout << f.prompt;
   std::cout.flush();
   Sampler sampler(f.sampling);
@@ -160,9 +162,11 @@ int run(const RunFlags& f) {
                            return true;
                          },
                          &stats, prompt->stop_tokens);
+  // The run's outcome: the generation's failure, else the layer check's.
+  const Status outcome = !st.ok() ? st : checked;
   if (f.json) {
     text += decoder.flush();
-    print_json(run_json(f, st, &e, &prompt.value(), text, delivered, stats));
+    print_json(run_json(f, outcome, &e, &prompt.value(), text, delivered, stats, st.ok()));
   } else {
     std::cout << decoder.flush() << std::endl;
   }
@@ -174,7 +178,7 @@ int run(const RunFlags& f) {
                stats.generated_tokens, stats.generation_tokens_per_second());
   // After the run: the plugins' scratch is sized when the plans are first prepared.
   if (f.verbose) std::cerr << model_memory_text(e.model().memory());
-  return check_result;
+  return checked.ok() ? 0 : report_failure("run", checked);
 }
 
 const RegisterCommand kRegisterRun{
@@ -198,18 +202,7 @@ const RegisterCommand kRegisterRun{
                     "activations, plugin scratch");
        app.add_flag("--verbose-prompt", flags->verbose_prompt,
                     "print the prompt as tokenized (chat markers included) and its token count");
-       app.add_option("--temp", flags->sampling.temperature, "temperature (0 = greedy)")
-           ->transform(number_range(0, 100));
-       app.add_option("--top-k", flags->sampling.top_k, "top-k (0 = off)")
-           ->transform(integer_range(0, kMaxTokens));
-       app.add_option("--top-p", flags->sampling.top_p, "top-p (1 = off)")
-           ->transform(number_range(0, 1));
-       app.add_option("--repeat-penalty", flags->sampling.repeat_penalty, "repetition penalty (1 = off)")
-           ->transform(number_range(0, 10, /*min_exclusive=*/true));
-       app.add_option("--repeat-last-n", flags->sampling.repeat_last_n, "penalty window (0 = off)")
-           ->transform(integer_range(0, kMaxTokens));
-       app.add_option("--seed", flags->sampling.seed, "random seed")
-           ->transform(unsigned_range(0, UINT64_MAX));
+       add_sampling_flags(app, flags->sampling);
        app.add_flag("--no-bos", flags->no_bos, "do not add the BOS token");
        app.add_flag("--check-layers", flags->check_layers,
                     "compare every layer with the CPU reference and name the first divergent one");

@@ -12,6 +12,7 @@
 #include "clport/policy.h"
 #include "clport_devtools/tuner.h"
 #include "command_registry.h"
+#include "engine_flags.h"
 #include "option_ranges.h"
 
 namespace clport::cli {
@@ -56,29 +57,20 @@ void print(const tuner::Report& r) {
 
 int run_tune(const TuneArgs& args) {
   auto policy = Policy::load(args.config);
-  if (!policy.ok()) {
-    std::cerr << "clport tune: " << policy.status().to_string() << "\n";
-    return 2;
-  }
+  if (!policy.ok()) return report_failure("tune", policy.status());
   auto inventory = discover_devices(policy->globals().opencl_library);
-  if (inventory.devices.empty()) {
-    std::cerr << "clport tune: " << inventory.status.to_string() << "\n";
-    return 3;
-  }
+  if (inventory.devices.empty()) return report_failure("tune", inventory.status);
   const int index = args.device >= 0 ? args.device : best_device_index(inventory.devices);
   if (index >= static_cast<int>(inventory.devices.size())) {
-    std::cerr << "clport tune: device " << index << " does not exist (see `clport devices`)\n";
-    return 2;
+    return report_failure("tune", Status(Stage::InvalidArgument, "device " + std::to_string(index) +
+                                                                     " does not exist (see `clport devices`)"));
   }
   const AvailableDevice& chosen = inventory.devices[static_cast<size_t>(index)];
   DeviceContextOptions ctx_options;
   ctx_options.profiling = true;
   ctx_options.policy_cache_dir = policy->globals().cache_dir;  // where `run` reads the tuning file
   auto ctx = DeviceContext::create(chosen.library, chosen.info, ctx_options);
-  if (!ctx.ok()) {
-    std::cerr << "clport tune: " << ctx.status().to_string() << "\n";
-    return 3;
-  }
+  if (!ctx.ok()) return report_failure("tune", ctx.status());
   PluginSearchOptions search;
   search.plugin_dir = policy->globals().plugin_dir;
   search.allow_insecure_dirs = policy->globals().allow_insecure_plugin_dirs;
@@ -87,8 +79,8 @@ int run_tune(const TuneArgs& args) {
   if (name.empty()) {  // the plugin the runtime would put first on this device
     auto binding = DeviceBinding::create(*manager, policy.value(), ctx.value());
     if (!binding->has_device()) {
-      std::cerr << "clport tune: no plugin can serve " << chosen.info.name << " (see `clport devices`)\n";
-      return 3;
+      return report_failure("tune", Status(Stage::Plugin, "no plugin can serve " + chosen.info.name +
+                                                              " (see `clport devices`)"));
     }
     name = binding->instances().front()->name();
   }
@@ -96,8 +88,8 @@ int run_tune(const TuneArgs& args) {
   for (const auto& p : manager->plugins())
     if (p->name() == name) plugin = p;
   if (plugin == nullptr) {
-    std::cerr << "clport tune: no plugin named '" << name << "' (see `clport devices`)\n";
-    return 2;
+    return report_failure("tune", Status(Stage::InvalidArgument,
+                                         "no plugin named '" + name + "' (see `clport devices`)"));
   }
   tuner::Options options;
   options.level = policy->globals().tuning == TuningLevel::None ? TuningLevel::Normal : policy->globals().tuning;
@@ -113,10 +105,7 @@ int run_tune(const TuneArgs& args) {
   options.policy_settings = settings == device_policy.settings.end() ? std::string() : settings->second;
   options.precision = device_policy.precision_code();
   auto report = tuner::tune(*ctx.value(), plugin, options);
-  if (!report.ok()) {
-    std::cerr << "clport tune: " << report.status().to_string() << "\n";
-    return 10 + static_cast<int>(report.status().stage());
-  }
+  if (!report.ok()) return report_failure("tune", report.status());
   print(report.value());
   return 0;
 }

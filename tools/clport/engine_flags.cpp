@@ -23,7 +23,7 @@ Engine::Progress terminal_progress_bar() {
 
 int report_failure(const char* what, const Status& status) {
   std::cerr << "clport " << what << ": " << status.to_string() << "\n";
-  return 10 + static_cast<int>(status.stage());
+  return exit_code_of(status);
 }
 
 }  // namespace clport::cli

@@ -26,6 +26,8 @@ struct EngineFlags {
   std::string cache_type_k, cache_type_v;  // empty: kv_type
   std::string log_level;
   bool no_fusion = false;
+  // Smallest -c besides 0 (the model's own length) that the command can use; set before add_to.
+  int64_t min_ctx = 0;
 
   void add_to(CLI::App& app) {
     app.add_option("-m,--model", options.model_path, "GGUF model file")->required();
@@ -37,7 +39,7 @@ struct EngineFlags {
     app.add_option("-c,--ctx", options.llama.n_ctx,
                    "KV cache length in tokens (0 = the model's own context length; larger values "
                    "are capped at it)")
-        ->transform(integer_range(0, kMaxTokens));
+        ->transform(min_ctx > 0 ? zero_or_integer_range(min_ctx, kMaxTokens) : integer_range(0, kMaxTokens));
     app.add_option("-b,--batch", options.llama.n_batch,
                    "prompt tokens per forward step (0 = by device: 512 on GPUs with 16 GiB or more, else 64)")
         ->transform(integer_range(0, kMaxBatch));
@@ -74,6 +76,9 @@ struct EngineFlags {
 
 // Prints a one-line progress bar on stderr while weights load, only when stderr is a terminal.
 Engine::Progress terminal_progress_bar();
+
+// The exit code of a failed Status: 10 + its stage number (README, "Exit codes").
+inline int exit_code_of(const Status& status) { return 10 + static_cast<int>(status.stage()); }
 
 // Reports a failed Status on stderr and returns the exit code for it.
 int report_failure(const char* what, const Status& status);

@@ -1,12 +1,14 @@
 // `clport`: the command-line program. Sub-commands live in their own files and register
 // themselves in command_registry(); this file only parses and dispatches.
 #include <algorithm>
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <map>
 
 #include "clport/log.h"
 #include "command_registry.h"
+#include "output_files.h"
 
 namespace clport::cli {
 std::vector<Command>& command_registry() {
@@ -20,8 +22,9 @@ int main(int argc, char** argv) {
   CLI::App app{"clport: machine-learning inference on any OpenCL device"};
   app.require_subcommand(1);
   std::string log_level;
+  const std::vector<std::string> levels = {"trace", "debug", "info", "warn", "error", "critical", "off"};
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")
-      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
+      ->check(CLI::IsMember(levels));
 
   auto& commands = command_registry();
   std::sort(commands.begin(), commands.end(),
@@ -38,10 +41,17 @@ int main(int argc, char** argv) {
     // code the README documents, rather than CLI11's own 100+ numbers.
     return app.exit(e) == 0 ? 0 : 2;
   }
+  // The environment's level is refused as the flag's is (a usage error), not replaced by a default.
+  if (const char* env = std::getenv("CLPORT_LOG_LEVEL");
+      env != nullptr && std::find(levels.begin(), levels.end(), env) == levels.end()) {
+    std::cerr << "clport: CLPORT_LOG_LEVEL '" << env
+              << "' is not a log level; allowed: trace, debug, info, warn, error, critical, off\n";
+    return 2;
+  }
   if (!log_level.empty()) clport::set_log_level(log_level);
   try {
     for (auto& [sub, run] : runners) {
-      if (sub->parsed()) return run();
+      if (sub->parsed()) return finish_standard_output(sub->get_name(), run());
     }
   } catch (const std::exception& e) {
     // Commands report errors as Status; this is the last line of defence, never expected.

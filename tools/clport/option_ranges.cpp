@@ -34,17 +34,17 @@ bool parse_whole(const std::string& text, T* value, bool* overflow) {
 }
 
 template <typename T>
-CLI::Validator whole_number_range(T min, T max) {
-  const std::string range = integer_range_text(min, max);
+CLI::Validator whole_number_range(T min, T max, bool zero_too = false) {
+  const std::string range = (zero_too ? "0 or " : "") + integer_range_text(min, max);
   return CLI::Validator(
-      [min, max, range](std::string& text) -> std::string {
+      [min, max, range, zero_too](std::string& text) -> std::string {
         T value{};
         bool overflow = false;
         if (!parse_whole(text, &value, &overflow)) {
           if (overflow) return in_quotes(text) + " is outside the allowed range " + range;
           return in_quotes(text) + " is not a whole number; allowed: " + range;
         }
-        if (value < min || value > max) {
+        if ((value < min || value > max) && !(zero_too && value == 0)) {
           return in_quotes(text) + " is outside the allowed range " + range;
         }
         text = std::to_string(value);
@@ -56,6 +56,10 @@ CLI::Validator whole_number_range(T min, T max) {
 }  // namespace
 
 CLI::Validator integer_range(int64_t min, int64_t max) { return whole_number_range(min, max); }
+
+CLI::Validator zero_or_integer_range(int64_t min, int64_t max) {
+  return whole_number_range(min, max, /*zero_too=*/true);
+}
 
 CLI::Validator unsigned_range(uint64_t min, uint64_t max) { return whole_number_range(min, max); }
 

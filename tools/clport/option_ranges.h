@@ -22,6 +22,8 @@ inline constexpr int64_t kMaxDeviceIndex = 1023;      // --device N
 
 // Whole numbers from min to max (decimal).
 CLI::Validator integer_range(int64_t min, int64_t max);
+// 0 (a default: "the model's own", "off") or a whole number from min to max.
+CLI::Validator zero_or_integer_range(int64_t min, int64_t max);
 // The same for unsigned 64-bit options (seeds), whose top half int64_t cannot hold.
 CLI::Validator unsigned_range(uint64_t min, uint64_t max);
 // Finite numbers from min to max; with min_exclusive, strictly greater than min.

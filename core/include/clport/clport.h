@@ -58,7 +58,7 @@ extern "C" {
 /* The interface version: a different major is incompatible; a higher minor only appends
  * functions, enum values and struct fields. clport_api_version() says what the library has. */
 #define CLPORT_API_VERSION_MAJOR 1
-#define CLPORT_API_VERSION_MINOR 1
+#define CLPORT_API_VERSION_MINOR 2
 
 /* (major << 16) | minor of the library that is loaded. */
 CLPORT_API uint32_t clport_api_version(void);
@@ -128,14 +128,18 @@ typedef struct clport_runtime_options {
   /* "auto" (NULL, the default): the best OpenCL device the policy allows, else the CPU with a
    * warning; "cpu"; or a device index "0".."1023" as `clport devices` lists them (no fallback). */
   const char* device;
-  const char* plugin;       /* force this plugin for every op it serves; NULL: the policy decides */
+  /* Force this plugin for every op it serves; NULL: the policy decides. A name no plugin found
+   * has is CLPORT_ERR_INVALID_ARGUMENT from clport_runtime_create, listing the names found. */
+  const char* plugin;
   /* A policy YAML file layered on the shipped defaults; NULL: $CLPORT_CONFIG when set. */
   const char* policy_file;
   /* Policy YAML text, layered after policy_file (for apps that carry their policy in memory). */
   const char* policy_yaml;
   /* Program cache (compiled kernels), self-test verdicts and tuning results; NULL: the policy's
    * cache_dir, else $CLPORT_CACHE_DIR, $XDG_CACHE_HOME/clport/programs, ~/.cache/clport/programs;
-   * "off": no cache. An app without HOME (Android) passes its cache directory here. */
+   * "off": no cache. An absolute path (else CLPORT_ERR_INVALID_ARGUMENT); a directory that
+   * another user owns or can write is refused with a warning and the run goes on without a
+   * cache. An app without HOME (Android) passes its cache directory here. */
   const char* cache_dir;
   int32_t n_threads;        /* CPU backend threads, 0 (default) = all cores; 0..1024 */
 } clport_runtime_options;
@@ -226,12 +230,23 @@ enum {
 };
 
 /* Text (text_length bytes; need not be NUL-terminated, may be invalid UTF-8) -> token ids.
+ * Ill-formed UTF-8 is not an error: each maximal subpart of an ill-formed sequence is tokenized
+ * as U+FFFD (the Unicode standard's recommended substitution, as llama.cpp does), so
+ * "Hello \xFF\xFE" gives the tokens of "Hello \uFFFD\uFFFD"; so is a character whose bytes a
+ * byte-level BPE vocabulary has no tokens for. NUL bytes within text_length are text.
  * *out_tokens is freed with clport_free; an empty text gives *out_count 0 (and a NULL array
  * unless BOS was added). */
 CLPORT_API clport_status clport_tokenize(clport_model* model, const char* text, size_t text_length,
                                          uint32_t flags, int32_t** out_tokens, size_t* out_count);
-/* Token ids -> text (NUL-terminated; *out_length excludes the NUL). An id outside the
- * vocabulary is CLPORT_ERR_INVALID_ARGUMENT. *out_text is freed with clport_free. */
+/* Token ids -> text (NUL-terminated; *out_length excludes the NUL, and counts any NUL the text
+ * holds). It round-trips clport_tokenize: the tokenized text comes back byte for byte, with
+ * U+FFFD where clport_tokenize replaced something. The exceptions are SentencePiece's own: it
+ * writes a space as U+2581, so a U+2581 in the text comes back as a space, and a vocabulary
+ * without byte tokens spells a character it lacks as its unknown token, which, like the control
+ * tokens that ADD_BOS and PARSE_SPECIAL put in, is rendered only with
+ * CLPORT_DETOKENIZE_RENDER_SPECIAL. Byte tokens that a model generates may still form ill-formed
+ * UTF-8: they are returned as they are. An id outside the vocabulary is
+ * CLPORT_ERR_INVALID_ARGUMENT. *out_text is freed with clport_free. */
 CLPORT_API clport_status clport_detokenize(clport_model* model, const int32_t* tokens, size_t count,
                                            uint32_t flags, char** out_text, size_t* out_length);
 
@@ -305,6 +320,9 @@ typedef struct clport_generation_stats {
   double prompt_seconds;
   double generation_seconds;
   double load_seconds;       /* the model's load time */
+  /* 1.2: of prompt_tokens, how many the KV cache held already (clport_generate_continue) and
+   * were not evaluated again. */
+  int32_t cached_tokens;
 } clport_generation_stats;
 
 /* Evaluates the prompt from position 0 (the model's KV cache starts over), then samples up to
@@ -317,6 +335,37 @@ typedef struct clport_generation_stats {
 CLPORT_API clport_status clport_generate(clport_context* context, const int32_t* prompt, size_t n_prompt,
                                          int32_t n_predict, clport_token_callback callback,
                                          void* user_data, clport_generation_stats* stats);
+
+/* ---- conversations (1.2) ------------------------------------------------------------------ */
+
+/* A model's KV cache holds one token sequence between calls: the prompt and the tokens fed back
+ * of the last generation on any context of the model (every generated token but the last), or a
+ * loaded state. One model holds one conversation: contexts of one model take turns (their calls
+ * are serialised), and a context whose conversation is not the one cached evaluates it again. */
+
+/* clport_generate for a prompt that repeats the conversation so far (the earlier turns, the
+ * replies and the new turn, e.g. clport_chat_apply's text tokenized): only the tokens after its
+ * longest common prefix with the cached sequence are evaluated (at least the last one, whose
+ * logits start the sampling); stats->cached_tokens says how many were reused. Cached tokens past
+ * the prefix are dropped, which is also how an edited or regenerated turn goes. */
+CLPORT_API clport_status clport_generate_continue(clport_context* context, const int32_t* prompt, size_t n_prompt,
+                                                  int32_t n_predict, clport_token_callback callback,
+                                                  void* user_data, clport_generation_stats* stats);
+/* The cached sequence (see above), copied: *out_tokens is freed with clport_free (NULL when
+ * *out_count is 0). */
+CLPORT_API clport_status clport_context_cached_tokens(clport_context* context, int32_t** out_tokens,
+                                                      size_t* out_count);
+/* Forgets the last n_tokens of the cached sequence; more than it holds is
+ * CLPORT_ERR_INVALID_ARGUMENT. */
+CLPORT_API clport_status clport_context_rewind(clport_context* context, size_t n_tokens);
+/* Saves the cached sequence and its KV-cache rows to path (written to a temporary file and
+ * renamed: a crash mid-save leaves any earlier file whole), and loads such a file back in place
+ * of the cache, in this process or another. The file names the model file (its SHA-256), the KV
+ * cache types and clport's version: a file saved for another is CLPORT_ERR_INVALID_ARGUMENT
+ * naming what differs; a truncated or corrupt file is CLPORT_ERR_IO, and the cache is left as it
+ * was. Hashing the model file on the first save or load of a model reads the whole file once. */
+CLPORT_API clport_status clport_context_save_state(clport_context* context, const char* path);
+CLPORT_API clport_status clport_context_load_state(clport_context* context, const char* path);
 
 #ifdef __cplusplus
 }

@@ -49,13 +49,18 @@ struct EngineOptions {
 struct GenerationStats {
   double load_seconds = 0;
   int prompt_tokens = 0;
+  // Of them, how many the KV cache held already (Engine::generate_reusing_cache): not evaluated.
+  int cached_tokens = 0;
   double prompt_seconds = 0;
   int generated_tokens = 0;
   double generation_seconds = 0;
   // Set when the device failed during this generation and the run moved to the CPU path: what
   // failed, on which device, and where that device's failure is recorded (the logged warning).
   std::string device_failure;
-  double prompt_tokens_per_second() const { return prompt_seconds > 0 ? prompt_tokens / prompt_seconds : 0; }
+  // Of the tokens evaluated (the cached ones were not).
+  double prompt_tokens_per_second() const {
+    return prompt_seconds > 0 ? (prompt_tokens - cached_tokens) / prompt_seconds : 0;
+  }
   double generation_tokens_per_second() const {
     return generation_seconds > 0 ? generated_tokens / generation_seconds : 0;
   }
@@ -93,6 +98,27 @@ class CLPORT_API Engine {
                   const std::function<bool(int32_t)>& on_token, GenerationStats* stats,
                   const std::vector<int32_t>& stop_tokens = {});
 
+  // A conversation goes on in the KV cache. The cache holds cached_tokens() at positions 0..n-1:
+  // what the last generation evaluated (its prompt and every token it fed back), or a loaded
+  // state. generate_reusing_cache is generate for a prompt that repeats the conversation so far:
+  // only what follows its longest common prefix with cached_tokens() is evaluated (at least the
+  // last token, whose logits start the sampling); the cached tokens past the prefix are dropped.
+  // stats->cached_tokens says how many were reused. After an error the cache is treated as empty.
+  Status generate_reusing_cache(const std::vector<int32_t>& prompt, int n_predict, Sampler& sampler,
+                                const std::function<bool(int32_t)>& on_token, GenerationStats* stats,
+                                const std::vector<int32_t>& stop_tokens = {});
+  const std::vector<int32_t>& cached_tokens() const { return cached_; }
+  // Forgets the last n cached tokens (to regenerate or edit a turn); more than it holds is an
+  // InvalidArgument status.
+  Status rewind(size_t n);
+  // Saves cached_tokens() and their KV-cache rows to path (engine/sequence_state.h), and loads
+  // such a file back in place of the cache. A file saved for another model file, other KV types
+  // or another clport version is refused naming what differs; a truncated or corrupt one is an
+  // Io error. A load that fails leaves the cache as it was, unless writing the rows to the
+  // device failed (then the cache is empty).
+  Status save_state(const std::string& path);
+  Status load_state(const std::string& path);
+
  private:
   Engine() = default;
   // engine_recovery.cpp: loads the model on backend_, moving to the CPU path when the device runs
@@ -103,8 +129,17 @@ class CLPORT_API Engine {
   Status forward_or_move_to_cpu(const std::vector<int32_t>& tokens, uint32_t n_past,
                                 const std::vector<int32_t>& history, size_t prompt_tokens,
                                 std::vector<float>& logits, GenerationStats& stats);
+  // generate and generate_reusing_cache: evaluates prompt from position `keep` (the cache holds
+  // its first keep tokens), then samples.
+  Status run_generation(const std::vector<int32_t>& prompt, size_t keep, int n_predict, Sampler& sampler,
+                        const std::function<bool(int32_t)>& on_token, GenerationStats* stats,
+                        const std::vector<int32_t>& stop_tokens);
+  // The model file's SHA-256 (hex), read once: what a saved state is bound to.
+  Result<std::string> model_sha256();
   std::shared_ptr<GgufFile> file_;
   std::unique_ptr<Tokenizer> tokenizer_;
+  std::vector<int32_t> cached_;
+  std::string model_sha256_;
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<LlamaModel> model_;
   double load_seconds_ = 0;

@@ -154,6 +154,15 @@ class CLPORT_API LlamaModel {
   // Its memory now (ModelMemory above).
   ModelMemory memory() const;
 
+  // The KV cache's rows of positions 0..n_tokens-1, every layer's K rows then its V rows, as the
+  // cache stores them (its types): what a saved conversation holds. kv_bytes(n) is their size.
+  uint64_t kv_bytes(uint32_t n_tokens) const;
+  Status read_kv(uint32_t n_tokens, std::vector<uint8_t>& out);
+  // Writes such rows back (a conversation loaded); bytes must be kv_bytes(n_tokens).
+  Status write_kv(uint32_t n_tokens, const uint8_t* data, uint64_t bytes);
+  DType kv_type_k() const { return kv_type_k_; }
+  DType kv_type_v() const { return kv_type_v_; }
+
  private:
   LlamaModel(Backend& backend, LlamaHParams hp);
   Status forward_batch(const int32_t* tokens, uint32_t n_tokens, uint32_t n_past, bool all_logits,
@@ -177,6 +186,7 @@ class CLPORT_API LlamaModel {
   LlamaHParams hp_;
   uint32_t n_ctx_ = 0;
   uint32_t n_batch_ = 0;
+  DType kv_type_k_ = DType::F16, kv_type_v_ = DType::F16;
   std::shared_ptr<GgufFile> file_;
   std::unique_ptr<Weights> w_;
   std::unique_ptr<Scratch> s_;

@@ -72,9 +72,13 @@ struct PerplexityChunkTokens {
 CLPORT_API Result<PerplexityChunkTokens> perplexity_chunk(const std::vector<int32_t>& tokens,
                                                           uint32_t n_ctx, size_t index, int32_t bos);
 
-// Chunked perplexity of `tokens` (the stream from perplexity_tokens) in chunks of n_ctx tokens;
-// `bos` is the vocabulary's BOS id when it adds BOS, else -1. `on_chunk` reports the running
-// estimate.
+// The shortest chunk perplexity() takes: only its second half is scored, so shorter chunks score
+// next to nothing.
+inline constexpr uint32_t kMinPerplexityContext = 8;
+
+// Chunked perplexity of `tokens` (the stream from perplexity_tokens) in chunks of n_ctx tokens
+// (kMinPerplexityContext or more); `bos` is the vocabulary's BOS id when it adds BOS, else -1.
+// `on_chunk` reports the running estimate.
 CLPORT_API Result<PerplexityResult> perplexity(LlamaModel& model, const std::vector<int32_t>& tokens,
                                                uint32_t n_ctx, int32_t bos,
                                                const std::function<void(const PerplexityChunk&)>& on_chunk = {});

@@ -78,12 +78,17 @@ class CLPORT_API Tokenizer {
   // Text -> token ids. add_bos: put BOS first (if the vocabulary has one; add_bos_default()
   // says whether the model expects it). parse_special: CONTROL tokens written in the text
   // (e.g. "<|im_start|>") become their ids; USER_DEFINED tokens are always matched whole.
-  // Invalid UTF-8 is encoded byte by byte, never rejected.
+  // Ill-formed UTF-8 is never rejected: each maximal subpart of an ill-formed sequence is
+  // encoded as U+FFFD (the Unicode standard's recommended substitution, as llama.cpp does), and
+  // so is a character a byte-level BPE vocabulary cannot spell (a byte without a token, as
+  // F1 and F5..FF in StarCoder-family vocabularies), rather than as the unknown token. So
+  // decode(encode(x)) is x with those replacements.
   Result<std::vector<int32_t>> encode(std::string_view text, bool add_bos,
                                       bool parse_special) const;
   // Token ids -> text. For SentencePiece vocabularies with add_space_prefix, the one space the
-  // encoder prepended is removed again, so decode(encode(x)) == x. CONTROL/UNKNOWN tokens are
-  // rendered only when render_special is set. Out-of-range ids render as nothing.
+  // encoder prepended is removed again, so decode(encode(x)) == x for well-formed x.
+  // CONTROL/UNKNOWN tokens are rendered only when render_special is set. Out-of-range ids render
+  // as nothing.
   std::string decode(const std::vector<int32_t>& ids, bool render_special = false) const;
   // The bytes of one token (no space-prefix removal). May be an incomplete UTF-8 sequence
   // (byte tokens); use TokenStreamDecoder to print token by token.

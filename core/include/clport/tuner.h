@@ -34,7 +34,8 @@ CLPORT_API Result<std::map<std::string, std::string>> load_stored(const DeviceCo
 // Returns policy_yaml unchanged when level is None, nothing is stored, or anything goes wrong.
 CLPORT_API std::string settings_with_stored(const DeviceContext& context, const std::string& plugin,
                                             const std::string& policy_yaml, TuningLevel level);
-// Flat YAML merge: every key of `base` that `over` does not set, then `over` (which wins).
+// Flat YAML merge: every key of `base` that `over` does not set, then `over` (which wins);
+// `over` unchanged when it is not a YAML map.
 CLPORT_API std::string merge_settings(const std::map<std::string, std::string>& base, const std::string& over);
 
 CLPORT_API const char* level_name(TuningLevel level);

@@ -38,7 +38,70 @@ void capi_fill_stats(clport_generation_stats* out, const clport::GenerationStats
   s.prompt_seconds = st.prompt_seconds;
   s.generation_seconds = st.generation_seconds;
   s.load_seconds = st.load_seconds;
+  s.cached_tokens = st.cached_tokens;
   std::memcpy(out, &s, out->struct_size < sizeof(s) ? out->struct_size : sizeof(s));
+}
+
+// clport_generate (from position 0) and clport_generate_continue (from the cached sequence).
+clport_status capi_generate(const char* fn, bool continue_cache, clport_context* context, const int32_t* prompt,
+                            size_t n_prompt, int32_t n_predict, clport_token_callback callback, void* user_data,
+                            clport_generation_stats* stats) {
+  capi_fill_stats(stats, {}, 0, CLPORT_STOP_LENGTH);
+  if (context == nullptr) return clport::capi::null_argument(fn, "context");
+  return clport::capi::locked(context->state->mutex, &context->error, fn, [&] {
+    if (prompt == nullptr || n_prompt == 0) {
+      return invalid(&context->error, std::string(fn) + ": the prompt is " + (prompt == nullptr ? "NULL" : "empty") +
+                                          "; it needs at least one token");
+    }
+    if (n_predict < 0 || n_predict > kCapiMaxTokens) {
+      return invalid(&context->error, std::string(fn) + ": n_predict " + std::to_string(n_predict) +
+                                          " is out of range 0 to 1048576");
+    }
+    clport::capi::ModelState& state = *context->state;
+    if (state.generating) {
+      return invalid(&context->error, std::string(fn) + ": a generation is already running on this model "
+                                                        "(clport_generate called from a token callback?)");
+    }
+    clport::Engine& engine = *state.engine;
+    const int32_t n_vocab = engine.tokenizer().n_vocab();
+    for (size_t i = 0; i < n_prompt; ++i) {
+      if (prompt[i] < 0 || prompt[i] >= n_vocab) {
+        return invalid(&context->error, std::string(fn) + ": prompt[" + std::to_string(i) + "] = " +
+                                            std::to_string(prompt[i]) + " is not a token id (0 to " +
+                                            std::to_string(n_vocab - 1) + ")");
+      }
+    }
+    state.generating = true;
+    struct Reset {
+      bool& flag;
+      ~Reset() { flag = false; }
+    } reset{state.generating};
+
+    clport::Sampler sampler(context->sampling);  // from the seed at every call: reproducible
+    clport::TokenStreamDecoder decoder(engine.tokenizer());
+    int32_t delivered = 0;
+    bool stopped_by_callback = false;
+    auto on_token = [&](int32_t token) {
+      ++delivered;
+      if (callback == nullptr) return true;
+      const std::string piece = decoder.push(token);
+      if (callback(user_data, token, piece.data(), piece.size()) != CLPORT_CONTINUE) {
+        stopped_by_callback = true;
+        return false;
+      }
+      return true;
+    };
+    clport::GenerationStats st;
+    const std::vector<int32_t> tokens(prompt, prompt + n_prompt);
+    const clport::Status result =
+        continue_cache ? engine.generate_reusing_cache(tokens, n_predict, sampler, on_token, &st, context->stop_tokens)
+                       : engine.generate(tokens, n_predict, sampler, on_token, &st, context->stop_tokens);
+    const clport_stop_reason reason = stopped_by_callback    ? CLPORT_STOP_CALLBACK
+                                      : delivered == n_predict ? CLPORT_STOP_LENGTH
+                                                               : CLPORT_STOP_END_OF_GENERATION;
+    capi_fill_stats(stats, st, delivered, reason);
+    return clport::capi::from_status(&context->error, result);
+  });
 }
 
 }  // namespace
@@ -112,61 +175,14 @@ clport_status clport_context_set_stop_tokens(clport_context* context, const int3
 
 clport_status clport_generate(clport_context* context, const int32_t* prompt, size_t n_prompt, int32_t n_predict,
                               clport_token_callback callback, void* user_data, clport_generation_stats* stats) {
-  static const char* fn = "clport_generate";
-  capi_fill_stats(stats, {}, 0, CLPORT_STOP_LENGTH);
-  if (context == nullptr) return clport::capi::null_argument(fn, "context");
-  return clport::capi::locked(context->state->mutex, &context->error, fn, [&] {
-    if (prompt == nullptr || n_prompt == 0) {
-      return invalid(&context->error, std::string(fn) + ": the prompt is " + (prompt == nullptr ? "NULL" : "empty") +
-                                          "; it needs at least one token");
-    }
-    if (n_predict < 0 || n_predict > kCapiMaxTokens) {
-      return invalid(&context->error, std::string(fn) + ": n_predict " + std::to_string(n_predict) +
-                                          " is out of range 0 to 1048576");
-    }
-    clport::capi::ModelState& state = *context->state;
-    if (state.generating) {
-      return invalid(&context->error, std::string(fn) + ": a generation is already running on this model "
-                                                        "(clport_generate called from a token callback?)");
-    }
-    clport::Engine& engine = *state.engine;
-    const int32_t n_vocab = engine.tokenizer().n_vocab();
-    for (size_t i = 0; i < n_prompt; ++i) {
-      if (prompt[i] < 0 || prompt[i] >= n_vocab) {
-        return invalid(&context->error, std::string(fn) + ": prompt[" + std::to_string(i) + "] = " +
-                                            std::to_string(prompt[i]) + " is not a token id (0 to " +
-                                            std::to_string(n_vocab - 1) + ")");
-      }
-    }
-    state.generating = true;
-    struct Reset {
-      bool& flag;
-      ~Reset() { flag = false; }
-    } reset{state.generating};
+  return capi_generate("clport_generate", false, context, prompt, n_prompt, n_predict, callback, user_data, stats);
+}
 
-    clport::Sampler sampler(context->sampling);  // from the seed at every call: reproducible
-    clport::TokenStreamDecoder decoder(engine.tokenizer());
-    int32_t delivered = 0;
-    bool stopped_by_callback = false;
-    auto on_token = [&](int32_t token) {
-      ++delivered;
-      if (callback == nullptr) return true;
-      const std::string piece = decoder.push(token);
-      if (callback(user_data, token, piece.data(), piece.size()) != CLPORT_CONTINUE) {
-        stopped_by_callback = true;
-        return false;
-      }
-      return true;
-    };
-    clport::GenerationStats st;
-    const clport::Status result = engine.generate(std::vector<int32_t>(prompt, prompt + n_prompt), n_predict,
-                                                  sampler, on_token, &st, context->stop_tokens);
-    const clport_stop_reason reason = stopped_by_callback    ? CLPORT_STOP_CALLBACK
-                                      : delivered == n_predict ? CLPORT_STOP_LENGTH
-                                                               : CLPORT_STOP_END_OF_GENERATION;
-    capi_fill_stats(stats, st, delivered, reason);
-    return clport::capi::from_status(&context->error, result);
-  });
+clport_status clport_generate_continue(clport_context* context, const int32_t* prompt, size_t n_prompt,
+                                       int32_t n_predict, clport_token_callback callback, void* user_data,
+                                       clport_generation_stats* stats) {
+  return capi_generate("clport_generate_continue", true, context, prompt, n_prompt, n_predict, callback, user_data,
+                       stats);
 }
 
 }  // extern "C"

@@ -1,6 +1,7 @@
 // clport_runtime: the options every model load shares, checked once (device choice, threads,
 // policy file and text), and the devices report judged with them.
 #include "capi/capi_internal.h"
+#include "engine/engine_backend.h"
 #include "clport/policy.h"
 #include "clport/report.h"
 
@@ -60,10 +61,11 @@ clport_status clport_runtime_create(const clport_runtime_options* options, clpor
     e.config_path = runtime_text_or_empty(o.policy_file);
     if (o.policy_yaml != nullptr) e.config_texts.push_back(o.policy_yaml);
     e.cache_dir = runtime_text_or_empty(o.cache_dir);
-    // Read the policy now, so that a malformed file or text fails here with its line and column
+    // Read the policy and look for the plugin now, so that a malformed file or text (with its
+    // line and column), a plugin that is not there or a relative cache directory fails here
     // rather than at the first model load.
-    auto policy = clport::engine_policy(e);
-    if (!policy.ok()) return clport::capi::from_status(nullptr, policy.status());
+    const clport::Status checked = clport::detail::check_engine_choices(e);
+    if (!checked.ok()) return clport::capi::from_status(nullptr, checked);
     *out_runtime = rt.release();
     return clport::capi::ok(nullptr);
   });

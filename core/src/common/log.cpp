@@ -11,12 +11,21 @@ namespace {
 
 std::mutex g_mutex;
 
+// A CLPORT_LOG_LEVEL that names no level, reported once through the first logger.
+std::string& unknown_environment_level() {
+  static std::string value;
+  return value;
+}
+
 spdlog::level::level_enum initial_level() {
   const char* env = std::getenv("CLPORT_LOG_LEVEL");
   if (env == nullptr) return spdlog::level::warn;
   const auto level = spdlog::level::from_str(env);
   // from_str returns off for unknown names; only accept "off" when it was asked for.
-  if (level == spdlog::level::off && std::string(env) != "off") return spdlog::level::warn;
+  if (level == spdlog::level::off && std::string(env) != "off") {
+    unknown_environment_level() = env;
+    return spdlog::level::warn;
+  }
   return level;
 }
 
@@ -71,6 +80,14 @@ std::shared_ptr<spdlog::logger> logger(const std::string& component) {
   spdlog::register_logger(created);
   created->set_level(current_level());
   created->set_pattern("[%n] %^%l%$: %v");
+  // The library cannot refuse to start over it (the CLI does), but never ignores it silently.
+  static bool unknown_level_reported = false;
+  if (!unknown_level_reported && !unknown_environment_level().empty()) {
+    unknown_level_reported = true;
+    created->warn("CLPORT_LOG_LEVEL '{}' is not a log level (trace, debug, info, warn, error, "
+                  "critical or off); using warn",
+                  unknown_environment_level());
+  }
   return created;
 }
 

@@ -5,6 +5,7 @@
 
 #include "clport/gguf.h"
 #include "clport/policy.h"
+#include "engine/engine_backend.h"
 
 namespace clport {
 namespace {
@@ -72,6 +73,9 @@ Result<std::unique_ptr<Engine>> Engine::open(const EngineOptions& options,
                                              const Progress& progress) {
   const auto t0 = std::chrono::steady_clock::now();
   std::unique_ptr<Engine> engine(new Engine());
+  // Wrong choices (an unknown plugin, a relative cache directory, a broken policy) before the
+  // model file is even opened.
+  CLPORT_RETURN_IF_ERROR(detail::check_engine_choices(options));
   auto with_policy = with_policy_model_options(options);
   if (!with_policy.ok()) return with_policy.status();
   engine->options_ = with_policy.value();
@@ -85,7 +89,7 @@ Result<std::unique_ptr<Engine>> Engine::open(const EngineOptions& options,
   auto hp = read_llama_hparams(*engine->file_);
   if (!hp.ok()) return hp.status();
 
-  auto backend = create_backend(options);
+  auto backend = detail::create_checked_backend(options);
   if (!backend.ok()) return backend.status();
   engine->backend_ = std::move(backend.value());
   CLPORT_RETURN_IF_ERROR(engine->load_model(progress));
@@ -101,6 +105,22 @@ Result<std::unique_ptr<Engine>> Engine::open(const EngineOptions& options,
 Status Engine::generate(const std::vector<int32_t>& prompt, int n_predict, Sampler& sampler,
                         const std::function<bool(int32_t)>& on_token, GenerationStats* stats,
                         const std::vector<int32_t>& stop_tokens) {
+  return run_generation(prompt, 0, n_predict, sampler, on_token, stats, stop_tokens);
+}
+
+Status Engine::generate_reusing_cache(const std::vector<int32_t>& prompt, int n_predict, Sampler& sampler,
+                                      const std::function<bool(int32_t)>& on_token, GenerationStats* stats,
+                                      const std::vector<int32_t>& stop_tokens) {
+  const auto diverge = std::mismatch(cached_.begin(), cached_.end(), prompt.begin(), prompt.end());
+  size_t common = static_cast<size_t>(diverge.first - cached_.begin());
+  // The last prompt token is evaluated again when everything is cached: its logits are gone.
+  if (common == prompt.size() && common > 0) --common;
+  return run_generation(prompt, common, n_predict, sampler, on_token, stats, stop_tokens);
+}
+
+Status Engine::run_generation(const std::vector<int32_t>& prompt, size_t keep, int n_predict, Sampler& sampler,
+                              const std::function<bool(int32_t)>& on_token, GenerationStats* stats,
+                              const std::vector<int32_t>& stop_tokens) {
   GenerationStats local;
   GenerationStats& st = stats ? *stats : local;
   st.load_seconds = load_seconds_;
@@ -110,12 +130,22 @@ Status Engine::generate(const std::vector<int32_t>& prompt, int n_predict, Sampl
                   "n_predict is " + std::to_string(n_predict) + "; it must be 0 or more");
   }
   if (prompt.size() > model_->n_ctx()) return context_full(*model_, prompt.size(), 0, n_predict);
+  // Until the steps below succeed the cache holds only the kept prefix (a failed step may have
+  // written some of the rest).
+  cached_.resize(keep);
   std::vector<float> logits;
   std::vector<int32_t> history = prompt;
 
   auto t0 = std::chrono::steady_clock::now();
-  CLPORT_RETURN_IF_ERROR(forward_or_move_to_cpu(prompt, 0, history, prompt.size(), logits, st));
+  const std::vector<int32_t> fresh(prompt.begin() + static_cast<std::ptrdiff_t>(keep), prompt.end());
+  Status evaluated = forward_or_move_to_cpu(fresh, static_cast<uint32_t>(keep), history, prompt.size(), logits, st);
+  if (!evaluated.ok()) {
+    cached_.clear();
+    return evaluated;
+  }
+  cached_ = prompt;
   st.prompt_tokens = static_cast<int>(prompt.size());
+  st.cached_tokens = static_cast<int>(keep);
   st.prompt_seconds = seconds_since(t0);
 
   t0 = std::chrono::steady_clock::now();
@@ -132,7 +162,12 @@ Status Engine::generate(const std::vector<int32_t>& prompt, int n_predict, Sampl
       st.generation_seconds = seconds_since(t0);
       return context_full(*model_, prompt.size(), i + 1, n_predict);
     }
-    CLPORT_RETURN_IF_ERROR(forward_or_move_to_cpu({next}, n_past, history, prompt.size(), logits, st));
+    Status step = forward_or_move_to_cpu({next}, n_past, history, prompt.size(), logits, st);
+    if (!step.ok()) {
+      cached_.clear();
+      return step;
+    }
+    cached_.push_back(next);
     ++n_past;
   }
   st.generation_seconds = seconds_since(t0);

@@ -105,6 +105,43 @@ std::unique_ptr<Backend> create_cpu_path_backend(const EngineOptions& options) {
   return create_cpu_backend(options, policy_fp32);
 }
 
+Status check_engine_choices(const EngineOptions& options) {
+  auto policy = engine_policy(options);
+  if (!policy.ok()) return policy.status();
+  if (!options.cache_dir.empty() && options.cache_dir != "off" && options.cache_dir[0] != '/') {
+    return Status(Stage::InvalidArgument, "cache directory '" + options.cache_dir +
+                                              "' is not an absolute path; give an absolute path or off");
+  }
+  if (options.plugin.empty()) return Status::ok_status();
+  // Plugin names are in the libraries' tables: the search loads them (no plugin code runs but
+  // the table getter), as binding will.
+  PluginSearchOptions search;
+  search.plugin_dir = policy->globals().plugin_dir;
+  search.allow_insecure_dirs = policy->globals().allow_insecure_plugin_dirs;
+  const auto manager = PluginManager::discover(search);
+  std::string found;
+  for (const auto& plugin : manager->plugins()) {
+    if (plugin->name() == options.plugin) return Status::ok_status();
+    found += (found.empty() ? "" : ", ") + plugin->name();
+  }
+  return Status(Stage::InvalidArgument,
+                "plugin '" + options.plugin + "' was not found; the plugins found are: " +
+                    (found.empty() ? "none" : found) + " (see `clport devices`)");
+}
+
+Result<std::unique_ptr<Backend>> create_checked_backend(const EngineOptions& options) {
+  if (options.device == "cpu") return create_cpu_backend(options, false);
+  auto policy = engine_policy(options);
+  if (!policy.ok()) return policy.status();
+  const Policy& effective = policy.value();
+  auto device = create_device_backend(options, effective);
+  if (device.ok()) return device;
+  if (is_index(options.device)) return device.status();  // the user asked for this device
+  logger("engine")->warn("OpenCL is not usable ({}); running on the CPU",
+                         device.status().to_string());
+  return create_cpu_backend(options, effective.globals().precision == Precision::Fp32);
+}
+
 }  // namespace detail
 
 Result<Policy> engine_policy(const EngineOptions& options) {
@@ -125,16 +162,8 @@ Result<Policy> engine_policy(const EngineOptions& options) {
 }
 
 Result<std::unique_ptr<Backend>> create_backend(const EngineOptions& options) {
-  if (options.device == "cpu") return create_cpu_backend(options, false);
-  auto policy = engine_policy(options);
-  if (!policy.ok()) return policy.status();
-  const Policy& effective = policy.value();
-  auto device = create_device_backend(options, effective);
-  if (device.ok()) return device;
-  if (is_index(options.device)) return device.status();  // the user asked for this device
-  logger("engine")->warn("OpenCL is not usable ({}); running on the CPU",
-                         device.status().to_string());
-  return create_cpu_backend(options, effective.globals().precision == Precision::Fp32);
+  CLPORT_RETURN_IF_ERROR(detail::check_engine_choices(options));
+  return detail::create_checked_backend(options);
 }
 
 }  // namespace clport

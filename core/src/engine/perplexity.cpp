@@ -21,7 +21,11 @@ double token_nll(const float* row, uint32_t n_vocab, int32_t target) {
 Result<PerplexityResult> perplexity(LlamaModel& model, const std::vector<int32_t>& tokens,
                                     uint32_t n_ctx, int32_t bos,
                                     const std::function<void(const PerplexityChunk&)>& on_chunk) {
-  if (n_ctx < 8) return Status(Stage::InvalidArgument, "perplexity context must be >= 8 tokens");
+  if (n_ctx < kMinPerplexityContext) {
+    return Status(Stage::InvalidArgument, "perplexity context must be >= " +
+                                              std::to_string(kMinPerplexityContext) + " tokens, not " +
+                                              std::to_string(n_ctx));
+  }
   if (n_ctx > model.n_ctx()) {
     return Status(Stage::InvalidArgument, "perplexity context " + std::to_string(n_ctx) +
                                               " exceeds the model's KV cache of " +

@@ -1,4 +1,5 @@
 // Re-quantization of a whole GGUF model to one weight type (`clport quantize IN OUT TYPE`).
+#include <filesystem>
 #include <map>
 #include <string>
 #include <utility>
@@ -85,6 +86,13 @@ Result<RequantizeReport> requantize_gguf(const std::string& input, const std::st
   if (!is_float_or_quant(target)) {
     return Status(Stage::InvalidArgument, "cannot quantize to " + std::string(dtype_name(target)) +
                                               ": not a weight type");
+  }
+  // By identity, not by name: "/tmp/x.gguf" and "/tmp/./x.gguf", a hard link or a symbolic link
+  // are one file, which the output's rename would replace.
+  std::error_code ec;
+  if (std::filesystem::exists(output, ec) && std::filesystem::equivalent(input, output, ec) && !ec) {
+    return Status(Stage::InvalidArgument, "the output '" + output + "' is the input file '" + input +
+                                              "': write the re-quantized model to another file");
   }
   auto opened = GgufFile::open(input);
   if (!opened.ok()) return opened.status();

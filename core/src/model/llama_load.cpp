@@ -367,6 +367,8 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
   // KV_STORE_ROPE / ROPE_KV_STORE_ATTENTION ops take as their cache; different types are two
   // tensors, and the graph then stores K and V with plain COPY ops.
   const std::array<int64_t, 4> one{hp.head_dim, hp.n_head_kv, model->n_ctx_, 1};
+  model->kv_type_k_ = options.kv_type_k;
+  model->kv_type_v_ = options.kv_type_v;
   for (auto& L : w.layers) {
     if (options.kv_type_k == options.kv_type_v) {
       auto kv = backend.alloc(options.kv_type_k, {hp.head_dim, hp.n_head_kv, model->n_ctx_, 2});

@@ -38,6 +38,11 @@ std::vector<fs::path> shipped_dirs() {
 }
 
 Result<std::string> read_file(const std::string& path) {
+  // A directory opens as a stream that reads nothing: it would pass as an empty policy.
+  boost::system::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    return Status(Stage::Config, "policy file '" + path + "' is a directory; give a YAML file");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status(Stage::Config, "cannot open policy file '" + path + "'");
   std::ostringstream text;

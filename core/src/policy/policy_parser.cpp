@@ -276,7 +276,12 @@ void read_layer(const YAML::Node& root, const std::string& file, PolicyLayer* ou
     } else if (key == "opencl_library") {
       out->opencl_library = read_string(value, key);
     } else if (key == "cache_dir") {
-      out->cache_dir = read_string(value, key);
+      // A relative directory would follow the working directory of whoever starts the program.
+      const std::string dir = read_string(value, key);
+      if (!dir.empty() && dir != "off" && dir[0] != '/') {
+        fail(value, "'cache_dir' must be an absolute path or off, not '" + dir + "'");
+      }
+      out->cache_dir = dir;
     } else if (key == "precision") {
       out->precision = read_precision(value);
     } else if (key == "self_test") {

@@ -1,15 +1,10 @@
 #include "programs/cache_entry.h"
 
-#include <atomic>
-#include <cerrno>
-#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <exception>
 #include <filesystem>
 #include <fstream>
-#include <random>
-#include <sstream>
 
 #include "clport/program_cache.h"
 
@@ -26,16 +21,6 @@ uint64_t get_le(const unsigned char* p, int bytes) {
 }
 
 Status bad(const std::string& why) { return Status(Stage::Io, "invalid cache entry: " + why); }
-
-std::string unique_suffix() {
-  static std::atomic<uint64_t> counter{0};
-  static thread_local std::mt19937_64 rng(
-      std::random_device{}() ^
-      static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
-  std::ostringstream out;
-  out << ".tmp." << std::hex << rng() << "." << counter.fetch_add(1);
-  return out.str();
-}
 
 }  // namespace
 
@@ -66,6 +51,8 @@ Result<std::vector<unsigned char>> decode_entry(const std::vector<unsigned char>
     return bad("format version " + std::to_string(format) + ", expected " +
                std::to_string(kProgramCacheFormatVersion));
   }
+  // The layout fixes this field at 0: anything else is a file of another writer.
+  if (get_le(p + 12, 4) != 0) return bad("reserved header field is not 0");
   if (std::memcmp(p + 16, key.data(), key.size()) != 0) return bad("entry is for another key");
   const uint64_t size = get_le(p + 48, 8);
   if (size == 0 || size != file.size() - kEntryHeaderBytes) {
@@ -95,28 +82,5 @@ ReadOutcome read_whole_file(const std::string& path, std::vector<unsigned char>&
   }
 }
 
-Status write_file_atomically(const std::string& path, const std::vector<unsigned char>& bytes) {
-  const std::string temp = path + unique_suffix();
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) return Status(Stage::Io, "cannot create " + temp + ": " + std::strerror(errno));
-    out.write(reinterpret_cast<const char*>(bytes.data()),
-              static_cast<std::streamsize>(bytes.size()));
-    out.flush();
-    if (!out) {
-      std::error_code ignored;
-      std::filesystem::remove(temp, ignored);
-      return Status(Stage::Io, "cannot write " + temp + " (disk full?)");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(temp, path, ec);
-  if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(temp, ignored);
-    return Status(Stage::Io, "cannot rename " + temp + " to " + path + ": " + ec.message());
-  }
-  return Status::ok_status();
-}
 
 }  // namespace clport::programs

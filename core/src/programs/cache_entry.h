@@ -1,5 +1,5 @@
-// The on-disk program cache entry (layout in clport/program_cache.h) and crash/race-safe file
-// writes. Also used by tests to check entries written by other processes.
+// The on-disk program cache entry (layout in clport/program_cache.h). Also used by tests to check
+// entries written by other processes.
 #pragma once
 
 #include <string>
@@ -22,9 +22,5 @@ Result<std::vector<unsigned char>> decode_entry(const std::vector<unsigned char>
 
 enum class ReadOutcome { Missing, Read, Error };
 ReadOutcome read_whole_file(const std::string& path, std::vector<unsigned char>& out);
-
-// Writes to a uniquely named temp file next to `path`, then renames it over `path`, so that a
-// concurrent reader sees the old file, no file, or the whole new one.
-Status write_file_atomically(const std::string& path, const std::vector<unsigned char>& bytes);
 
 }  // namespace clport::programs

@@ -6,7 +6,7 @@
 #include <openssl/evp.h>
 
 namespace clport::programs {
-namespace {
+// Not in an anonymous namespace: Sha256::State holds one.
 
 struct MdCtxDeleter {
   void operator()(EVP_MD_CTX* ctx) const { EVP_MD_CTX_free(ctx); }
@@ -36,7 +36,13 @@ class Hasher {
   bool ok_ = false;
 };
 
-}  // namespace
+struct Sha256::State {
+  Hasher hasher;
+};
+Sha256::Sha256() : state_(std::make_unique<State>()) {}
+Sha256::~Sha256() = default;
+void Sha256::update(const void* data, size_t size) { state_->hasher.update(data, size); }
+Digest Sha256::finish() { return state_->hasher.finish(); }
 
 Digest sha256(const void* data, size_t size) {
   Hasher hasher;

@@ -6,6 +6,7 @@
 
 #include "clport/log.h"
 #include "clport/version.h"
+#include "common/atomic_file.h"
 #include "programs/cache_directory.h"
 #include "programs/cache_entry.h"
 #include "programs/cache_key.h"
@@ -132,10 +133,12 @@ Result<cl_program> ProgramCache::load_entry(const Digest& key, const std::string
 void ProgramCache::save_entry(const Digest& key, cl_program program) {
   const std::string key_hex = programs::to_hex(key);
   std::vector<unsigned char> binary = programs::program_binary(cl_, program);
-  Status saved = binary.empty()
-                     ? Status(Stage::Device, "the driver returned no program binary")
-                     : programs::write_file_atomically(entry_path(key_hex),
-                                                       programs::encode_entry(key, binary));
+  Status saved = Status(Stage::Device, "the driver returned no program binary");
+  if (!binary.empty()) {
+    const std::vector<unsigned char> entry = programs::encode_entry(key, binary);
+    saved = write_file_atomically(entry_path(key_hex),
+                                  std::string_view(reinterpret_cast<const char*>(entry.data()), entry.size()));
+  }
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (saved.ok()) {

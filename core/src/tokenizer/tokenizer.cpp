@@ -7,6 +7,7 @@
 #include "tokenizer/special_tokens.h"
 #include "tokenizer/spm_encoder.h"
 #include "tokenizer/tokenizer_impl.h"
+#include "tokenizer/text_repair.h"
 
 namespace clport {
 namespace {
@@ -53,6 +54,8 @@ Result<std::vector<int32_t>> Tokenizer::encode(std::string_view text, bool add_b
   std::vector<int32_t> out;
   if (add_bos && v.bos_id >= 0) out.push_back(v.bos_id);
   if (text.empty()) return out;
+  std::string repaired;
+  text = tok::repair_text(v, impl_->index, text, repaired);
 
   const auto fragments = tok::partition_special_tokens(v, impl_->index, text, parse_special);
   // SentencePiece: raw text at the start or right after a special token gets the space prefix.

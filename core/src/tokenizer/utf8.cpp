@@ -70,4 +70,74 @@ size_t utf8_complete_prefix_length(std::string_view s) {
   return n;
 }
 
+size_t utf8_well_formed_length(std::string_view s, size_t pos, size_t* maximal_subpart) {
+  const auto lead = static_cast<uint8_t>(s[pos]);
+  if (lead < 0x80) return 1;
+  // The second byte's range depends on the lead (it excludes overlong forms, surrogates and
+  // values past U+10FFFF); every later byte is a plain continuation byte.
+  size_t need = 0;
+  uint8_t lo = 0x80;
+  uint8_t hi = 0xBF;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    need = 2;
+  } else if (lead == 0xE0) {
+    need = 3;
+    lo = 0xA0;
+  } else if (lead == 0xED) {
+    need = 3;
+    hi = 0x9F;
+  } else if (lead >= 0xE1 && lead <= 0xEF) {
+    need = 3;
+  } else if (lead == 0xF0) {
+    need = 4;
+    lo = 0x90;
+  } else if (lead == 0xF4) {
+    need = 4;
+    hi = 0x8F;
+  } else if (lead >= 0xF1 && lead <= 0xF3) {
+    need = 4;
+  } else {  // 0x80..0xC1, 0xF5..0xFF: never the start of a sequence
+    *maximal_subpart = 1;
+    return 0;
+  }
+  size_t i = 1;
+  for (; i < need && pos + i < s.size(); ++i) {
+    const auto b = static_cast<uint8_t>(s[pos + i]);
+    if (b < (i == 1 ? lo : 0x80) || b > (i == 1 ? hi : 0xBF)) break;
+  }
+  if (i == need) return need;
+  *maximal_subpart = i;
+  return 0;
+}
+
+bool is_valid_utf8(std::string_view s) {
+  size_t pos = 0;
+  size_t subpart = 0;
+  while (pos < s.size()) {
+    const size_t len = utf8_well_formed_length(s, pos, &subpart);
+    if (len == 0) return false;
+    pos += len;
+  }
+  return true;
+}
+
+std::string replace_invalid_utf8(std::string_view s) {
+  static constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+  std::string out;
+  out.reserve(s.size() + 8);
+  size_t pos = 0;
+  while (pos < s.size()) {
+    size_t subpart = 0;
+    const size_t len = utf8_well_formed_length(s, pos, &subpart);
+    if (len > 0) {
+      out.append(s.substr(pos, len));
+      pos += len;
+    } else {
+      out.append(kReplacement);
+      pos += subpart;
+    }
+  }
+  return out;
+}
+
 }  // namespace clport::tok

@@ -26,4 +26,17 @@ size_t decode_utf8(std::string_view s, size_t pos, uint32_t* codepoint);
 // multi-byte sequence. Invalid bytes count as complete.
 size_t utf8_complete_prefix_length(std::string_view s);
 
+// Length of the well-formed sequence (Unicode Table 3-7) at s[pos], or 0 when there is none; then
+// *maximal_subpart is the length of the maximal subpart there (at least 1): the longest start
+// of a well-formed sequence, which one U+FFFD replaces.
+size_t utf8_well_formed_length(std::string_view s, size_t pos, size_t* maximal_subpart);
+
+// True when every byte of s belongs to a well-formed sequence.
+bool is_valid_utf8(std::string_view s);
+
+// s with each maximal subpart of an ill-formed sequence replaced by U+FFFD, the substitution the
+// Unicode standard recommends (and the WHATWG decoder uses): "\xF0\x9F\x98" becomes one U+FFFD,
+// "\xFF\xFE" two.
+std::string replace_invalid_utf8(std::string_view s);
+
 }  // namespace clport::tok

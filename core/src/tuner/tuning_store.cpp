@@ -27,14 +27,35 @@ namespace {
 constexpr int kTuningFormat = 1;
 using nlohmann::json;
 
-Result<json> read_json(const std::string& path) {
+Result<std::string> read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status(Stage::Config, "missing");
   std::ostringstream text;
   text << in.rdbuf();
-  json doc = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  return text.str();
+}
+
+Result<json> parse_json(const std::string& text, const std::string& path) {
+  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!doc.is_object()) return Status(Stage::Config, path + ": not a JSON object");
   return doc;
+}
+
+Result<json> read_json(const std::string& path) {
+  auto text = read_text(path);
+  if (!text.ok()) return text.status();
+  return parse_json(text.value(), path);
+}
+
+// Whether `doc` is a tuning file of this format for `key`. Checked field by field rather than
+// with json::value(), which throws for a key of another type and converts a huge "format"
+// number to int (undefined behaviour).
+bool is_ours(const json& doc, const std::string& key) {
+  const auto format = doc.find("format");
+  const auto stored_key = doc.find("key");
+  return format != doc.end() && format->is_number_integer() &&
+         format->get<int64_t>() == kTuningFormat && stored_key != doc.end() &&
+         stored_key->is_string() && stored_key->get_ref<const std::string&>() == key;
 }
 
 }  // namespace
@@ -51,8 +72,7 @@ Status save_entry(const DeviceContext& context, const std::string& path, const s
                   const PluginEntry& entry) {
   const std::string key = tuning_key(context);
   json doc;
-  if (auto old = read_json(path); old.ok() && old.value().value("key", std::string()) == key &&
-                                  old.value().value("format", 0) == kTuningFormat) {
+  if (auto old = read_json(path); old.ok() && is_ours(old.value(), key)) {
     doc = old.value();
   }
   doc["format"] = kTuningFormat;
@@ -70,13 +90,23 @@ Status save_entry(const DeviceContext& context, const std::string& path, const s
 
 Result<std::map<std::string, std::string>> read_entry(const std::string& path, const std::string& key,
                                                       const std::string& plugin) {
-  auto doc = read_json(path);
+  auto text = read_text(path);
+  if (!text.ok()) return text.status();
+  return parse_entry(text.value(), path, key, plugin);
+}
+
+Result<std::map<std::string, std::string>> parse_entry(const std::string& text, const std::string& path,
+                                                       const std::string& key, const std::string& plugin) {
+  auto doc = parse_json(text, path);
   if (!doc.ok()) return doc.status();
   const json& d = doc.value();
   auto bad = [&](const std::string& why) { return Status(Stage::Config, path + ": " + why); };
   try {
-    if (d.value("format", 0) != kTuningFormat) return bad("unknown format");
-    if (d.value("key", std::string()) != key) return bad("written for another device, driver or kernel version");
+    const auto format = d.find("format");
+    if (format == d.end() || !format->is_number_integer() || format->get<int64_t>() != kTuningFormat) {
+      return bad("unknown format");
+    }
+    if (!is_ours(d, key)) return bad("written for another device, driver or kernel version");
     std::map<std::string, std::string> out;
     const auto plugins = d.find("plugins");
     if (plugins == d.end() || !plugins->is_object()) return bad("no 'plugins' object");
@@ -125,15 +155,21 @@ Result<std::map<std::string, std::string>> load_stored(const DeviceContext& cont
 
 std::string merge_settings(const std::map<std::string, std::string>& base, const std::string& over) {
   if (base.empty()) return over;
-  YAML::Node merged(YAML::NodeType::Map);
-  for (const auto& [k, v] : base) merged[k] = v;
-  const YAML::Node top = YAML::Load(over);
-  if (top.IsMap()) {
-    for (const auto& kv : top) merged[kv.first.Scalar()] = kv.second;
-  } else if (!top.IsNull()) {
-    return over;  // not a map: leave the policy's text alone
+  // `over` is the policy's settings text, checked when the policy was read; text that is not
+  // YAML after all is left alone (the plugin reports it) instead of escaping as an exception.
+  try {
+    YAML::Node merged(YAML::NodeType::Map);
+    for (const auto& [k, v] : base) merged[k] = v;
+    const YAML::Node top = YAML::Load(over);
+    if (top.IsMap()) {
+      for (const auto& kv : top) merged[kv.first.Scalar()] = kv.second;
+    } else if (!top.IsNull()) {
+      return over;  // not a map: leave the policy's text alone
+    }
+    return policy_detail::settings_text(merged);
+  } catch (const YAML::Exception&) {
+    return over;
   }
-  return policy_detail::settings_text(merged);
 }
 
 std::string settings_with_stored(const DeviceContext& context, const std::string& plugin,

@@ -29,5 +29,9 @@ CLPORT_API Status save_entry(const DeviceContext& context, const std::string& pa
 // Stage::Config "missing" when there is no file.
 Result<std::map<std::string, std::string>> read_entry(const std::string& path, const std::string& key,
                                                       const std::string& plugin);
+// The same for the file's text (`path` names it in messages): Stage::Config saying what is wrong
+// with a malformed or foreign file; an empty map when the file has no entry for `plugin`.
+Result<std::map<std::string, std::string>> parse_entry(const std::string& text, const std::string& path,
+                                                       const std::string& key, const std::string& plugin);
 
 }  // namespace clport::tuner::detail

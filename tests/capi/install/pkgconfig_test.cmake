@@ -1,0 +1,75 @@
+# An app built through pkg-config, from the build tree or from an install:
+#   cc -std=c11 -Wall -Wextra -Werror pkgconfig_probe.c $(pkg-config --cflags --libs clport)
+# with PKG_CONFIG_PATH naming the folder of clport.pc, then run. Inputs: -DMODE=build|install,
+# -DBUILD_DIR, -DCC, -DSOURCE, -DWORK (a scratch folder), optionally -DEXTRA_CFLAGS (the
+# sanitizer build's flags, so that the program loads the sanitizer runtime the library needs).
+# The install goes to WORK/prefix, only the `core` component: library, headers, clport.pc.
+foreach(var MODE BUILD_DIR CC SOURCE WORK)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "pkgconfig_test.cmake: -D${var}= is required")
+  endif()
+endforeach()
+file(REMOVE_RECURSE ${WORK})
+file(MAKE_DIRECTORY ${WORK})
+
+if(MODE STREQUAL "build")
+  set(pc_dir ${BUILD_DIR})
+elseif(MODE STREQUAL "install")
+  execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK}/prefix --component core
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "cmake --install failed (${rc}):\n${out}\n${err}")
+  endif()
+  file(GLOB_RECURSE pc_files ${WORK}/prefix/*/clport.pc)
+  list(LENGTH pc_files n_pc)
+  if(NOT n_pc EQUAL 1)
+    message(FATAL_ERROR "expected one installed clport.pc under ${WORK}/prefix, found: ${pc_files}")
+  endif()
+  get_filename_component(pc_dir ${pc_files} DIRECTORY)
+else()
+  message(FATAL_ERROR "MODE must be build or install, not '${MODE}'")
+endif()
+if(NOT EXISTS ${pc_dir}/clport.pc)
+  message(FATAL_ERROR "no clport.pc in ${pc_dir}")
+endif()
+
+# What pkg-config says, and that every folder it names exists (the fault this test is for: a
+# file pointing at a folder that is not there).
+execute_process(COMMAND ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${pc_dir} pkg-config --cflags --libs clport
+                RESULT_VARIABLE rc OUTPUT_VARIABLE flags ERROR_VARIABLE err OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "pkg-config --cflags --libs clport failed (${rc}): ${err}")
+endif()
+message(STATUS "pkg-config --cflags --libs clport: ${flags}")
+separate_arguments(flag_list UNIX_COMMAND "${flags}")
+set(libdir "")
+foreach(flag IN LISTS flag_list)
+  if(flag MATCHES "^-[IL](.+)$")
+    if(NOT IS_DIRECTORY ${CMAKE_MATCH_1})
+      message(FATAL_ERROR "clport.pc names ${flag}, which is not a folder")
+    endif()
+    if(flag MATCHES "^-L(.+)$")
+      set(libdir ${CMAKE_MATCH_1})
+    endif()
+  endif()
+endforeach()
+execute_process(COMMAND ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${pc_dir} pkg-config --variable=includedir clport
+                OUTPUT_VARIABLE includedir OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT EXISTS ${includedir}/clport/clport.h)
+  message(FATAL_ERROR "includedir=${includedir} has no clport/clport.h")
+endif()
+
+set(program ${WORK}/pkgconfig_probe)
+set(line "${CC} -std=c11 -Wall -Wextra -Werror -Wpedantic ${EXTRA_CFLAGS} ${SOURCE} -o ${program} $(pkg-config --cflags --libs clport) -Wl,-rpath,${libdir}")
+message(STATUS "PKG_CONFIG_PATH=${pc_dir} ${line}")
+execute_process(COMMAND ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${pc_dir} sh -c "${line}"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "compiling through pkg-config failed (${rc}):\n${out}\n${err}")
+endif()
+execute_process(COMMAND ${program} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message("${out}")
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "pkgconfig_probe failed (${rc}):\n${err}")
+endif()
+file(REMOVE_RECURSE ${WORK})
