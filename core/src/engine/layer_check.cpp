@@ -26,6 +26,10 @@ struct Capture {
 
 }  // namespace
 
+double default_layer_threshold(int layer, int n_layer) {
+  return 1e-3 + 9e-3 * static_cast<double>(layer + 1) / static_cast<double>(n_layer + 1);
+}
+
 Result<LayerCheckReport> compare_layers(LlamaModel& model, LlamaModel& reference,
                                         const std::vector<int32_t>& tokens, uint32_t n_past,
                                         double threshold) {
@@ -41,7 +45,7 @@ Result<LayerCheckReport> compare_layers(LlamaModel& model, LlamaModel& reference
   if (!b.ok()) return b;
 
   LayerCheckReport report;
-  report.threshold = threshold;
+  const int n_layer = static_cast<int>(model.hparams().n_layer);
   const size_t n = std::min(got.per_layer.size(), want.per_layer.size());
   for (size_t i = 0; i < n; ++i) {
     const auto& g = got.per_layer[i];
@@ -57,7 +61,8 @@ Result<LayerCheckReport> compare_layers(LlamaModel& model, LlamaModel& reference
       const double e = std::fabs(double(g[j]) - double(w[j]));
       d.max_abs_error = std::isnan(e) ? INFINITY : std::max(d.max_abs_error, e);
     }
-    if (report.first_bad_layer < 0 && !(d.nmse <= threshold)) report.first_bad_layer = d.layer;
+    d.threshold = threshold > 0 ? threshold : default_layer_threshold(d.layer, n_layer);
+    if (report.first_bad_layer < 0 && !(d.nmse <= d.threshold)) report.first_bad_layer = d.layer;
     report.layers.push_back(d);
   }
   return report;
