@@ -43,7 +43,8 @@ struct SourceMark {
   CLPORT_API std::string to_string() const;
 };
 
-// Which devices a rule applies to. Every present field must match (regexes are ECMAScript,
+// Which devices a rule applies to. Every present field must match (regexes are Perl-compatible,
+// compiled by PCRE2 with a step limit,
 // case-insensitive, searched anywhere in the string; anchor with ^ $ when needed).
 struct DeviceMatch {
   std::optional<std::string> name, vendor, driver, platform, family, generation;

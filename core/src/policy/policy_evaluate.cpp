@@ -1,21 +1,16 @@
 // Applies the rules to one device: which fire, and what they add up to.
 #include "policy/settings_text.h"
-#include <regex>
 
 #include <yaml-cpp/yaml.h>
 
 #include "clport/policy.h"
+#include "policy/policy_pattern.h"
 
 namespace clport {
 namespace {
 
 bool regex_matches(const std::optional<std::string>& pattern, const std::string& value) {
-  if (!pattern) return true;
-  try {
-    return std::regex_search(value, std::regex(*pattern, std::regex::ECMAScript | std::regex::icase));
-  } catch (const std::regex_error&) {
-    return false;  // validated at load; unreachable in practice
-  }
+  return !pattern || policy_pattern_matches(*pattern, value);
 }
 
 bool type_matches(const std::optional<std::string>& wanted, cl_device_type type) {

@@ -3,11 +3,11 @@
 #include "policy/settings_text.h"
 #include "policy/policy_parser.h"
 
-#include <regex>
 #include <set>
 
 #include <yaml-cpp/yaml.h>
 
+#include "policy/policy_pattern.h"
 #include "policy/yaml_guard.h"
 
 namespace clport::policy_detail {
@@ -105,10 +105,8 @@ uint64_t read_bytes(const YAML::Node& node, const std::string& key) {
 std::string read_regex(const YAML::Node& node, const std::string& key) {
   const std::string pattern = read_string(node, key);
   if (pattern.size() > 512) fail(node, "'" + key + "' regex is longer than 512 characters");
-  try {
-    std::regex compiled(pattern, std::regex::ECMAScript | std::regex::icase);
-  } catch (const std::regex_error& e) {
-    fail(node, "'" + key + "' is not a valid regular expression: " + e.what());
+  if (const std::string error = policy_pattern_error(pattern); !error.empty()) {
+    fail(node, "'" + key + "' is not a valid regular expression: " + error);
   }
   return pattern;
 }
