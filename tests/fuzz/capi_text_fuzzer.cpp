@@ -20,6 +20,7 @@
 
 #include "clport/clport.h"
 #include "fuzz_check.h"
+#include "fuzz_input.h"
 #include "random_model.h"
 #include "tokenizer/utf8.h"
 
@@ -51,17 +52,6 @@ clport_model* load_model() {
   FUZZ_CHECK(loaded == CLPORT_OK, "%s", clport_last_error());
   clport_runtime_free(runtime);
   return model;
-}
-
-std::vector<std::string_view> split(std::string_view text, char separator) {
-  std::vector<std::string_view> parts;
-  size_t start = 0;
-  for (size_t at = text.find(separator); at != std::string_view::npos; at = text.find(separator, start)) {
-    parts.push_back(text.substr(start, at - start));
-    start = at + 1;
-  }
-  parts.push_back(text.substr(start));
-  return parts;
 }
 
 void check_tokens(clport_model* model, int32_t n_vocab, uint8_t flags, std::string_view text) {
@@ -174,7 +164,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return info.n_vocab;
   }();
   if (size == 0) return 0;
-  const auto parts = split(std::string_view(reinterpret_cast<const char*>(data + 1), size - 1), '\x1E');
+  const auto parts = split_fuzz_input(std::string_view(reinterpret_cast<const char*>(data + 1), size - 1), '\x1E');
   check_tokens(model, n_vocab, data[0], parts[0]);
   check_chat(model, data[0], parts);
   return 0;

@@ -16,20 +16,10 @@
 #include "clport/chat_template.h"
 #include "clport/gguf.h"
 #include "fuzz_check.h"
+#include "fuzz_input.h"
 #include "tokenizer_properties.h"
 
 namespace {
-
-std::vector<std::string_view> split(std::string_view text, char separator) {
-  std::vector<std::string_view> parts;
-  size_t start = 0;
-  for (size_t at = text.find(separator); at != std::string_view::npos; at = text.find(separator, start)) {
-    parts.push_back(text.substr(start, at - start));
-    start = at + 1;
-  }
-  parts.push_back(text.substr(start));
-  return parts;
-}
 
 clport::ChatMessage message_from(std::string_view part, bool* valid_role) {
   static constexpr std::string_view kRoles[] = {"system", "user", "assistant"};
@@ -69,7 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const auto* tokenizer = clport::fuzz::load_shared_vocab("ggml-vocab-llama-spm").release();
   if (size == 0) return 0;
   const uint8_t flags = data[0];
-  const auto parts = split(std::string_view(reinterpret_cast<const char*>(data + 1), size - 1), '\x1E');
+  const auto parts = split_fuzz_input(std::string_view(reinterpret_cast<const char*>(data + 1), size - 1), '\x1E');
   const std::string_view template_text = parts[0];
 
   if (auto named = clport::chat_family_from_name(template_text); named.ok()) {
