@@ -2,7 +2,7 @@
 
 #include <cstring>
 #include <fstream>
-#include <iterator>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -85,8 +85,16 @@ Status write_sequence_state(const std::string& path, const SequenceState& state)
 Result<SequenceState> read_sequence_state(const std::string& path, const SequenceIdentity& expected) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status(Stage::Io, "cannot open the state file '" + path + "': " + std::strerror(errno));
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return Status(Stage::Io, "cannot read the state file '" + path + "'");
+  // One buffer for the whole file; the KV rows end up in it (moved to the front), so a state of
+  // several GiB is held once, not twice.
+  in.seekg(0, std::ios::end);
+  const std::streamoff file_size = in.tellg();
+  in.seekg(0, std::ios::beg);
+  if (!in || file_size < 0) return Status(Stage::Io, "cannot read the state file '" + path + "'");
+  std::vector<uint8_t> bytes(static_cast<size_t>(file_size));
+  if (!in.read(reinterpret_cast<char*>(bytes.data()), file_size)) {
+    return Status(Stage::Io, "cannot read the state file '" + path + "'");
+  }
   const auto corrupt = [&](const std::string& why) {
     return Status(Stage::Io, "'" + path + "' is not a usable clport state file: " + why);
   };
@@ -111,8 +119,8 @@ Result<SequenceState> read_sequence_state(const std::string& path, const Sequenc
   }
   nlohmann::json header;
   try {
-    header = nlohmann::json::parse(bytes.begin() + static_cast<std::ptrdiff_t>(fixed),
-                                   bytes.begin() + static_cast<std::ptrdiff_t>(fixed + header_bytes));
+    const char* text = reinterpret_cast<const char*>(bytes.data()) + fixed;
+    header = nlohmann::json::parse(text, text + header_bytes);
   } catch (const nlohmann::json::exception& e) {
     return corrupt(std::string("its header is not JSON (") + e.what() + ")");
   }
@@ -136,10 +144,12 @@ Result<SequenceState> read_sequence_state(const std::string& path, const Sequenc
   if (const std::string diff = state_differences(id, expected); !diff.empty()) {
     return Status(Stage::InvalidArgument, "the state file '" + path + "' was saved for another model or setup: " + diff);
   }
-  const char* at = bytes.data() + fixed + header_bytes;
+  const size_t tokens_at = fixed + header_bytes, kv_at = tokens_at + n_tokens * sizeof(int32_t);
   state.tokens.resize(n_tokens);
-  std::memcpy(state.tokens.data(), at, n_tokens * sizeof(int32_t));
-  state.kv.assign(at + n_tokens * sizeof(int32_t), at + payload);
+  std::memcpy(state.tokens.data(), bytes.data() + tokens_at, n_tokens * sizeof(int32_t));
+  bytes.erase(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(kv_at));
+  bytes.resize(kv_bytes);
+  state.kv = std::move(bytes);
   return state;
 }
 
