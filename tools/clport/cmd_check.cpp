@@ -6,7 +6,7 @@
 // one tiny kernel. Exit 0 and one line naming library, platform and device; otherwise 10 + the
 // failing stage (clport/status.h, table in the README) and the reason on stderr. Either way a
 // last line says where the cache `run` would use is, or why there is none. --json prints one
-// document instead (README, "JSON output"; the cache as its "cache" object), same exit code.
+// document instead (docs/json-output.md; the cache as its "cache" object), same exit code.
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -141,7 +141,7 @@ const RegisterCommand kRegisterCheck{
        sub.add_option("--device", args->device,
                       "auto (the device `clport run` picks) or a device index from `clport devices`")
            ->transform(device_choice(/*allow_cpu=*/false));
-       sub.add_flag("--json", args->json, "print one JSON document (README: JSON output)");
+       sub.add_flag("--json", args->json, "print one JSON document (docs/json-output.md)");
        return [args]() { return run_check(*args); };
      }}};
 

@@ -1,6 +1,6 @@
 // `clport info MODEL`: what a GGUF file holds — architecture and sizes, tensor types, every
 // metadata key, where the file came from — and which plugin would serve each op. --json prints
-// the same as one document (README, "JSON output").
+// the same as one document (docs/json-output.md).
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -363,7 +363,7 @@ const RegisterCommand kRegisterInfo{
            ->transform(device_choice());
        app.add_option("--plugin", flags->plugin, "force this plugin in the op-binding report");
        app.add_option("--config", flags->config_path, "policy YAML for the op-binding report");
-       app.add_flag("--json", flags->json, "print one JSON document (README: JSON output)");
+       app.add_flag("--json", flags->json, "print one JSON document (docs/json-output.md)");
        return [flags]() { return info(*flags); };
      }}};
 

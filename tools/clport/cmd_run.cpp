@@ -1,6 +1,6 @@
 // `clport run`: generate text with a model, streaming it as it is produced, then print load time
 // and prompt / generation speed; with --json, one document at the end instead (the text, token
-// counts, timings; schema in the README, "JSON output").
+// counts, timings; schema in the docs/json-output.md).
 #include <cstdio>
 #include <iostream>
 
@@ -91,7 +91,7 @@ Result<PreparedPrompt> prepare_prompt(Engine& e, const RunFlags& f) {
   return out;
 }
 
-// The --json document (README, "JSON output"); `failure` is ok when the run succeeded, and sets
+// The --json document (docs/json-output.md); `failure` is ok when the run succeeded, and sets
 // `ok` and `exit_code` as the process exits. `finished`: the generation itself ran to its end.
 nlohmann::json run_json(const RunFlags& f, const Status& failure, Engine* e, const PreparedPrompt* p,
                         const std::string& text, int delivered, const GenerationStats& stats, bool finished) {
@@ -211,7 +211,7 @@ const RegisterCommand kRegisterRun{
            ->transform(number_range(0, 1));
        app.add_flag("--json", flags->json,
                     "print one JSON document at the end (text, token counts, timings) instead of "
-                    "streaming the text (README: JSON output)");
+                    "streaming the text (docs/json-output.md)");
        return [flags]() { return run(*flags); };
      }}};
 
