@@ -424,6 +424,54 @@ inline float8 x8_super_q6_k(const global uchar* blk, const global char* codes, c
 CLPORT_X8_ROWS_K(q4_k)
 CLPORT_X8_ROWS_K(q6_k)
 
+// The same for X8A_ROWS activation rows at once (xq: the first, xq_row bytes apart; rows past
+// `last` read row last's codes): each weight unit is read and unpacked once for all of them (the
+// compiler shares the loads and nibble masks of the inlined dot products). A step over several
+// sequences is such a mat-mul of a few rows.
+#define X8A_ROWS 4
+#define CLPORT_X8_MROWS_32(T, DOT, CARRIED)                                                   \
+  inline void x8m_rows_##T(const global uchar* wg, const global uchar* xq, size_t xq_row, int last, \
+                           int blocks, float8* out) {                                         \
+    float8 acc[X8A_ROWS], carried[X8A_ROWS];                                                  \
+    _Pragma("unroll") for (int r = 0; r < X8A_ROWS; ++r) acc[r] = carried[r] = (float8)(0.0f); \
+    for (int b = 0; b < blocks; ++b) {                                                        \
+      const global uchar* blk = wg + (size_t)b * X8_BYTES_##T;                                \
+      X8_PREFETCH(blk, X8_BYTES_##T);                                                         \
+      const float8 d = x8_half8(blk), c = (CARRIED);                                          \
+      _Pragma("unroll") for (int r = 0; r < X8A_ROWS; ++r) {                                  \
+        const global uchar* a = xq + min(r, last) * xq_row + (size_t)b * Q8A_BLOCK_BYTES;    \
+        const float dx = *(const global float*)a, sx = *(const global float*)(a + 4);        \
+        acc[r] += convert_float8(DOT(blk, (const global char*)(a + 8))) * (d * dx);          \
+        carried[r] += c * sx;                                                                 \
+      }                                                                                       \
+    }                                                                                         \
+    _Pragma("unroll") for (int r = 0; r < X8A_ROWS; ++r) out[r] = acc[r] + carried[r];        \
+  }
+CLPORT_X8_MROWS_32(q4_0, X8_DOT_q4_0, -8.0f * d)
+CLPORT_X8_MROWS_32(q4_1, X8_DOT_q4_1, x8_half8(blk + 16))
+CLPORT_X8_MROWS_32(q5_0, X8_DOT_q5_0, -16.0f * d)
+CLPORT_X8_MROWS_32(q5_1, X8_DOT_q5_1, x8_half8(blk + 16))
+CLPORT_X8_MROWS_32(q8_0, X8_DOT_q8_0, (float8)(0.0f))
+
+#define CLPORT_X8_MROWS_K(T)                                                                  \
+  inline void x8m_rows_##T(const global uchar* wg, const global uchar* xq, size_t xq_row, int last, \
+                           int supers, float8* out) {                                         \
+    float8 acc[X8A_ROWS];                                                                     \
+    _Pragma("unroll") for (int r = 0; r < X8A_ROWS; ++r) acc[r] = (float8)(0.0f);             \
+    for (int sb = 0; sb < supers; ++sb) {                                                     \
+      const global uchar* blk = wg + (size_t)sb * X8_BYTES_##T;                               \
+      X8_PREFETCH(blk, X8_BYTES_##T);                                                         \
+      _Pragma("unroll") for (int r = 0; r < X8A_ROWS; ++r) {                                  \
+        const global uchar* a = xq + min(r, last) * xq_row + (size_t)sb * Q8A_KBLOCK_BYTES;  \
+        acc[r] += x8_super_##T(blk, (const global char*)(a + 4), (const global short*)(a + 260)) * \
+                  *(const global float*)a;                                                    \
+      }                                                                                       \
+    }                                                                                         \
+    _Pragma("unroll") for (int r = 0; r < X8A_ROWS; ++r) out[r] = acc[r];                     \
+  }
+CLPORT_X8_MROWS_K(q4_k)
+CLPORT_X8_MROWS_K(q6_k)
+
 // Rows 8 grp .. 8 grp + 7 of y, those that exist (n < N); the others read as 0 and are not
 // written.
 inline float8 x8_load(const global float* y, int grp, int N) {
@@ -442,6 +490,8 @@ inline void x8_store(global float* y, int grp, int N, float8 v) {
   for (int r = 0; 8 * grp + r < N; ++r) y[8 * grp + r] = lanes[r];
 }
 
+inline float8 x8_swiglu(float8 gate, float8 up) { return gate / (1.0f + exp(-gate)) * up; }
+
 // The three epilogues, for row group grp of activation row m: W x; W x + res (res may be dst
 // itself: each element is read, then written, by one work-item); silu(Wg x) * (Wu x). A
 // layout's "row" is a row group: w_row_bytes bytes from w + w_off (and u + u_off).
@@ -454,8 +504,33 @@ inline void x8_store(global float* y, int grp, int N, float8 v) {
   x8_store(y, grp, N, CLPORT_X8_ROWS(T, w, w_off) + x8_load(rv, grp, N));
 #define CLPORT_X8_EPILOGUE_SWIGLU(T)                                                          \
   CLPORT_X8_Y                                                                                 \
-  const float8 gate = CLPORT_X8_ROWS(T, w, w_off), up = CLPORT_X8_ROWS(T, u, u_off);          \
-  x8_store(y, grp, N, gate / (1.0f + exp(-gate)) * up);
+  x8_store(y, grp, N, x8_swiglu(CLPORT_X8_ROWS(T, w, w_off), CLPORT_X8_ROWS(T, u, u_off)));
+
+// The same epilogues over the activation rows m0 .. m0 + last of an x8a work-item.
+#define CLPORT_X8M_ROWS(T, BASE, OFF, OUT)                                                    \
+  x8m_rows_##T((BASE) + (OFF) + (size_t)grp * w_row_bytes, xq, xq_row, last, units, OUT)
+#define CLPORT_X8M_Y(r) global float* y = CLPORT_AT(global float*, dst, dst_off) + (size_t)(m0 + (r)) * N;
+#define CLPORT_X8M_EPILOGUE_PLAIN(T)                                                          \
+  float8 v[X8A_ROWS];                                                                         \
+  CLPORT_X8M_ROWS(T, w, w_off, v);                                                            \
+  for (int r = 0; r <= last; ++r) {                                                           \
+    CLPORT_X8M_Y(r) x8_store(y, grp, N, v[r]);                                                \
+  }
+#define CLPORT_X8M_EPILOGUE_ADD(T)                                                            \
+  float8 v[X8A_ROWS];                                                                         \
+  CLPORT_X8M_ROWS(T, w, w_off, v);                                                            \
+  for (int r = 0; r <= last; ++r) {                                                           \
+    CLPORT_X8M_Y(r)                                                                           \
+    const global float* rv = CLPORT_AT(const global float*, res, res_off) + (size_t)(m0 + r) * N; \
+    x8_store(y, grp, N, v[r] + x8_load(rv, grp, N));                                          \
+  }
+#define CLPORT_X8M_EPILOGUE_SWIGLU(T)                                                         \
+  float8 gate[X8A_ROWS], up[X8A_ROWS];                                                        \
+  CLPORT_X8M_ROWS(T, w, w_off, gate);                                                         \
+  CLPORT_X8M_ROWS(T, u, u_off, up);                                                           \
+  for (int r = 0; r <= last; ++r) {                                                           \
+    CLPORT_X8M_Y(r) x8_store(y, grp, N, x8_swiglu(gate[r], up[r]));                           \
+  }
 
 // The activation blocks per dtype: values per block (the weight's units: blocks or
 // super-blocks), their bytes, the quantizer.
@@ -483,10 +558,13 @@ inline void x8_store(global float* y, int grp, int N, float8 v) {
 
 // The kernels take the arguments of the q8a / q8s kernels of mul_mat_gemv_q8a.cl (the host
 // launches both families alike).
-// x8a: a work-item per (row group, activation row), over activation rows quantized in front.
+// x8a: a work-item per (row group, X8A_ROWS activation rows), over activation rows quantized in
+// front; M is the number of activation rows.
 #define CLPORT_X8A_PROLOGUE(T)                                                                \
-  const int grp = get_global_id(0), m = get_global_id(1), units = K / X8_VALUES_##T;         \
-  const global uchar* xq = xa + xa_off + (size_t)m * units * X8_ACT_BYTES_##T;
+  const int grp = get_global_id(0), m0 = get_global_id(1) * X8A_ROWS, units = K / X8_VALUES_##T; \
+  const int last = min(X8A_ROWS, M - m0) - 1;                                                 \
+  const size_t xq_row = (size_t)units * X8_ACT_BYTES_##T;                                     \
+  const global uchar* xq = xa + xa_off + (size_t)m0 * xq_row;
 
 // x8s: one activation row; each of a few work-items quantizes it into its own slice of scratch
 // (as the q8s kernels do), then walks a contiguous share of the row groups.
@@ -500,19 +578,19 @@ inline void x8_store(global float* y, int grp, int N, float8 v) {
   for (int grp = get_global_id(0) * share; grp < grp_end; ++grp)
 
 #define CLPORT_X8_KERNELS(T)                                                                  \
-  kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_x8a_##T(CLPORT_Q8A_ARGS) { \
+  kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_x8a_##T(CLPORT_Q8A_ARGS, int M) { \
     CLPORT_X8A_PROLOGUE(T)                                                                    \
-    CLPORT_X8_EPILOGUE_PLAIN(T)                                                               \
+    CLPORT_X8M_EPILOGUE_PLAIN(T)                                                              \
   }                                                                                           \
   kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_x8a_add_##T(       \
-      CLPORT_Q8A_ARGS, const global uchar* res, ulong res_off) {                              \
+      CLPORT_Q8A_ARGS, const global uchar* res, ulong res_off, int M) {                       \
     CLPORT_X8A_PROLOGUE(T)                                                                    \
-    CLPORT_X8_EPILOGUE_ADD(T)                                                                 \
+    CLPORT_X8M_EPILOGUE_ADD(T)                                                                \
   }                                                                                           \
   kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_x8a_swiglu_##T(    \
-      CLPORT_Q8A_ARGS, const global uchar* u, ulong u_off) {                                  \
+      CLPORT_Q8A_ARGS, const global uchar* u, ulong u_off, int M) {                           \
     CLPORT_X8A_PROLOGUE(T)                                                                    \
-    CLPORT_X8_EPILOGUE_SWIGLU(T)                                                              \
+    CLPORT_X8M_EPILOGUE_SWIGLU(T)                                                             \
   }                                                                                           \
   kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_x8s_##T(CLPORT_Q8S_ARGS) { \
     CLPORT_X8S_PROLOGUE(T) { CLPORT_X8_EPILOGUE_PLAIN(T) }                                    \

@@ -3,6 +3,7 @@
 // (speed-ups are ratios against it). --json FILE writes the table. As llama-bench does, a warm-up
 // run (the same prompt and two generated tokens, not counted) comes first, so that one-time work
 // (programs loaded from the cache, each plan's preparation) is not counted as speed.
+// --parallel N runs N sequences at once (bench_parallel.cpp), as llama-batched-bench does.
 #include <algorithm>
 #include <cstdio>
 
@@ -10,6 +11,7 @@
 
 #include "clport/engine.h"
 #include "clport/report.h"
+#include "bench_e2e.h"
 #include "command_registry.h"
 #include "engine_flags.h"
 #include "output_files.h"
@@ -18,15 +20,6 @@
 namespace clport::cli {
 namespace {
 
-struct E2eFlags {
-  EngineFlags engine;
-  int prompt_tokens = 128;
-  int gen_tokens = 64;
-  bool no_reference = false;
-  int warmup = 1;  // unmeasured runs before the measured one
-  std::string json_file;
-};
-
 struct E2eResult {
   std::string backend;
   GenerationStats stats;
@@ -34,21 +27,32 @@ struct E2eResult {
   std::string model_memory_json;  // model_memory_json() of the loaded model, after the run
 };
 
-Result<E2eResult> measure(EngineOptions options, const E2eFlags& f) {
-  auto engine = Engine::open(options);
-  if (!engine.ok()) return engine.status();
-  Engine& e = *engine.value();
-  // A fixed, deterministic prompt of exactly prompt_tokens tokens (repeated text, truncated).
+}  // namespace
+
+Result<std::vector<int32_t>> bench_prompt(Engine& e, int n_tokens) {
   std::string text;
   std::vector<int32_t> prompt;
-  while (static_cast<int>(prompt.size()) < f.prompt_tokens) {
+  while (static_cast<int>(prompt.size()) < n_tokens) {
     text += "The history of computing is a story of machines that became smaller, faster and "
             "cheaper, until they fit in every pocket. ";
     auto ids = e.tokenizer().encode(text, e.tokenizer().add_bos_default(), false);
     if (!ids.ok()) return ids.status();
     prompt = ids.value();
   }
-  prompt.resize(f.prompt_tokens);
+  prompt.resize(static_cast<size_t>(n_tokens));
+  return prompt;
+}
+
+namespace {
+
+Result<E2eResult> measure(EngineOptions options, const E2eFlags& f) {
+  auto engine = Engine::open(options);
+  if (!engine.ok()) return engine.status();
+  Engine& e = *engine.value();
+  // A fixed, deterministic prompt of exactly prompt_tokens tokens (repeated text, truncated).
+  auto made = bench_prompt(e, f.prompt_tokens);
+  if (!made.ok()) return made.status();
+  const std::vector<int32_t>& prompt = made.value();
   for (int w = 0; w < f.warmup; ++w) {
     Sampler warm_sampler(SamplerOptions{});
     CLPORT_RETURN_IF_ERROR(e.generate(prompt, std::min(2, f.gen_tokens), warm_sampler, [](int32_t) { return true; }, nullptr));
@@ -82,6 +86,7 @@ void print(const char* label, const E2eResult& r) {
 }
 
 int run(const E2eFlags& f) {
+  if (f.parallel > 0) return run_parallel(f);
   auto options = f.engine.resolved();
   auto main = measure(options, f);
   if (!main.ok()) return report_failure("bench e2e", main.status());
@@ -118,7 +123,14 @@ const RegisterBenchCommand kRegisterBenchE2e{
        app.add_option("--warmup", flags->warmup, "unmeasured runs (prompt + 2 tokens) before the measured one")
            ->transform(integer_range(0, 100));
        app.add_option("--json", flags->json_file, "write results as JSON to this file");
-       return [flags]() { return run(*flags); };
+       app.add_option("--parallel", flags->parallel,
+                      "run N sequences at once and report the aggregate prompt and generation tok/s "
+                      "(each sequence's context is prompt + gen tokens unless -c is given)")
+           ->transform(integer_range(1, kMaxSequences));
+       return [flags, &app]() {
+         flags->ctx_given = app.count("--ctx") > 0;
+         return run(*flags);
+       };
      }}};
 
 }  // namespace

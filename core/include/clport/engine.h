@@ -66,6 +66,7 @@ struct GenerationStats {
   }
 };
 
+// An engine is used from one thread at a time (the C API and the server serialise their calls).
 class CLPORT_API Engine {
  public:
   using Progress = std::function<void(uint64_t done, uint64_t total)>;
@@ -98,26 +99,44 @@ class CLPORT_API Engine {
                   const std::function<bool(int32_t)>& on_token, GenerationStats* stats,
                   const std::vector<int32_t>& stop_tokens = {});
 
-  // A conversation goes on in the KV cache. The cache holds cached_tokens() at positions 0..n-1:
-  // what the last generation evaluated (its prompt and every token it fed back), or a loaded
-  // state. generate_reusing_cache is generate for a prompt that repeats the conversation so far:
-  // only what follows its longest common prefix with cached_tokens() is evaluated (at least the
+  // A conversation goes on in the KV cache. Each sequence s (0 .. n_seq - 1, EngineOptions::llama.
+  // n_seq) holds cached_tokens(s) at positions 0..n-1: what its last generation evaluated (its
+  // prompt and every token it fed back), a loaded state, or what evaluate() appended.
+  // generate_reusing_cache is generate for a prompt that repeats the conversation so far: only
+  // what follows its longest common prefix with cached_tokens(seq) is evaluated (at least the
   // last token, whose logits start the sampling); the cached tokens past the prefix are dropped.
-  // stats->cached_tokens says how many were reused. After an error the cache is treated as empty.
+  // stats->cached_tokens says how many were reused. After an error the sequence is treated as
+  // empty. generate() is sequence 0 from position 0.
   Status generate_reusing_cache(const std::vector<int32_t>& prompt, int n_predict, Sampler& sampler,
                                 const std::function<bool(int32_t)>& on_token, GenerationStats* stats,
-                                const std::vector<int32_t>& stop_tokens = {});
-  const std::vector<int32_t>& cached_tokens() const { return cached_; }
-  // Forgets the last n cached tokens (to regenerate or edit a turn); more than it holds is an
-  // InvalidArgument status.
-  Status rewind(size_t n);
-  // Saves cached_tokens() and their KV-cache rows to path (engine/sequence_state.h), and loads
-  // such a file back in place of the cache. A file saved for another model file, other KV types
-  // or another clport version is refused naming what differs; a truncated or corrupt one is an
-  // Io error. A load that fails leaves the cache as it was, unless writing the rows to the
-  // device failed (then the cache is empty).
-  Status save_state(const std::string& path);
-  Status load_state(const std::string& path);
+                                const std::vector<int32_t>& stop_tokens = {}, uint32_t seq = 0);
+  const std::vector<int32_t>& cached_tokens(uint32_t seq = 0) const { return cached_[seq < cached_.size() ? seq : 0]; }
+  uint32_t n_seq() const { return static_cast<uint32_t>(cached_.size()); }
+  // Forgets the last n cached tokens of a sequence (to regenerate or edit a turn); more than it
+  // holds is an InvalidArgument status.
+  Status rewind(size_t n, uint32_t seq = 0);
+  // Sequence `to` starts over as a copy of sequence `from` (its tokens and KV rows): a fork, for
+  // trying two continuations of one conversation.
+  Status fork(uint32_t from, uint32_t to);
+  // Saves cached_tokens(seq) and their KV-cache rows to path (engine/sequence_state.h), and
+  // loads such a file back in place of the sequence. A file saved for another model file, other
+  // KV types or another clport version is refused naming what differs; a truncated or corrupt
+  // one is an Io error. A load that fails leaves the sequence as it was, unless writing the rows
+  // to the device failed (then it is empty).
+  Status save_state(const std::string& path, uint32_t seq = 0);
+  Status load_state(const std::string& path, uint32_t seq = 0);
+
+  // Appends each input's tokens to its sequence and writes the logits of each input's last token
+  // (inputs.size() x n_vocab, in input order): the step of a batch of conversations. The inputs'
+  // last tokens run as one step per prompt batch, their mat-muls reading the weights once for all
+  // of them; the tokens before (a prompt) run sequence by sequence first. Sequences must differ
+  // and be in range. After an error every input's sequence is treated as empty; a device failure
+  // moves the engine to the CPU path as generate() does and evaluates every sequence again.
+  struct SequenceInput {
+    uint32_t seq = 0;
+    std::vector<int32_t> tokens;
+  };
+  Status evaluate(const std::vector<SequenceInput>& inputs, std::vector<float>& logits);
 
  private:
   Engine() = default;
@@ -128,17 +147,25 @@ class CLPORT_API Engine {
   Status load_model(const Progress& progress);
   Status forward_or_move_to_cpu(const std::vector<int32_t>& tokens, uint32_t n_past,
                                 const std::vector<int32_t>& history, size_t prompt_tokens,
-                                std::vector<float>& logits, GenerationStats& stats);
-  // generate and generate_reusing_cache: evaluates prompt from position `keep` (the cache holds
-  // its first keep tokens), then samples.
+                                std::vector<float>& logits, GenerationStats& stats, uint32_t seq);
+  // After `failed` (a device failure): records it, says so in *note, and reloads the model on the
+  // CPU path; every sequence's cache is then empty until evaluated again there.
+  Status move_to_cpu_path(const Status& failed, const std::string& what_so_far, std::string* note);
+  // Evaluates the cached tokens of every sequence but `except` again (after a move to the CPU).
+  Status reevaluate_sequences(uint32_t except);
+  Status check_sequence(uint32_t seq) const;
+  // generate and generate_reusing_cache: evaluates prompt from position `keep` (the sequence
+  // holds its first keep tokens), then samples.
   Status run_generation(const std::vector<int32_t>& prompt, size_t keep, int n_predict, Sampler& sampler,
                         const std::function<bool(int32_t)>& on_token, GenerationStats* stats,
-                        const std::vector<int32_t>& stop_tokens);
+                        const std::vector<int32_t>& stop_tokens, uint32_t seq);
+  // evaluate() on the backend as it is: the prompts, then the last tokens in steps.
+  Status evaluate_inputs(const std::vector<SequenceInput>& inputs, std::vector<float>& logits);
   // The model file's SHA-256 (hex), read once: what a saved state is bound to.
   Result<std::string> model_sha256();
   std::shared_ptr<GgufFile> file_;
   std::unique_ptr<Tokenizer> tokenizer_;
-  std::vector<int32_t> cached_;
+  std::vector<std::vector<int32_t>> cached_;  // by sequence
   std::string model_sha256_;
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<LlamaModel> model_;

@@ -56,8 +56,15 @@ struct LlamaHParams {
 // are refused with a message naming the key.
 CLPORT_API Result<LlamaHParams> read_llama_hparams(const GgufFile& file);
 
+inline constexpr uint32_t kMaxSequences = 256;
+
 struct LlamaOptions {
-  uint32_t n_ctx = 2048;   // KV cache length (0: the training context; capped at it)
+  uint32_t n_ctx = 2048;   // KV cache length of each sequence (0: the training context; capped at it)
+  // Sequences the KV cache holds (conversations, server slots), each of n_ctx positions: the
+  // cache is n_seq x n_ctx cells, all allocated at load and counted by the memory limit. A step
+  // can run one token of many sequences at once (LlamaModel::forward_step), its mat-muls reading
+  // the weights once for all of them.
+  uint32_t n_seq = 1;  // 1 .. kMaxSequences
   // Prompt tokens per forward step (scratch size). 0: by device, 512 on GPUs with 16 GiB or
   // more (a desktop or data-centre card: a 1B model's prompt ran 1.7x faster on an H200 than in
   // steps of 64, its mat-muls reading the weights once per step), else 64 (phones share their
@@ -86,10 +93,11 @@ struct LlamaOptions {
 // for the prompt batch it uses.
 struct LoadEstimate {
   uint64_t weights = 0;      // the weight tensors' bytes (a repacked layout is the same size)
-  uint64_t kv_cache = 0;
+  uint64_t kv_cache = 0;     // n_seq sequences of n_ctx positions
   uint64_t activations = 0;
-  uint32_t n_ctx = 0;        // the context and prompt batch the load would use
+  uint32_t n_ctx = 0;        // the context (of each sequence) and prompt batch the load would use
   uint32_t n_batch = 0;
+  uint32_t n_seq = 1;
   uint64_t total() const { return weights + kv_cache + activations; }
 };
 
@@ -125,13 +133,29 @@ class CLPORT_API LlamaModel {
   ~LlamaModel();
 
   const LlamaHParams& hparams() const { return hp_; }
-  uint32_t n_ctx() const { return n_ctx_; }
+  uint32_t n_ctx() const { return n_ctx_; }      // positions of each sequence
+  uint32_t n_seq() const { return n_seq_; }      // sequences the KV cache holds
+  uint32_t n_batch() const { return n_batch_; }  // tokens one step runs at most
   Backend& backend() { return backend_; }
 
-  // Runs `tokens` at positions n_past.. (appending them to the KV cache). Writes the logits of
-  // the last token (n_vocab floats), or of every token when all_logits (n_tokens x n_vocab).
+  // Runs `tokens` at positions n_past.. of sequence `seq` (appending them to its KV cache).
+  // Writes the logits of the last token (n_vocab floats), or of every token when all_logits
+  // (n_tokens x n_vocab).
   Status forward(const std::vector<int32_t>& tokens, uint32_t n_past, bool all_logits,
-                 std::vector<float>& logits);
+                 std::vector<float>& logits, uint32_t seq = 0);
+
+  // One step over several sequences: each entry appends its tokens to its sequence at positions
+  // n_past.. The mat-muls run over every entry's rows at once; RoPE, the KV store and attention
+  // run per entry over its own sequence's cells. Writes the logits of each entry's last token
+  // (entries.size() x n_vocab, in entry order). At most one entry may have more than one token
+  // (a prompt chunk joining decode steps), the sequences must differ, and all the tokens together
+  // must fit one prompt batch (n_batch()); anything else is an InvalidArgument status.
+  struct StepEntry {
+    uint32_t seq = 0;
+    uint32_t n_past = 0;
+    std::vector<int32_t> tokens;
+  };
+  Status forward_step(const std::vector<StepEntry>& entries, std::vector<float>& logits);
 
   // Called after each layer (and once with layer == n_layer after the final norm) with the
   // hidden state [n_embd, n_tokens] of the current batch. For --check-layers.
@@ -157,24 +181,37 @@ class CLPORT_API LlamaModel {
   // The KV cache's rows of positions 0..n_tokens-1, every layer's K rows then its V rows, as the
   // cache stores them (its types): what a saved conversation holds. kv_bytes(n) is their size.
   uint64_t kv_bytes(uint32_t n_tokens) const;
-  Status read_kv(uint32_t n_tokens, std::vector<uint8_t>& out);
+  Status read_kv(uint32_t n_tokens, std::vector<uint8_t>& out, uint32_t seq = 0);
   // Writes such rows back (a conversation loaded); bytes must be kv_bytes(n_tokens).
-  Status write_kv(uint32_t n_tokens, const uint8_t* data, uint64_t bytes);
+  Status write_kv(uint32_t n_tokens, const uint8_t* data, uint64_t bytes, uint32_t seq = 0);
+  // Copies the first n_tokens positions of sequence `from` into sequence `to` (a fork: both
+  // then continue from the same prefix).
+  Status copy_kv(uint32_t from, uint32_t to, uint32_t n_tokens);
   DType kv_type_k() const { return kv_type_k_; }
   DType kv_type_v() const { return kv_type_v_; }
 
  private:
   LlamaModel(Backend& backend, LlamaHParams hp);
   Status forward_batch(const int32_t* tokens, uint32_t n_tokens, uint32_t n_past, bool all_logits,
-                       float* logits_out);
-  // The plan of one step over n tokens (llama_graph.cpp); logit_rows of them (the last ones)
+                       float* logits_out, uint32_t seq);
+  // The shape of a step: per entry its sequence and token count, in row order.
+  struct StepShape {
+    std::vector<std::pair<uint32_t, uint32_t>> entries;  // (sequence, tokens)
+    uint32_t tokens() const;
+    bool operator<(const StepShape& o) const { return entries < o.entries; }
+    bool operator==(const StepShape& o) const { return entries == o.entries; }
+  };
+  // The plan of one step of `shape` (llama_graph.cpp); logit_rows of its tokens (the last ones)
   // go through the vocabulary projection; hooked keeps every tensor the layer hook reads. Its
   // activations are placed in the arena, which grows (dropping the other plans, whose launches
   // name the old one) when this plan needs more: an error is out of memory for it.
-  Result<ForwardPlan*> plan_for(uint32_t n, int64_t logit_rows, bool hooked);
+  Result<ForwardPlan*> plan_for(const StepShape& shape, int64_t logit_rows, bool hooked);
   // plan_for's plan, prepared on the backend (once) for replay.
-  Result<const ForwardPlan*> prepared_plan_for(uint32_t n, int64_t logit_rows, bool hooked);
-  ForwardPlan build_plan(uint32_t n, int64_t logit_rows, bool hooked) const;
+  Result<const ForwardPlan*> prepared_plan_for(const StepShape& shape, int64_t logit_rows, bool hooked);
+  ForwardPlan build_plan(const StepShape& shape, int64_t logit_rows, bool hooked) const;
+  // Uploads the ids, replays the plan with each entry's n_past and reads back its logit rows.
+  Status run_step(const StepShape& shape, const int32_t* tokens, const std::vector<uint32_t>& n_past,
+                  int64_t logit_rows, float* logits_out);
   friend class PlanBuilder;  // the blocks the graph builders share (plan_builder.h)
   // True when the plugin that would run the plain mat-mul `weight x plain_input -> plain_dst`
   // (any plugin when weight is NULL) claims the fused op.
@@ -185,6 +222,7 @@ class CLPORT_API LlamaModel {
   Backend& backend_;
   LlamaHParams hp_;
   uint32_t n_ctx_ = 0;
+  uint32_t n_seq_ = 1;
   uint32_t n_batch_ = 0;
   DType kv_type_k_ = DType::F16, kv_type_v_ = DType::F16;
   std::shared_ptr<GgufFile> file_;

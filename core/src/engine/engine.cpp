@@ -98,6 +98,7 @@ Result<std::unique_ptr<Engine>> Engine::open(const EngineOptions& options,
                                     " tokens but token_embd has " +
                                     std::to_string(engine->model_->hparams().n_vocab) + " rows");
   }
+  engine->cached_.assign(engine->model_->n_seq(), {});
   engine->load_seconds_ = seconds_since(t0);
   return engine;
 }
@@ -105,22 +106,26 @@ Result<std::unique_ptr<Engine>> Engine::open(const EngineOptions& options,
 Status Engine::generate(const std::vector<int32_t>& prompt, int n_predict, Sampler& sampler,
                         const std::function<bool(int32_t)>& on_token, GenerationStats* stats,
                         const std::vector<int32_t>& stop_tokens) {
-  return run_generation(prompt, 0, n_predict, sampler, on_token, stats, stop_tokens);
+  return run_generation(prompt, 0, n_predict, sampler, on_token, stats, stop_tokens, 0);
 }
 
 Status Engine::generate_reusing_cache(const std::vector<int32_t>& prompt, int n_predict, Sampler& sampler,
                                       const std::function<bool(int32_t)>& on_token, GenerationStats* stats,
-                                      const std::vector<int32_t>& stop_tokens) {
-  const auto diverge = std::mismatch(cached_.begin(), cached_.end(), prompt.begin(), prompt.end());
-  size_t common = static_cast<size_t>(diverge.first - cached_.begin());
+                                      const std::vector<int32_t>& stop_tokens, uint32_t seq) {
+  CLPORT_RETURN_IF_ERROR(check_sequence(seq));
+  const std::vector<int32_t>& cached = cached_[seq];
+  const auto diverge = std::mismatch(cached.begin(), cached.end(), prompt.begin(), prompt.end());
+  size_t common = static_cast<size_t>(diverge.first - cached.begin());
   // The last prompt token is evaluated again when everything is cached: its logits are gone.
   if (common == prompt.size() && common > 0) --common;
-  return run_generation(prompt, common, n_predict, sampler, on_token, stats, stop_tokens);
+  return run_generation(prompt, common, n_predict, sampler, on_token, stats, stop_tokens, seq);
 }
 
 Status Engine::run_generation(const std::vector<int32_t>& prompt, size_t keep, int n_predict, Sampler& sampler,
                               const std::function<bool(int32_t)>& on_token, GenerationStats* stats,
-                              const std::vector<int32_t>& stop_tokens) {
+                              const std::vector<int32_t>& stop_tokens, uint32_t seq) {
+  CLPORT_RETURN_IF_ERROR(check_sequence(seq));
+  std::vector<int32_t>& cached = cached_[seq];
   GenerationStats local;
   GenerationStats& st = stats ? *stats : local;
   st.load_seconds = load_seconds_;
@@ -132,18 +137,18 @@ Status Engine::run_generation(const std::vector<int32_t>& prompt, size_t keep, i
   if (prompt.size() > model_->n_ctx()) return context_full(*model_, prompt.size(), 0, n_predict);
   // Until the steps below succeed the cache holds only the kept prefix (a failed step may have
   // written some of the rest).
-  cached_.resize(keep);
+  cached.resize(keep);
   std::vector<float> logits;
   std::vector<int32_t> history = prompt;
 
   auto t0 = std::chrono::steady_clock::now();
   const std::vector<int32_t> fresh(prompt.begin() + static_cast<std::ptrdiff_t>(keep), prompt.end());
-  Status evaluated = forward_or_move_to_cpu(fresh, static_cast<uint32_t>(keep), history, prompt.size(), logits, st);
+  Status evaluated = forward_or_move_to_cpu(fresh, static_cast<uint32_t>(keep), history, prompt.size(), logits, st, seq);
   if (!evaluated.ok()) {
-    cached_.clear();
+    cached.clear();
     return evaluated;
   }
-  cached_ = prompt;
+  cached = prompt;
   st.prompt_tokens = static_cast<int>(prompt.size());
   st.cached_tokens = static_cast<int>(keep);
   st.prompt_seconds = seconds_since(t0);
@@ -162,12 +167,12 @@ Status Engine::run_generation(const std::vector<int32_t>& prompt, size_t keep, i
       st.generation_seconds = seconds_since(t0);
       return context_full(*model_, prompt.size(), i + 1, n_predict);
     }
-    Status step = forward_or_move_to_cpu({next}, n_past, history, prompt.size(), logits, st);
+    Status step = forward_or_move_to_cpu({next}, n_past, history, prompt.size(), logits, st, seq);
     if (!step.ok()) {
-      cached_.clear();
+      cached.clear();
       return step;
     }
-    cached_.push_back(next);
+    cached.push_back(next);
     ++n_past;
   }
   st.generation_seconds = seconds_since(t0);

@@ -63,14 +63,7 @@ Status Engine::load_model(const Progress& progress) {
   return Status::ok_status();
 }
 
-Status Engine::forward_or_move_to_cpu(const std::vector<int32_t>& tokens, uint32_t n_past,
-                                      const std::vector<int32_t>& history, size_t prompt_tokens,
-                                      std::vector<float>& logits, GenerationStats& stats) {
-  Status failed = model_->forward(tokens, n_past, false, logits);
-  // Caller errors (a full context, a bad token) are the same on every backend.
-  if (failed.ok() || backend_->device_info() == nullptr || failed.stage() == Stage::InvalidArgument) {
-    return failed;
-  }
+Status Engine::move_to_cpu_path(const Status& failed, const std::string& what_so_far, std::string* note) {
   const DeviceInfo device = *backend_->device_info();
   auto record = backend_->record_failure(failed.to_string());
   const std::string next_start =
@@ -78,12 +71,9 @@ Status Engine::forward_or_move_to_cpu(const std::vector<int32_t>& tokens, uint32
                          record.status().message() + ")"
       : record.value().empty() ? "' is tried again at the next start: the cache is off, so the failure is not remembered"
                                : "' is avoided from now on until its driver changes (recorded in " + record.value() + ")";
-  const size_t generated = history.size() - prompt_tokens;
-  stats.device_failure = failed.to_string() + " on '" + device.name + "' (driver " + device.driver_version +
-                         "); the run moved to the CPU path, the " + std::to_string(history.size()) +
-                         " tokens so far (prompt " + std::to_string(prompt_tokens) + ", generated " +
-                         std::to_string(generated) + ") evaluated again there; '" + device.name + next_start;
-  logger("engine")->warn("{}", stats.device_failure);
+  *note = failed.to_string() + " on '" + device.name + "' (driver " + device.driver_version +
+          "); the run moved to the CPU path, " + what_so_far + " evaluated again there; '" + device.name + next_start;
+  logger("engine")->warn("{}", *note);
 
   // The model goes before its backend: this releases every device buffer, then the context.
   model_.reset();
@@ -95,12 +85,43 @@ Status Engine::forward_or_move_to_cpu(const std::vector<int32_t>& tokens, uint32
                                               "': " + model.status().message());
   }
   model_ = std::move(model.value());
+  return Status::ok_status();
+}
+
+Status Engine::reevaluate_sequences(uint32_t except) {
+  std::vector<float> logits;
+  for (uint32_t s = 0; s < cached_.size(); ++s) {
+    if (s == except || cached_[s].empty()) continue;
+    Status again = model_->forward(cached_[s], 0, false, logits, s);
+    if (!again.ok()) {
+      cached_[s].clear();
+      return again;
+    }
+  }
+  return Status::ok_status();
+}
+
+Status Engine::forward_or_move_to_cpu(const std::vector<int32_t>& tokens, uint32_t n_past,
+                                      const std::vector<int32_t>& history, size_t prompt_tokens,
+                                      std::vector<float>& logits, GenerationStats& stats, uint32_t seq) {
+  Status failed = model_->forward(tokens, n_past, false, logits, seq);
+  // Caller errors (a full context, a bad token) are the same on every backend.
+  if (failed.ok() || backend_->device_info() == nullptr || failed.stage() == Stage::InvalidArgument) {
+    return failed;
+  }
+  const size_t generated = history.size() - prompt_tokens;
+  CLPORT_RETURN_IF_ERROR(move_to_cpu_path(failed,
+                                          "the " + std::to_string(history.size()) + " tokens so far (prompt " +
+                                              std::to_string(prompt_tokens) + ", generated " +
+                                              std::to_string(generated) + ")",
+                                          &stats.device_failure));
+  CLPORT_RETURN_IF_ERROR(reevaluate_sequences(seq));
   // As the CPU path would have run them from the start: the prompt in one step, then each
   // generated token on its own, so the text from here on is the CPU path's.
   CLPORT_RETURN_IF_ERROR(model_->forward(std::vector<int32_t>(history.begin(), history.begin() + prompt_tokens),
-                                         0, false, logits));
+                                         0, false, logits, seq));
   for (size_t i = prompt_tokens; i < history.size(); ++i) {
-    CLPORT_RETURN_IF_ERROR(model_->forward({history[i]}, static_cast<uint32_t>(i), false, logits));
+    CLPORT_RETURN_IF_ERROR(model_->forward({history[i]}, static_cast<uint32_t>(i), false, logits, seq));
   }
   return Status::ok_status();
 }

@@ -41,12 +41,14 @@ Result<std::string> Engine::model_sha256() {
   return model_sha256_;
 }
 
-Status Engine::rewind(size_t n) {
-  if (n > cached_.size()) {
+Status Engine::rewind(size_t n, uint32_t seq) {
+  CLPORT_RETURN_IF_ERROR(check_sequence(seq));
+  std::vector<int32_t>& cached = cached_[seq];
+  if (n > cached.size()) {
     return Status(Stage::InvalidArgument, "cannot rewind " + std::to_string(n) + " tokens: the cache holds " +
-                                              std::to_string(cached_.size()));
+                                              std::to_string(cached.size()));
   }
-  cached_.resize(cached_.size() - n);
+  cached.resize(cached.size() - n);
   return Status();
 }
 
@@ -68,18 +70,20 @@ SequenceIdentity sequence_identity_of(const LlamaModel& model, const std::string
 
 }  // namespace
 
-Status Engine::save_state(const std::string& path) {
+Status Engine::save_state(const std::string& path, uint32_t seq) {
+  CLPORT_RETURN_IF_ERROR(check_sequence(seq));
   auto sha = model_sha256();
   if (!sha.ok()) return sha.status();
   SequenceState state;
   state.identity = sequence_identity_of(*model_, sha.value());
   state.n_ctx = model_->n_ctx();
-  state.tokens = cached_;
-  CLPORT_RETURN_IF_ERROR(model_->read_kv(static_cast<uint32_t>(cached_.size()), state.kv));
+  state.tokens = cached_[seq];
+  CLPORT_RETURN_IF_ERROR(model_->read_kv(static_cast<uint32_t>(state.tokens.size()), state.kv, seq));
   return write_sequence_state(path, state);
 }
 
-Status Engine::load_state(const std::string& path) {
+Status Engine::load_state(const std::string& path, uint32_t seq) {
+  CLPORT_RETURN_IF_ERROR(check_sequence(seq));
   auto sha = model_sha256();
   if (!sha.ok()) return sha.status();
   auto state = read_sequence_state(path, sequence_identity_of(*model_, sha.value()));
@@ -97,9 +101,9 @@ Status Engine::load_state(const std::string& path) {
     }
   }
   // From here the cache changes: if writing it fails, it holds nothing usable.
-  cached_.clear();
-  CLPORT_RETURN_IF_ERROR(model_->write_kv(static_cast<uint32_t>(s.tokens.size()), s.kv.data(), s.kv.size()));
-  cached_ = s.tokens;
+  cached_[seq].clear();
+  CLPORT_RETURN_IF_ERROR(model_->write_kv(static_cast<uint32_t>(s.tokens.size()), s.kv.data(), s.kv.size(), seq));
+  cached_[seq] = s.tokens;
   return Status();
 }
 

@@ -97,7 +97,8 @@ Result<LoadEstimate> estimate_load(const GgufFile& file, const LlamaOptions& opt
   e.n_ctx = context_length(hp.value(), options);
   e.n_batch = prompt_batch(options, backend, e.n_ctx);
   for (const GgufTensorInfo& t : file.tensors()) e.weights += t.bytes;
-  e.kv_cache = kv_cache_bytes(hp.value(), e.n_ctx, options.kv_type_k, options.kv_type_v);
+  e.n_seq = options.n_seq;
+  e.kv_cache = kv_cache_bytes(hp.value(), e.n_ctx, options.kv_type_k, options.kv_type_v) * e.n_seq;
   e.activations = activation_bytes(hp.value(), e.n_batch);
   return e;
 }
@@ -112,6 +113,10 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
   if (embd == nullptr) return Status(Stage::Model, "tensor 'token_embd.weight' is missing");
   hp.n_vocab = static_cast<uint32_t>(embd->ne[1]);
   hp.tied_output = file->find_tensor("output.weight") == nullptr;
+  if (options.n_seq < 1 || options.n_seq > kMaxSequences) {
+    return Status(Stage::InvalidArgument, "sequences " + std::to_string(options.n_seq) + ": must be 1 to " +
+                                              std::to_string(kMaxSequences));
+  }
   for (const DType t : {options.kv_type_k, options.kv_type_v}) {
     if (t != DType::F16 && t != DType::F32 && t != DType::Q8_0 && t != DType::Q4_0) {
       return Status(Stage::InvalidArgument, "KV cache type must be f16, f32, q8_0 or q4_0");
@@ -229,6 +234,7 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
 
   model->plans_ = std::make_unique<Plans>();
   model->plans_->fusion = options.fusion;
+  model->plans_->max_plans += 2 * static_cast<size_t>(options.n_seq);
   // Which weights the decode step will read through a fused op its plugin claims: those keep
   // the plain layout (fused kernels read the file layout), every other mat-mul weight may be
   // repacked by its plugin. Q, K and V of one dtype become one weight on a device.
@@ -322,6 +328,7 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
 
   // Before the weights: the batch bounds the activation rows of their mat-muls.
   model->n_ctx_ = n_ctx;
+  model->n_seq_ = options.n_seq;
   model->n_batch_ = prompt_batch(options, backend, model->n_ctx_);
 
   uint64_t total = 0, done = 0;
@@ -329,7 +336,8 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
   // The memory limit, before anything is placed.
   LoadEstimate estimate;
   estimate.weights = total;
-  estimate.kv_cache = kv_cache_bytes(hp, model->n_ctx_, options.kv_type_k, options.kv_type_v);
+  estimate.n_seq = model->n_seq_;
+  estimate.kv_cache = kv_cache_bytes(hp, model->n_ctx_, options.kv_type_k, options.kv_type_v) * model->n_seq_;
   estimate.activations = activation_bytes(hp, model->n_batch_);
   CLPORT_RETURN_IF_ERROR(check_memory_limit(estimate, options.memory_limit_bytes, hp, model->n_ctx_,
                                             options.kv_type_k, options.kv_type_v));
@@ -363,27 +371,40 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
   if (hp.tied_output) w.output = w.tok_embd;
   backend.release_idle_memory();
 
-  // Equal K and V types share one tensor [head_dim, n_head_kv, n_ctx, 2], which the fused
-  // KV_STORE_ROPE / ROPE_KV_STORE_ATTENTION ops take as their cache; different types are two
-  // tensors, and the graph then stores K and V with plain COPY ops.
+  // Equal K and V types share one tensor [head_dim, n_head_kv, n_ctx, 2 n_seq], which the fused
+  // KV_STORE_ROPE / ROPE_KV_STORE_ATTENTION ops take (a sequence's [.., n_ctx, 2] part) as their
+  // cache; different types are two tensors, and the graph then stores K and V with plain COPY ops.
   const std::array<int64_t, 4> one{hp.head_dim, hp.n_head_kv, model->n_ctx_, 1};
+  const int64_t n_seq = model->n_seq_;
   model->kv_type_k_ = options.kv_type_k;
   model->kv_type_v_ = options.kv_type_v;
   for (auto& L : w.layers) {
+    L.cache.resize(model->n_seq_);
     if (options.kv_type_k == options.kv_type_v) {
-      auto kv = backend.alloc(options.kv_type_k, {hp.head_dim, hp.n_head_kv, model->n_ctx_, 2});
+      auto kv = backend.alloc(options.kv_type_k, {hp.head_dim, hp.n_head_kv, model->n_ctx_, 2 * n_seq});
       if (!kv.ok()) return kv.status();
-      L.kv_cache = kv.value();
-      L.k_cache = view(L.kv_cache, options.kv_type_k, one, L.kv_cache.nb, 0);
-      L.v_cache = view(L.kv_cache, options.kv_type_v, one, L.kv_cache.nb, static_cast<uint64_t>(L.kv_cache.nb[3]));
+      L.kv_alloc = kv.value();
+      const auto half = static_cast<uint64_t>(L.kv_alloc.nb[3]);
+      for (int64_t q = 0; q < n_seq; ++q) {
+        auto& c = L.cache[q];
+        c.kv_cache = view(L.kv_alloc, options.kv_type_k, {hp.head_dim, hp.n_head_kv, model->n_ctx_, 2}, L.kv_alloc.nb,
+                          2 * q * half);
+        c.k_cache = view(L.kv_alloc, options.kv_type_k, one, L.kv_alloc.nb, 2 * q * half);
+        c.v_cache = view(L.kv_alloc, options.kv_type_v, one, L.kv_alloc.nb, (2 * q + 1) * half);
+      }
       continue;
     }
-    auto k = backend.alloc(options.kv_type_k, one);
+    const std::array<int64_t, 4> all{hp.head_dim, hp.n_head_kv, model->n_ctx_, n_seq};
+    auto k = backend.alloc(options.kv_type_k, all);
     if (!k.ok()) return k.status();
-    auto v = backend.alloc(options.kv_type_v, one);
+    auto v = backend.alloc(options.kv_type_v, all);
     if (!v.ok()) return v.status();
-    L.k_cache = k.value();
-    L.v_cache = v.value();
+    L.k_alloc = k.value();
+    L.v_alloc = v.value();
+    for (int64_t q = 0; q < n_seq; ++q) {
+      L.cache[q].k_cache = view(L.k_alloc, options.kv_type_k, one, L.k_alloc.nb, q * static_cast<uint64_t>(L.k_alloc.nb[3]));
+      L.cache[q].v_cache = view(L.v_alloc, options.kv_type_v, one, L.v_alloc.nb, q * static_cast<uint64_t>(L.v_alloc.nb[3]));
+    }
   }
 
   model->s_ = std::make_unique<Scratch>();
@@ -410,11 +431,11 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
   }
   // The arena is sized for a whole prompt batch now, so that running out of memory shows at load;
   // a plan that needs more later (every row's logits, for perplexity) grows it.
-  auto prompt_plan = model->plan_for(model->n_batch_, 1, false);
+  auto prompt_plan = model->plan_for(StepShape{{{0, model->n_batch_}}}, 1, false);
   if (!prompt_plan.ok()) return prompt_plan.status();
-  logger("model")->info("loaded {} ({} layers, n_embd {}, n_head {}/{} kv, head size {}), vocab {}, ctx {}, on {}",
+  logger("model")->info("loaded {} ({} layers, n_embd {}, n_head {}/{} kv, head size {}), vocab {}, ctx {} x {} sequence(s), on {}",
                         hp.arch, hp.n_layer, hp.n_embd, hp.n_head, hp.n_head_kv, hp.head_dim, hp.n_vocab, model->n_ctx_,
-                        backend.description());
+                        model->n_seq_, backend.description());
   return model;
 }
 

@@ -69,11 +69,15 @@ Status prepare_plan(Backend& backend, ForwardPlan& plan) {
   return Status();
 }
 
-Status run_plan(const ForwardPlan& plan, uint32_t n_past, int n_tokens,
+Status run_plan(const ForwardPlan& plan, const std::vector<uint32_t>& n_past, int n_tokens,
                 const std::function<Status(int, const TensorRef&, int)>& hook) {
   if (!plan.prepared) return Status(Stage::Internal, "the plan was not prepared");
+  if (n_past.empty()) return Status(Stage::Internal, "a step without entries");
   for (const PreparedRun& run : plan.launches) {
-    CLPORT_RETURN_IF_ERROR(run.op->run(n_past));
+    // A grouped launch never spans entries (plan_builder.cpp), so its first node's is all of it.
+    const int entry = plan.nodes[run.first].entry;
+    if (entry >= static_cast<int>(n_past.size())) return Status(Stage::Internal, "a node of a step entry not given");
+    CLPORT_RETURN_IF_ERROR(run.op->run(n_past[entry < 0 ? 0 : static_cast<size_t>(entry)]));
     if (!hook) continue;
     for (size_t i = run.first; i < run.first + run.count; ++i) {
       const PlanNode& node = plan.nodes[i];

@@ -1,7 +1,7 @@
-// Internal: one forward step of the LLaMA graph as a list of ops, built once per batch shape,
+// Internal: one forward step of the LLaMA graph as a list of ops, built once per step shape,
 // prepared on the backend once (plugin, kernels and arguments decided) and replayed every step.
-// What depends on the step (the position n_past, the KV-cache slot a plain COPY writes) is the
-// replay's argument; nothing is re-decided.
+// What depends on the step (each entry's position n_past, the KV-cache slot a plain COPY writes)
+// is the replay's argument; nothing is re-decided.
 #pragma once
 
 #include <functional>
@@ -20,6 +20,9 @@ struct PlanNode {
   TensorRef dst;
   cpu::OpParams params;                // params.n_past is the step's at replay
   uint64_t dst_position_stride = 0;    // dst moves this many bytes per position (KV-cache slots)
+  // The step entry (a sequence's tokens) whose n_past this node runs at; -1 for the nodes over
+  // every row, which have no position (they run at entry 0's).
+  int entry = -1;
   int hook_layer = -1;                 // after this node the layer hook sees hook_tensor
   TensorRef hook_tensor;
   // Nodes with the same group (>= 0, consecutive: one transformer layer) are offered to the
@@ -47,9 +50,9 @@ struct ForwardPlan {
 // backend runs as one launch (when plan.offer_groups), the others one by one.
 Status prepare_plan(Backend& backend, ForwardPlan& plan);
 
-// Replays a prepared plan at position n_past. `hook` (may be empty) sees each layer's hidden
-// state.
-Status run_plan(const ForwardPlan& plan, uint32_t n_past, int n_tokens,
+// Replays a prepared plan, each node at the n_past of its entry (n_past[entry]). `hook` (may be
+// empty) sees each layer's hidden state.
+Status run_plan(const ForwardPlan& plan, const std::vector<uint32_t>& n_past, int n_tokens,
                 const std::function<Status(int, const TensorRef&, int)>& hook);
 
 }  // namespace clport

@@ -21,10 +21,17 @@ struct LlamaModel::Weights {
     TensorRef ffn_norm, w_gate, w_up, w_down;
     TensorRef attn_q_norm, attn_k_norm;       // [head_dim] per-head norms (qk_norm families)
     TensorRef post_attn_norm, post_ffn_norm;  // [n_embd] output norms (post_norms families)
-    // [head_dim, n_head_kv, n_ctx, 2]: K at index 0 of dim 3, V at 1; only when K and V have one
-    // type (the fused store ops take it), else unset.
-    TensorRef kv_cache;
-    TensorRef k_cache, v_cache;  // [head_dim, n_head_kv, n_ctx]: views of kv_cache, or tensors of their own
+    // The layer's KV cache: one tensor [head_dim, n_head_kv, n_ctx, 2 n_seq] when K and V have
+    // one type, else a K and a V tensor [head_dim, n_head_kv, n_ctx, n_seq]. Each sequence's part
+    // is laid out as a one-sequence cache would be, so every op sees the shapes it always did.
+    TensorRef kv_alloc, k_alloc, v_alloc;
+    struct SequenceCache {
+      // [head_dim, n_head_kv, n_ctx, 2]: K at index 0 of dim 3, V at 1; only when K and V have
+      // one type (the fused store ops take it), else unset.
+      TensorRef kv_cache;
+      TensorRef k_cache, v_cache;  // [head_dim, n_head_kv, n_ctx]
+    };
+    std::vector<SequenceCache> cache;  // by sequence
   };
   TensorRef tok_embd;     // [n_embd, n_vocab], read by GET_ROWS
   TensorRef output_norm;  // [n_embd]
@@ -53,12 +60,18 @@ struct LlamaModel::Scratch {
   TensorRef arena;     // what the plans' activations lie in; grows to the largest plan's need
 };
 
-// Plans built so far, by (tokens per step, logit rows, hooked), and whether fusion may be asked
-// for at all (LlamaOptions::fusion).
+// Plans built so far, by (step shape, logit rows, hooked), and whether fusion may be asked for at
+// all (LlamaOptions::fusion). A shape names its sequences and token counts, which vary with
+// prompts and with a server's requests, so the least recently used plans are dropped past
+// max_plans (32, and 2 more per sequence: each sequence's decode and prompt plans stay).
 struct LlamaModel::Plans {
   Plans();
   bool fusion = false;
-  std::map<std::tuple<uint32_t, int64_t, bool>, ForwardPlan> by_shape;
+  size_t max_plans = 32;
+  using Key = std::tuple<StepShape, int64_t, bool>;
+  std::map<Key, ForwardPlan> by_shape;
+  std::vector<Key> by_use;  // least recently used first
+  void used(const Key& key);
 };
 
 }  // namespace clport

@@ -1,5 +1,6 @@
 #include "model/memory_estimate.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <vector>
 
@@ -41,9 +42,11 @@ std::string mib_text(uint64_t bytes) {
 Status check_memory_limit(const LoadEstimate& estimate, uint64_t limit_bytes, const LlamaHParams& hp,
                           uint32_t n_ctx, DType k_type, DType v_type) {
   if (limit_bytes == 0 || estimate.total() <= limit_bytes) return Status();
+  const uint32_t n_seq = std::max<uint32_t>(estimate.n_seq, 1);
+  const std::string sequences = n_seq == 1 ? "" : " in each of " + std::to_string(n_seq) + " sequences";
   std::string message = "the model needs about " + mib_text(estimate.total()) + " (weights " +
                         mib_text(estimate.weights) + ", KV cache " + mib_text(estimate.kv_cache) + " for " +
-                        std::to_string(n_ctx) + " tokens of " + std::string(dtype_name(k_type)) + " K and " +
+                        std::to_string(n_ctx) + " tokens" + sequences + " of " + std::string(dtype_name(k_type)) + " K and " +
                         std::string(dtype_name(v_type)) + " V, activations " + mib_text(estimate.activations) +
                         ") but the memory limit is " + mib_text(limit_bytes);
   const uint64_t fixed = estimate.weights + estimate.activations;
@@ -52,12 +55,17 @@ Status check_memory_limit(const LoadEstimate& estimate, uint64_t limit_bytes, co
                                                 "model, a lower-bit quantization or a smaller prompt batch -b)");
   }
   std::string shrink;
-  const uint64_t per_token = kv_cache_bytes(hp, 1, k_type, v_type);
+  const uint64_t per_token = kv_cache_bytes(hp, 1, k_type, v_type) * n_seq;
   const uint64_t fitting_ctx = per_token == 0 ? 0 : (limit_bytes - fixed) / per_token;
   if (fitting_ctx >= 1) shrink += "a context of at most " + std::to_string(fitting_ctx) + " tokens (-c " + std::to_string(fitting_ctx) + ")";
+  const uint64_t per_sequence = kv_cache_bytes(hp, n_ctx, k_type, v_type);
+  const uint64_t fitting_seq = per_sequence == 0 ? 0 : (limit_bytes - fixed) / per_sequence;
+  if (n_seq > 1 && fitting_seq >= 1) {
+    shrink += std::string(shrink.empty() ? "" : ", or ") + "at most " + std::to_string(fitting_seq) + " sequences";
+  }
   const bool quantized = k_type == DType::Q8_0 || k_type == DType::Q4_0;
   if (!quantized) {
-    const uint64_t q8 = kv_cache_bytes(hp, n_ctx, DType::Q8_0, DType::Q8_0);
+    const uint64_t q8 = kv_cache_bytes(hp, n_ctx, DType::Q8_0, DType::Q8_0) * n_seq;
     if (fixed + q8 <= limit_bytes) {
       shrink += std::string(shrink.empty() ? "" : ", or ") + "a q8_0 KV cache (--cache-type-k q8_0 --cache-type-v q8_0: " +
                 mib_text(q8) + ")";

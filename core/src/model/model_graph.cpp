@@ -3,8 +3,8 @@
 
 namespace clport {
 
-ForwardPlan LlamaModel::build_plan(uint32_t n, int64_t logit_rows, bool hooked) const {
-  PlanBuilder b(*this, n);
+ForwardPlan LlamaModel::build_plan(const StepShape& shape, int64_t logit_rows, bool hooked) const {
+  PlanBuilder b(*this, shape);
   ForwardPlan plan = hp_.arch == "gemma3" ? build_gemma3_graph(b, hp_, *w_, logit_rows, hooked)
                                           : build_llama_graph(b, hp_, *w_, logit_rows, hooked);
   // A layer run as one launch is fusion too: --no-fusion runs every op on its own.

@@ -1,6 +1,7 @@
-// LlamaModel::read_kv / write_kv: the KV-cache rows of a conversation's first positions, for
-// saving it to a file and loading it back. A position's keys (or values) of one layer are one
-// row of the cache tensor [head_dim, n_head_kv, n_ctx], so positions 0..n-1 are its first bytes.
+// LlamaModel::read_kv / write_kv / copy_kv: the KV-cache rows of a sequence's first positions, for
+// saving a conversation to a file, loading it back and forking it. A position's keys (or values)
+// of one layer are one row of the sequence's cache tensor [head_dim, n_head_kv, n_ctx], so
+// positions 0..n-1 are its first bytes.
 #include "clport/llama_model.h"
 #include "model/llama_weights.h"
 
@@ -18,13 +19,22 @@ uint64_t rows_bytes(const TensorRef& cache, uint32_t n_tokens) {
 
 }  // namespace
 
+Status check_sequence(uint32_t seq, uint32_t n_seq) {
+  if (seq < n_seq) return Status();
+  return Status(Stage::InvalidArgument, "sequence " + std::to_string(seq) + " out of range: the KV cache holds " +
+                                            std::to_string(n_seq) + " (0 to " + std::to_string(n_seq - 1) + ")");
+}
+
 uint64_t LlamaModel::kv_bytes(uint32_t n_tokens) const {
   uint64_t bytes = 0;
-  for (const auto& L : w_->layers) bytes += rows_bytes(L.k_cache, n_tokens) + rows_bytes(L.v_cache, n_tokens);
+  for (const auto& L : w_->layers) {
+    bytes += rows_bytes(L.cache[0].k_cache, n_tokens) + rows_bytes(L.cache[0].v_cache, n_tokens);
+  }
   return bytes;
 }
 
-Status LlamaModel::read_kv(uint32_t n_tokens, std::vector<uint8_t>& out) {
+Status LlamaModel::read_kv(uint32_t n_tokens, std::vector<uint8_t>& out, uint32_t seq) {
+  CLPORT_RETURN_IF_ERROR(check_sequence(seq, n_seq_));
   if (n_tokens > n_ctx_) {
     return Status(Stage::InvalidArgument, "the KV cache holds " + std::to_string(n_ctx_) + " positions, not " +
                                               std::to_string(n_tokens));
@@ -32,7 +42,7 @@ Status LlamaModel::read_kv(uint32_t n_tokens, std::vector<uint8_t>& out) {
   out.resize(kv_bytes(n_tokens));
   uint8_t* at = out.data();
   for (const auto& L : w_->layers) {
-    for (const TensorRef* cache : {&L.k_cache, &L.v_cache}) {
+    for (const TensorRef* cache : {&L.cache[seq].k_cache, &L.cache[seq].v_cache}) {
       const uint64_t bytes = rows_bytes(*cache, n_tokens);
       if (bytes == 0) continue;
       CLPORT_RETURN_IF_ERROR(backend_.download(first_positions(*cache, n_tokens), at, bytes));
@@ -42,7 +52,8 @@ Status LlamaModel::read_kv(uint32_t n_tokens, std::vector<uint8_t>& out) {
   return Status();
 }
 
-Status LlamaModel::write_kv(uint32_t n_tokens, const uint8_t* data, uint64_t bytes) {
+Status LlamaModel::write_kv(uint32_t n_tokens, const uint8_t* data, uint64_t bytes, uint32_t seq) {
+  CLPORT_RETURN_IF_ERROR(check_sequence(seq, n_seq_));
   if (n_tokens > n_ctx_) {
     return Status(Stage::InvalidArgument, std::to_string(n_tokens) + " positions do not fit the KV cache of " +
                                               std::to_string(n_ctx_) + " (raise --ctx)");
@@ -53,7 +64,7 @@ Status LlamaModel::write_kv(uint32_t n_tokens, const uint8_t* data, uint64_t byt
                                               std::to_string(kv_bytes(n_tokens)));
   }
   for (const auto& L : w_->layers) {
-    for (const TensorRef* cache : {&L.k_cache, &L.v_cache}) {
+    for (const TensorRef* cache : {&L.cache[seq].k_cache, &L.cache[seq].v_cache}) {
       const uint64_t n = rows_bytes(*cache, n_tokens);
       if (n == 0) continue;
       CLPORT_RETURN_IF_ERROR(backend_.upload(first_positions(*cache, n_tokens), data, n));
@@ -61,6 +72,17 @@ Status LlamaModel::write_kv(uint32_t n_tokens, const uint8_t* data, uint64_t byt
     }
   }
   return backend_.sync();
+}
+
+Status LlamaModel::copy_kv(uint32_t from, uint32_t to, uint32_t n_tokens) {
+  CLPORT_RETURN_IF_ERROR(check_sequence(from, n_seq_));
+  CLPORT_RETURN_IF_ERROR(check_sequence(to, n_seq_));
+  if (from == to || n_tokens == 0) return Status();
+  // Through the host: a fork is rare next to the steps, and every backend can download and
+  // upload where not every plugin copies quantized rows device to device.
+  std::vector<uint8_t> rows;
+  CLPORT_RETURN_IF_ERROR(read_kv(n_tokens, rows, from));
+  return write_kv(n_tokens, rows.data(), rows.size(), to);
 }
 
 }  // namespace clport

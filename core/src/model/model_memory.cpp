@@ -15,8 +15,10 @@ ModelMemory LlamaModel::memory() const {
   m.allocated_bytes = stats.allocated_bytes;
   m.plain_freed_bytes = stats.plain_freed_bytes;
   for (const auto& L : w_->layers) {
-    // K and V as two tensors, or as the two halves of one (then both views together are it).
-    m.kv_cache_bytes += L.k_cache.bytes() + L.v_cache.bytes();
+    // K and V as one tensor or as two (every sequence's cells).
+    for (const TensorRef* t : {&L.kv_alloc, &L.k_alloc, &L.v_alloc}) {
+      if (t->valid()) m.kv_cache_bytes += t->bytes();
+    }
   }
   m.activation_bytes = s_->ids.bytes() + (s_->arena.valid() ? s_->arena.bytes() : 0);
   return m;

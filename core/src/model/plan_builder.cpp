@@ -44,8 +44,13 @@ bool LlamaModel::claims(clport_op_kind fused, const std::vector<const TensorRef*
 
 LlamaModel::Plans::Plans() = default;
 
-PlanBuilder::PlanBuilder(const LlamaModel& model, uint32_t n)
-    : model_(model), hp_(model.hp_), w_(*model.w_), s_(*model.s_), n_(n) {
+PlanBuilder::PlanBuilder(const LlamaModel& model, const LlamaModel::StepShape& shape)
+    : model_(model), hp_(model.hp_), w_(*model.w_), s_(*model.s_), n_(shape.tokens()) {
+  int64_t row = 0;
+  for (const auto& [seq, tokens] : shape.entries) {
+    entries_.push_back({seq, row, tokens});
+    row += tokens;
+  }
   const int64_t E = hp_.n_embd, NQ = hp_.q_rows(), HD = hp_.head_dim;
   x = cols(s_.x, E);
   xn = cols(s_.xn, E);
@@ -69,7 +74,8 @@ PlanNode& PlanBuilder::add(clport_op_kind kind, std::vector<TensorRef> src, cons
   node.src = std::move(src);
   node.dst = dst;
   node.params = params;
-  node.group = group_;
+  node.entry = entry_;
+  node.group = entry_ >= 0 && entries_.size() > 1 ? -1 : group_;
   if (kind >= CLPORT_OP_RMS_NORM_MUL_MAT && kind <= CLPORT_OP_ROPE_KV_STORE_ATTENTION) ++plan_.fused_nodes;
   plan_.nodes.push_back(std::move(node));
   return plan_.nodes.back();
@@ -159,57 +165,90 @@ std::vector<TensorRef> PlanBuilder::with_factors(std::vector<TensorRef> src) con
   return src;
 }
 
-void PlanBuilder::kv_store(const Layer& L, const TensorRef& k_heads, const TensorRef& v_heads,
-                           const cpu::OpParams& rope) {
-  const std::vector<TensorRef> store_src = with_factors({k_heads, v_heads});
+PlanBuilder::EntryViews PlanBuilder::entry_views(const Layer& L, const Heads& h, const Entry& e) const {
+  EntryViews v;
+  v.cache = &L.cache[e.seq];
+  v.n = e.n;
+  if (entries_.size() == 1) {
+    v.h = h;
+    v.q_rope = q_rope;
+    v.k_rope = k_rope;
+    v.attn_heads = attn_heads;
+    return v;
+  }
+  // The entry's tokens of a head-shaped view [head_dim, heads, n]: dim 2 from e.row.
+  auto rows = [&e](const TensorRef& t) {
+    return view(t, t.dtype, {t.ne[0], t.ne[1], e.n, 1}, {t.nb[0], t.nb[1], t.nb[2], t.nb[2] * e.n},
+                static_cast<uint64_t>(e.row * t.nb[2]));
+  };
+  v.h = {rows(h.q), rows(h.k), rows(h.v)};
+  v.q_rope = rows(q_rope);
+  v.k_rope = rows(k_rope);
+  v.attn_heads = rows(attn_heads);
+  return v;
+}
+
+void PlanBuilder::kv_store(const EntryViews& v, const TensorRef& k_heads, const cpu::OpParams& rope) {
+  const Layer::SequenceCache& c = *v.cache;
+  const std::vector<TensorRef> store_src = with_factors({k_heads, v.h.v});
   // The fused store takes the joint cache, which exists only when K and V have one type.
-  if (L.kv_cache.valid() &&
-      claims(CLPORT_OP_KV_STORE_ROPE, pointers_to(store_src), L.kv_cache, rope, nullptr, nullptr, nullptr)) {
-    add(CLPORT_OP_KV_STORE_ROPE, store_src, L.kv_cache, rope);
+  if (c.kv_cache.valid() &&
+      claims(CLPORT_OP_KV_STORE_ROPE, pointers_to(store_src), c.kv_cache, rope, nullptr, nullptr, nullptr)) {
+    add(CLPORT_OP_KV_STORE_ROPE, store_src, c.kv_cache, rope);
     return;
   }
   if (contiguous_rows(k_heads)) {
-    add(CLPORT_OP_ROPE, with_factors({k_heads}), k_rope, rope);
+    add(CLPORT_OP_ROPE, with_factors({k_heads}), v.k_rope, rope);
   } else {
-    add(CLPORT_OP_COPY, {k_heads}, k_rope);
-    add(CLPORT_OP_ROPE, with_factors({k_rope}), k_rope, rope);
+    add(CLPORT_OP_COPY, {k_heads}, v.k_rope);
+    add(CLPORT_OP_ROPE, with_factors({v.k_rope}), v.k_rope, rope);
   }
   // The slots of positions n_past .. n_past + n - 1 (the COPY's dst moves by one position's
   // bytes per n_past); a quantized cache row is whole blocks, which the COPY quantizes.
   const int64_t HD = hp_.head_dim, HKV = hp_.n_head_kv;
-  const TensorRef k_slot = view(L.k_cache, L.k_cache.dtype, {HD, HKV, n_, 1}, L.k_cache.nb, 0);
-  const TensorRef v_slot = view(L.v_cache, L.v_cache.dtype, {HD, HKV, n_, 1}, L.v_cache.nb, 0);
-  add(CLPORT_OP_COPY, {k_rope}, k_slot).dst_position_stride = static_cast<uint64_t>(L.k_cache.nb[2]);
-  add(CLPORT_OP_COPY, {v_heads}, v_slot).dst_position_stride = static_cast<uint64_t>(L.v_cache.nb[2]);
+  const TensorRef k_slot = view(c.k_cache, c.k_cache.dtype, {HD, HKV, v.n, 1}, c.k_cache.nb, 0);
+  const TensorRef v_slot = view(c.v_cache, c.v_cache.dtype, {HD, HKV, v.n, 1}, c.v_cache.nb, 0);
+  add(CLPORT_OP_COPY, {v.k_rope}, k_slot).dst_position_stride = static_cast<uint64_t>(c.k_cache.nb[2]);
+  add(CLPORT_OP_COPY, {v.h.v}, v_slot).dst_position_stride = static_cast<uint64_t>(c.v_cache.nb[2]);
 }
 
-void PlanBuilder::attend(const Layer& L, const TensorRef& q_heads, const AttentionParams& p) {
-  const std::vector<TensorRef> fused_src = with_factors({q_heads, L.k_cache, L.v_cache});
-  if (claims(CLPORT_OP_ROPE_ATTENTION, pointers_to(fused_src), attn_heads, p.rope_attention, nullptr, nullptr,
+void PlanBuilder::attend(const EntryViews& v, const TensorRef& q_heads, const AttentionParams& p) {
+  const Layer::SequenceCache& c = *v.cache;
+  const std::vector<TensorRef> fused_src = with_factors({q_heads, c.k_cache, c.v_cache});
+  if (claims(CLPORT_OP_ROPE_ATTENTION, pointers_to(fused_src), v.attn_heads, p.rope_attention, nullptr, nullptr,
              nullptr)) {
-    add(CLPORT_OP_ROPE_ATTENTION, fused_src, attn_heads, p.rope_attention);
+    add(CLPORT_OP_ROPE_ATTENTION, fused_src, v.attn_heads, p.rope_attention);
     return;
   }
   if (contiguous_rows(q_heads)) {
-    add(CLPORT_OP_ROPE, with_factors({q_heads}), q_rope, p.rope);
+    add(CLPORT_OP_ROPE, with_factors({q_heads}), v.q_rope, p.rope);
   } else {
-    add(CLPORT_OP_COPY, {q_heads}, q_rope);
-    add(CLPORT_OP_ROPE, with_factors({q_rope}), q_rope, p.rope);
+    add(CLPORT_OP_COPY, {q_heads}, v.q_rope);
+    add(CLPORT_OP_ROPE, with_factors({v.q_rope}), v.q_rope, p.rope);
   }
-  add(CLPORT_OP_ATTENTION, {q_rope, L.k_cache, L.v_cache}, attn_heads, p.attention);
+  add(CLPORT_OP_ATTENTION, {v.q_rope, c.k_cache, c.v_cache}, v.attn_heads, p.attention);
+}
+
+void PlanBuilder::rope_store_attend_entry(const EntryViews& v, const AttentionParams& p) {
+  // One op where claimed (a decode step), else RoPE on K with the store at positions n_past ..,
+  // then attention with Q's RoPE in front. The one op has no source left for frequency factors.
+  const Layer::SequenceCache& c = *v.cache;
+  if (!w_.rope_factors.valid() && c.kv_cache.valid() &&
+      claims(CLPORT_OP_ROPE_KV_STORE_ATTENTION, {&v.h.q, &v.h.k, &v.h.v, &c.kv_cache}, v.attn_heads,
+             p.rope_attention, nullptr, nullptr, nullptr)) {
+    add(CLPORT_OP_ROPE_KV_STORE_ATTENTION, {v.h.q, v.h.k, v.h.v, c.kv_cache}, v.attn_heads, p.rope_attention);
+    return;
+  }
+  kv_store(v, v.h.k, p.rope);
+  attend(v, v.h.q, p);
 }
 
 void PlanBuilder::rope_store_attend(const Layer& L, const Heads& h, const AttentionParams& p) {
-  // One op where claimed (a decode step), else RoPE on K with the store at positions n_past ..,
-  // then attention with Q's RoPE in front. The one op has no source left for frequency factors.
-  if (!w_.rope_factors.valid() && L.kv_cache.valid() &&
-      claims(CLPORT_OP_ROPE_KV_STORE_ATTENTION, {&h.q, &h.k, &h.v, &L.kv_cache}, attn_heads, p.rope_attention,
-             nullptr, nullptr, nullptr)) {
-    add(CLPORT_OP_ROPE_KV_STORE_ATTENTION, {h.q, h.k, h.v, L.kv_cache}, attn_heads, p.rope_attention);
-    return;
+  for (size_t e = 0; e < entries_.size(); ++e) {
+    entry_ = static_cast<int>(e);
+    rope_store_attend_entry(entry_views(L, h, entries_[e]), p);
   }
-  kv_store(L, h.k, h.v, p.rope);
-  attend(L, h.q, p);
+  entry_ = -1;
 }
 
 PlanNode& PlanBuilder::mul_mat_residual(const TensorRef& weight, const TensorRef& input) {

@@ -13,8 +13,9 @@ class PlanBuilder {
  public:
   using Layer = LlamaModel::Weights::Layer;
 
-  // One step over n tokens of `model` (its weights and scratch are in place).
-  PlanBuilder(const LlamaModel& model, uint32_t n);
+  // One step of `shape` (its entries' tokens in row order) on `model` (its weights and scratch
+  // are in place).
+  PlanBuilder(const LlamaModel& model, const LlamaModel::StepShape& shape);
 
   PlanNode& add(clport_op_kind kind, std::vector<TensorRef> src, const TensorRef& dst, cpu::OpParams params = {});
   ForwardPlan take() { return std::move(plan_); }
@@ -42,8 +43,10 @@ class PlanBuilder {
   // RMSNorm over each head of `heads` with `weight` [head_dim], into `dst` (contiguous, same
   // shape); a strided slice is first copied to `tmp`.
   TensorRef norm_heads(const TensorRef& heads, const TensorRef& weight, const TensorRef& dst, const TensorRef& tmp);
-  // K rotated into the layer's cache at positions n_past.., then attention of Q rotated over it,
-  // into attn (heads).
+  // Per entry of the step: K rotated into its sequence's cache at positions n_past.., then
+  // attention of Q rotated over that cache, into attn (heads). These nodes carry their entry
+  // (PlanNode::entry); with several entries they are not grouped, since a group runs at one
+  // n_past.
   void rope_store_attend(const Layer& L, const Heads& h, const AttentionParams& p);
   // x += weight x input (one fused op where claimed).
   PlanNode& mul_mat_residual(const TensorRef& weight, const TensorRef& input);
@@ -69,20 +72,38 @@ class PlanBuilder {
   TensorRef cols(const TensorRef& t, int64_t rows) const { return view(t, {rows, n_, 1, 1}, 0); }
   // src with the model's RoPE frequency factors appended when it has them.
   std::vector<TensorRef> with_factors(std::vector<TensorRef> src) const;
-  void kv_store(const Layer& L, const TensorRef& k_heads, const TensorRef& v_heads, const cpu::OpParams& rope);
-  void attend(const Layer& L, const TensorRef& q_heads, const AttentionParams& p);
+
+  // One entry of the step: its sequence and its rows [row, row + n) of the batch.
+  struct Entry {
+    uint32_t seq = 0;
+    int64_t row = 0, n = 0;
+  };
+  // What one entry's RoPE, store and attention ops read and write: its rows of the step's
+  // activations and its sequence's cache.
+  struct EntryViews {
+    Heads h;
+    TensorRef q_rope, k_rope, attn_heads;
+    const Layer::SequenceCache* cache = nullptr;
+    int64_t n = 0;
+  };
+  EntryViews entry_views(const Layer& L, const Heads& h, const Entry& e) const;
+  void rope_store_attend_entry(const EntryViews& v, const AttentionParams& p);
+  void kv_store(const EntryViews& v, const TensorRef& k_heads, const cpu::OpParams& rope);
+  void attend(const EntryViews& v, const TensorRef& q_heads, const AttentionParams& p);
 
   const LlamaModel& model_;
   const LlamaHParams& hp_;
   const LlamaModel::Weights& w_;
   const LlamaModel::Scratch& s_;
   int64_t n_;
+  std::vector<Entry> entries_;
+  int entry_ = -1;  // the entry whose nodes are being added (PlanNode::entry), -1 between them
   cpu::OpParams norm_;
   int group_ = -1;
   ForwardPlan plan_;
 };
 
-// The graph of each architecture family (one step over n tokens).
+// The graph of each architecture family (one step).
 ForwardPlan build_llama_graph(PlanBuilder& b, const LlamaHParams& hp, const LlamaModel::Weights& w,
                               int64_t logit_rows, bool hooked);
 ForwardPlan build_gemma3_graph(PlanBuilder& b, const LlamaHParams& hp, const LlamaModel::Weights& w,

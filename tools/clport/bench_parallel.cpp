@@ -1,0 +1,137 @@
+// `clport bench e2e --parallel N`: N sequences on one model, as llama-batched-bench measures them.
+// Each sequence gets its own prompt of --prompt-tokens (the bench text, shifted by the sequence's
+// index, so no two are alike); the prompts are evaluated (Engine::evaluate: each prompt on its own,
+// their last tokens in one step), then --gen-tokens decode steps run one token of every sequence
+// each. Reported as aggregates: prompt tokens of all sequences per second of prompt time (S_PP)
+// and generated tokens of all sequences per second of decode time (S_TG). A warm-up pass over the
+// same shapes comes first, so plan preparation is not counted.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "bench_e2e.h"
+#include "clport/report.h"
+#include "output_files.h"
+
+namespace clport::cli {
+namespace {
+
+struct ParallelResult {
+  std::string backend;
+  double load_seconds = 0, prompt_seconds = 0, generation_seconds = 0;
+  uint64_t prompt_tokens = 0, generated_tokens = 0;
+  BackendMemoryStats memory;
+  std::string model_memory_json;
+  double prompt_per_second() const { return prompt_seconds > 0 ? prompt_tokens / prompt_seconds : 0; }
+  double generation_per_second() const { return generation_seconds > 0 ? generated_tokens / generation_seconds : 0; }
+};
+
+double elapsed_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+int32_t greedy_token(const float* row, size_t n) { return static_cast<int32_t>(std::max_element(row, row + n) - row); }
+
+// One pass: every prompt, then `steps` decode steps over all sequences (greedy); the sequences are
+// emptied first. Adds its times and token counts to r.
+Status one_pass(Engine& e, const std::vector<std::vector<int32_t>>& prompts, int steps, ParallelResult& r) {
+  for (uint32_t s = 0; s < prompts.size(); ++s) CLPORT_RETURN_IF_ERROR(e.rewind(e.cached_tokens(s).size(), s));
+  std::vector<Engine::SequenceInput> inputs;
+  for (uint32_t s = 0; s < prompts.size(); ++s) inputs.push_back({s, prompts[s]});
+  std::vector<float> logits;
+  auto t0 = std::chrono::steady_clock::now();
+  CLPORT_RETURN_IF_ERROR(e.evaluate(inputs, logits));
+  r.prompt_seconds += elapsed_since(t0);
+  for (const auto& p : prompts) r.prompt_tokens += p.size();
+  const size_t V = e.model().hparams().n_vocab;
+  t0 = std::chrono::steady_clock::now();
+  for (int step = 0; step < steps; ++step) {
+    for (size_t s = 0; s < inputs.size(); ++s) inputs[s].tokens = {greedy_token(logits.data() + s * V, V)};
+    CLPORT_RETURN_IF_ERROR(e.evaluate(inputs, logits));
+    r.generated_tokens += inputs.size();
+  }
+  r.generation_seconds += elapsed_since(t0);
+  return Status();
+}
+
+Result<ParallelResult> measure_parallel(EngineOptions options, const E2eFlags& f) {
+  options.llama.n_seq = static_cast<uint32_t>(f.parallel);
+  if (!f.ctx_given) options.llama.n_ctx = static_cast<uint32_t>(f.prompt_tokens + f.gen_tokens);
+  auto engine = Engine::open(options);
+  if (!engine.ok()) return engine.status();
+  Engine& e = *engine.value();
+  auto base = bench_prompt(e, f.prompt_tokens + f.parallel);
+  if (!base.ok()) return base.status();
+  const bool bos = e.tokenizer().add_bos_default();
+  std::vector<std::vector<int32_t>> prompts;
+  for (int s = 0; s < f.parallel; ++s) {
+    const auto from = base.value().begin() + (bos ? 1 : 0) + s;
+    std::vector<int32_t> p;
+    if (bos) p.push_back(base.value().front());
+    p.insert(p.end(), from, from + (f.prompt_tokens - static_cast<int>(p.size())));
+    prompts.push_back(std::move(p));
+  }
+  ParallelResult warm;
+  for (int w = 0; w < f.warmup; ++w) CLPORT_RETURN_IF_ERROR(one_pass(e, prompts, std::min(2, f.gen_tokens), warm));
+  ParallelResult r;
+  CLPORT_RETURN_IF_ERROR(one_pass(e, prompts, f.gen_tokens, r));
+  r.backend = e.backend().description();
+  r.load_seconds = e.load_seconds();
+  r.memory = e.backend().memory_stats();
+  r.model_memory_json = model_memory_json(e.model().memory());
+  return r;
+}
+
+nlohmann::json parallel_json(const ParallelResult& r) {
+  return {{"backend", r.backend},
+          {"load_seconds", r.load_seconds},
+          {"prompt_tokens", r.prompt_tokens},
+          {"prompt_seconds", r.prompt_seconds},
+          {"prompt_tokens_per_second", r.prompt_per_second()},
+          {"generated_tokens", r.generated_tokens},
+          {"generation_seconds", r.generation_seconds},
+          {"generation_tokens_per_second", r.generation_per_second()},
+          {"peak_memory_bytes", r.memory.peak_bytes},
+          {"memory", nlohmann::json::parse(r.model_memory_json)}};
+}
+
+void print_parallel(const char* label, int parallel, const ParallelResult& r) {
+  std::printf("%-9s %-50.50s N %3d | prompt %9.2f tok/s (%llu in %.2f s) | gen %9.2f tok/s (%llu in %.2f s) | peak %7.1f MiB\n",
+              label, r.backend.c_str(), parallel, r.prompt_per_second(), static_cast<unsigned long long>(r.prompt_tokens),
+              r.prompt_seconds, r.generation_per_second(), static_cast<unsigned long long>(r.generated_tokens),
+              r.generation_seconds, r.memory.peak_bytes / 1048576.0);
+}
+
+}  // namespace
+
+int run_parallel(const E2eFlags& f) {
+  const EngineOptions options = f.engine.resolved();
+  auto main = measure_parallel(options, f);
+  if (!main.ok()) return report_failure("bench e2e --parallel", main.status());
+  print_parallel("measured", f.parallel, main.value());
+  nlohmann::json out{{"model", options.model_path},
+                     {"parallel", f.parallel},
+                     {"prompt_tokens_per_sequence", f.prompt_tokens},
+                     {"gen_tokens_per_sequence", f.gen_tokens},
+                     {"warmup_runs", f.warmup},
+                     {"result", parallel_json(main.value())}};
+  if (!f.no_reference && options.device != "cpu") {
+    EngineOptions cpu_options = options;
+    cpu_options.device = "cpu";
+    auto ref = measure_parallel(cpu_options, f);
+    if (!ref.ok()) return report_failure("bench e2e --parallel (cpu reference)", ref.status());
+    print_parallel("reference", f.parallel, ref.value());
+    const double prompt_ratio = main.value().prompt_per_second() / ref.value().prompt_per_second();
+    const double gen_ratio = main.value().generation_per_second() / ref.value().generation_per_second();
+    std::printf("ratio vs cpu reference: prompt %.2fx, generation %.2fx\n", prompt_ratio, gen_ratio);
+    out["cpu_reference"] = parallel_json(ref.value());
+    out["ratio_vs_cpu"] = {{"prompt", prompt_ratio}, {"generation", gen_ratio}};
+  }
+  if (f.json_file.empty()) return 0;
+  return write_output_file("bench e2e --parallel", "--json", f.json_file,
+                           out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+}
+
+}  // namespace clport::cli
