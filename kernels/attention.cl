@@ -122,14 +122,15 @@ CLPORT_KV_QUANT_FNS(private)
 
 // KLOAD* / VLOAD* read K / V rows, VNB1 / VNB2 are V's strides, ROW rounds and stores the new
 // token's K and V (STORE_NEW, where K and V are halves of one cache of one type).
-#define CLPORT_ATTENTION(NAME, STORE_NEW, SPLIT, EXTRA, KLOAD1, KLOAD4, VLOAD1, VLOAD4, ROW, VNB1, VNB2) \
+#define CLPORT_ATTENTION(NAME, STORE_NEW, SPLIT, CELLS, EXTRA, KLOAD1, KLOAD4, VLOAD1, VLOAD4, ROW, VNB1, VNB2) \
   kernel __attribute__((reqd_work_group_size(ATT_WG, 1, 1))) void NAME(                        \
       CLPORT_ATTENTION_PARAMS CLPORT_ATTENTION_SPLIT_##SPLIT EXTRA) {                          \
     local float qv[ATT_WG * ATT_DPT];                                                          \
     local float kv_new[2 * ATT_WG * ATT_DPT]; /* STORE_NEW: this step's K (roped), then V */    \
     local float p[ATT_WG];                                                                     \
     local float scratch[ATT_WG];                                                               \
-    const int h = get_group_id(0), t = SPLIT ? 0 : get_group_id(1), lid = get_local_id(0);     \
+    const int h = get_group_id(0), t = SPLIT ? CLPORT_ATT_SPLIT_TOKEN_##CELLS : get_group_id(1);  \
+    const int lid = get_local_id(0), qpos = CLPORT_ATT_POS_##CELLS(t);                         \
     const int nsplit = CLPORT_ATT_NSPLIT_##SPLIT;                                              \
     const int split = SPLIT ? get_group_id(1) : 0, last = split == nsplit - 1;                 \
     const int kvh = h / (n_head / n_kv_head);                                                  \
@@ -140,7 +141,7 @@ CLPORT_KV_QUANT_FNS(private)
     for (int i = lid; i < n_rot / 2; i += ATT_WG) {                                            \
       const int2 e = rope_pair(i, n_rot, neox);                                                \
       const float2 r = rope_rotate(qv[e.x], qv[e.y],                                           \
-                                   rope_cos_sin(i, n_past + t, n_rot, freq_base, freq_scale,   \
+                                   rope_cos_sin(i, qpos, n_rot, freq_base, freq_scale,         \
                                                 rope_factor(ff, ff_off, has_ff, i)));          \
       qv[e.x] = r.x; /* pairs are disjoint: no other work-item touches e */                    \
       qv[e.y] = r.y;                                                                           \
@@ -175,16 +176,17 @@ CLPORT_KV_QUANT_FNS(private)
       barrier(CLK_LOCAL_MEM_FENCE);                                                            \
     }                                                                                          \
     /* Keys read from the cache; with STORE_NEW the last one (n_past) comes from kv_new after. */ \
-    int n_keys = STORE_NEW ? n_past : n_past + t + 1;                                          \
-    int first = window > 0 ? max(0, n_past + t + 1 - window) : 0;                              \
+    int n_keys = STORE_NEW ? n_past : qpos + 1;                                                \
+    int first = window > 0 ? max(0, qpos + 1 - window) : 0;                                    \
     if (SPLIT) { /* this work-group's range of the cached keys */                              \
       const int per = (n_keys - first + nsplit - 1) / nsplit;                                  \
       const int begin = min(n_keys, first + split * per);                                      \
       n_keys = min(n_keys, begin + per);                                                       \
       first = begin;                                                                           \
     }                                                                                          \
-    const global uchar* kbase = k + k_off + (size_t)kvh * kv_nb1;                              \
-    const global uchar* vbase = v + v_off + (size_t)kvh * VNB1;                                \
+    const size_t seq_off = CLPORT_ATT_SEQ_OFF_##CELLS(t);                                      \
+    const global uchar* kbase = k + k_off + seq_off + (size_t)kvh * kv_nb1;                    \
+    const global uchar* vbase = v + v_off + seq_off + (size_t)kvh * VNB1;                      \
     float m = -INFINITY, l = 0.0f, acc[ATT_DPT];                                               \
     for (int i = 0; i < ATT_DPT; ++i) acc[i] = 0.0f;                                           \
     for (int j0 = first; j0 < n_keys; j0 += ATT_WG) {                                          \
@@ -230,7 +232,7 @@ CLPORT_KV_QUANT_FNS(private)
       m = m_new; /* a split's partial result carries the max its l and acc are relative to */  \
     }                                                                                          \
     if (SPLIT) {                                                                               \
-      global float* pg = CLPORT_ATT_PART_##SPLIT + ((size_t)h * nsplit + split) * (head_dim + 2); \
+      global float* pg = CLPORT_ATT_PART_##SPLIT + (((size_t)t * n_head + h) * nsplit + split) * (head_dim + 2); \
       if (lid == 0) {                                                                          \
         pg[0] = m;                                                                             \
         pg[1] = l;                                                                             \
@@ -255,32 +257,54 @@ CLPORT_KV_QUANT_FNS(private)
 #define CLPORT_ATT_NSPLIT_1 n_split
 #define CLPORT_ATT_PART_0 ((global float*)0)
 #define CLPORT_ATT_PART_1 part
+// CELLS (the *_cells kernels, ROPE_ATTENTION_CELLS): token t's sequence and position come from
+// the I32 cells (at cells_off in cells_base) 2t and 2t + 1, its sequence's K and V lie seq_bytes
+// apart per sequence after k / v, and n_past is not used; a split kernel takes the token from
+// dimension 2.
+#define CLPORT_ATTENTION_CELLS_PARAMS , const global uchar *cells_base, ulong cells_off, ulong seq_bytes
+#define CLPORT_CELL(i) (((const global int*)(cells_base + cells_off))[i])
+#define CLPORT_ATT_SPLIT_TOKEN_0 0
+#define CLPORT_ATT_SPLIT_TOKEN_1 get_group_id(2)
+#define CLPORT_ATT_POS_0(t) (n_past + (t))
+#define CLPORT_ATT_POS_1(t) CLPORT_CELL(2 * (t) + 1)
+#define CLPORT_ATT_SEQ_OFF_0(t) ((size_t)0)
+#define CLPORT_ATT_SEQ_OFF_1(t) ((size_t)CLPORT_CELL(2 * (t)) * seq_bytes)
 
 // STORE_NEW is a compile-time constant rather than a kernel argument: PoCL 5.0's work-group
 // compiler crashes (SIGSEGV at the first enqueue) on barriers inside a branch on an argument.
 // One type T for K and V: attention_T, attention_store_T, attention_split_store_T.
 #define CLPORT_ATTENTION_OF(T, t)                                                               \
-  CLPORT_ATTENTION(attention_##t, 0, 0, , CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_LOAD_##T, \
+  CLPORT_ATTENTION(attention_##t, 0, 0, 0, , CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_LOAD_##T, \
                    CLPORT_KV_LOAD4_##T, CLPORT_KV_ROW_##T, kv_nb1, kv_nb2)                      \
-  CLPORT_ATTENTION(attention_store_##t, 1, 0, , CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_LOAD_##T, \
+  CLPORT_ATTENTION(attention_store_##t, 1, 0, 0, , CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_LOAD_##T, \
                    CLPORT_KV_LOAD4_##T, CLPORT_KV_ROW_##T, kv_nb1, kv_nb2)                      \
-  CLPORT_ATTENTION(attention_split_store_##t, 1, 1, , CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T,  \
+  CLPORT_ATTENTION(attention_split_store_##t, 1, 1, 0, , CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T,  \
                    CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_ROW_##T, kv_nb1, kv_nb2)
+// ROPE_ATTENTION_CELLS (F16 / F32 caches): a work-group per (head, token), or per (head, range,
+// token) split as above.
+#define CLPORT_ATTENTION_CELLS_OF(T, t)                                                         \
+  CLPORT_ATTENTION(attention_cells_##t, 0, 0, 1, CLPORT_ATTENTION_CELLS_PARAMS, CLPORT_KV_LOAD_##T, \
+                   CLPORT_KV_LOAD4_##T, CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_ROW_##T, kv_nb1, kv_nb2) \
+  CLPORT_ATTENTION(attention_split_cells_##t, 0, 1, 1, CLPORT_ATTENTION_CELLS_PARAMS, CLPORT_KV_LOAD_##T, \
+                   CLPORT_KV_LOAD4_##T, CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_ROW_##T, kv_nb1, kv_nb2)
 CLPORT_ATTENTION_OF(F32, f32)
 CLPORT_ATTENTION_OF(F16, f16)
+CLPORT_ATTENTION_CELLS_OF(F32, f32)
+CLPORT_ATTENTION_CELLS_OF(F16, f16)
 CLPORT_ATTENTION_OF(Q8_0, q8_0)
 CLPORT_ATTENTION_OF(Q4_0, q4_0)
 // K and V of different types (then two tensors, never the fused store): one kernel for every
 // pair, the types chosen at run time (a branch the loops repeat, uniform across work-items).
-CLPORT_ATTENTION(attention_mixed, 0, 0, CLPORT_ATTENTION_MIXED_PARAMS, CLPORT_KV_LOAD_K_ANY, CLPORT_KV_LOAD4_K_ANY,
+CLPORT_ATTENTION(attention_mixed, 0, 0, 0, CLPORT_ATTENTION_MIXED_PARAMS, CLPORT_KV_LOAD_K_ANY, CLPORT_KV_LOAD4_K_ANY,
                  CLPORT_KV_LOAD_V_ANY, CLPORT_KV_LOAD4_V_ANY, CLPORT_KV_ROW_F32, v_nb1, v_nb2)
 
-// Combines the n_split partial results of attention_split_store_* for one decode token: global
-// size (round_up(head_dim, ATT_WG), n_head). A range without keys (m = -inf, l = 0) adds nothing.
+// Combines the n_split partial results of the split kernels: global size (round_up(head_dim,
+// ATT_WG), n_head, n_tokens). A range without keys (m = -inf, l = 0) adds nothing.
 kernel void attention_merge(const global float* part, int n_split, int head_dim, global uchar* out, ulong out_off) {
-  const int d = get_global_id(0), h = get_global_id(1);
+  const int d = get_global_id(0), h = get_global_id(1), t = get_global_id(2), n_head = get_global_size(1);
   if (d >= head_dim) return;
-  const global float* ph = part + (size_t)h * n_split * (head_dim + 2);
+  const size_t row = (size_t)t * n_head + h;
+  const global float* ph = part + row * n_split * (head_dim + 2);
   float m = -INFINITY;
   for (int s = 0; s < n_split; ++s) m = fmax(m, ph[(size_t)s * (head_dim + 2)]);
   float l = 0.0f, acc = 0.0f;
@@ -290,7 +314,7 @@ kernel void attention_merge(const global float* part, int n_split, int head_dim,
     l = fma(p[1], w, l);
     acc = fma(p[2 + d], w, acc);
   }
-  CLPORT_AT(global float*, out, out_off)[(size_t)h * head_dim + d] = acc / l;
+  CLPORT_AT(global float*, out, out_off)[row * head_dim + d] = acc / l;
 }
 
 // Attention for CPU devices (the attention_serial_* kernels): one work-item computes one (query
@@ -338,10 +362,10 @@ kernel void attention_merge(const global float* part, int n_split, int head_dim,
     out = sum * scale;                                                                         \
   }
 
-#define CLPORT_ATTENTION_SERIAL(NAME, STORE_NEW, EXTRA, KLOAD1, KLOAD4, VLOAD1, VLOAD4, ROW, VNB1, VNB2) \
+#define CLPORT_ATTENTION_SERIAL(NAME, STORE_NEW, CELLS, EXTRA, KLOAD1, KLOAD4, VLOAD1, VLOAD4, ROW, VNB1, VNB2) \
   kernel void NAME(                                                                            \
       CLPORT_ATTENTION_PARAMS EXTRA) {                                                         \
-    const int h = get_global_id(0), t = get_global_id(1);                                      \
+    const int h = get_global_id(0), t = get_global_id(1), qpos = CLPORT_ATT_POS_##CELLS(t);    \
     if (h >= n_head) return;                                                                   \
     const int group = n_head / n_kv_head, kvh = h / group;                                     \
     float qv[ATT_SERIAL_HD], acc[ATT_SERIAL_HD];                                               \
@@ -352,7 +376,7 @@ kernel void attention_merge(const global float* part, int n_split, int head_dim,
       acc[d] = 0.0f;                                                                           \
     }                                                                                          \
     for (int i = 0; i < n_rot / 2; ++i) {                                                      \
-      cs[i] = rope_cos_sin(i, n_past + t, n_rot, freq_base, freq_scale, rope_factor(ff, ff_off, has_ff, i)); \
+      cs[i] = rope_cos_sin(i, qpos, n_rot, freq_base, freq_scale, rope_factor(ff, ff_off, has_ff, i)); \
       const int2 e = rope_pair(i, n_rot, neox);                                                \
       const float2 r = rope_rotate(qv[e.x], qv[e.y], cs[i]);                                   \
       qv[e.x] = r.x;                                                                           \
@@ -360,10 +384,11 @@ kernel void attention_merge(const global float* part, int n_split, int head_dim,
     }                                                                                          \
     float m = -INFINITY, l = 0.0f;                                                             \
     /* Keys read from the cache; with STORE_NEW the last one (n_past) is this step's own. */   \
-    const int n_keys = STORE_NEW ? n_past : n_past + t + 1;                                    \
-    const int first = window > 0 ? max(0, n_past + t + 1 - window) : 0;                        \
-    const global uchar* kbase = k + k_off + (size_t)kvh * kv_nb1;                              \
-    const global uchar* vbase = v + v_off + (size_t)kvh * VNB1;                                \
+    const int n_keys = STORE_NEW ? n_past : qpos + 1;                                          \
+    const int first = window > 0 ? max(0, qpos + 1 - window) : 0;                              \
+    const size_t seq_off = CLPORT_ATT_SEQ_OFF_##CELLS(t);                                      \
+    const global uchar* kbase = k + k_off + seq_off + (size_t)kvh * kv_nb1;                    \
+    const global uchar* vbase = v + v_off + seq_off + (size_t)kvh * VNB1;                      \
     /* Keys in fours: four independent scores, one rescale of acc per four, and the four       \
        value rows added in one pass over acc. */                                               \
     int j = first;                                                                             \
@@ -431,15 +456,20 @@ kernel void attention_merge(const global float* part, int n_split, int head_dim,
   }
 
 #define CLPORT_ATTENTION_SERIAL_OF(T, t)                                                        \
-  CLPORT_ATTENTION_SERIAL(attention_serial_##t, 0, , CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_LOAD_##T, \
+  CLPORT_ATTENTION_SERIAL(attention_serial_##t, 0, 0, , CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_LOAD_##T, \
                           CLPORT_KV_LOAD4_##T, CLPORT_KV_ROW_##T, kv_nb1, kv_nb2)               \
-  CLPORT_ATTENTION_SERIAL(attention_serial_store_##t, 1, , CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T,    \
+  CLPORT_ATTENTION_SERIAL(attention_serial_store_##t, 1, 0, , CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T,    \
                           CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_ROW_##T, kv_nb1, kv_nb2)
 CLPORT_ATTENTION_SERIAL_OF(F32, f32)
 CLPORT_ATTENTION_SERIAL_OF(F16, f16)
+// ROPE_ATTENTION_CELLS on CPU devices: a work-item per (head, token), as above.
+CLPORT_ATTENTION_SERIAL(attention_serial_cells_f32, 0, 1, CLPORT_ATTENTION_CELLS_PARAMS, CLPORT_KV_LOAD_F32,
+                        CLPORT_KV_LOAD4_F32, CLPORT_KV_LOAD_F32, CLPORT_KV_LOAD4_F32, CLPORT_KV_ROW_F32, kv_nb1, kv_nb2)
+CLPORT_ATTENTION_SERIAL(attention_serial_cells_f16, 0, 1, CLPORT_ATTENTION_CELLS_PARAMS, CLPORT_KV_LOAD_F16,
+                        CLPORT_KV_LOAD4_F16, CLPORT_KV_LOAD_F16, CLPORT_KV_LOAD4_F16, CLPORT_KV_ROW_F16, kv_nb1, kv_nb2)
 CLPORT_ATTENTION_SERIAL_OF(Q8_0, q8_0)
 CLPORT_ATTENTION_SERIAL_OF(Q4_0, q4_0)
-CLPORT_ATTENTION_SERIAL(attention_serial_mixed, 0, CLPORT_ATTENTION_MIXED_PARAMS, CLPORT_KV_LOAD_K_ANY,
+CLPORT_ATTENTION_SERIAL(attention_serial_mixed, 0, 0, CLPORT_ATTENTION_MIXED_PARAMS, CLPORT_KV_LOAD_K_ANY,
                         CLPORT_KV_LOAD4_K_ANY, CLPORT_KV_LOAD_V_ANY, CLPORT_KV_LOAD4_V_ANY, CLPORT_KV_ROW_F32, v_nb1, v_nb2)
 
 // The KV-cache stores into a Q8_0 / Q4_0 cache (here, next to the quantizer the fused kernels

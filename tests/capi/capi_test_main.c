@@ -62,7 +62,8 @@ clport_model* load_model(clport_runtime* runtime, const char* path) {
   X(log_callback) X(model_load_errors) X(model_info_and_report) X(model_options)                   \
   X(tokenize_roundtrip) X(tokenize_errors) X(chat_apply) X(chat_errors) X(context_params)          \
   X(generate_callback) X(generate_stops) X(generate_errors) X(generate_context_full)                \
-  X(generate_reentry) X(context_outlives_model) X(device_cache_dir) X(threads) X(conversation)
+  X(generate_reentry) X(context_outlives_model) X(device_cache_dir) X(threads) X(conversation)      \
+  X(sessions)
 
 #define DECLARE(name) void test_##name(void);
 CAPI_CASES(DECLARE)

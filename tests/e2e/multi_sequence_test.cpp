@@ -10,15 +10,19 @@
 #include <tuple>
 
 #include "clport/engine.h"
+#include "activation_policy.h"
 #include "clport/nmse.h"
 #include "random_model.h"
 
 namespace clport {
 namespace {
 
-// The batched and the lone step differ in mat-mul width only (the same 8-bit activation rows, a
-// different summation order), so their logits agree far below a quantization step.
-constexpr double kSameLogits = 1e-6;
+// On the CPU path the batched and the lone step run the same kernels over the same 8-bit
+// activation rows: their logits agree to summation order. A device may run them on different
+// kernels (a fused decode layer alone, a batched GEMM and the *_CELLS attention together), where an
+// ulp upstream now and then moves an activation across a rounding boundary of its 8-bit code: the
+// bound of two integer paths (activation_policy.h), far below what a wrong cache or row gives.
+double same_logits_bound(const std::string& device) { return device == "cpu" ? 1e-6 : test::kIntegerPathLogitNmse; }
 
 // Device ("cpu" / "auto"), family, K and V cache types.
 using Setup = std::tuple<std::string, std::string, DType, DType>;
@@ -62,7 +66,7 @@ class MultiSequence : public testing::TestWithParam<Setup> {
 
   static void expect_same(const std::vector<float>& want, const float* got, size_t n, const std::string& what) {
     const double e = nmse(want.data(), got, n);
-    EXPECT_LE(e, kSameLogits) << what;
+    EXPECT_LE(e, same_logits_bound(std::get<0>(GetParam()))) << what;
   }
 
   std::filesystem::path dir_;

@@ -127,6 +127,9 @@ const RegisterBenchCommand kRegisterBenchE2e{
                       "run N sequences at once and report the aggregate prompt and generation tok/s "
                       "(each sequence's context is prompt + gen tokens unless -c is given)")
            ->transform(integer_range(1, kMaxSequences));
+       app.add_flag("--kernel-table", flags->kernel_table,
+                    "with --parallel: time the decode steps' kernels (OpenCL profiling) and print them by total "
+                    "time (the speeds then include the profiling's cost)");
        return [flags, &app]() {
          flags->ctx_given = app.count("--ctx") > 0;
          return run(*flags);

@@ -18,6 +18,7 @@ struct E2eFlags {
   std::string json_file;
   int parallel = 0;        // sequences at once (bench_parallel.cpp); 0 = one, through generate()
   bool ctx_given = false;  // -c was on the command line
+  bool kernel_table = false;  // --parallel: profile the decode steps' kernels (OpenCL events)
 };
 
 // A fixed, deterministic prompt of exactly n_tokens tokens (repeated text, truncated).

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -24,6 +25,7 @@ struct ParallelResult {
   uint64_t prompt_tokens = 0, generated_tokens = 0;
   BackendMemoryStats memory;
   std::string model_memory_json;
+  std::vector<OpTiming> decode_kernels;  // --kernel-table: the measured decode steps' kernels
   double prompt_per_second() const { return prompt_seconds > 0 ? prompt_tokens / prompt_seconds : 0; }
   double generation_per_second() const { return generation_seconds > 0 ? generated_tokens / generation_seconds : 0; }
 };
@@ -46,6 +48,7 @@ Status one_pass(Engine& e, const std::vector<std::vector<int32_t>>& prompts, int
   r.prompt_seconds += elapsed_since(t0);
   for (const auto& p : prompts) r.prompt_tokens += p.size();
   const size_t V = e.model().hparams().n_vocab;
+  (void)e.backend().take_timings();
   t0 = std::chrono::steady_clock::now();
   for (int step = 0; step < steps; ++step) {
     for (size_t s = 0; s < inputs.size(); ++s) inputs[s].tokens = {greedy_token(logits.data() + s * V, V)};
@@ -53,11 +56,36 @@ Status one_pass(Engine& e, const std::vector<std::vector<int32_t>>& prompts, int
     r.generated_tokens += inputs.size();
   }
   r.generation_seconds += elapsed_since(t0);
+  r.decode_kernels = e.backend().take_timings();
   return Status();
+}
+
+// The kernels of the decode steps by total time: what a step over N sequences spends its time on.
+void print_kernel_table(const std::vector<OpTiming>& timings, int steps) {
+  struct Row {
+    int count = 0;
+    uint64_t total = 0;
+  };
+  std::map<std::string, Row> rows;
+  uint64_t all = 0;
+  for (const OpTiming& t : timings) {
+    rows[t.name].count++;
+    rows[t.name].total += t.duration_ns;
+    all += t.duration_ns;
+  }
+  std::vector<std::pair<std::string, Row>> sorted(rows.begin(), rows.end());
+  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second.total > b.second.total; });
+  std::printf("decode kernels over %d steps: %.3f ms of kernels per step\n", steps, all / 1e6 / std::max(steps, 1));
+  std::printf("  %-40s %10s %12s %10s %7s\n", "kernel", "per step", "ms per step", "mean us", "share");
+  for (const auto& [name, row] : sorted) {
+    std::printf("  %-40.40s %10.1f %12.3f %10.2f %6.1f%%\n", name.c_str(), static_cast<double>(row.count) / steps,
+                row.total / 1e6 / steps, row.total / 1e3 / row.count, all ? 100.0 * row.total / all : 0.0);
+  }
 }
 
 Result<ParallelResult> measure_parallel(EngineOptions options, const E2eFlags& f) {
   options.llama.n_seq = static_cast<uint32_t>(f.parallel);
+  options.profiling = f.kernel_table;
   if (!f.ctx_given) options.llama.n_ctx = static_cast<uint32_t>(f.prompt_tokens + f.gen_tokens);
   auto engine = Engine::open(options);
   if (!engine.ok()) return engine.status();
@@ -111,6 +139,7 @@ int run_parallel(const E2eFlags& f) {
   auto main = measure_parallel(options, f);
   if (!main.ok()) return report_failure("bench e2e --parallel", main.status());
   print_parallel("measured", f.parallel, main.value());
+  if (f.kernel_table) print_kernel_table(main.value().decode_kernels, f.gen_tokens);
   nlohmann::json out{{"model", options.model_path},
                      {"parallel", f.parallel},
                      {"prompt_tokens_per_sequence", f.prompt_tokens},

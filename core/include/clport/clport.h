@@ -8,7 +8,8 @@
  *                   CPU threads; it probes nothing until a model is loaded or a report is asked for.
  *   clport_model    one GGUF file on the backend chosen for it (an OpenCL device, else the CPU),
  *                   with its tokenizer and its KV cache.
- *   clport_context  sampler parameters and stop tokens for generating with one model.
+ *   clport_context  sampler parameters and stop tokens for generating with one model, and (1.3)
+ *                   the conversation it holds in the model's KV cache.
  * Handles may be freed in any order: a model does not need its runtime after loading, and a
  * context keeps its model's weights alive until the context is freed too.
  *
@@ -38,7 +39,8 @@
  *
  * Threads. Different handles may be used from different threads at the same time. Calls on one
  * model and on the contexts made from it are serialised by the model (one generation at a time
- * per model: they share its KV cache); calls on one runtime are serialised by the runtime. Inside
+ * per model: they share its weights and KV cache), so several contexts of one model may generate
+ * from several threads, taking turns; calls on one runtime are serialised by the runtime. Inside
  * a token callback, the model's tokenize / detokenize / info calls may be used; a generation on
  * the same model, and freeing the context or the model, may not (the former is refused with
  * CLPORT_ERR_INVALID_ARGUMENT). Logging is process-wide (clport_set_log_callback).
@@ -58,7 +60,7 @@ extern "C" {
 /* The interface version: a different major is incompatible; a higher minor only appends
  * functions, enum values and struct fields. clport_api_version() says what the library has. */
 #define CLPORT_API_VERSION_MAJOR 1
-#define CLPORT_API_VERSION_MINOR 2
+#define CLPORT_API_VERSION_MINOR 3
 
 /* (major << 16) | minor of the library that is loaded. */
 CLPORT_API uint32_t clport_api_version(void);
@@ -182,6 +184,11 @@ typedef struct clport_model_options {
    * would take more than this many bytes (CLPORT_ERR_OUT_OF_MEMORY, the message saying what is
    * needed and what would fit); 0 = no limit. */
   uint64_t memory_limit_bytes;
+  /* 1.3: conversations the KV cache holds at once, each of n_ctx positions (the cache is n_seq
+   * times one conversation's; memory_limit_bytes counts all of them): every context made from
+   * the model gets one of its own (clport_context_create). 1 (the default): the model's contexts
+   * share one conversation. 1..256. */
+  uint32_t n_seq;
 } clport_model_options;
 
 CLPORT_API void clport_model_options_init(clport_model_options* options);
@@ -206,6 +213,7 @@ typedef struct clport_model_info {
    * as the model handle. */
   const char* architecture;
   const char* backend;
+  uint32_t n_seq;        /* 1.3: conversations the KV cache holds (clport_model_options.n_seq) */
 } clport_model_info;
 
 CLPORT_API clport_status clport_model_get_info(clport_model* model, clport_model_info* out_info);
@@ -287,7 +295,9 @@ typedef struct clport_context_params {
 } clport_context_params;
 
 CLPORT_API void clport_context_params_init(clport_context_params* params);
-/* params may be NULL for the defaults. */
+/* params may be NULL for the defaults. On a model loaded with n_seq > 1 the context takes one of
+ * its free conversations (1.3; given back, emptied, by clport_context_free): when every one has a
+ * context, CLPORT_ERR_INVALID_ARGUMENT says so. With n_seq = 1 every context shares the one. */
 CLPORT_API clport_status clport_context_create(clport_model* model, const clport_context_params* params,
                                                clport_context** out_context);
 CLPORT_API void clport_context_free(clport_context* context);
@@ -338,10 +348,11 @@ CLPORT_API clport_status clport_generate(clport_context* context, const int32_t*
 
 /* ---- conversations (1.2) ------------------------------------------------------------------ */
 
-/* A model's KV cache holds one token sequence between calls: the prompt and the tokens fed back
- * of the last generation on any context of the model (every generated token but the last), or a
- * loaded state. One model holds one conversation: contexts of one model take turns (their calls
- * are serialised), and a context whose conversation is not the one cached evaluates it again. */
+/* A context's conversation is a token sequence the model's KV cache holds between calls: the
+ * prompt and the tokens fed back of its last generation (every generated token but the last), or
+ * a loaded state. A model loaded with n_seq > 1 holds one conversation per context (1.3), which
+ * the calls below address; with n_seq = 1 its contexts share one, taking turns, and a context
+ * whose conversation is not the one cached evaluates it again. */
 
 /* clport_generate for a prompt that repeats the conversation so far (the earlier turns, the
  * replies and the new turn, e.g. clport_chat_apply's text tokenized): only the tokens after its
@@ -366,6 +377,10 @@ CLPORT_API clport_status clport_context_rewind(clport_context* context, size_t n
  * was. Hashing the model file on the first save or load of a model reads the whole file once. */
 CLPORT_API clport_status clport_context_save_state(clport_context* context, const char* path);
 CLPORT_API clport_status clport_context_load_state(clport_context* context, const char* path);
+/* 1.3: context's conversation becomes a copy of source's (its tokens and KV-cache rows), to try
+ * another continuation while source keeps its own. Both must be contexts of one model; on a
+ * model whose contexts share one conversation this changes nothing. */
+CLPORT_API clport_status clport_context_fork(clport_context* context, const clport_context* source);
 
 #ifdef __cplusplus
 }

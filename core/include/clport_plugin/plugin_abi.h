@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define CLPORT_PLUGIN_ABI_MAJOR 2
-#define CLPORT_PLUGIN_ABI_MINOR 2
+#define CLPORT_PLUGIN_ABI_MINOR 3
 #define CLPORT_PLUGIN_ENTRY_SYMBOL "clport_plugin_entry"
 
 #if defined(_WIN32)
@@ -127,7 +127,26 @@ typedef enum clport_op_kind {
   /* dst = gelu(src0) * src1 (gate, up), GELU in its tanh approximation:
    * gelu(x) = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). */
   CLPORT_OP_GEGLU = 19,
-  CLPORT_OP_COUNT_ = 20
+
+  /* A step over several sequences (a batch of conversations): each token carries its own
+   * sequence and position, read from `cells`, an I32 tensor [2, n_tokens] (token t: cells[2t] its
+   * sequence, cells[2t + 1] its position; n_past is not used). The cache of every sequence is one
+   * tensor [head_dim, n_kv_head, n_ctx, 2 n_seq] (F16 or F32): sequence s has K at index 2s of
+   * dim 3 and V at 2s + 1. Optional ops: a plan asks for them only where a plugin claims them, and
+   * otherwise runs the one-sequence ops per sequence. */
+  /* KV_STORE_ROPE by cells: src0 = k, src1 = v [head_dim, n_kv_head, n_tokens] F32 (rows
+   * contiguous, any row / token stride), src2 = cells, src3 (optional) the frequency factors of
+   * ROPE; dst = the cache of every sequence. Token t's K (rotated at its position) and V are
+   * stored at its sequence's cell of that position; nothing else of dst changes. */
+  CLPORT_OP_KV_STORE_ROPE_CELLS = 20,
+  /* ROPE_ATTENTION by cells: src0 = q [head_dim, n_head, n_tokens] F32 before RoPE (rows
+   * contiguous, any strides), src1 = the cache of every sequence, src2 = cells, src3 (optional)
+   * the frequency factors; dst [head_dim, n_head, n_tokens] F32. Token t, at position p of
+   * sequence s, is rotated at p and attends to sequence s's keys 0 .. p (params.attention's window
+   * applies). The step's own keys are stored first (KV_STORE_ROPE_CELLS), so tokens of one
+   * sequence in one step see each other causally. */
+  CLPORT_OP_ROPE_ATTENTION_CELLS = 21,
+  CLPORT_OP_COUNT_ = 22
 } clport_op_kind;
 
 typedef struct clport_tensor {

@@ -8,11 +8,11 @@ namespace clport {
 
 int32_t op_exclusion_dtype(const clport_op& op) {
   const clport_tensor* t = nullptr;
-  if (op.kind == CLPORT_OP_ATTENTION || op.kind == CLPORT_OP_ROPE_ATTENTION) {
+  if (op.kind == CLPORT_OP_ATTENTION || op.kind == CLPORT_OP_ROPE_ATTENTION || op.kind == CLPORT_OP_ROPE_ATTENTION_CELLS) {
     t = op.n_src > 1 ? op.src[1] : nullptr;
   } else if (op.kind == CLPORT_OP_ROPE_KV_STORE_ATTENTION) {
     t = op.n_src > 3 ? op.src[3] : nullptr;
-  } else if (op.kind == CLPORT_OP_COPY || op.kind == CLPORT_OP_KV_STORE_ROPE) {
+  } else if (op.kind == CLPORT_OP_COPY || op.kind == CLPORT_OP_KV_STORE_ROPE || op.kind == CLPORT_OP_KV_STORE_ROPE_CELLS) {
     t = op.dst;
   } else {
     t = op.n_src > 0 ? op.src[0] : nullptr;

@@ -87,6 +87,8 @@ const char* op_kind_name(int32_t kind) {
     case CLPORT_OP_ROPE_ATTENTION: return "ROPE+ATTENTION";
     case CLPORT_OP_ROPE_KV_STORE_ATTENTION: return "ROPE+KV_STORE+ATTENTION";
     case CLPORT_OP_GEGLU: return "GEGLU";
+    case CLPORT_OP_KV_STORE_ROPE_CELLS: return "ROPE+KV_STORE (cells)";
+    case CLPORT_OP_ROPE_ATTENTION_CELLS: return "ROPE+ATTENTION (cells)";
     default: return "?";
   }
 }

@@ -1,5 +1,6 @@
-// The conversation a model's KV cache holds, through a context: its tokens, rewinding it, and
-// saving it to a file and loading it back (clport/engine.h's Engine methods behind each).
+// The conversation a context holds in its model's KV cache: its tokens, rewinding it, saving it
+// to a file and loading it back, forking another context's (clport/engine.h's Engine methods
+// behind each, on the context's engine sequence).
 #include "capi/capi_internal.h"
 
 namespace {
@@ -32,7 +33,7 @@ clport_status clport_context_cached_tokens(clport_context* context, int32_t** ou
     if (out_tokens == nullptr || out_count == nullptr) {
       return invalid(&context->error, std::string(fn) + ": " + (out_tokens == nullptr ? "out_tokens" : "out_count") + " is NULL");
     }
-    const std::vector<int32_t>& tokens = engine.cached_tokens();
+    const std::vector<int32_t>& tokens = engine.cached_tokens(context->seq);
     if (!tokens.empty()) {
       *out_tokens = static_cast<int32_t*>(clport::capi::copy_out(tokens.data(), tokens.size() * sizeof(int32_t)));
     }
@@ -44,7 +45,7 @@ clport_status clport_context_cached_tokens(clport_context* context, int32_t** ou
 clport_status clport_context_rewind(clport_context* context, size_t n_tokens) {
   static const char* fn = "clport_context_rewind";
   return with_engine(context, fn, [&](clport::Engine& engine) {
-    const clport::Status s = engine.rewind(n_tokens);
+    const clport::Status s = engine.rewind(n_tokens, context->seq);
     if (!s.ok()) return invalid(&context->error, std::string(fn) + ": n_tokens: " + s.message());
     return clport::capi::ok(&context->error);
   });
@@ -54,7 +55,7 @@ clport_status clport_context_save_state(clport_context* context, const char* pat
   static const char* fn = "clport_context_save_state";
   return with_engine(context, fn, [&](clport::Engine& engine) {
     if (path == nullptr || *path == '\0') return invalid(&context->error, std::string(fn) + ": path is NULL or empty");
-    return clport::capi::from_status(&context->error, engine.save_state(path));
+    return clport::capi::from_status(&context->error, engine.save_state(path, context->seq));
   });
 }
 
@@ -62,7 +63,18 @@ clport_status clport_context_load_state(clport_context* context, const char* pat
   static const char* fn = "clport_context_load_state";
   return with_engine(context, fn, [&](clport::Engine& engine) {
     if (path == nullptr || *path == '\0') return invalid(&context->error, std::string(fn) + ": path is NULL or empty");
-    return clport::capi::from_status(&context->error, engine.load_state(path));
+    return clport::capi::from_status(&context->error, engine.load_state(path, context->seq));
+  });
+}
+
+clport_status clport_context_fork(clport_context* context, const clport_context* source) {
+  static const char* fn = "clport_context_fork";
+  return with_engine(context, fn, [&](clport::Engine& engine) {
+    if (source == nullptr) return invalid(&context->error, std::string(fn) + ": source is NULL");
+    if (source->state != context->state) {
+      return invalid(&context->error, std::string(fn) + ": source is a context of another model");
+    }
+    return clport::capi::from_status(&context->error, engine.fork(source->seq, context->seq));
   });
 }
 

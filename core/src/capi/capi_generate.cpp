@@ -1,6 +1,7 @@
 // clport_context and clport_generate: sampler parameters checked against the CLI's ranges, and
 // the engine's generation loop with the app's token callback (text streamed in whole UTF-8
 // characters) and the reason it stopped.
+#include <algorithm>
 #include <cmath>
 
 #include "capi/capi_internal.h"
@@ -93,9 +94,11 @@ clport_status capi_generate(const char* fn, bool continue_cache, clport_context*
     };
     clport::GenerationStats st;
     const std::vector<int32_t> tokens(prompt, prompt + n_prompt);
-    const clport::Status result =
-        continue_cache ? engine.generate_reusing_cache(tokens, n_predict, sampler, on_token, &st, context->stop_tokens)
-                       : engine.generate(tokens, n_predict, sampler, on_token, &st, context->stop_tokens);
+    // From position 0: the context's conversation is emptied first, so nothing is reused.
+    clport::Status result = continue_cache ? clport::Status() : engine.rewind(engine.cached_tokens(context->seq).size(), context->seq);
+    if (result.ok()) {
+      result = engine.generate_reusing_cache(tokens, n_predict, sampler, on_token, &st, context->stop_tokens, context->seq);
+    }
     const clport_stop_reason reason = stopped_by_callback    ? CLPORT_STOP_CALLBACK
                                       : delivered == n_predict ? CLPORT_STOP_LENGTH
                                                                : CLPORT_STOP_END_OF_GENERATION;
@@ -136,6 +139,17 @@ clport_status clport_context_create(clport_model* model, const clport_context_pa
     if (!problem.empty()) return invalid(&model->error, std::string(fn) + ": " + problem);
     auto context = std::make_unique<clport_context>();
     context->state = model->state;
+    std::vector<bool>& taken = model->state->sequence_taken;
+    if (!taken.empty()) {
+      const auto free_seq = std::find(taken.begin(), taken.end(), false);
+      if (free_seq == taken.end()) {
+        return invalid(&model->error, std::string(fn) + ": each of the model's " + std::to_string(taken.size()) +
+                                          " conversations has a context (free one, or load the model with a "
+                                          "larger n_seq)");
+      }
+      context->seq = static_cast<uint32_t>(free_seq - taken.begin());
+      *free_seq = true;
+    }
     context->sampling.temperature = p.temperature;
     context->sampling.top_k = p.top_k;
     context->sampling.top_p = p.top_p;
@@ -147,7 +161,21 @@ clport_status clport_context_create(clport_model* model, const clport_context_pa
   });
 }
 
-void clport_context_free(clport_context* context) { delete context; }
+void clport_context_free(clport_context* context) {
+  if (context == nullptr) return;
+  // Its conversation goes back to the model, empty. Nothing here may throw out of a C function.
+  static_cast<void>(clport::capi::guarded(nullptr, "clport_context_free", [&] {
+    std::lock_guard<std::recursive_mutex> lock(context->state->mutex);
+    std::vector<bool>& taken = context->state->sequence_taken;
+    if (!taken.empty() && !context->state->generating) {
+      clport::Engine& engine = *context->state->engine;
+      static_cast<void>(engine.rewind(engine.cached_tokens(context->seq).size(), context->seq));
+      taken[context->seq] = false;
+    }
+    return CLPORT_OK;
+  }));
+  delete context;
+}
 
 const char* clport_context_error(const clport_context* context) {
   return context == nullptr ? "" : context->error.c_str();

@@ -33,6 +33,9 @@ struct ModelState {
   // the model's tokenizer calls on the generating thread.
   std::recursive_mutex mutex;
   bool generating = false;  // set during clport_generate: a nested generation is refused
+  // By engine sequence: whether a context holds it (models of several sequences; with one, every
+  // context shares sequence 0 and this stays empty).
+  std::vector<bool> sequence_taken;
 };
 
 }  // namespace clport::capi
@@ -44,6 +47,7 @@ struct clport_model {
 
 struct clport_context {
   std::shared_ptr<clport::capi::ModelState> state;
+  uint32_t seq = 0;  // the engine sequence holding this context's conversation
   clport::SamplerOptions sampling;
   std::vector<int32_t> stop_tokens;
   std::string error;

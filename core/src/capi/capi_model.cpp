@@ -21,6 +21,7 @@ void clport_model_options_init(clport_model_options* options) {
   *options = clport_model_options{};
   options->struct_size = sizeof(clport_model_options);
   options->n_ctx = 2048;
+  options->n_seq = 1;
 }
 
 clport_status clport_model_load(clport_runtime* runtime, const clport_model_options* options,
@@ -43,6 +44,10 @@ clport_status clport_model_load(clport_runtime* runtime, const clport_model_opti
                                           " is out of range 0 to " + std::to_string(kCapiMaxContext) +
                                           " (0 = the model's own context length)");
     }
+    if (o.n_seq < 1 || o.n_seq > clport::kMaxSequences) {
+      return invalid(&runtime->error, std::string(fn) + ": options->n_seq " + std::to_string(o.n_seq) +
+                                          " is out of range 1 to " + std::to_string(clport::kMaxSequences));
+    }
     clport::DType kv_types[2] = {clport::DType::F16, clport::DType::F16};
     const char* kv_names[2] = {o.cache_type_k, o.cache_type_v};
     for (int i = 0; i < 2; ++i) {
@@ -63,6 +68,7 @@ clport_status clport_model_load(clport_runtime* runtime, const clport_model_opti
     e.kv_types_set = o.cache_type_k != nullptr || o.cache_type_v != nullptr;
     e.llama.memory_limit_bytes = o.memory_limit_bytes;
     e.llama.n_ctx = o.n_ctx;
+    e.llama.n_seq = o.n_seq;
     e.llama.fusion = o.no_fusion == 0;
     if (o.fp32 != 0) {
       e.cpu_float_activations = true;
@@ -75,6 +81,7 @@ clport_status clport_model_load(clport_runtime* runtime, const clport_model_opti
     model->state->engine = std::move(engine.value());
     model->state->architecture = model->state->engine->model().hparams().arch;
     model->state->backend_name = model->state->engine->backend().name();
+    if (model->state->engine->n_seq() > 1) model->state->sequence_taken.assign(model->state->engine->n_seq(), false);
     *out_model = model.release();
     return clport::capi::ok(&runtime->error);
   });
@@ -109,6 +116,7 @@ clport_status clport_model_get_info(clport_model* model, clport_model_info* out_
     info.add_bos = tok.add_bos_default() ? 1 : 0;
     info.architecture = model->state->architecture.c_str();
     info.backend = model->state->backend_name.c_str();
+    info.n_seq = engine.n_seq();
     const size_t given = out_info->struct_size;
     std::memcpy(out_info, &info, given < sizeof(info) ? given : sizeof(info));
     out_info->struct_size = given;

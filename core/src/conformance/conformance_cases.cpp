@@ -319,6 +319,56 @@ void rope_kv_store_attention(std::vector<CaseSpec>& out, DType kv, int mode, int
   out.push_back(c);
 }
 
+// The cells of n tokens over n_seq sequences of n_ctx positions (each token's own cell).
+OperandSpec cells_of(int64_t n, int64_t n_seq, int64_t n_ctx) {
+  OperandSpec o = typed(DType::I32, {2, n, 1, 1});
+  o.fill = Fill::Cells;
+  o.index_limit = n_seq;
+  o.positions = n_ctx;
+  return o;
+}
+
+// A step over several sequences: K and V of n tokens (slices of one fused projection) stored at
+// their own cells of a cache of n_seq sequences, the rest of which must survive.
+void kv_store_rope_cells(std::vector<CaseSpec>& out, DType kv, int mode, int64_t hd, int64_t nh, int64_t nkv,
+                         int64_t n, int64_t n_seq, int64_t n_ctx, bool factors = false) {
+  CaseSpec c;
+  c.op = "rope+kv_store cells";
+  c.dtype = "kv " + tname(kv) + (mode == 2 ? " neox" : " normal");
+  c.shape = "hd=" + std::to_string(hd) + " kv=" + std::to_string(nkv) + " n=" + std::to_string(n) +
+            " seqs=" + std::to_string(n_seq) + " ctx=" + std::to_string(n_ctx) + (factors ? " ff" : "");
+  c.kind = CLPORT_OP_KV_STORE_ROPE_CELLS;
+  const int64_t row = hd * (nh + 2 * nkv);
+  c.src = {projection_slice(hd, nkv, n, row, hd * nh), projection_slice(hd, nkv, n, row, hd * (nh + nkv)),
+           cells_of(n, n_seq, n_ctx)};
+  if (factors) c.src.push_back(rope_factors(hd));
+  c.dst = typed(kv, {hd, nkv, n_ctx, 2 * n_seq});
+  c.dst.prefilled = true;
+  c.params.rope = clport_rope_params{mode, static_cast<int32_t>(hd), 10000.0f, 1.0f};
+  c.threshold = kRope;
+  out.push_back(c);
+}
+
+// n tokens, each at its own cell, attending over its own sequence of a cache of n_seq.
+void rope_attention_cells(std::vector<CaseSpec>& out, DType kv, int mode, int64_t hd, int64_t nh, int64_t nkv,
+                          int64_t n, int64_t n_seq, int64_t n_ctx, int32_t window = 0, bool factors = false) {
+  CaseSpec c;
+  c.op = "rope+attention cells";
+  c.dtype = "kv " + tname(kv) + (mode == 2 ? " neox" : " normal");
+  c.shape = "hd=" + std::to_string(hd) + " h=" + std::to_string(nh) + "/" + std::to_string(nkv) + " n=" +
+            std::to_string(n) + " seqs=" + std::to_string(n_seq) + " ctx=" + std::to_string(n_ctx) +
+            window_suffix(window) + (factors ? " ff" : "");
+  c.kind = CLPORT_OP_ROPE_ATTENTION_CELLS;
+  c.src = {projection_slice(hd, nh, n, hd * (nh + 2 * nkv), 0), typed(kv, {hd, nkv, n_ctx, 2 * n_seq}),
+           cells_of(n, n_seq, n_ctx)};
+  if (factors) c.src.push_back(rope_factors(hd));
+  c.dst = f32({hd, nh, n, 1});
+  set_rope_attention_params(c, mode, 0, hd);
+  c.params.attention.window = window;
+  c.threshold = kAttention;
+  out.push_back(c);
+}
+
 }  // namespace
 
 std::vector<CaseSpec> catalogue(bool small) {
@@ -468,6 +518,15 @@ std::vector<CaseSpec> catalogue(bool small) {
       attention(out, kv, 64, 4, 2, 70, 3, 128);
     }
     for (int mode : {0, 2}) rope_kv_store_attention(out, kv, mode, small ? 16 : 64, small ? 4 : 8, 2, small ? 2 : 37, small ? 8 : 64);
+    // Steps over several sequences of different lengths (the *_CELLS ops).
+    for (int mode : {0, 2}) {
+      kv_store_rope_cells(out, kv, mode, small ? 16 : 64, 4, 2, small ? 3 : 9, small ? 2 : 4, small ? 8 : 64);
+      rope_attention_cells(out, kv, mode, small ? 16 : 64, small ? 4 : 8, 2, small ? 3 : 9, small ? 2 : 4,
+                           small ? 8 : 64);
+    }
+    kv_store_rope_cells(out, kv, 0, small ? 16 : 64, 4, 2, small ? 2 : 5, 3, small ? 8 : 16, true);
+    rope_attention_cells(out, kv, 2, small ? 16 : 64, 4, 1, small ? 3 : 6, 3, small ? 8 : 128, small ? 3 : 20, true);
+    if (big) rope_attention_cells(out, kv, 0, 128, 8, 2, 64, 16, 640);  // a decode step of 64 sequences
     rope_attention(out, kv, 2, small ? 16 : 64, 4, 1, small ? 2 : 4, small ? 5 : 60, small ? 8 : 64, small ? 3 : 20);
     rope_kv_store_attention(out, kv, 2, small ? 16 : 64, 4, 1, small ? 5 : 90, small ? 8 : 128, small ? 3 : 40);
     if (big) rope_kv_store_attention(out, kv, 0, 64, 9, 3, 130, 256);  // more keys than a work-group

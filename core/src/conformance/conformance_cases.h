@@ -16,6 +16,10 @@ enum class Fill {
   Normal,   // N(0, scale^2): activations, weights
   Indices,  // uniform integers in [0, index_limit)
   Factors,  // uniform in [1, 8]: RoPE frequency factors (Llama 3.x rope_freqs spans that range)
+  // I32 [2, n] cells of a step over several sequences: token t's sequence uniform in
+  // [0, index_limit), its position drawn without repeats from [0, positions), so no two tokens
+  // store into one cell.
+  Cells,
 };
 
 struct OperandSpec {
@@ -27,6 +31,7 @@ struct OperandSpec {
   Fill fill = Fill::Normal;
   float scale = 1.0f;
   int64_t index_limit = 0;
+  int64_t positions = 0;  // Cells: the cache's n_ctx
   bool prefilled = false;  // an output that starts with filled values (ops that update part of it)
 };
 

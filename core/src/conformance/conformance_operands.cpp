@@ -1,5 +1,6 @@
 #include "conformance_operands.h"
 
+#include <algorithm>
 #include <cstring>
 #include <sstream>
 
@@ -32,6 +33,17 @@ int64_t extent(DType d, const std::array<int64_t, 4>& ne, const std::array<int64
 void fill_source(Operand& op, uint8_t* dst, std::mt19937_64& rng) {
   const OperandSpec& s = op.spec;
   const int64_t n = s.ne[0] * s.ne[1] * s.ne[2] * s.ne[3];
+  if (s.fill == Fill::Cells) {
+    std::vector<int32_t> positions(static_cast<size_t>(s.positions));
+    for (size_t i = 0; i < positions.size(); ++i) positions[i] = static_cast<int32_t>(i);
+    std::shuffle(positions.begin(), positions.end(), rng);
+    std::uniform_int_distribution<int32_t> sequence(0, static_cast<int32_t>(s.index_limit - 1));
+    for (int64_t t = 0; t < s.ne[1]; ++t) {
+      const int32_t cell[2] = {sequence(rng), positions[static_cast<size_t>(t) % positions.size()]};
+      std::memcpy(dst + 8 * t, cell, 8);
+    }
+    return;
+  }
   if (s.fill == Fill::Indices) {
     std::uniform_int_distribution<int32_t> pick(0, static_cast<int32_t>(s.index_limit - 1));
     for (int64_t i = 0; i < n; ++i) {

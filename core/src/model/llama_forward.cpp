@@ -166,6 +166,18 @@ Status LlamaModel::run_step(const StepShape& shape, const int32_t* tokens, const
   const uint32_t n = shape.tokens();
   const TensorRef ids = view(s_->ids, {n, 1, 1, 1}, 0);
   CLPORT_RETURN_IF_ERROR(backend_.upload(ids, tokens, n * sizeof(int32_t)));
+  if (plan.value()->uses_cells) {
+    std::vector<int32_t> cells;
+    cells.reserve(2 * static_cast<size_t>(n));
+    for (size_t e = 0; e < shape.entries.size(); ++e) {
+      for (uint32_t i = 0; i < shape.entries[e].second; ++i) {
+        cells.push_back(static_cast<int32_t>(shape.entries[e].first));
+        cells.push_back(static_cast<int32_t>(n_past[e] + i));
+      }
+    }
+    const TensorRef cells_view = view(s_->cells, DType::I32, {2, n, 1, 1}, {4, 8, 8 * static_cast<int64_t>(n), 8 * static_cast<int64_t>(n)}, 0);
+    CLPORT_RETURN_IF_ERROR(backend_.upload(cells_view, cells.data(), cells.size() * sizeof(int32_t)));
+  }
   CLPORT_RETURN_IF_ERROR(run_plan(*plan.value(), n_past, static_cast<int>(n), layer_hook_));
   if (logits_out == nullptr) return backend_.sync();
   return backend_.download(plan.value()->logits, logits_out,

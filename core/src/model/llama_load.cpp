@@ -413,6 +413,11 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
   auto ids = backend.alloc(DType::I32, {B, 1, 1, 1});
   if (!ids.ok()) return ids.status();
   s.ids = ids.value();
+  if (model->n_seq_ > 1) {
+    auto cells = backend.alloc(DType::I32, {2, B, 1, 1});
+    if (!cells.ok()) return cells.status();
+    s.cells = cells.value();
+  }
   auto slot = [&](int64_t rows) { return s.slots.add(DType::F32, {rows, B, 1, 1}); };
   s.x = slot(E);
   s.xn = slot(E);

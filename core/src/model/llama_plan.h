@@ -40,6 +40,7 @@ struct ForwardPlan {
   std::vector<PlanNode> nodes;
   TensorRef logits;  // [n_vocab, logit rows] the host reads back after the step; unset without logit rows
   int fused_nodes = 0;  // nodes that are fused patterns
+  bool uses_cells = false;  // reads the step's (sequence, position) per token (Scratch::cells)
   bool offer_groups = false;        // prepare_plan offers each group of nodes as one sequence
   bool prepared = false;            // prepare_plan ran
   std::vector<PreparedRun> launches;  // in node order, covering every node once prepared

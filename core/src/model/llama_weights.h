@@ -47,6 +47,9 @@ struct LlamaModel::Weights {
 // regions (Q, then K, then V).
 struct LlamaModel::Scratch {
   TensorRef ids;       // I32 [n_batch], a buffer of its own
+  // I32 [2, n_batch], a buffer of its own: each token's (sequence, position) in a step over several
+  // sequences whose attention runs as the *_CELLS ops (plugin_abi.h); the host writes it per step.
+  TensorRef cells;
   ActivationSlots slots;
   TensorRef x;         // residual stream [n_embd, n_batch]
   TensorRef xn;        // normalised input of attention / FFN

@@ -20,7 +20,8 @@ ModelMemory LlamaModel::memory() const {
       if (t->valid()) m.kv_cache_bytes += t->bytes();
     }
   }
-  m.activation_bytes = s_->ids.bytes() + (s_->arena.valid() ? s_->arena.bytes() : 0);
+  m.activation_bytes = s_->ids.bytes() + (s_->cells.valid() ? s_->cells.bytes() : 0) +
+                       (s_->arena.valid() ? s_->arena.bytes() : 0);
   return m;
 }
 

@@ -76,7 +76,9 @@ PlanNode& PlanBuilder::add(clport_op_kind kind, std::vector<TensorRef> src, cons
   node.params = params;
   node.entry = entry_;
   node.group = entry_ >= 0 && entries_.size() > 1 ? -1 : group_;
-  if (kind >= CLPORT_OP_RMS_NORM_MUL_MAT && kind <= CLPORT_OP_ROPE_KV_STORE_ATTENTION) ++plan_.fused_nodes;
+  if ((kind >= CLPORT_OP_RMS_NORM_MUL_MAT && kind <= CLPORT_OP_ROPE_KV_STORE_ATTENTION) ||
+      kind == CLPORT_OP_KV_STORE_ROPE_CELLS || kind == CLPORT_OP_ROPE_ATTENTION_CELLS)
+    ++plan_.fused_nodes;
   plan_.nodes.push_back(std::move(node));
   return plan_.nodes.back();
 }
@@ -243,7 +245,24 @@ void PlanBuilder::rope_store_attend_entry(const EntryViews& v, const AttentionPa
   attend(v, v.h.q, p);
 }
 
+bool PlanBuilder::rope_store_attend_cells(const Layer& L, const Heads& h, const AttentionParams& p) {
+  if (!L.kv_alloc.valid() || !s_.cells.valid()) return false;
+  const TensorRef cells = view(s_.cells, DType::I32, {2, n_, 1, 1}, {4, 8, 8 * n_, 8 * n_}, 0);
+  const std::vector<TensorRef> store_src = with_factors({h.k, h.v, cells});
+  const std::vector<TensorRef> attend_src = with_factors({h.q, L.kv_alloc, cells});
+  if (!claims(CLPORT_OP_KV_STORE_ROPE_CELLS, pointers_to(store_src), L.kv_alloc, p.rope, nullptr, nullptr, nullptr) ||
+      !claims(CLPORT_OP_ROPE_ATTENTION_CELLS, pointers_to(attend_src), attn_heads, p.rope_attention, nullptr, nullptr,
+              nullptr)) {
+    return false;
+  }
+  add(CLPORT_OP_KV_STORE_ROPE_CELLS, store_src, L.kv_alloc, p.rope);
+  add(CLPORT_OP_ROPE_ATTENTION_CELLS, attend_src, attn_heads, p.rope_attention);
+  plan_.uses_cells = true;
+  return true;
+}
+
 void PlanBuilder::rope_store_attend(const Layer& L, const Heads& h, const AttentionParams& p) {
+  if (entries_.size() > 1 && rope_store_attend_cells(L, h, p)) return;
   for (size_t e = 0; e < entries_.size(); ++e) {
     entry_ = static_cast<int>(e);
     rope_store_attend_entry(entry_views(L, h, entries_[e]), p);

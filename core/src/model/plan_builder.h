@@ -87,6 +87,9 @@ class PlanBuilder {
     int64_t n = 0;
   };
   EntryViews entry_views(const Layer& L, const Heads& h, const Entry& e) const;
+  // Every entry at once through the *_CELLS ops, where the plugins claim them: false (nothing
+  // added) when they do not, or the layer's K and V are two tensors.
+  bool rope_store_attend_cells(const Layer& L, const Heads& h, const AttentionParams& p);
   void rope_store_attend_entry(const EntryViews& v, const AttentionParams& p);
   void kv_store(const EntryViews& v, const TensorRef& k_heads, const cpu::OpParams& rope);
   void attend(const EntryViews& v, const TensorRef& q_heads, const AttentionParams& p);

@@ -34,6 +34,8 @@ OpFn op_function(clport_op_kind kind) {
     case CLPORT_OP_KV_STORE_ROPE: return detail::kv_store_rope;
     case CLPORT_OP_ROPE_ATTENTION: return detail::rope_attention;
     case CLPORT_OP_ROPE_KV_STORE_ATTENTION: return detail::rope_kv_store_attention;
+    case CLPORT_OP_KV_STORE_ROPE_CELLS: return detail::kv_store_rope_cells;
+    case CLPORT_OP_ROPE_ATTENTION_CELLS: return detail::rope_attention_cells;
     default: return nullptr;
   }
 }

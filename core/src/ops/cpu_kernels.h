@@ -54,5 +54,8 @@ Status rms_norm_mul_mat_swiglu(const Srcs& src, const HostTensor& dst, const OpP
 Status kv_store_rope(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
 Status rope_attention(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
 Status rope_kv_store_attention(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
+// The *_CELLS ops: a step over several sequences, token by token (cpu_cells.cpp).
+Status kv_store_rope_cells(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
+Status rope_attention_cells(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
 
 }  // namespace clport::cpu::detail

@@ -219,6 +219,48 @@ std::string check_rope_kv_store_attention(const clport_op& op, const Tuning& t) 
   return check_attention(att, t, true);
 }
 
+// The *_CELLS ops: the cells I32 [2, n_tokens] (contiguous) at src[index], and the cache of every
+// sequence [head_dim, n_kv_head, n_ctx, 2 n_seq], contiguous F16 or F32 (the cells kernels read
+// and write those two types only).
+std::string check_cells(const clport_op& op, int index, int64_t n_tokens, const clport_tensor* cache) {
+  const clport_tensor* cells = op.src[index];
+  if (cells->dtype != CLPORT_DTYPE_I32 || cells->ne[0] != 2 || cells->ne[1] != n_tokens || cells->ne[2] != 1 ||
+      cells->ne[3] != 1 || cells->nb[0] != 4 || cells->nb[1] != 8)
+    return "cells must be a contiguous I32 [2, n_tokens]";
+  if (cache == nullptr || (cache->dtype != CLPORT_DTYPE_F16 && cache->dtype != CLPORT_DTYPE_F32) || !dims_ok(*cache) ||
+      !dense(*cache) || cache->ne[3] < 2 || cache->ne[3] % 2 != 0)
+    return "the cache of every sequence must be a contiguous F16 or F32 [head_dim, n_kv_head, n_ctx, 2 n_seq]";
+  return "";
+}
+
+std::string check_kv_store_rope_cells(const clport_op& op) {
+  if (op.n_src != 3 && op.n_src != 4) return "kv_store_rope_cells takes k, v, cells (and frequency factors)";
+  if (auto e = check_rope_factors(op, 3); !e.empty()) return e;
+  if (auto e = need_f32_rows(op.src[0], "k"); !e.empty()) return e;
+  if (auto e = need_f32_rows(op.src[1], "v"); !e.empty()) return e;
+  const clport_tensor &k = *op.src[0], &v = *op.src[1];
+  if (!same_shape(k, v) || k.ne[3] != 1) return "k and v must both be [head_dim, n_kv_head, n_tokens]";
+  if (auto e = check_cells(op, 2, k.ne[2], op.dst); !e.empty()) return e;
+  if (op.dst->ne[0] != k.ne[0] || op.dst->ne[1] != k.ne[1]) return "the cache's head_dim and n_kv_head must be k's";
+  return check_rope_params(op, k.ne[0], k.ne[2]);
+}
+
+std::string check_rope_attention_cells(const clport_op& op, const Tuning& t) {
+  if (op.n_src != 3 && op.n_src != 4) return "rope_attention_cells takes q, the cache, cells (and frequency factors)";
+  if (auto e = check_rope_factors(op, 3); !e.empty()) return e;
+  if (auto e = need_f32_rows(op.src[0], "q"); !e.empty()) return e;
+  if (auto e = need_f32(op.dst, "dst"); !e.empty()) return e;
+  const clport_tensor &q = *op.src[0], &cache = *op.src[1];
+  if (!same_shape(q, *op.dst) || q.ne[3] != 1) return "dst must have q's shape [head_dim, n_head, n_tokens]";
+  if (auto e = check_cells(op, 2, q.ne[2], &cache); !e.empty()) return e;
+  if (cache.ne[0] != q.ne[0]) return "the cache's head_dim differs from q's";
+  if (q.ne[1] % cache.ne[1] != 0) return "n_head must be a multiple of n_kv_head";
+  if (q.ne[0] > (t.att_serial == 1 ? 256 : static_cast<int64_t>(t.att_wg) * t.att_dpt)) return "head_dim too large for att tuning";
+  if (op.params.attention.window < 0) return "sliding window must be >= 0 (0 = none)";
+  if (!std::isfinite(op.params.attention.scale)) return "attention scale must be finite";
+  return check_rope_params(op, q.ne[0], q.ne[2]);
+}
+
 // The GEMV-only fusions: weight (and second weight), activations [K, M] with M on the GEMV path.
 std::string check_fused_gemv(const clport_op& op, const Tuning& t, int n_src) {
   if (op.n_src != n_src) return "fused mul_mat takes " + std::to_string(n_src) + " sources";
@@ -349,6 +391,8 @@ std::string check_op(const clport_op& op, const Tuning& t) {
     case CLPORT_OP_ROPE_ATTENTION: return check_attention(op, t, true);
     case CLPORT_OP_KV_STORE_ROPE: return check_kv_store_rope(op);
     case CLPORT_OP_ROPE_KV_STORE_ATTENTION: return check_rope_kv_store_attention(op, t);
+    case CLPORT_OP_KV_STORE_ROPE_CELLS: return check_kv_store_rope_cells(op);
+    case CLPORT_OP_ROPE_ATTENTION_CELLS: return check_rope_attention_cells(op, t);
     case CLPORT_OP_RMS_NORM_MUL_MAT: return check_rms_norm_mul_mat(op, t);
     case CLPORT_OP_MUL_MAT_ADD: return check_mul_mat_add(op, t);
     case CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU: return check_rms_norm_mul_mat_swiglu(op, t);

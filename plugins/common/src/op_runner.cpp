@@ -327,6 +327,8 @@ void OpRunner::enqueue(const clport_op& op) {
     case CLPORT_OP_ROPE_ATTENTION:
     case CLPORT_OP_ROPE_KV_STORE_ATTENTION: return attention(op);
     case CLPORT_OP_KV_STORE_ROPE: return kv_store_rope(op);
+    case CLPORT_OP_KV_STORE_ROPE_CELLS: return kv_store_rope_cells(op);
+    case CLPORT_OP_ROPE_ATTENTION_CELLS: return attention_cells(op);
     case CLPORT_OP_RMS_NORM_MUL_MAT:
     case CLPORT_OP_MUL_MAT_ADD:
     case CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU: return fused_gemv(op);

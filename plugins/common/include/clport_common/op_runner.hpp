@@ -113,6 +113,9 @@ class OpRunner {
   void rope(const clport_op& op);
   void kv_store_rope(const clport_op& op);
   void attention(const clport_op& op);  // ATTENTION, ROPE_ATTENTION, ROPE_KV_STORE_ATTENTION
+  // The *_CELLS ops: a step over several sequences (op_launch_cells.cpp).
+  void kv_store_rope_cells(const clport_op& op);
+  void attention_cells(const clport_op& op);
   // The key ranges a decode-step ROPE_KV_STORE_ATTENTION is split into (1: not split).
   int attention_splits(const clport_op& op) const;
   void softmax(const clport_op& op);
