@@ -123,13 +123,14 @@ const RegisterBenchCommand kRegisterBenchE2e{
        app.add_option("--warmup", flags->warmup, "unmeasured runs (prompt + 2 tokens) before the measured one")
            ->transform(integer_range(0, 100));
        app.add_option("--json", flags->json_file, "write results as JSON to this file");
-       app.add_option("--parallel", flags->parallel,
+       CLI::Option* parallel = app.add_option("--parallel", flags->parallel,
                       "run N sequences at once and report the aggregate prompt and generation tok/s "
                       "(each sequence's context is prompt + gen tokens unless -c is given)")
            ->transform(integer_range(1, kMaxSequences));
        app.add_flag("--kernel-table", flags->kernel_table,
                     "with --parallel: time the decode steps' kernels (OpenCL profiling) and print them by total "
-                    "time (the speeds then include the profiling's cost)");
+                    "time (the speeds then include the profiling's cost)")
+           ->needs(parallel);
        return [flags, &app]() {
          flags->ctx_given = app.count("--ctx") > 0;
          return run(*flags);

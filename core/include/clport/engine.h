@@ -110,7 +110,8 @@ class CLPORT_API Engine {
   Status generate_reusing_cache(const std::vector<int32_t>& prompt, int n_predict, Sampler& sampler,
                                 const std::function<bool(int32_t)>& on_token, GenerationStats* stats,
                                 const std::vector<int32_t>& stop_tokens = {}, uint32_t seq = 0);
-  const std::vector<int32_t>& cached_tokens(uint32_t seq = 0) const { return cached_[seq < cached_.size() ? seq : 0]; }
+  // (Empty for a sequence out of range.)
+  const std::vector<int32_t>& cached_tokens(uint32_t seq = 0) const;
   uint32_t n_seq() const { return static_cast<uint32_t>(cached_.size()); }
   // Forgets the last n cached tokens of a sequence (to regenerate or edit a turn); more than it
   // holds is an InvalidArgument status.

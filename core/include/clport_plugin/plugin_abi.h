@@ -130,7 +130,9 @@ typedef enum clport_op_kind {
 
   /* A step over several sequences (a batch of conversations): each token carries its own
    * sequence and position, read from `cells`, an I32 tensor [2, n_tokens] (token t: cells[2t] its
-   * sequence, cells[2t + 1] its position; n_past is not used). The cache of every sequence is one
+   * sequence, cells[2t + 1] its position; n_past is not used). The host writes cells inside the
+   * cache (sequence < n_seq, position < n_ctx) and no cell twice in one step: kernels need not
+   * check. The cache of every sequence is one
    * tensor [head_dim, n_kv_head, n_ctx, 2 n_seq] (F16 or F32): sequence s has K at index 2s of
    * dim 3 and V at 2s + 1. Optional ops: a plan asks for them only where a plugin claims them, and
    * otherwise runs the one-sequence ops per sequence. */

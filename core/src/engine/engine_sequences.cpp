@@ -8,6 +8,11 @@
 
 namespace clport {
 
+const std::vector<int32_t>& Engine::cached_tokens(uint32_t seq) const {
+  static const std::vector<int32_t> kNone;
+  return seq < cached_.size() ? cached_[seq] : kNone;
+}
+
 Status Engine::check_sequence(uint32_t seq) const {
   if (seq < cached_.size()) return Status::ok_status();
   return Status(Stage::InvalidArgument, "sequence " + std::to_string(seq) + " out of range: the engine holds " +
