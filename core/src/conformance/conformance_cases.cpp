@@ -499,7 +499,13 @@ std::vector<CaseSpec> catalogue(bool small) {
     for (clport_op_kind kind : {CLPORT_OP_RMS_NORM_MUL_MAT, CLPORT_OP_MUL_MAT_ADD, CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU}) {
       fused_mul_mat(out, kind, d, 160, 70, 37);
       fused_mul_mat(out, kind, d, 160, 70, 150);
+      // Few rows, few weight rows, a long K: a product a GPU splits into K ranges (nv_gemm's
+      // split kernels, 32 and 64 rows a group), one range ending part-way through a step of blocks.
+      fused_mul_mat(out, kind, d, 2080, 70, 9);
+      fused_mul_mat(out, kind, d, 2080, 70, 40);
     }
+    mul_mat(out, d, 2080, 70, 9);
+    mul_mat(out, d, 2080, 70, 40);
   }
   for (DType kv : {DType::F16, DType::F32}) {
     for (int mode : {0, 2}) {

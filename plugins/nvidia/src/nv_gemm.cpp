@@ -1,5 +1,6 @@
 #include "nv_gemm.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "nv_dtypes.hpp"
@@ -15,12 +16,37 @@ constexpr size_t kWeightRows = 64;   // NV_GEMM_BN
 constexpr size_t kRowTile = 16;      // the quantized activations' row tiles
 constexpr size_t kGemmGroup = 128;   // NV_GEMM_WG
 constexpr size_t kQuantGroup = 256;  // NV_QWG
+constexpr int64_t kStepBlocks = 2;   // NV_GEMM_KB: a K range is whole steps
+constexpr int64_t kMinSplitBlocks = 16;  // blocks of 32 values a K range walks at least
+constexpr size_t kReduceGroup = 256;
 
 size_t round_up(size_t v, size_t to) { return (v + to - 1) / to * to; }
 
 }  // namespace
 
-NvGemm::NvGemm(const clport_host& host, bool ptx, uint32_t rows) : host_(host), h_(host), ptx_(ptx), rows_(rows) {}
+NvGemm::NvGemm(const clport_host& host, bool ptx, uint32_t rows, uint32_t compute_units)
+    : host_(host), h_(host), ptx_(ptx), rows_(rows), compute_units_(compute_units > 0 ? compute_units : 1) {}
+
+int NvGemm::k_splits(int64_t M, size_t groups, int64_t nb) const {
+  const size_t wanted = 2 * static_cast<size_t>(compute_units_);
+  if (M > 64 || groups >= wanted) return 1;
+  const int64_t by_groups = static_cast<int64_t>((wanted + groups - 1) / groups);
+  return static_cast<int>(std::max<int64_t>(1, std::min(by_groups, nb / kMinSplitBlocks)));
+}
+
+cl_mem NvGemm::partials(size_t bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (part_ != nullptr && bytes <= part_bytes_) return part_;
+  int32_t status = CLPORT_PLUGIN_OK;
+  cl_mem grown = host_.alloc_buffer(host_.host_ctx, bytes, &status);
+  if (grown == nullptr && status == CLPORT_PLUGIN_OUT_OF_MEMORY) return nullptr;
+  if (grown == nullptr)
+    throw clport::sdk::Failure("nvidia: cannot allocate " + std::to_string(bytes) + " bytes for split GEMM sums");
+  buffers_.push_back(grown);
+  part_ = grown;
+  part_bytes_ = bytes;
+  return part_;
+}
 
 uint32_t NvGemm::rows_per_group(int64_t M) const {
   if (rows_ != 0) return rows_;
@@ -92,6 +118,39 @@ bool NvGemm::enqueue(const clport_op& op, const PackedWeight& w, const PackedWei
 
   // The SwiGLU kernel keeps two sets of accumulators: it always takes 64 rows a group.
   const uint32_t rows = swiglu ? 64 : rows_per_group(M);
+  const size_t groups_n = (static_cast<size_t>(N) + kWeightRows - 1) / kWeightRows;
+  const int64_t nb = K / 32;
+  // The split kernels come in 32 rows a group too, for a decode step of a few sequences.
+  const uint32_t split_rows = M <= 32 ? 32 : rows;
+  const size_t groups_m = (static_cast<size_t>(M) + split_rows - 1) / split_rows;
+  int splits = k_splits(M, groups_n * groups_m, nb);
+  if (splits > 1) {
+    // Whole steps per range; the ranges that remain.
+    const int64_t per = (nb + splits - 1) / splits;
+    const int64_t per_split = (per + kStepBlocks - 1) / kStepBlocks * kStepBlocks;
+    splits = static_cast<int>((nb + per_split - 1) / per_split);
+    const size_t sets = swiglu ? 2 : 1;
+    cl_mem part = splits > 1 ? partials(static_cast<size_t>(splits) * sets * M * N * sizeof(float)) : nullptr;
+    if (part != nullptr) {
+      const std::string split_name = std::string(swiglu ? "nv_gemm_swiglu_split_" : "nv_gemm_split_") + suffix +
+                                     (split_rows == 32 ? "_m32" : !swiglu && split_rows == 64 ? "_m64" : "");
+      const clport::sdk::Kernel& ks = kernel(split_name);
+      const PackedWeight& second = swiglu ? *up : w;
+      clport::sdk::set_args(cl, ks, w.q, w.s, second.q, second.s, codes_, scales_, part, M, N, K,
+                            static_cast<cl_int>(per_split));
+      const size_t global_s[3] = {groups_n * kGemmGroup, groups_m, static_cast<size_t>(splits)};
+      const size_t local_s[3] = {kGemmGroup, 1, 1};
+      clport::sdk::enqueue(host_, ks, 3, global_s, local_s);
+      const clport_tensor& res = add ? *op.src[2] : x;
+      const clport::sdk::Kernel& kr = kernel("nv_gemm_reduce");
+      clport::sdk::set_args(cl, kr, part, static_cast<cl_int>(splits), M, N, cl_int(swiglu ? 1 : 0), res.buffer,
+                            cl_ulong(res.offset), cl_int(add ? 1 : 0), d.buffer, cl_ulong(d.offset));
+      const size_t global_r = round_up(static_cast<size_t>(M) * static_cast<size_t>(N), kReduceGroup);
+      const size_t local_r = kReduceGroup;
+      clport::sdk::enqueue(host_, kr, 1, &global_r, &local_r);
+      return true;
+    }
+  }
   const std::string name = std::string(swiglu ? "nv_gemm_swiglu_" : "nv_gemm_") + suffix + (!swiglu && rows == 64 ? "_m64" : "");
   const clport::sdk::Kernel& k = kernel(name);
   if (swiglu) {

@@ -18,8 +18,9 @@ namespace nvidia {
 
 class NvGemm {
  public:
-  // rows: activation rows a work-group computes, 64 or 128 (0: chosen per launch shape).
-  NvGemm(const clport_host& host, bool ptx, uint32_t rows);
+  // rows: activation rows a work-group computes, 64 or 128 (0: chosen per launch shape);
+  // compute_units: the device's, which decide when a few rows' product splits K.
+  NvGemm(const clport_host& host, bool ptx, uint32_t rows, uint32_t compute_units);
   ~NvGemm();
   NvGemm(const NvGemm&) = delete;
   NvGemm& operator=(const NvGemm&) = delete;
@@ -37,19 +38,26 @@ class NvGemm {
   // The scratch for M quantized rows of K values (codes, then block scales), grown as needed;
   // false when the device has no memory for it.
   bool reserve(int64_t M, int64_t K);
+  // K ranges for a product of `groups` work-groups over nb blocks (1: not split): enough groups for
+  // two per compute unit, each range at least kMinSplitBlocks blocks, only for a few rows (M <=
+  // 64: a prompt's product fills the GPU already).
+  int k_splits(int64_t M, size_t groups, int64_t nb) const;
+  // The split kernels' partial sums, grown as needed; nullptr when the device has no memory.
+  cl_mem partials(size_t bytes);
 
   const clport_host& host_;
   clport::sdk::Host h_;
   bool ptx_;
   uint32_t rows_;
+  uint32_t compute_units_;
   std::mutex mutex_;
   clport::sdk::Program program_;
   std::map<std::string, clport::sdk::Kernel> kernels_;
   // Outgrown buffers stay until the plugin instance goes: kernels already enqueued may use them,
   // and a prepared launch replays with the buffers it was recorded with.
   std::vector<cl_mem> buffers_;
-  cl_mem codes_ = nullptr, scales_ = nullptr;
-  size_t codes_bytes_ = 0, scales_bytes_ = 0;
+  cl_mem codes_ = nullptr, scales_ = nullptr, part_ = nullptr;
+  size_t codes_bytes_ = 0, scales_bytes_ = 0, part_bytes_ = 0;
 };
 
 }  // namespace nvidia

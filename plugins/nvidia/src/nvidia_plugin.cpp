@@ -55,7 +55,7 @@ class NvidiaInstance final : public clport_plugin_instance {
                  nvidia::GemvConfig layer_gemv, bool gemm, uint32_t gemm_rows, bool attention, bool attention_mma,
                  bool tensor_cores, nvidia::LayerConfig layer)
       : runner_(host, d, std::move(t)), gemv_(host, g, d.local_mem_bytes, d.compute_units),
-        gemm_(host, tensor_cores, gemm_rows),
+        gemm_(host, tensor_cores, gemm_rows, d.compute_units),
         attention_(host, d.local_mem_bytes, tensor_cores && attention_mma), layer_(host, d, layer_gemv, layer),
         gemm_enabled_(gemm),
         attention_enabled_(attention), float_activations_(host.precision == 1) {}
