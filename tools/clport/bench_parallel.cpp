@@ -8,11 +8,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <map>
 
 #include <nlohmann/json.hpp>
 
 #include "bench_e2e.h"
+#include "kernel_times.h"
 #include "clport/report.h"
 #include "output_files.h"
 
@@ -62,24 +62,13 @@ Status one_pass(Engine& e, const std::vector<std::vector<int32_t>>& prompts, int
 
 // The kernels of the decode steps by total time: what a step over N sequences spends its time on.
 void print_kernel_table(const std::vector<OpTiming>& timings, int steps) {
-  struct Row {
-    int count = 0;
-    uint64_t total = 0;
-  };
-  std::map<std::string, Row> rows;
   uint64_t all = 0;
-  for (const OpTiming& t : timings) {
-    rows[t.name].count++;
-    rows[t.name].total += t.duration_ns;
-    all += t.duration_ns;
-  }
-  std::vector<std::pair<std::string, Row>> sorted(rows.begin(), rows.end());
-  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second.total > b.second.total; });
+  const std::vector<KernelTime> rows = kernel_times(timings, &all);
   std::printf("decode kernels over %d steps: %.3f ms of kernels per step\n", steps, all / 1e6 / std::max(steps, 1));
   std::printf("  %-40s %10s %12s %10s %7s\n", "kernel", "per step", "ms per step", "mean us", "share");
-  for (const auto& [name, row] : sorted) {
-    std::printf("  %-40.40s %10.1f %12.3f %10.2f %6.1f%%\n", name.c_str(), static_cast<double>(row.count) / steps,
-                row.total / 1e6 / steps, row.total / 1e3 / row.count, all ? 100.0 * row.total / all : 0.0);
+  for (const KernelTime& row : rows) {
+    std::printf("  %-40.40s %10.1f %12.3f %10.2f %6.1f%%\n", row.name.c_str(), static_cast<double>(row.count) / steps,
+                row.total_ns / 1e6 / steps, row.total_ns / 1e3 / row.count, all ? 100.0 * row.total_ns / all : 0.0);
   }
 }
 

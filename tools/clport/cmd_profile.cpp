@@ -6,13 +6,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <map>
 
 #include <nlohmann/json.hpp>
 
 #include "clport/engine.h"
 #include "command_registry.h"
 #include "engine_flags.h"
+#include "kernel_times.h"
 #include "output_files.h"
 #include "option_ranges.h"
 
@@ -110,26 +110,14 @@ int run(const ProfileFlags& f) {
                  e.backend().description().c_str());
     return 1;
   }
-  struct Row {
-    int count = 0;
-    uint64_t total = 0;
-  };
-  std::map<std::string, Row> rows;
   uint64_t all = 0;
-  for (const auto& t : timings) {
-    rows[t.name].count++;
-    rows[t.name].total += t.duration_ns;
-    all += t.duration_ns;
-  }
-  std::vector<std::pair<std::string, Row>> sorted(rows.begin(), rows.end());
-  std::sort(sorted.begin(), sorted.end(),
-            [](const auto& a, const auto& b) { return a.second.total > b.second.total; });
+  const std::vector<KernelTime> sorted = kernel_times(timings, &all);
   std::printf("backend: %s\nprompt %d tokens, generated %d tokens\n\n",
               e.backend().description().c_str(), stats.prompt_tokens, stats.generated_tokens);
   std::printf("%-36s %8s %12s %12s %7s\n", "kernel", "count", "total ms", "mean us", "share");
-  for (const auto& [name, r] : sorted) {
-    std::printf("%-36s %8d %12.3f %12.2f %6.1f%%\n", name.c_str(), r.count, r.total / 1e6,
-                r.total / 1e3 / r.count, all ? 100.0 * r.total / all : 0.0);
+  for (const KernelTime& r : sorted) {
+    std::printf("%-36s %8d %12.3f %12.2f %6.1f%%\n", r.name.c_str(), r.count, r.total_ns / 1e6,
+                r.total_ns / 1e3 / r.count, all ? 100.0 * r.total_ns / all : 0.0);
   }
   std::printf("%-36s %8zu %12.3f\n", "total", timings.size(), all / 1e6);
   if (decode_steps > 0) {
