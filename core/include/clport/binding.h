@@ -182,7 +182,7 @@ class CLPORT_API DeviceBinding {
   std::vector<OpBindingRow> summary() const;
   const std::vector<std::shared_ptr<BoundInstance>>& instances() const { return instances_; }
 
-  // Appended for the driver self-test (issue 6): takes (plugin, op kind, dtype) out of service,
+  // For the driver self-test: takes (plugin, op kind, dtype) out of service,
   // so select() passes over that plugin for such ops (next plugin, else the CPU path).
   // dtype -1 = any; otherwise compared with op_exclusion_dtype(op). Call before weights are
   // prepared: a weight already repacked by a plugin still goes to that plugin.

@@ -27,8 +27,9 @@ struct Options {
   std::string filter;         // run only cases whose name contains this text (or any of "a|b")
   uint64_t seed = 0;          // 0: derived from the clock (printed, so a failure can be re-run)
   int32_t precision = 0;      // handed to the plugin (0 auto, 1 fp32, 2 fp16)
-  // The plugin's settings (its config_yaml, as a policy's `settings: {plugin: ...}` would hand
-  // it), so that a tuning or kernel variant is checked exactly as it will run. Empty: defaults.
+  // The plugin's settings as YAML text (what a policy's `settings: {plugin: ...}` section holds;
+  // checked and typed as at load), so that a tuning or kernel variant is checked exactly as it
+  // will run. Empty: defaults.
   std::string settings_yaml;
   // Profile the queue and name the kernels each case ran (CaseResult::kernels): which of a
   // plugin's kernel variants really served a case.
@@ -74,7 +75,7 @@ struct Report {
 // plugin declines the device or fails to create); per-case problems are in the report.
 CLPORT_API Result<Report> run(const Options& options);
 
-// Appended for the driver self-test (issue 6): runs the catalogue (options.small, filter, seed)
+// For the driver self-test: runs the catalogue (options.small, filter, seed)
 // on an instance that already exists, e.g. one bound by DeviceBinding on `context`. The plugin,
 // device_index and precision fields of `options` are not used. Never throws; a plugin that
 // throws through the C ABI anyway fails that case.

@@ -69,10 +69,10 @@ struct PolicyRule {
   std::map<std::string, std::string> settings;  // plugin -> YAML map text
 };
 
-// Driver self-test (issue 6): auto = run once per device/driver/clport version and cache the
+// Driver self-test: auto = run once per device/driver/clport version and cache the
 // verdict; off = never; force = run at every start (and refresh the cached verdict).
 enum class SelfTestMode : int32_t { Auto = 0, Off = 1, Force = 2 };
-// Stored tuner results (issue 6): none = ignore them (built-in defaults); any other level uses
+// Stored tuner results: none = ignore them (built-in defaults); any other level uses
 // them and is the level `clport tune` runs at when --level is not given.
 enum class TuningLevel : int32_t { None = 0, Fast = 1, Normal = 2, Exhaustive = 3 };
 
@@ -83,8 +83,8 @@ struct PolicyGlobals {
   std::string opencl_library;  // "" = search
   std::string cache_dir;       // "" = default
   Precision precision = Precision::Auto;
-  SelfTestMode self_test = SelfTestMode::Auto;   // `self_test:` (appended, issue 6)
-  TuningLevel tuning = TuningLevel::Normal;       // `tuning:` (appended, issue 6)
+  SelfTestMode self_test = SelfTestMode::Auto;   // `self_test:`
+  TuningLevel tuning = TuningLevel::Normal;       // `tuning:`
   // The KV cache types (`cache_type_k:` / `cache_type_v:`, llama.cpp's names f16, f32, q8_0,
   // q4_0; "" = not set) and the memory limit (`memory_limit:` bytes, or with a unit: 512M,
   // 2G; 0 = none), for a model loaded without its own (command line, C API options).

@@ -63,7 +63,7 @@ Result<std::unique_ptr<Backend>> create_device_backend(const EngineOptions& opti
     if (!named) return Status(Stage::DeviceUnusable, why);
     logger("engine")->warn("{}; using it anyway because --device {} names it", why, options.device);
   }
-  // Driver self-test (issue 6, core/src/selftest): the first start on this device / driver /
+  // Driver self-test (core/src/selftest): the first start on this device / driver /
   // clport version checks every bound op against the CPU reference and re-binds failing ones
   // before any weight is prepared. It never fails backend creation.
   if (binding->has_device()) {

@@ -1,6 +1,7 @@
-// Plugin settings cross the ABI as YAML text (clport_host::config_yaml). Plugins must not need a
-// YAML library to read it, so the core always hands over block style, one `key: value` per line,
-// whatever style the user wrote ({a: 1} flow maps included).
+// A policy's plugin settings are kept as YAML text until the core checks them against the
+// plugin's declarations and hands them over typed (plugin_settings.cpp, clport_host.settings): in
+// block style, one `key: value` per line, whatever style the user wrote ({a: 1} flow maps
+// included).
 #pragma once
 
 #include <string>

@@ -134,7 +134,7 @@ void describe_plugins(const std::shared_ptr<OpenClLibrary>& library, const Devic
     context_options.policy_cache_dir = policy.globals().cache_dir;  // the verdict `run` reads
     auto context = device_policy.device_denied ? Result<std::shared_ptr<DeviceContext>>(Status(Stage::DeviceUnusable, "denied by policy"))
                                                : DeviceContext::create(library, device, context_options);
-    selftest::Verdict verdict;  // driver self-test section (issue 6): the cached verdict only
+    selftest::Verdict verdict;  // driver self-test section: the cached verdict only
     std::optional<DeviceFailureRecord> failure;  // a failure during an earlier run
     if (context.ok()) {
       binding = DeviceBinding::create(manager, policy, context.value());

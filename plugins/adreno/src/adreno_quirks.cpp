@@ -20,11 +20,11 @@ const Quirk kQuirks[] = {
      "the Adreno 6xx compilers shipped on phones fail on sub-group features that newer ones accept",
      "llama.cpp OpenCL backend docs, Known Issues (shared/reference/llama-cpp-opencl-backend.zh.txt): "
      "A6xx works with new drivers/compilers (IoT) but not with the old ones on phones; the exact "
-     "failing construct is not named there, sub-groups are issue 6's reading of it",
+     "failing construct is not named there, sub-groups are this plugin's reading of it",
      is_a6xx, [](Workarounds& w) { w.no_subgroups = true; }},
     {"a6xx-large-programs",
      "very large programs fail to build or build slowly on A6x compilers",
-     "issue 6 (Adreno plugin) and the same llama.cpp A6xx known issue; the size limit is not "
+     "the same llama.cpp A6xx known issue; the size limit is not "
      "documented, so every GEMV/GEMM kernel gets its own program there",
      is_a6xx, [](Workarounds& w) { w.one_kernel_per_program = true; }},
     {"no-subgroup-support",
