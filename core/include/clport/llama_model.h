@@ -194,6 +194,10 @@ class CLPORT_API LlamaModel {
   LlamaModel(Backend& backend, LlamaHParams hp);
   Status forward_batch(const int32_t* tokens, uint32_t n_tokens, uint32_t n_past, bool all_logits,
                        float* logits_out, uint32_t seq);
+  // seq names one of the cache's sequences, and n_past + n_tokens positions fit it: else an
+  // InvalidArgument status saying which and what to raise.
+  Status check_sequence(uint32_t seq) const;
+  Status check_room(uint32_t seq, uint64_t n_past, uint64_t n_tokens) const;
   // The shape of a step: per entry its sequence and token count, in row order.
   struct StepShape {
     std::vector<std::pair<uint32_t, uint32_t>> entries;  // (sequence, tokens)

@@ -26,24 +26,21 @@ Status check_tokens(const std::vector<int32_t>& tokens, uint32_t n_vocab) {
   return Status();
 }
 
-Status check_room(uint32_t seq, uint32_t n_seq, uint64_t n_past, uint64_t n_tokens, uint32_t n_ctx) {
-  if (seq >= n_seq) {
-    return Status(Stage::InvalidArgument, "sequence " + std::to_string(seq) + " out of range: the KV cache holds " +
-                                              std::to_string(n_seq) + " (0 to " + std::to_string(n_seq - 1) + ")");
-  }
-  if (n_past + n_tokens <= n_ctx) return Status();
-  const std::string which = n_seq == 1 ? "" : " of sequence " + std::to_string(seq);
+}  // namespace
+
+Status LlamaModel::check_room(uint32_t seq, uint64_t n_past, uint64_t n_tokens) const {
+  CLPORT_RETURN_IF_ERROR(check_sequence(seq));
+  if (n_past + n_tokens <= n_ctx_) return Status();
+  const std::string which = n_seq_ == 1 ? "" : " of sequence " + std::to_string(seq);
   return Status(Stage::InvalidArgument, "context full: " + std::to_string(n_past + n_tokens) +
-                                            " tokens do not fit the KV cache" + which + " of " + std::to_string(n_ctx) +
+                                            " tokens do not fit the KV cache" + which + " of " + std::to_string(n_ctx_) +
                                             " (raise --ctx)");
 }
-
-}  // namespace
 
 Status LlamaModel::forward(const std::vector<int32_t>& tokens, uint32_t n_past, bool all_logits,
                            std::vector<float>& logits, uint32_t seq) {
   if (tokens.empty()) return Status(Stage::InvalidArgument, "no tokens to evaluate");
-  CLPORT_RETURN_IF_ERROR(check_room(seq, n_seq_, n_past, tokens.size(), n_ctx_));
+  CLPORT_RETURN_IF_ERROR(check_room(seq, n_past, tokens.size()));
   CLPORT_RETURN_IF_ERROR(check_tokens(tokens, hp_.n_vocab));
   // Every value is written below (the last batch's row, or every row): no fill first, which
   // costs tens of microseconds a token over a large vocabulary.
@@ -79,7 +76,7 @@ Status LlamaModel::forward_step(const std::vector<StepEntry>& entries, std::vect
       return Status(Stage::InvalidArgument, "step entry " + std::to_string(i) +
                                                 " has several tokens, as another entry does: one step runs one such entry");
     }
-    CLPORT_RETURN_IF_ERROR(check_room(e.seq, n_seq_, e.n_past, e.tokens.size(), n_ctx_));
+    CLPORT_RETURN_IF_ERROR(check_room(e.seq, e.n_past, e.tokens.size()));
     if (seen[e.seq]) {
       return Status(Stage::InvalidArgument, "sequence " + std::to_string(e.seq) + " appears twice in one step");
     }
@@ -175,8 +172,7 @@ Status LlamaModel::run_step(const StepShape& shape, const int32_t* tokens, const
         cells.push_back(static_cast<int32_t>(n_past[e] + i));
       }
     }
-    const TensorRef cells_view = view(s_->cells, DType::I32, {2, n, 1, 1}, {4, 8, 8 * static_cast<int64_t>(n), 8 * static_cast<int64_t>(n)}, 0);
-    CLPORT_RETURN_IF_ERROR(backend_.upload(cells_view, cells.data(), cells.size() * sizeof(int32_t)));
+    CLPORT_RETURN_IF_ERROR(backend_.upload(view(s_->cells, {2, n, 1, 1}, 0), cells.data(), cells.size() * sizeof(int32_t)));
   }
   CLPORT_RETURN_IF_ERROR(run_plan(*plan.value(), n_past, static_cast<int>(n), layer_hook_));
   if (logits_out == nullptr) return backend_.sync();

@@ -19,10 +19,10 @@ uint64_t rows_bytes(const TensorRef& cache, uint32_t n_tokens) {
 
 }  // namespace
 
-Status check_sequence(uint32_t seq, uint32_t n_seq) {
-  if (seq < n_seq) return Status();
+Status LlamaModel::check_sequence(uint32_t seq) const {
+  if (seq < n_seq_) return Status();
   return Status(Stage::InvalidArgument, "sequence " + std::to_string(seq) + " out of range: the KV cache holds " +
-                                            std::to_string(n_seq) + " (0 to " + std::to_string(n_seq - 1) + ")");
+                                            std::to_string(n_seq_) + " (0 to " + std::to_string(n_seq_ - 1) + ")");
 }
 
 uint64_t LlamaModel::kv_bytes(uint32_t n_tokens) const {
@@ -34,7 +34,7 @@ uint64_t LlamaModel::kv_bytes(uint32_t n_tokens) const {
 }
 
 Status LlamaModel::read_kv(uint32_t n_tokens, std::vector<uint8_t>& out, uint32_t seq) {
-  CLPORT_RETURN_IF_ERROR(check_sequence(seq, n_seq_));
+  CLPORT_RETURN_IF_ERROR(check_sequence(seq));
   if (n_tokens > n_ctx_) {
     return Status(Stage::InvalidArgument, "the KV cache holds " + std::to_string(n_ctx_) + " positions, not " +
                                               std::to_string(n_tokens));
@@ -53,7 +53,7 @@ Status LlamaModel::read_kv(uint32_t n_tokens, std::vector<uint8_t>& out, uint32_
 }
 
 Status LlamaModel::write_kv(uint32_t n_tokens, const uint8_t* data, uint64_t bytes, uint32_t seq) {
-  CLPORT_RETURN_IF_ERROR(check_sequence(seq, n_seq_));
+  CLPORT_RETURN_IF_ERROR(check_sequence(seq));
   if (n_tokens > n_ctx_) {
     return Status(Stage::InvalidArgument, std::to_string(n_tokens) + " positions do not fit the KV cache of " +
                                               std::to_string(n_ctx_) + " (raise --ctx)");
@@ -75,8 +75,8 @@ Status LlamaModel::write_kv(uint32_t n_tokens, const uint8_t* data, uint64_t byt
 }
 
 Status LlamaModel::copy_kv(uint32_t from, uint32_t to, uint32_t n_tokens) {
-  CLPORT_RETURN_IF_ERROR(check_sequence(from, n_seq_));
-  CLPORT_RETURN_IF_ERROR(check_sequence(to, n_seq_));
+  CLPORT_RETURN_IF_ERROR(check_sequence(from));
+  CLPORT_RETURN_IF_ERROR(check_sequence(to));
   if (from == to || n_tokens == 0) return Status();
   // Through the host: a fork is rare next to the steps, and every backend can download and
   // upload where not every plugin copies quantized rows device to device.

@@ -247,7 +247,7 @@ void PlanBuilder::rope_store_attend_entry(const EntryViews& v, const AttentionPa
 
 bool PlanBuilder::rope_store_attend_cells(const Layer& L, const Heads& h, const AttentionParams& p) {
   if (!L.kv_alloc.valid() || !s_.cells.valid()) return false;
-  const TensorRef cells = view(s_.cells, DType::I32, {2, n_, 1, 1}, {4, 8, 8 * n_, 8 * n_}, 0);
+  const TensorRef cells = view(s_.cells, {2, n_, 1, 1}, 0);
   const std::vector<TensorRef> store_src = with_factors({h.k, h.v, cells});
   const std::vector<TensorRef> attend_src = with_factors({h.q, L.kv_alloc, cells});
   if (!claims(CLPORT_OP_KV_STORE_ROPE_CELLS, pointers_to(store_src), L.kv_alloc, p.rope, nullptr, nullptr, nullptr) ||

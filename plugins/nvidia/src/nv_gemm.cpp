@@ -34,20 +34,6 @@ int NvGemm::k_splits(int64_t M, size_t groups, int64_t nb) const {
   return static_cast<int>(std::max<int64_t>(1, std::min(by_groups, nb / kMinSplitBlocks)));
 }
 
-cl_mem NvGemm::partials(size_t bytes) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (part_ != nullptr && bytes <= part_bytes_) return part_;
-  int32_t status = CLPORT_PLUGIN_OK;
-  cl_mem grown = host_.alloc_buffer(host_.host_ctx, bytes, &status);
-  if (grown == nullptr && status == CLPORT_PLUGIN_OUT_OF_MEMORY) return nullptr;
-  if (grown == nullptr)
-    throw clport::sdk::Failure("nvidia: cannot allocate " + std::to_string(bytes) + " bytes for split GEMM sums");
-  buffers_.push_back(grown);
-  part_ = grown;
-  part_bytes_ = bytes;
-  return part_;
-}
-
 uint32_t NvGemm::rows_per_group(int64_t M) const {
   if (rows_ != 0) return rows_;
   // 128 rows a group read each weight tile half as often (H200, bench ops --gemm-only --m 512:
@@ -75,23 +61,28 @@ const clport::sdk::Kernel& NvGemm::kernel(const std::string& name) {
   return it->second;
 }
 
+bool NvGemm::grow(size_t need, size_t* have, cl_mem* buffer, const char* what) {
+  if (*buffer != nullptr && need <= *have) return true;
+  int32_t status = CLPORT_PLUGIN_OK;
+  cl_mem grown = host_.alloc_buffer(host_.host_ctx, need, &status);
+  if (grown == nullptr && status == CLPORT_PLUGIN_OUT_OF_MEMORY) return false;
+  if (grown == nullptr)
+    throw clport::sdk::Failure("nvidia: cannot allocate " + std::to_string(need) + " bytes for " + what);
+  buffers_.push_back(grown);
+  *buffer = grown;
+  *have = need;
+  return true;
+}
+
 bool NvGemm::reserve(int64_t M, int64_t K) {
   std::lock_guard<std::mutex> lock(mutex_);
-  // Replaces *buffer by one of need bytes when it is smaller; false when the device has none.
-  auto grow = [this](size_t need, size_t* have, cl_mem* buffer) {
-    if (*buffer != nullptr && need <= *have) return true;
-    int32_t status = CLPORT_PLUGIN_OK;
-    cl_mem grown = host_.alloc_buffer(host_.host_ctx, need, &status);
-    if (grown == nullptr && status == CLPORT_PLUGIN_OUT_OF_MEMORY) return false;
-    if (grown == nullptr)
-      throw clport::sdk::Failure("nvidia: cannot allocate " + std::to_string(need) + " bytes for quantized activations");
-    buffers_.push_back(grown);
-    *buffer = grown;
-    *have = need;
-    return true;
-  };
-  return grow(static_cast<size_t>(M * K), &codes_bytes_, &codes_) &&
-         grow(static_cast<size_t>(M * (K / 32)) * 8, &scales_bytes_, &scales_);
+  return grow(static_cast<size_t>(M * K), &codes_bytes_, &codes_, "quantized activations") &&
+         grow(static_cast<size_t>(M * (K / 32)) * 8, &scales_bytes_, &scales_, "quantized activations");
+}
+
+cl_mem NvGemm::partials(size_t bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return grow(bytes, &part_bytes_, &part_, "split GEMM sums") ? part_ : nullptr;
 }
 
 bool NvGemm::enqueue(const clport_op& op, const PackedWeight& w, const PackedWeight* up) {

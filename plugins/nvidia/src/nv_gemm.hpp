@@ -44,6 +44,9 @@ class NvGemm {
   int k_splits(int64_t M, size_t groups, int64_t nb) const;
   // The split kernels' partial sums, grown as needed; nullptr when the device has no memory.
   cl_mem partials(size_t bytes);
+  // Replaces *buffer by one of `need` bytes when it is smaller (mutex_ held); false when the
+  // device has no memory for it, an error for any other allocation failure.
+  bool grow(size_t need, size_t* have, cl_mem* buffer, const char* what);
 
   const clport_host& host_;
   clport::sdk::Host h_;
