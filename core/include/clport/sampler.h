@@ -1,4 +1,5 @@
-// Token samplers: greedy, temperature, top-k, top-p, repetition penalty, seeded.
+// Token samplers: greedy, temperature, top-k, top-p, repetition / presence / frequency penalties,
+// seeded.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +15,11 @@ struct SamplerOptions {
   int32_t top_k = 40;         // <= 0: off
   float top_p = 0.95f;        // >= 1: off
   float repeat_penalty = 1.0f;  // 1: off; divides positive / multiplies negative logits
-  int32_t repeat_last_n = 64;   // how many recent tokens the penalty looks at
+  int32_t repeat_last_n = 64;   // how many recent tokens the penalties look at
+  // OpenAI's penalties, over the same window: a token that appeared loses presence_penalty once
+  // and frequency_penalty per appearance from its logit (0: off; negative values favour it).
+  float presence_penalty = 0.0f;
+  float frequency_penalty = 0.0f;
   uint64_t seed = 0;
 };
 

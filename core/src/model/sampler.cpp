@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include <unordered_set>
+#include <unordered_map>
 
 namespace clport {
 namespace {
@@ -34,16 +34,19 @@ Sampler::Sampler(SamplerOptions options) : options_(options), rng_(options.seed)
 int32_t Sampler::sample(std::vector<float>& logits, const std::vector<int32_t>& history) {
   if (logits.empty()) return -1;
   const int32_t n_vocab = static_cast<int32_t>(logits.size());
-  if (options_.repeat_penalty != 1.0f && options_.repeat_last_n > 0) {
-    // Penalise each recent token once, however often it appeared (CTRL-style penalty).
-    std::unordered_set<int32_t> recent;
+  if (options_.repeat_last_n > 0 && (options_.repeat_penalty != 1.0f || options_.presence_penalty != 0.0f ||
+                                      options_.frequency_penalty != 0.0f)) {
+    std::unordered_map<int32_t, int> recent;  // token -> appearances in the window
     const size_t from = history.size() > size_t(options_.repeat_last_n)
                             ? history.size() - options_.repeat_last_n : 0;
-    for (size_t i = from; i < history.size(); ++i) recent.insert(history[i]);
-    for (int32_t id : recent) {
+    for (size_t i = from; i < history.size(); ++i) ++recent[history[i]];
+    for (const auto& [id, count] : recent) {
       if (id < 0 || id >= n_vocab) continue;
       float& l = logits[id];
-      l = l > 0 ? l / options_.repeat_penalty : l * options_.repeat_penalty;
+      // The repetition penalty counts each recent token once, however often it appeared
+      // (CTRL-style); OpenAI's frequency penalty counts every appearance.
+      if (options_.repeat_penalty != 1.0f) l = l > 0 ? l / options_.repeat_penalty : l * options_.repeat_penalty;
+      l -= options_.presence_penalty + options_.frequency_penalty * static_cast<float>(count);
     }
   }
   if (options_.temperature <= 0.0f) {
