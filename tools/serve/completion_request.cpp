@@ -204,6 +204,7 @@ CompletionRequest parse_fields(const json& body, bool chat, int32_t n_vocab, uin
     refuse("n", "'n' is " + std::to_string(*v) + "; this server returns one choice per request (n = 1)");
   }
   r.stop = parse_stop(body);
+  r.ignore_eos = bool_field(body, "ignore_eos").value_or(false);
   r.stream = bool_field(body, "stream").value_or(false);
   if (auto it = body.find("stream_options"); it != body.end() && !it->is_null()) {
     if (!it->is_object()) refuse("stream_options", "'stream_options' must be an object, not " + type_name(*it));

@@ -31,6 +31,9 @@ struct CompletionRequest {
   // chat "logprobs": true: each generated token's log probability and the top_logprobs most
   // likely tokens at its place (-1: none asked for).
   int32_t top_logprobs = -1;
+  // llama.cpp's extension "ignore_eos": end-of-generation tokens are sampled past (for benchmarks
+  // that need a fixed reply length).
+  bool ignore_eos = false;
 };
 
 constexpr int32_t kMaxTopLogprobs = 20;  // OpenAI's limit

@@ -210,6 +210,7 @@ void HttpServer::handle_completion(const httplib::Request& req, httplib::Respons
   if (chat) job.stop_tokens = frontend_.chat_stop_tokens;
   job.deadline = Clock::now() + options_.request_timeout;
   job.top_logprobs = request.top_logprobs;
+  job.ignore_eos = request.ignore_eos;
   if (options_.log_prompts) logger("serve")->info("{}: prompt {}", job.id, req.body);
   ResponseHeader header{job.id, options_.model_id, static_cast<int64_t>(std::time(nullptr)), chat};
 

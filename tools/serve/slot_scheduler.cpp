@@ -242,7 +242,7 @@ void SlotScheduler::sample(Slot& slot, std::vector<float>& logits_row) {
   if (slot.job.top_logprobs >= 0) logprobs.emplace(logits_row);
   const int32_t token = slot.sampler->sample(logits_row, slot.history);
   const auto& stop_tokens = slot.job.stop_tokens;
-  if (tok.is_eog(token) || std::find(stop_tokens.begin(), stop_tokens.end(), token) != stop_tokens.end()) {
+  if ((tok.is_eog(token) && !slot.job.ignore_eos) || std::find(stop_tokens.begin(), stop_tokens.end(), token) != stop_tokens.end()) {
     finish(slot, "stop");
     return;
   }

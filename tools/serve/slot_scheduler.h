@@ -34,6 +34,7 @@ struct Job {
   std::vector<std::string> stop;
   std::vector<int32_t> stop_tokens;  // end the reply besides the vocabulary's end-of-generation tokens
   std::chrono::steady_clock::time_point deadline;
+  bool ignore_eos = false;     // the vocabulary's end-of-generation tokens do not end the reply
   int32_t top_logprobs = -1;  // >= 0: each token's log probability and this many alternatives
 };
 
