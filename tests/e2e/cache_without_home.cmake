@@ -43,13 +43,13 @@ endfunction()
 set(off "cache: off \\(XDG_CACHE_HOME is not set; HOME is not set; set CLPORT_CACHE_DIR or the policy's cache_dir: to a writable directory\\)")
 clport_expect(check_without_home "" "OpenCL usable: .*\n${off}\n" check)
 clport_expect(devices_without_home "" "^${off}\n" devices)
-clport_expect(run_without_home "" "program cache off: XDG_CACHE_HOME is not set; HOME is not set" run -m ${MODEL} -p cat -n 2)
+clport_expect(run_without_home "" "program cache off: XDG_CACHE_HOME is not set; HOME is not set" run -m ${MODEL} -p cat -n 2 --wait-for-device)
 
 # CLPORT_CACHE_DIR: said, then used by `run` (programs, self-test verdict) and `tune`.
 set(env_dir ${WORK}/from-env)
 clport_expect(check_env_dir "CLPORT_CACHE_DIR=${env_dir}" "OpenCL usable: .*\ncache: ${env_dir} \\(from CLPORT_CACHE_DIR\\)\n" check)
 clport_expect(devices_env_dir "CLPORT_CACHE_DIR=${env_dir}" "^cache: ${env_dir} \\(from CLPORT_CACHE_DIR\\)\n" devices)
-clport_expect(run_env_dir "CLPORT_CACHE_DIR=${env_dir}" "backend: OpenCL" run -m ${MODEL} -p cat -n 2)
+clport_expect(run_env_dir "CLPORT_CACHE_DIR=${env_dir}" "backend: OpenCL" run -m ${MODEL} -p cat -n 2 --wait-for-device)
 files_in(${env_dir} "*.clbin" 1)
 files_in(${env_dir} "selftest-*.json" 1)
 clport_expect(tune_env_dir "CLPORT_CACHE_DIR=${env_dir}" "file: ${env_dir}/tuning-[0-9a-f]+\\.json"
@@ -61,7 +61,7 @@ set(policy_dir ${WORK}/from-policy)
 file(WRITE ${WORK}/policy.yaml "version: 1\ncache_dir: ${policy_dir}\n")
 clport_expect(check_policy_dir "CLPORT_CACHE_DIR=${env_dir}" "cache: ${policy_dir} \\(from the policy's cache_dir:\\)\n"
               check --config ${WORK}/policy.yaml)
-clport_expect(run_policy_dir "" "backend: OpenCL" run -m ${MODEL} -p cat -n 2 --config ${WORK}/policy.yaml)
+clport_expect(run_policy_dir "" "backend: OpenCL" run -m ${MODEL} -p cat -n 2 --config ${WORK}/policy.yaml --wait-for-device)
 files_in(${policy_dir} "*.clbin" 1)
 files_in(${policy_dir} "selftest-*.json" 1)
 

@@ -37,7 +37,8 @@ function(expect_text what got)
   endif()
 endfunction()
 
-set(run run -m ${MODEL} -p ${PROMPT} --temp 0)
+# --wait-for-device: the device from the first token (a first start would begin on the CPU path).
+set(run run -m ${MODEL} -p ${PROMPT} --temp 0 --wait-for-device)
 run_clport(want -- ${run} -n ${tokens} --device cpu --cpu-fp32)
 if(NOT want_rc EQUAL 0)
   message(FATAL_ERROR "the CPU path run failed (${want_rc}):\n${want_err}")

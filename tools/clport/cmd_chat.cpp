@@ -163,6 +163,7 @@ int chat_main(const ChatFlags& f) {
 const RegisterCommand kRegisterChat{
     {"chat", "Hold a conversation with a GGUF model in its chat format", [](CLI::App& app) {
        auto flags = std::make_shared<ChatFlags>();
+       flags->engine.cpu_first_command = true;
        flags->engine.add_to(app);
        app.add_option("-n,--n-predict", flags->session.n_predict, "most tokens in one reply")
            ->transform(integer_range(1, kMaxTokens));

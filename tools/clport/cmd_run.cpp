@@ -113,6 +113,11 @@ nlohmann::json run_json(const RunFlags& f, const Status& failure, Engine* e, con
           {"tokens", {{"prompt", p != nullptr ? static_cast<int>(p->tokens.size()) : 0},
                       {"generated", delivered},
                       {"sampled", stats.generated_tokens}}},
+          {"device_move", stats.device_move.empty()
+                              ? nlohmann::json(nullptr)
+                              : nlohmann::json({{"tokens_before", stats.tokens_before_device_move},
+                                                {"backend", e != nullptr ? e->backend().description() : ""},
+                                                {"note", stats.device_move}})},
           {"memory", e != nullptr ? nlohmann::json::parse(model_memory_json(e->model().memory())) : nlohmann::json(nullptr)},
           {"timings", {{"load_seconds", e != nullptr ? e->load_seconds() : 0.0},
                        {"prompt_seconds", stats.prompt_seconds},
@@ -127,7 +132,10 @@ int run(const RunFlags& f) {
     return 2;
   }
   GenerationStats stats;
-  auto engine = Engine::open(f.engine.resolved(), f.json ? Engine::Progress{} : terminal_progress_bar());
+  EngineOptions options = f.engine.resolved();
+  // The layer check compares the device with the CPU reference: it needs the device from the start.
+  if (f.check_layers) options.cpu_first_start = false;
+  auto engine = Engine::open(options, f.json ? Engine::Progress{} : terminal_progress_bar());
   if (!engine.ok()) {
     if (f.json) print_json(run_json(f, engine.status(), nullptr, nullptr, "", 0, stats, false));
     return report_failure("run", engine.status());
@@ -140,6 +148,11 @@ int run(const RunFlags& f) {
   }
 
   std::cerr << "backend: " << e.backend().description() << "\n";
+  if (e.device_start() == Engine::DeviceStart::Loading) {
+    std::cerr << "device: " << e.background_device()
+              << " builds its programs in the background (its first start with this driver); the CPU path answers "
+                 "until it is ready (--wait-for-device waits for it)\n";
+  }
   // A failed check does not stop the run: its text is still wanted, the exit code says it failed.
   const Status checked = f.check_layers ? check_layers(e, prompt->tokens, f) : Status::ok_status();
   if (!f.json && !f.chat && f.chat_template.empty()) std::cout << f.prompt;
@@ -170,6 +183,7 @@ int run(const RunFlags& f) {
     std::cout << decoder.flush() << std::endl;
   }
   if (!st.ok()) return report_failure("run", st);
+  if (!stats.device_move.empty()) std::cerr << "device: " << stats.device_move << "\n";
   std::fprintf(stderr,
                "load: %.2f s | prompt: %d tokens, %.2f tokens/s | generation: %d tokens, %.2f "
                "tokens/s\n",
@@ -183,6 +197,7 @@ int run(const RunFlags& f) {
 const RegisterCommand kRegisterRun{
     {"run", "Generate text with a GGUF model", [](CLI::App& app) {
        auto flags = std::make_shared<RunFlags>();
+       flags->engine.cpu_first_command = true;
        flags->engine.add_to(app);
        app.add_option("-p,--prompt", flags->prompt, "prompt text")->required();
        app.add_option("-n,--n-predict", flags->n_predict,

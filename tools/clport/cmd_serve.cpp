@@ -185,6 +185,7 @@ const RegisterCommand kRegisterServe{
        auto flags = std::make_shared<ServeFlags>();
        // A server's slots each hold a context: 4096 tokens each unless -c says otherwise.
        flags->engine.options.llama.n_ctx = 4096;
+       flags->engine.cpu_first_command = true;
        flags->engine.add_to(app);
        app.add_option("--host", flags->http.host, "address to listen on (127.0.0.1: this machine only)");
        app.add_option("--port", flags->http.port, "TCP port (0: any free port, printed at start)")

@@ -28,6 +28,10 @@ struct EngineFlags {
   bool no_fusion = false;
   // Smallest -c besides 0 (the model's own length) that the command can use; set before add_to.
   int64_t min_ctx = 0;
+  // Commands that answer people (run, chat, serve) start on the CPU path while a device that was
+  // never set up builds its programs; set before add_to (adds --wait-for-device).
+  bool cpu_first_command = false;
+  bool wait_for_device = false;
 
   void add_to(CLI::App& app) {
     app.add_option("-m,--model", options.model_path, "GGUF model file")->required();
@@ -55,6 +59,11 @@ struct EngineFlags {
     app.add_option("--cache-type-v", cache_type_v, "V cache type: f16, f32, q8_0 or q4_0 (default: --kv-type)")
         ->check(kv_type_names());
     app.add_flag("--no-fusion", no_fusion, "run every op on its own (no fused patterns)");
+    if (cpu_first_command) {
+      app.add_flag("--wait-for-device", wait_for_device,
+                   "on a device never set up with this driver, wait for its programs to build instead of "
+                   "starting on the CPU path and moving to the device once it is ready");
+    }
     app.add_option("--memory-limit", options.llama.memory_limit_bytes,
                    "refuse to load when the weights, KV cache and activations would take more than this "
                    "(bytes, or with a unit: 512M, 2G; 0 = no limit)")
@@ -67,6 +76,7 @@ struct EngineFlags {
     o.llama.kv_type_k = kv_dtype_of(cache_type_k.empty() ? kv_type : cache_type_k);
     o.llama.kv_type_v = kv_dtype_of(cache_type_v.empty() ? kv_type : cache_type_v);
     o.llama.fusion = !no_fusion;
+    o.cpu_first_start = cpu_first_command && !wait_for_device;
     if (o.config_path.empty()) {
       if (const char* env = std::getenv("CLPORT_CONFIG")) o.config_path = env;
     }

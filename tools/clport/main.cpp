@@ -6,6 +6,9 @@
 #include <iostream>
 #include <map>
 
+#include <cstdio>
+
+#include "clport/engine.h"
 #include "clport/log.h"
 #include "command_registry.h"
 #include "output_files.h"
@@ -51,7 +54,18 @@ int main(int argc, char** argv) {
   if (!log_level.empty()) clport::set_log_level(log_level);
   try {
     for (auto& [sub, run] : runners) {
-      if (sub->parsed()) return finish_standard_output(sub->get_name(), run());
+      if (!sub->parsed()) continue;
+      const int rc = finish_standard_output(sub->get_name(), run());
+      // A device still building in the background for an engine that is gone (a CPU-first start
+      // that ended before the device was ready): its compiler cannot be torn down mid-build by
+      // the exit handlers, so leave without them; what it built so far is in the cache.
+      if (clport::detached_device_loads() > 0) {
+        std::cout.flush();
+        std::cerr.flush();
+        std::fflush(nullptr);
+        std::_Exit(rc);
+      }
+      return rc;
     }
   } catch (const std::exception& e) {
     // Commands report errors as Status; this is the last line of defence, never expected.

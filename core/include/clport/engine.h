@@ -44,6 +44,15 @@ struct EngineOptions {
   // then CLPORT_CACHE_DIR, then $XDG_CACHE_HOME / $HOME; "off" = no cache. An app without HOME
   // (Android) passes its cache directory here.
   std::string cache_dir;
+  // Start on the CPU path at once when the OpenCL device chosen by "auto" was never set up with
+  // this driver and clport version (its self-test builds every program: minutes on PoCL). The
+  // device loads in the background, and the work moves to it at the first step boundary after it
+  // is ready (GenerationStats::device_move says where). Off: wait for the device, as a device
+  // named by index always does.
+  bool cpu_first_start = false;
+  // Tests: runs on the background loading thread before the device load, to choose when the
+  // device becomes ready.
+  std::function<void()> before_background_device_load;
 };
 
 struct GenerationStats {
@@ -57,6 +66,11 @@ struct GenerationStats {
   // Set when the device failed during this generation and the run moved to the CPU path: what
   // failed, on which device, and where that device's failure is recorded (the logged warning).
   std::string device_failure;
+  // Set when the engine moved from the CPU path to the device it loaded in the background during
+  // this generation: which device produced which part. tokens_before_device_move: the generated
+  // tokens sampled from the CPU path's logits (0: the prompt ran on the device already).
+  std::string device_move;
+  int tokens_before_device_move = -1;
   // Of the tokens evaluated (the cached ones were not).
   double prompt_tokens_per_second() const {
     return prompt_seconds > 0 ? (prompt_tokens - cached_tokens) / prompt_seconds : 0;
@@ -83,6 +97,22 @@ class CLPORT_API Engine {
   std::shared_ptr<GgufFile> shared_file() const { return file_; }
   const EngineOptions& options() const { return options_; }
   double load_seconds() const { return load_seconds_; }
+
+  // The background device load of a CPU-first start (EngineOptions::wait_for_device).
+  enum class DeviceStart {
+    None,     // no background load: the engine runs where it started
+    Loading,  // on the CPU path; the device loads in the background
+    Ready,    // loaded: the engine moves to it at the next step boundary
+    Failed,   // the device could not be loaded (logged); the engine stays on the CPU path
+    Moved,    // the engine runs on the device it loaded
+  };
+  DeviceStart device_start() const;
+  // The device a CPU-first start loads in the background ("" when none).
+  std::string background_device() const;
+  // Waits for the background device load to end and moves to the device when it succeeded (as a
+  // step boundary would): for an app that wants the device before the next turn. A failure of
+  // the move itself is returned; a device that could not be loaded is not an error.
+  Status wait_for_device();
 
   // Evaluates the prompt (from position 0, the cache is reused from scratch), then samples up
   // to n_predict tokens, calling on_token for each (return false to stop). Stops at an
@@ -155,6 +185,17 @@ class CLPORT_API Engine {
   // Evaluates the cached tokens of every sequence but `except` again (after a move to the CPU).
   Status reevaluate_sequences(uint32_t except);
   Status check_sequence(uint32_t seq) const;
+  // engine_device_start.cpp: the backend at open (the CPU path first when the device needs
+  // setting up), the background device load, and the move to it at a step boundary.
+  struct DeviceLoad;
+  Status open_backend(const Progress& progress);
+  void start_device_load(std::shared_ptr<DeviceLoad> load);
+  // Moves to the background-loaded device when it is ready; *moved says whether it did.
+  Status move_to_device_if_ready(bool* moved);
+  // run_generation's step boundary: the move, noted in stats (`generated` tokens so far).
+  Status device_move_boundary(GenerationStats& stats);
+  // At destruction: a load still running is left to finish on its own (detached_device_loads()).
+  void release_device_load();
   // generate and generate_reusing_cache: evaluates prompt from position `keep` (the sequence
   // holds its first keep tokens), then samples.
   Status run_generation(const std::vector<int32_t>& prompt, size_t keep, int n_predict, Sampler& sampler,
@@ -170,9 +211,17 @@ class CLPORT_API Engine {
   std::string model_sha256_;
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<LlamaModel> model_;
+  std::shared_ptr<DeviceLoad> device_load_;  // while a background device load is pending
+  bool moved_to_device_ = false;
+  bool device_load_failed_ = false;
   double load_seconds_ = 0;
   EngineOptions options_;
 };
+
+// Background device loads still running for engines already destroyed. They finish on their own
+// (warming the program cache); a program about to exit without waiting for them ends with _Exit
+// after flushing its output, since the OpenCL compiler is not safe to tear down mid-build.
+CLPORT_API int detached_device_loads();
 
 // Chooses and creates the backend for EngineOptions (device selection, plugins, policy).
 // Defined in engine_backend.cpp.

@@ -64,6 +64,7 @@ Result<EngineOptions> with_policy_model_options(const EngineOptions& options) {
 }  // namespace
 
 Engine::~Engine() {
+  release_device_load();
   // The model's tensors live on the backend: release them first.
   model_.reset();
   backend_.reset();
@@ -89,10 +90,7 @@ Result<std::unique_ptr<Engine>> Engine::open(const EngineOptions& options,
   auto hp = read_llama_hparams(*engine->file_);
   if (!hp.ok()) return hp.status();
 
-  auto backend = detail::create_checked_backend(options);
-  if (!backend.ok()) return backend.status();
-  engine->backend_ = std::move(backend.value());
-  CLPORT_RETURN_IF_ERROR(engine->load_model(progress));
+  CLPORT_RETURN_IF_ERROR(engine->open_backend(progress));
   if (engine->tokenizer_->n_vocab() != static_cast<int32_t>(engine->model_->hparams().n_vocab)) {
     return Status(Stage::Model, "tokenizer has " + std::to_string(engine->tokenizer_->n_vocab()) +
                                     " tokens but token_embd has " +
@@ -138,6 +136,7 @@ Status Engine::run_generation(const std::vector<int32_t>& prompt, size_t keep, i
   // Until the steps below succeed the cache holds only the kept prefix (a failed step may have
   // written some of the rest).
   cached.resize(keep);
+  CLPORT_RETURN_IF_ERROR(device_move_boundary(st));
   std::vector<float> logits;
   std::vector<int32_t> history = prompt;
 
@@ -167,6 +166,7 @@ Status Engine::run_generation(const std::vector<int32_t>& prompt, size_t keep, i
       st.generation_seconds = seconds_since(t0);
       return context_full(*model_, prompt.size(), i + 1, n_predict);
     }
+    CLPORT_RETURN_IF_ERROR(device_move_boundary(st));
     Status step = forward_or_move_to_cpu({next}, n_past, history, prompt.size(), logits, st, seq);
     if (!step.ok()) {
       cached.clear();

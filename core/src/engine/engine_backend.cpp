@@ -21,8 +21,11 @@ bool is_index(const std::string& s) {
   return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
 }
 
-Result<std::unique_ptr<Backend>> create_device_backend(const EngineOptions& options,
-                                                       const Policy& policy) {
+}  // namespace
+
+namespace detail {
+
+Result<PreparedDevice> prepare_device(const EngineOptions& options, const Policy& policy) {
   const bool named = is_index(options.device);
   auto inventory = discover_devices(policy.globals().opencl_library);
   if (inventory.devices.empty()) return inventory.status;
@@ -63,22 +66,43 @@ Result<std::unique_ptr<Backend>> create_device_backend(const EngineOptions& opti
     if (!named) return Status(Stage::DeviceUnusable, why);
     logger("engine")->warn("{}; using it anyway because --device {} names it", why, options.device);
   }
+  PreparedDevice prepared;
+  prepared.context = context.value();
+  prepared.manager = manager;
+  prepared.binding = std::move(binding);
+  prepared.self_test_mode = policy.globals().self_test;
+  return prepared;
+}
+
+bool device_is_set_up(PreparedDevice& device) {
+  if (!device.binding->has_device()) return true;  // nothing to test or build: finish fails at once
+  selftest::Options cached_only;
+  cached_only.mode = device.self_test_mode;
+  cached_only.run_if_missing = false;
+  return selftest::run(*device.context, *device.binding, cached_only).source == selftest::Verdict::Source::Cache;
+}
+
+Result<std::unique_ptr<Backend>> finish_device(PreparedDevice device) {
   // Driver self-test (core/src/selftest): the first start on this device / driver /
   // clport version checks every bound op against the CPU reference and re-binds failing ones
   // before any weight is prepared. It never fails backend creation.
-  if (binding->has_device()) {
+  if (device.binding->has_device()) {
     selftest::Options self_test;
-    self_test.mode = policy.globals().self_test;
-    selftest::run(*context.value(), *binding, self_test);
+    self_test.mode = device.self_test_mode;
+    selftest::run(*device.context, *device.binding, self_test);
   }
-  if (!binding->has_device()) {
-    std::string why = "no plugin can serve " + chosen.info.name;
-    for (const auto& c : binding->candidates()) why += "; " + c.plugin + ": " + c.outcome;
-    if (manager->plugins().empty()) why += " (no plugin found; see `clport devices`)";
+  if (!device.binding->has_device()) {
+    std::string why = "no plugin can serve " + device.context->info().name;
+    for (const auto& c : device.binding->candidates()) why += "; " + c.plugin + ": " + c.outcome;
+    if (device.manager->plugins().empty()) why += " (no plugin found; see `clport devices`)";
     return Status(Stage::Plugin, why);
   }
-  return make_device_backend(context.value(), manager, std::move(binding));
+  return make_device_backend(device.context, device.manager, std::move(device.binding));
 }
+
+}  // namespace detail
+
+namespace {
 
 // The fast CPU backend; the CPU reference (make_cpu_backend) is only for checks against it.
 std::unique_ptr<Backend> create_cpu_backend(const EngineOptions& options, bool policy_fp32) {
@@ -129,17 +153,26 @@ Status check_engine_choices(const EngineOptions& options) {
                     (found.empty() ? "none" : found) + " (see `clport devices`)");
 }
 
-Result<std::unique_ptr<Backend>> create_checked_backend(const EngineOptions& options) {
+Result<std::unique_ptr<Backend>> create_checked_backend(const EngineOptions& options,
+                                                        std::unique_ptr<PreparedDevice>* defer_unset_device) {
   if (options.device == "cpu") return create_cpu_backend(options, false);
   auto policy = engine_policy(options);
   if (!policy.ok()) return policy.status();
   const Policy& effective = policy.value();
-  auto device = create_device_backend(options, effective);
+  const bool fp32 = effective.globals().precision == Precision::Fp32;
+  auto prepared = prepare_device(options, effective);
+  if (prepared.ok() && defer_unset_device != nullptr && !is_index(options.device) &&
+      !device_is_set_up(prepared.value())) {
+    *defer_unset_device = std::make_unique<PreparedDevice>(std::move(prepared.value()));
+    return create_cpu_backend(options, fp32);
+  }
+  auto device = prepared.ok() ? finish_device(std::move(prepared.value()))
+                              : Result<std::unique_ptr<Backend>>(prepared.status());
   if (device.ok()) return device;
   if (is_index(options.device)) return device.status();  // the user asked for this device
   logger("engine")->warn("OpenCL is not usable ({}); running on the CPU",
                          device.status().to_string());
-  return create_cpu_backend(options, effective.globals().precision == Precision::Fp32);
+  return create_cpu_backend(options, fp32);
 }
 
 }  // namespace detail

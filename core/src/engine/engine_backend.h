@@ -5,7 +5,11 @@
 #include <memory>
 
 #include "clport/backend.h"
+#include "clport/binding.h"
+#include "clport/device_context.h"
 #include "clport/engine.h"
+#include "clport/plugin_manager.h"
+#include "clport/policy.h"
 
 namespace clport::detail {
 
@@ -23,7 +27,26 @@ std::unique_ptr<Backend> create_cpu_path_backend(const EngineOptions& options);
 // is allowed for the rest.
 Status check_engine_choices(const EngineOptions& options);
 
-// create_backend() without check_engine_choices(), for a caller that has just run it.
-Result<std::unique_ptr<Backend>> create_checked_backend(const EngineOptions& options);
+// A device chosen, its context created and its plugins bound, before the self-test and the
+// backend: what the engine's CPU-first start hands to its loading thread.
+struct PreparedDevice {
+  std::shared_ptr<DeviceContext> context;
+  std::shared_ptr<PluginManager> manager;
+  std::unique_ptr<DeviceBinding> binding;
+  SelfTestMode self_test_mode = SelfTestMode::Auto;
+};
+// The device the options and the policy choose (as create_backend does), ready for finish_device.
+Result<PreparedDevice> prepare_device(const EngineOptions& options, const Policy& policy);
+// Whether this device, driver and clport version were set up before: the self-test verdict is
+// cached, so its programs are too and finish_device takes no compiling. Applies the verdict.
+bool device_is_set_up(PreparedDevice& device);
+// The self-test (run or read) and the backend.
+Result<std::unique_ptr<Backend>> finish_device(PreparedDevice device);
+
+// create_backend() without check_engine_choices(), for a caller that has just run it. With
+// `defer_unset_device`: an OpenCL device chosen by "auto" that device_is_set_up() says was never
+// set up is not finished here but moved to *defer_unset_device, and the CPU path is returned.
+Result<std::unique_ptr<Backend>> create_checked_backend(const EngineOptions& options,
+                                                        std::unique_ptr<PreparedDevice>* defer_unset_device = nullptr);
 
 }  // namespace clport::detail

@@ -78,6 +78,8 @@ Status Engine::evaluate(const std::vector<SequenceInput>& inputs, std::vector<fl
                                                 std::to_string(model_->n_ctx()) + " (raise --ctx)");
     }
   }
+  bool moved_to_device = false;
+  CLPORT_RETURN_IF_ERROR(move_to_device_if_ready(&moved_to_device));
   // What the caches held before: the tokens to evaluate again if the device fails.
   std::vector<std::vector<int32_t>> before;
   for (const SequenceInput& in : inputs) before.push_back(cached_[in.seq]);
