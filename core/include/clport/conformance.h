@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,9 @@ struct Options {
   // Profile the queue and name the kernels each case ran (CaseResult::kernels): which of a
   // plugin's kernel variants really served a case.
   bool record_kernels = false;
+  // Called after each catalogue case with (cases done, cases in the catalogue): the driver
+  // self-test's progress, which on a device never set up builds every program.
+  std::function<void(size_t done, size_t total)> progress;
 };
 
 struct CaseResult {

@@ -50,6 +50,9 @@ struct EngineOptions {
   // is ready (GenerationStats::device_move says where). Off: wait for the device, as a device
   // named by index always does.
   bool cpu_first_start = false;
+  // Progress of a device's first set-up (the driver self-test, which builds every program): cases
+  // done and cases in all. Called on the thread that sets the device up.
+  std::function<void(size_t done, size_t total)> setup_progress;
   // Tests: runs on the background loading thread before the device load, to choose when the
   // device becomes ready.
   std::function<void()> before_background_device_load;
@@ -222,6 +225,23 @@ class CLPORT_API Engine {
 // (warming the program cache); a program about to exit without waiting for them ends with _Exit
 // after flushing its output, since the OpenCL compiler is not safe to tear down mid-build.
 CLPORT_API int detached_device_loads();
+
+// Program bundles: the program cache of the device EngineOptions choose (its compiled programs,
+// self-test verdict and tuning) in one file, and back into a cache elsewhere, so an app can ship
+// the programs of a device it knows. A bundle records the device, driver, platform and clport
+// version it was made for; imported where they differ, nothing is written (skipped, with a note).
+// A truncated or altered bundle is a Stage::Io error and the cache is left as it was.
+struct CacheBundleSummary {
+  size_t entries = 0;          // in the bundle
+  size_t imported = 0;         // written into the cache
+  size_t already_present = 0;  // held by the cache already
+  size_t skipped = 0;          // made for another device, driver or clport version
+  std::string note;            // why they were skipped
+  std::string cache_directory;
+  std::string device;          // the identity the bundle is for / was checked against
+};
+CLPORT_API Result<CacheBundleSummary> export_program_bundle(const EngineOptions& options, const std::string& path);
+CLPORT_API Result<CacheBundleSummary> import_program_bundle(const EngineOptions& options, const std::string& path);
 
 // Chooses and creates the backend for EngineOptions (device selection, plugins, policy).
 // Defined in engine_backend.cpp.

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,8 @@ struct Options {
   bool use_environment = true;  // CLPORT_SELF_TEST=off|force|auto overrides `mode`
   bool run_if_missing = true;   // false: only read a cached verdict (`clport devices`)
   uint64_t seed = 0;            // 0: from the clock
+  // When it runs: (cases done, cases) over every bound plugin instance.
+  std::function<void(size_t done, size_t total)> progress;
 };
 
 // Tests (or reads) the binding's instances and applies the exclusions to `binding`. Never

@@ -380,7 +380,11 @@ Report run_on_instance(DeviceContext& context, const clport_plugin& table, clpor
   report.seed = options.seed != 0 ? options.seed
                                   : static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
   CaseRunner runner(context, table, instance, report.seed);
-  for (const CaseSpec& spec : detail::catalogue(options.small)) {
+  const auto& catalogue = detail::catalogue(options.small);
+  size_t done = 0;
+  for (const CaseSpec& spec : catalogue) {
+    if (options.progress) options.progress(done, catalogue.size());
+    ++done;
     if (!selected(options.filter, spec.name())) continue;
     CaseResult r;
     try {
@@ -403,6 +407,7 @@ Report run_on_instance(DeviceContext& context, const clport_plugin& table, clpor
     }
     report.cases.push_back(std::move(r));
   }
+  if (options.progress) options.progress(catalogue.size(), catalogue.size());
   return report;
 }
 

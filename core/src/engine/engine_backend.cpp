@@ -71,6 +71,7 @@ Result<PreparedDevice> prepare_device(const EngineOptions& options, const Policy
   prepared.manager = manager;
   prepared.binding = std::move(binding);
   prepared.self_test_mode = policy.globals().self_test;
+  prepared.setup_progress = options.setup_progress;
   return prepared;
 }
 
@@ -89,6 +90,7 @@ Result<std::unique_ptr<Backend>> finish_device(PreparedDevice device) {
   if (device.binding->has_device()) {
     selftest::Options self_test;
     self_test.mode = device.self_test_mode;
+    self_test.progress = device.setup_progress;
     selftest::run(*device.context, *device.binding, self_test);
   }
   if (!device.binding->has_device()) {

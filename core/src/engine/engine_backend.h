@@ -34,6 +34,7 @@ struct PreparedDevice {
   std::shared_ptr<PluginManager> manager;
   std::unique_ptr<DeviceBinding> binding;
   SelfTestMode self_test_mode = SelfTestMode::Auto;
+  std::function<void(size_t, size_t)> setup_progress;  // EngineOptions::setup_progress
 };
 // The device the options and the policy choose (as create_backend does), ready for finish_device.
 Result<PreparedDevice> prepare_device(const EngineOptions& options, const Policy& policy);

@@ -40,12 +40,20 @@ std::string dtype_label(int32_t dtype) {
   return std::string(dtype_name(static_cast<DType>(dtype)));
 }
 
-std::vector<CaseVerdict> test_instances(DeviceContext& context, const DeviceBinding& binding, uint64_t seed) {
+std::vector<CaseVerdict> test_instances(DeviceContext& context, const DeviceBinding& binding, uint64_t seed,
+                                       const std::function<void(size_t, size_t)>& progress) {
   std::vector<CaseVerdict> out;
   conformance::Options options;
   options.small = true;
   options.seed = seed;
+  const size_t n_instances = binding.instances().size();
+  size_t index = 0;
   for (const auto& inst : binding.instances()) {
+    // One catalogue per instance: the progress counts over all of them.
+    if (progress) {
+      options.progress = [&, index](size_t done, size_t total) { progress(index * total + done, n_instances * total); };
+    }
+    ++index;
     const conformance::Report report = conformance::run_on_instance(context, inst->table(), inst->handle(), options);
     for (const auto& c : report.cases) {
       if (!c.supported) continue;
@@ -144,7 +152,7 @@ Verdict run(DeviceContext& context, DeviceBinding& binding, const Options& optio
                                      : static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
     log->info("{}: running the driver self-test (seed {})", id.device, verdict.seed);
     const auto t0 = std::chrono::steady_clock::now();
-    verdict.cases = test_instances(context, binding, verdict.seed);
+    verdict.cases = test_instances(context, binding, verdict.seed, options.progress);
     verdict.source = Verdict::Source::Ran;
     g_runs.fetch_add(1);
     log->info("{}: self-test ran {} cases in {:.1f} s, {} failed", id.device, verdict.cases.size(),

@@ -1,0 +1,71 @@
+// export_program_bundle / import_program_bundle: the device and its cache directory as the engine
+// would choose them, then programs/cache_bundle.
+#include "clport/clport.h"
+#include "clport/engine.h"
+#include "clport/program_cache.h"
+#include "engine/engine_backend.h"
+#include "programs/cache_bundle.h"
+
+namespace clport {
+namespace {
+
+struct BundleTarget {
+  std::string directory;
+  programs::BundleIdentity identity;
+};
+
+Result<BundleTarget> bundle_target(const EngineOptions& options) {
+  if (options.device == "cpu") {
+    return Status(Stage::InvalidArgument, "a program bundle holds an OpenCL device's programs; the CPU path builds none "
+                                          "(choose --device auto or an index)");
+  }
+  auto policy = engine_policy(options);
+  if (!policy.ok()) return policy.status();
+  auto device = detail::prepare_device(options, policy.value());
+  if (!device.ok()) return device.status();
+  const DeviceContext& context = *device.value().context;
+  const ProgramCache& cache = context.programs();
+  if (!cache.enabled() || cache.directory().empty()) {
+    return Status(Stage::InvalidArgument, "the program cache is off (" + cache.location().describe() +
+                                              "): there is no cache to export from or import into");
+  }
+  BundleTarget t;
+  t.directory = cache.directory();
+  t.identity = {context.info().name, context.info().driver_version, context.info().platform_version,
+                clport_version_string()};
+  return t;
+}
+
+CacheBundleSummary public_summary(const programs::BundleSummary& s, const BundleTarget& t) {
+  CacheBundleSummary out;
+  out.entries = s.entries;
+  out.imported = s.imported;
+  out.already_present = s.already_present;
+  out.skipped = s.skipped;
+  out.note = s.note;
+  out.cache_directory = t.directory;
+  out.device = t.identity.describe();
+  return out;
+}
+
+}  // namespace
+
+Result<CacheBundleSummary> export_program_bundle(const EngineOptions& options, const std::string& path) {
+  CLPORT_RETURN_IF_ERROR(detail::check_engine_choices(options));
+  auto target = bundle_target(options);
+  if (!target.ok()) return target.status();
+  auto written = programs::write_bundle(target.value().directory, target.value().identity, path);
+  if (!written.ok()) return written.status();
+  return public_summary(written.value(), target.value());
+}
+
+Result<CacheBundleSummary> import_program_bundle(const EngineOptions& options, const std::string& path) {
+  CLPORT_RETURN_IF_ERROR(detail::check_engine_choices(options));
+  auto target = bundle_target(options);
+  if (!target.ok()) return target.status();
+  auto read = programs::read_bundle(path, target.value().identity, target.value().directory);
+  if (!read.ok()) return read.status();
+  return public_summary(read.value(), target.value());
+}
+
+}  // namespace clport
