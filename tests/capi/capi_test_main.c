@@ -63,7 +63,7 @@ clport_model* load_model(clport_runtime* runtime, const char* path) {
   X(tokenize_roundtrip) X(tokenize_errors) X(chat_apply) X(chat_errors) X(context_params)          \
   X(generate_callback) X(generate_stops) X(generate_errors) X(generate_context_full)                \
   X(generate_reentry) X(context_outlives_model) X(device_cache_dir) X(threads) X(conversation)      \
-  X(sessions)
+  X(sessions) X(device_start)
 
 #define DECLARE(name) void test_##name(void);
 CAPI_CASES(DECLARE)

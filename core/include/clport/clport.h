@@ -60,7 +60,7 @@ extern "C" {
 /* The interface version: a different major is incompatible; a higher minor only appends
  * functions, enum values and struct fields. clport_api_version() says what the library has. */
 #define CLPORT_API_VERSION_MAJOR 1
-#define CLPORT_API_VERSION_MINOR 3
+#define CLPORT_API_VERSION_MINOR 4
 
 /* (major << 16) | minor of the library that is loaded. */
 CLPORT_API uint32_t clport_api_version(void);
@@ -161,6 +161,18 @@ CLPORT_API const char* clport_runtime_error(const clport_runtime* runtime);
 CLPORT_API clport_status clport_runtime_report_json(clport_runtime* runtime, char** out_json,
                                                     size_t* out_length);
 
+/* 1.4: program bundles: the program cache of the device the runtime chooses (compiled programs,
+ * self-test verdict, tuning) in one file, and back into a cache on another machine with the same
+ * device, driver and clport version, so an app's first start there builds nothing (`clport cache
+ * export / import`). The import checks the whole file first: a truncated or altered bundle is
+ * CLPORT_ERR_IO and the cache is left as it was. A bundle made for another device, driver or
+ * clport version imports nothing (*out_skipped counts its entries; the reason is logged as a
+ * warning). out_imported and out_skipped may be NULL. The CPU path (device "cpu") has no programs:
+ * CLPORT_ERR_INVALID_ARGUMENT, as is a runtime whose cache is off. */
+CLPORT_API clport_status clport_cache_export(clport_runtime* runtime, const char* path);
+CLPORT_API clport_status clport_cache_import(clport_runtime* runtime, const char* path, size_t* out_imported,
+                                             size_t* out_skipped);
+
 /* ---- model -------------------------------------------------------------------------------- */
 
 typedef struct clport_model clport_model;
@@ -189,7 +201,23 @@ typedef struct clport_model_options {
    * the model gets one of its own (clport_context_create). 1 (the default): the model's contexts
    * share one conversation. 1..256. */
   uint32_t n_seq;
+  /* 1.4: non-zero: when the OpenCL device the runtime chooses was never set up with this driver
+   * and clport version (its self-test builds every kernel program: seconds on a phone GPU,
+   * minutes on PoCL), the model loads on the CPU path at once and on the device in a background
+   * thread, and moves to the device between two steps once it is ready; no token is repeated or
+   * lost (clport_model_info.device_start says where it runs; clport_model_wait_for_device waits).
+   * 0 (the default): clport_model_load waits for the device. */
+  int32_t cpu_first_start;
 } clport_model_options;
+
+/* 1.4: clport_model_info.device_start. */
+enum {
+  CLPORT_DEVICE_START_NONE = 0,     /* the model runs where it loaded */
+  CLPORT_DEVICE_START_LOADING = 1,  /* on the CPU path; the device loads in the background */
+  CLPORT_DEVICE_START_READY = 2,    /* loaded: the model moves there at its next step */
+  CLPORT_DEVICE_START_FAILED = 3,   /* the device could not be loaded (logged); stays on the CPU */
+  CLPORT_DEVICE_START_MOVED = 4     /* moved to the device it loaded in the background */
+};
 
 CLPORT_API void clport_model_options_init(clport_model_options* options);
 /* Opens the file, checks every tensor, chooses the backend (runtime options) and uploads the
@@ -209,14 +237,22 @@ typedef struct clport_model_info {
   int32_t bos;           /* token ids; -1 when the vocabulary has none */
   int32_t eos;
   int32_t add_bos;       /* non-zero: the model expects BOS before a prompt */
-  /* "llama", "gemma3", ...; and the backend, "cpu" or "opencl:<device>". Both stay valid as long
-   * as the model handle. */
+  /* "llama", "gemma3", ...; and the backend it runs on now, "cpu" or "opencl:<device>" (it
+   * changes when a cpu_first_start model moves to its device, or a failing device moves the model
+   * to the CPU). Both stay valid as long as the model handle. */
   const char* architecture;
   const char* backend;
   uint32_t n_seq;        /* 1.3: conversations the KV cache holds (clport_model_options.n_seq) */
+  int32_t device_start;  /* 1.4: CLPORT_DEVICE_START_* */
 } clport_model_info;
 
 CLPORT_API clport_status clport_model_get_info(clport_model* model, clport_model_info* out_info);
+
+/* 1.4: waits until a cpu_first_start model's background device load has ended and moves the model
+ * to the device (its conversations are evaluated again there); returns at once for any other
+ * model. A device that could not be loaded is not an error: device_start then says FAILED. A
+ * generation on another thread waits for this call, as for any call on the model. */
+CLPORT_API clport_status clport_model_wait_for_device(clport_model* model);
 
 /* A JSON document about the loaded model: {"model": {...sizes}, "backend": {"name",
  * "description"}, "plan": {"decode_nodes", "fused_nodes", "decode_launches", "layer_launches"

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <deque>
 #include <mutex>
 #include <new>
 #include <string>
@@ -28,7 +29,9 @@ namespace clport::capi {
 struct ModelState {
   std::unique_ptr<Engine> engine;
   std::string architecture;
-  std::string backend_name;
+  // Every backend the model has run on, the last being the current one: a deque, so the names
+  // handed out by clport_model_get_info stay valid as long as the model.
+  std::deque<std::string> backend_names;
   // One call at a time on a model and its contexts; recursive so that a token callback may use
   // the model's tokenizer calls on the generating thread.
   std::recursive_mutex mutex;

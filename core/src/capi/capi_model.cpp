@@ -70,6 +70,7 @@ clport_status clport_model_load(clport_runtime* runtime, const clport_model_opti
     e.llama.n_ctx = o.n_ctx;
     e.llama.n_seq = o.n_seq;
     e.llama.fusion = o.no_fusion == 0;
+    e.cpu_first_start = o.cpu_first_start != 0;
     if (o.fp32 != 0) {
       e.cpu_float_activations = true;
       e.config_texts.push_back("precision: fp32\n");
@@ -80,7 +81,7 @@ clport_status clport_model_load(clport_runtime* runtime, const clport_model_opti
     model->state = std::make_shared<clport::capi::ModelState>();
     model->state->engine = std::move(engine.value());
     model->state->architecture = model->state->engine->model().hparams().arch;
-    model->state->backend_name = model->state->engine->backend().name();
+    model->state->backend_names.push_back(model->state->engine->backend().name());
     if (model->state->engine->n_seq() > 1) model->state->sequence_taken.assign(model->state->engine->n_seq(), false);
     *out_model = model.release();
     return clport::capi::ok(&runtime->error);
@@ -88,6 +89,23 @@ clport_status clport_model_load(clport_runtime* runtime, const clport_model_opti
 }
 
 void clport_model_free(clport_model* model) { delete model; }
+
+static_assert(CLPORT_DEVICE_START_NONE == static_cast<int>(clport::Engine::DeviceStart::None) &&
+                  CLPORT_DEVICE_START_LOADING == static_cast<int>(clport::Engine::DeviceStart::Loading) &&
+                  CLPORT_DEVICE_START_READY == static_cast<int>(clport::Engine::DeviceStart::Ready) &&
+                  CLPORT_DEVICE_START_FAILED == static_cast<int>(clport::Engine::DeviceStart::Failed) &&
+                  CLPORT_DEVICE_START_MOVED == static_cast<int>(clport::Engine::DeviceStart::Moved),
+              "clport.h's device-start values are Engine::DeviceStart's");
+
+clport_status clport_model_wait_for_device(clport_model* model) {
+  static const char* fn = "clport_model_wait_for_device";
+  if (model == nullptr) return clport::capi::null_argument(fn, "model");
+  return clport::capi::locked(model->state->mutex, &model->error, fn, [&] {
+    const clport::Status moved = model->state->engine->wait_for_device();
+    if (!moved.ok()) return clport::capi::from_status(&model->error, moved);
+    return clport::capi::ok(&model->error);
+  });
+}
 
 const char* clport_model_error(const clport_model* model) { return model == nullptr ? "" : model->error.c_str(); }
 
@@ -115,8 +133,12 @@ clport_status clport_model_get_info(clport_model* model, clport_model_info* out_
     info.eos = tok.eos();
     info.add_bos = tok.add_bos_default() ? 1 : 0;
     info.architecture = model->state->architecture.c_str();
-    info.backend = model->state->backend_name.c_str();
+    if (engine.backend().name() != model->state->backend_names.back()) {
+      model->state->backend_names.push_back(engine.backend().name());
+    }
+    info.backend = model->state->backend_names.back().c_str();
     info.n_seq = engine.n_seq();
+    info.device_start = static_cast<int32_t>(engine.device_start());
     const size_t given = out_info->struct_size;
     std::memcpy(out_info, &info, given < sizeof(info) ? given : sizeof(info));
     out_info->struct_size = given;

@@ -2,6 +2,8 @@
 // policy file and text), and the devices report judged with them.
 #include "capi/capi_internal.h"
 #include "engine/engine_backend.h"
+#include "clport/engine.h"
+#include "clport/log.h"
 #include "clport/policy.h"
 #include "clport/report.h"
 
@@ -93,6 +95,33 @@ clport_status clport_runtime_report_json(clport_runtime* runtime, char** out_jso
     const clport::DevicesReport report = clport::devices_report(options);
     *out_json = clport::capi::copy_text(report.json);
     if (out_length != nullptr) *out_length = report.json.size();
+    return clport::capi::ok(&runtime->error);
+  });
+}
+
+clport_status clport_cache_export(clport_runtime* runtime, const char* path) {
+  static const char* fn = "clport_cache_export";
+  if (runtime == nullptr) return clport::capi::null_argument(fn, "runtime");
+  return clport::capi::locked(runtime->mutex, &runtime->error, fn, [&] {
+    if (path == nullptr || *path == '\0') return clport::capi::invalid(&runtime->error, std::string(fn) + ": path is NULL or empty");
+    auto written = clport::export_program_bundle(runtime->engine, path);
+    if (!written.ok()) return clport::capi::from_status(&runtime->error, written.status());
+    return clport::capi::ok(&runtime->error);
+  });
+}
+
+clport_status clport_cache_import(clport_runtime* runtime, const char* path, size_t* out_imported, size_t* out_skipped) {
+  static const char* fn = "clport_cache_import";
+  if (out_imported != nullptr) *out_imported = 0;
+  if (out_skipped != nullptr) *out_skipped = 0;
+  if (runtime == nullptr) return clport::capi::null_argument(fn, "runtime");
+  return clport::capi::locked(runtime->mutex, &runtime->error, fn, [&] {
+    if (path == nullptr || *path == '\0') return clport::capi::invalid(&runtime->error, std::string(fn) + ": path is NULL or empty");
+    auto read = clport::import_program_bundle(runtime->engine, path);
+    if (!read.ok()) return clport::capi::from_status(&runtime->error, read.status());
+    if (read->skipped > 0) clport::logger("capi")->warn("{}: {}", fn, read->note);
+    if (out_imported != nullptr) *out_imported = read->imported;
+    if (out_skipped != nullptr) *out_skipped = read->skipped;
     return clport::capi::ok(&runtime->error);
   });
 }
