@@ -17,7 +17,7 @@ jobs="${CLPORT_FUZZ_JOBS:-$(nproc)}"
 seed=()
 [ -n "${CLPORT_FUZZ_SEED:-}" ] && seed=(-seed="$CLPORT_FUZZ_SEED")
 all_targets=(gguf_reader tokenizer_bpe tokenizer_spm chat_template policy_yaml program_cache_entry tuning_file
-             capi_text)
+             capi_text serve_request)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
 
