@@ -15,6 +15,7 @@
 #include "clport/engine.h"
 #include "clport/tokenizer.h"
 #include "model_compare.h"
+#include "fault_injecting_env.h"
 #include "scoped_env.h"
 
 namespace clport::test {
@@ -65,15 +66,8 @@ class DeviceStart : public ::testing::Test {
     fs::remove_all(cache_);
     policy_ = model_.string() + ".yaml";
     write_activation_policy(policy_, /*integer=*/false);
-    env_.set("CLPORT_OPENCL_LIBRARY", CLPORT_FAKECL_FORWARD);
-    env_.set("CLPORT_CACHE_DIR", cache_.c_str());
     // No self-test: its verdict is what marks a device as set up, so every start is a first one.
-    env_.set("CLPORT_SELF_TEST", "off");
-    env_.set("CLPORT_CONFIG", nullptr);
-    for (const char* v : {"FAKECL_FAIL", "FAKECL_ALLOC_FAIL_AFTER_BYTES", "FAKECL_ALLOC_MAX_BYTES",
-                          "FAKECL_DRIVER_VERSION", "FAKECL_PRESET"}) {
-      env_.set(v, nullptr);
-    }
+    use_fault_injecting_library(env_, cache_);
   }
   void TearDown() override {
     std::error_code ec;

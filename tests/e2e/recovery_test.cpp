@@ -18,6 +18,7 @@
 #include "clport/log.h"
 #include "clport/tokenizer.h"
 #include "model_compare.h"
+#include "fault_injecting_env.h"
 #include "scoped_env.h"
 
 namespace clport::test {
@@ -76,14 +77,7 @@ class Recovery : public ::testing::Test {
     fs::remove_all(cache_);
     policy_ = model_.string() + ".yaml";
     write_activation_policy(policy_, /*integer=*/false);  // float activations: device = CPU path
-    env_.set("CLPORT_OPENCL_LIBRARY", CLPORT_FAKECL_FORWARD);
-    env_.set("CLPORT_CACHE_DIR", cache_.c_str());
-    env_.set("CLPORT_SELF_TEST", "off");  // no self-test kernels: the faults hit the model alone
-    env_.set("CLPORT_CONFIG", nullptr);
-    for (const char* v : {"FAKECL_FAIL", "FAKECL_ALLOC_FAIL_AFTER_BYTES", "FAKECL_ALLOC_MAX_BYTES",
-                          "FAKECL_DRIVER_VERSION", "FAKECL_PRESET"}) {
-      env_.set(v, nullptr);
-    }
+    use_fault_injecting_library(env_, cache_);  // no self-test kernels: the faults hit the model alone
   }
   void TearDown() override {
     std::error_code ec;
