@@ -19,7 +19,10 @@ class Server:
         args = list(args)
         # The key the server asks for (--api-key), sent with every request of request().
         self.api_key = args[args.index("--api-key") + 1] if "--api-key" in args else None
-        self.cmd = [clport, "serve", "-m", model, "--port", "0"] + list(args)
+        # --wait-for-device: the tests are about serving, on the device they name from the first
+        # request, also where it was never set up (a first start would serve from the CPU path
+        # meanwhile and move to the device mid-test).
+        self.cmd = [clport, "serve", "-m", model, "--port", "0", "--wait-for-device"] + list(args)
         self.proc = subprocess.Popen(self.cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         self.lines = []
         self.port_ready = threading.Event()
