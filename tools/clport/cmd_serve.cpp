@@ -160,8 +160,12 @@ int serve_main(ServeFlags& f) {
   if (!f.quiet && logger("serve")->level() > spdlog::level::info) logger("serve")->set_level(spdlog::level::info);
   serve::SlotScheduler scheduler(e, metrics, {f.queue_limit});
   http.set_model(frontend_for(e, format.value(), scheduler));
-  std::fprintf(stderr, "clport serve: ready: model '%s' on %s, %u slots of %u tokens\n", f.http.model_id.c_str(),
-               e.backend().name().c_str(), scheduler.slots(), scheduler.context_per_slot());
+  const std::string loading = e.device_start() == Engine::DeviceStart::Loading
+                                  ? " (" + e.background_device() +
+                                        " builds its programs in the background; the slots move there once it is ready)"
+                                  : "";
+  std::fprintf(stderr, "clport serve: ready: model '%s' on %s%s, %u slots of %u tokens\n", f.http.model_id.c_str(),
+               e.backend().name().c_str(), loading.c_str(), scheduler.slots(), scheduler.context_per_slot());
   std::fflush(stderr);
 
   const int sig = shutdown.wait();
