@@ -196,6 +196,15 @@ TEST_F(DeviceStart, AnEngineGoneBeforeTheDeviceIsReadyLeavesTheLoadToFinish) {
   EXPECT_TRUE(wait_until([] { return detached_device_loads() == 0; }));
 }
 
+TEST_F(DeviceStart, ThePolicyCanAskToWait) {
+  EngineOptions o = options(true);
+  o.config_texts.push_back("device_start: wait\n");
+  auto engine = Engine::open(o);
+  ASSERT_TRUE(engine.ok()) << engine.status().to_string();
+  EXPECT_EQ(engine.value()->backend().name().rfind("opencl:", 0), 0u);
+  EXPECT_EQ(engine.value()->device_start(), Engine::DeviceStart::None);
+}
+
 TEST_F(DeviceStart, WaitingForTheDeviceIsTheDefault) {
   auto engine = Engine::open(options(false));
   ASSERT_TRUE(engine.ok()) << engine.status().to_string();

@@ -41,6 +41,8 @@ TEST(PolicyErrors, ImpossibleValues) {
   EXPECT_NE(error_of("precision: fp8\n").find("'precision' must be auto, fp32 or fp16"), std::string::npos);
   EXPECT_NE(error_of("version: 2\n").find("allowed range is 1 .. 1"), std::string::npos);
   EXPECT_NE(error_of("log_level: loud\n").find("'log_level' must be"), std::string::npos);
+  EXPECT_NE(error_of("device_start: later\n").find("'device_start' must be cpu_first or wait, not 'later'"),
+            std::string::npos);
   EXPECT_NE(error_of("rules: [{id: x, prefer: {generic: 99999999}}]").find("allowed range"), std::string::npos);
   EXPECT_NE(error_of("rules: [{id: x, deny: Generic}]").find("not a plugin name"), std::string::npos);
   EXPECT_NE(error_of("rules: [{id: x, deny: a, match: {name: '(['}}]").find("not a valid regular expression"),

@@ -48,7 +48,7 @@ struct EngineOptions {
   // this driver and clport version (its self-test builds every program: minutes on PoCL). The
   // device loads in the background, and the work moves to it at the first step boundary after it
   // is ready (GenerationStats::device_move says where). Off: wait for the device, as a device
-  // named by index always does.
+  // named by index always does, and as the policy's `device_start: wait` makes every load do.
   bool cpu_first_start = false;
   // Progress of a device's first set-up (the driver self-test, which builds every program): cases
   // done and cases in all. Called on the thread that sets the device up.

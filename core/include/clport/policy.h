@@ -72,6 +72,10 @@ struct PolicyRule {
 // Driver self-test: auto = run once per device/driver/clport version and cache the
 // verdict; off = never; force = run at every start (and refresh the cached verdict).
 enum class SelfTestMode : int32_t { Auto = 0, Off = 1, Force = 2 };
+// A device never set up with this driver and clport version, where the program starts on it:
+// cpu_first = on the CPU path at once, moving to the device once it is ready (what `run`, `chat`
+// and `serve` do, and the C API's cpu_first_start); wait = wait for the device's set-up.
+enum class DeviceStartMode : int32_t { CpuFirst = 0, Wait = 1 };
 // Stored tuner results: none = ignore them (built-in defaults); any other level uses
 // them and is the level `clport tune` runs at when --level is not given.
 enum class TuningLevel : int32_t { None = 0, Fast = 1, Normal = 2, Exhaustive = 3 };
@@ -84,6 +88,7 @@ struct PolicyGlobals {
   std::string cache_dir;       // "" = default
   Precision precision = Precision::Auto;
   SelfTestMode self_test = SelfTestMode::Auto;   // `self_test:`
+  DeviceStartMode device_start = DeviceStartMode::CpuFirst;  // `device_start:`
   TuningLevel tuning = TuningLevel::Normal;       // `tuning:`
   // The KV cache types (`cache_type_k:` / `cache_type_v:`, llama.cpp's names f16, f32, q8_0,
   // q4_0; "" = not set) and the memory limit (`memory_limit:` bytes, or with a unit: 512M,

@@ -58,6 +58,8 @@ Result<EngineOptions> with_policy_model_options(const EngineOptions& options) {
     if (!g.cache_type_v.empty()) out.llama.kv_type_v = type_of(g.cache_type_v);
   }
   if (out.llama.memory_limit_bytes == 0) out.llama.memory_limit_bytes = g.memory_limit_bytes;
+  // The policy can only ask to wait: starting on the CPU path is the caller's choice to offer.
+  if (g.device_start == DeviceStartMode::Wait) out.cpu_first_start = false;
   return out;
 }
 

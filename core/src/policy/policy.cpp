@@ -69,6 +69,7 @@ Status Policy::add_layer(const std::string& text, const std::string& file_name) 
   if (layer.cache_dir) globals_.cache_dir = *layer.cache_dir;
   if (layer.precision) globals_.precision = *layer.precision;
   if (layer.self_test) globals_.self_test = *layer.self_test;
+  if (layer.device_start) globals_.device_start = *layer.device_start;
   if (layer.tuning) globals_.tuning = *layer.tuning;
   if (layer.cache_type_k) globals_.cache_type_k = *layer.cache_type_k;
   if (layer.cache_type_v) globals_.cache_type_v = *layer.cache_type_v;

@@ -256,7 +256,7 @@ void read_layer(const YAML::Node& root, const std::string& file, PolicyLayer* ou
   require_map(root, "the policy file");
   static const std::set<std::string> keys = {"version", "plugin_dir", "allow_insecure_plugin_dirs",
                                              "log_level", "opencl_library", "cache_dir", "precision",
-                                             "plugins", "rules", "disable_rules", "self_test", "tuning",
+                                             "plugins", "rules", "disable_rules", "self_test", "device_start", "tuning",
                                              "cache_type_k", "cache_type_v", "memory_limit"};
   std::set<std::string> ids;
   for_each_key(root, keys, "the policy file", [&](const std::string& key, const YAML::Node& value) {
@@ -288,6 +288,11 @@ void read_layer(const YAML::Node& root, const std::string& file, PolicyLayer* ou
       else if (v == "off") out->self_test = SelfTestMode::Off;
       else if (v == "force") out->self_test = SelfTestMode::Force;
       else fail(value, "'self_test' must be auto, off or force, not '" + v + "'");
+    } else if (key == "device_start") {
+      const std::string v = read_string(value, key);
+      if (v == "cpu_first") out->device_start = DeviceStartMode::CpuFirst;
+      else if (v == "wait") out->device_start = DeviceStartMode::Wait;
+      else fail(value, "'device_start' must be cpu_first or wait, not '" + v + "'");
     } else if (key == "tuning") {
       const std::string v = read_string(value, key);
       if (v == "none") out->tuning = TuningLevel::None;

@@ -16,6 +16,7 @@ struct PolicyLayer {
   std::optional<bool> allow_insecure_plugin_dirs;
   std::optional<Precision> precision;
   std::optional<SelfTestMode> self_test;
+  std::optional<DeviceStartMode> device_start;
   std::optional<TuningLevel> tuning;
   std::optional<std::string> cache_type_k, cache_type_v;
   std::optional<uint64_t> memory_limit_bytes;
