@@ -57,7 +57,7 @@ class CacheBundle : public ::testing::Test {
 
   fs::path root_, from_, to_;
   std::string bundle_;
-  BundleIdentity here_{"Device X", "driver 1.0", "OpenCL 3.0 P", "0.1.0"};
+  BundleIdentity here_{{"Device X", "driver 1.0", "OpenCL 3.0 P"}, "0.1.0"};
 };
 
 TEST_F(CacheBundle, EntriesTravelWholeIntoAnotherCache) {
@@ -82,7 +82,7 @@ TEST_F(CacheBundle, EntriesTravelWholeIntoAnotherCache) {
 TEST_F(CacheBundle, ABundleForAnotherDriverIsSkippedWithTheReason) {
   ASSERT_TRUE(write_bundle(from_.string(), here_, bundle_).ok());
   BundleIdentity other = here_;
-  other.driver_version = "driver 2.0";
+  other.device.driver_version = "driver 2.0";
   auto read = read_bundle(bundle_, other, to_.string());
   ASSERT_TRUE(read.ok()) << read.status().to_string();
   EXPECT_EQ(read->imported, 0u);

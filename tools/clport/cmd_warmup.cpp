@@ -65,10 +65,7 @@ int warmup_main(WarmupFlags& f) {
   }
   Engine& e = *engine.value();
   const double setup_seconds = seconds_since_warmup(t0);
-  // A prompt step and a decode step: the kernels of both are launched once.
-  std::vector<float> logits;
-  Status step = e.model().forward({0, 0}, 0, false, logits, 0);
-  if (step.ok()) step = e.model().forward({0}, 2, false, logits, 0);
+  const Status step = e.model().warm_up_kernels();
   if (!step.ok()) {
     if (f.json) print_json({{"event", "error"}, {"message", step.to_string()}});
     return report_failure("warmup", step);

@@ -11,6 +11,7 @@
 #include "clport/backend.h"
 #include "clport/export.h"
 #include "clport/llama_model.h"
+#include "clport/program_cache.h"
 #include "clport/sampler.h"
 #include "clport/status.h"
 #include "clport/tokenizer.h"
@@ -231,15 +232,6 @@ CLPORT_API int detached_device_loads();
 // the programs of a device it knows. A bundle records the device, driver, platform and clport
 // version it was made for; imported where they differ, nothing is written (skipped, with a note).
 // A truncated or altered bundle is a Stage::Io error and the cache is left as it was.
-struct CacheBundleSummary {
-  size_t entries = 0;          // in the bundle
-  size_t imported = 0;         // written into the cache
-  size_t already_present = 0;  // held by the cache already
-  size_t skipped = 0;          // made for another device, driver or clport version
-  std::string note;            // why they were skipped
-  std::string cache_directory;
-  std::string device;          // the identity the bundle is for / was checked against
-};
 CLPORT_API Result<CacheBundleSummary> export_program_bundle(const EngineOptions& options, const std::string& path);
 CLPORT_API Result<CacheBundleSummary> import_program_bundle(const EngineOptions& options, const std::string& path);
 

@@ -143,6 +143,11 @@ class CLPORT_API LlamaModel {
   // (n_tokens x n_vocab).
   Status forward(const std::vector<int32_t>& tokens, uint32_t n_past, bool all_logits,
                  std::vector<float>& logits, uint32_t seq = 0);
+  // One prompt step and one decode step on sequence 0, so that the kernels of both have been
+  // launched once (PoCL compiles a kernel's work-group function at its first launch): a device's
+  // set-up (clport warmup, the CPU-first start's background load). Sequence 0's KV rows are left
+  // written: the caller treats the sequence as empty.
+  Status warm_up_kernels();
 
   // One step over several sequences: each entry appends its tokens to its sequence at positions
   // n_past.. The mat-muls run over every entry's rows at once; RoPE, the KV store and attention

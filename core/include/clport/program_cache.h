@@ -56,6 +56,18 @@ struct ProgramCacheCounters {
   uint64_t build_failures = 0;
 };
 
+// What a program bundle held and where it went (clport/engine.h: export_program_bundle and
+// import_program_bundle; core/src/programs/cache_bundle.h).
+struct CacheBundleSummary {
+  size_t entries = 0;          // in the bundle
+  size_t imported = 0;         // written into the cache
+  size_t already_present = 0;  // held by the cache already (left as they were)
+  size_t skipped = 0;          // made for another device, driver or clport version
+  std::string note;            // why they were skipped
+  std::string cache_directory;
+  std::string device;          // the identity the bundle is for / was checked against
+};
+
 class CLPORT_API ProgramCache {
  public:
   ProgramCache(const clport_cl_api& cl, cl_context context, cl_device_id device,
@@ -74,6 +86,8 @@ class CLPORT_API ProgramCache {
 
   bool enabled() const { return enabled_; }
   const std::string& directory() const { return directory_; }
+  // What its binaries are valid for (with this clport version, which the keys include too).
+  const ProgramCacheIdentity& identity() const { return identity_; }
   // Where the directory came from, or why the cache is off (one line: location().describe()).
   const CacheLocation& location() const { return location_; }
   ProgramCacheCounters counters() const;

@@ -1,6 +1,5 @@
 // export_program_bundle / import_program_bundle: the device and its cache directory as the engine
 // would choose them, then programs/cache_bundle.
-#include "clport/clport.h"
 #include "clport/engine.h"
 #include "clport/program_cache.h"
 #include "engine/engine_backend.h"
@@ -9,6 +8,7 @@
 namespace clport {
 namespace {
 
+// The chosen device's cache directory and the identity of its binaries.
 struct BundleTarget {
   std::string directory;
   programs::BundleIdentity identity;
@@ -31,21 +31,8 @@ Result<BundleTarget> bundle_target(const EngineOptions& options) {
   }
   BundleTarget t;
   t.directory = cache.directory();
-  t.identity = {context.info().name, context.info().driver_version, context.info().platform_version,
-                clport_version_string()};
+  t.identity = programs::bundle_identity(cache);
   return t;
-}
-
-CacheBundleSummary public_summary(const programs::BundleSummary& s, const BundleTarget& t) {
-  CacheBundleSummary out;
-  out.entries = s.entries;
-  out.imported = s.imported;
-  out.already_present = s.already_present;
-  out.skipped = s.skipped;
-  out.note = s.note;
-  out.cache_directory = t.directory;
-  out.device = t.identity.describe();
-  return out;
 }
 
 }  // namespace
@@ -54,18 +41,14 @@ Result<CacheBundleSummary> export_program_bundle(const EngineOptions& options, c
   CLPORT_RETURN_IF_ERROR(detail::check_engine_choices(options));
   auto target = bundle_target(options);
   if (!target.ok()) return target.status();
-  auto written = programs::write_bundle(target.value().directory, target.value().identity, path);
-  if (!written.ok()) return written.status();
-  return public_summary(written.value(), target.value());
+  return programs::write_bundle(target.value().directory, target.value().identity, path);
 }
 
 Result<CacheBundleSummary> import_program_bundle(const EngineOptions& options, const std::string& path) {
   CLPORT_RETURN_IF_ERROR(detail::check_engine_choices(options));
   auto target = bundle_target(options);
   if (!target.ok()) return target.status();
-  auto read = programs::read_bundle(path, target.value().identity, target.value().directory);
-  if (!read.ok()) return read.status();
-  return public_summary(read.value(), target.value());
+  return programs::read_bundle(path, target.value().identity, target.value().directory);
 }
 
 }  // namespace clport

@@ -86,12 +86,8 @@ void Engine::start_device_load(std::shared_ptr<DeviceLoad> load) {
         status = loaded.status();
       } else {
         model = std::move(loaded.value());
-        // One prompt step and one decode step, so the kernels of both have been launched (PoCL
-        // compiles a kernel's work-group function at its first launch). Their KV rows are
-        // overwritten when the sequences are evaluated again after the move.
-        std::vector<float> logits;
-        status = model->forward({0, 0}, 0, false, logits, 0);
-        if (status.ok()) status = model->forward({0}, 2, false, logits, 0);
+        // The rows it writes are overwritten when the sequences are evaluated again after the move.
+        status = model->warm_up_kernels();
       }
     }
     if (!status.ok()) {

@@ -37,6 +37,12 @@ Status LlamaModel::check_room(uint32_t seq, uint64_t n_past, uint64_t n_tokens) 
                                             " (raise --ctx)");
 }
 
+Status LlamaModel::warm_up_kernels() {
+  std::vector<float> logits;
+  CLPORT_RETURN_IF_ERROR(forward({0, 0}, 0, false, logits, 0));
+  return forward({0}, 2, false, logits, 0);
+}
+
 Status LlamaModel::forward(const std::vector<int32_t>& tokens, uint32_t n_past, bool all_logits,
                            std::vector<float>& logits, uint32_t seq) {
   if (tokens.empty()) return Status(Stage::InvalidArgument, "no tokens to evaluate");

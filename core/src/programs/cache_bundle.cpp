@@ -4,6 +4,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "clport/version.h"
 #include "common/atomic_file.h"
 #include "programs/cache_entry.h"
 #include "programs/cache_key.h"
@@ -73,9 +74,11 @@ Status corrupt(const std::string& path, const std::string& why) {
 }  // namespace
 
 std::string BundleIdentity::describe() const {
-  return "'" + device_name + "' (driver " + driver_version + ", platform " + platform_version + ", clport " +
-         clport_version + ")";
+  return "'" + device.device_name + "' (driver " + device.driver_version + ", platform " + device.platform_version +
+         ", clport " + clport_version + ")";
 }
+
+BundleIdentity bundle_identity(const ProgramCache& cache) { return {cache.identity(), CLPORT_VERSION_STRING}; }
 
 bool is_bundle_entry_name(const std::string& name) {
   if (name.size() == 64 + 6 && is_hex64(name, 0, 64) && name.compare(64, 6, ".clbin") == 0) return true;
@@ -92,8 +95,8 @@ bool is_bundle_entry_name(const std::string& name) {
   return false;
 }
 
-Result<BundleSummary> write_bundle(const std::string& directory, const BundleIdentity& identity,
-                                   const std::string& path) {
+Result<CacheBundleSummary> write_bundle(const std::string& directory, const BundleIdentity& identity,
+                                        const std::string& path) {
   std::vector<std::string> names;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(directory, ec)) {
@@ -105,8 +108,8 @@ Result<BundleSummary> write_bundle(const std::string& directory, const BundleIde
   std::string out(kBundleMagic, sizeof(kBundleMagic));
   put_u32(out, kBundleFormatVersion);
   put_u32(out, static_cast<uint32_t>(names.size()));
-  for (const std::string* s : {&identity.device_name, &identity.driver_version, &identity.platform_version,
-                               &identity.clport_version}) {
+  for (const std::string* s : {&identity.device.device_name, &identity.device.driver_version,
+                               &identity.device.platform_version, &identity.clport_version}) {
     put_string(out, *s);
   }
   for (const auto& name : names) {
@@ -121,12 +124,15 @@ Result<BundleSummary> write_bundle(const std::string& directory, const BundleIde
   const Digest hash = sha256(out.data(), out.size());
   out.append(reinterpret_cast<const char*>(hash.data()), hash.size());
   CLPORT_RETURN_IF_ERROR(write_file_atomically(path, out));
-  BundleSummary summary;
+  CacheBundleSummary summary;
   summary.entries = names.size();
+  summary.cache_directory = directory;
+  summary.device = identity.describe();
   return summary;
 }
 
-Result<BundleSummary> read_bundle(const std::string& path, const BundleIdentity& here, const std::string& directory) {
+Result<CacheBundleSummary> read_bundle(const std::string& path, const BundleIdentity& here,
+                                       const std::string& directory) {
   std::error_code ec;
   const auto size = fs::file_size(path, ec);
   if (ec) return Status(Stage::Io, "cannot read the program bundle " + path + ": " + ec.message());
@@ -148,9 +154,9 @@ Result<BundleSummary> read_bundle(const std::string& path, const BundleIdentity&
   }
   const uint64_t count = r.uint(4);
   BundleIdentity made_for;
-  made_for.device_name = r.string();
-  made_for.driver_version = r.string();
-  made_for.platform_version = r.string();
+  made_for.device.device_name = r.string();
+  made_for.device.driver_version = r.string();
+  made_for.device.platform_version = r.string();
   made_for.clport_version = r.string();
   struct Entry {
     std::string name, bytes;
@@ -166,8 +172,10 @@ Result<BundleSummary> read_bundle(const std::string& path, const BundleIdentity&
   if (!r.ok()) return corrupt(path, "it ends inside an entry");
   if (r.position() != body) return corrupt(path, "bytes follow the last entry");
 
-  BundleSummary summary;
+  CacheBundleSummary summary;
   summary.entries = entries.size();
+  summary.cache_directory = directory;
+  summary.device = here.describe();
   if (!(made_for == here)) {
     summary.skipped = entries.size();
     summary.note = "the bundle was made for " + made_for.describe() + "; this device is " + here.describe() +

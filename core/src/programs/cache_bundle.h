@@ -10,40 +10,39 @@
 #include <cstddef>
 #include <string>
 
+#include "clport/program_cache.h"
 #include "clport/status.h"
 
 namespace clport::programs {
 
 inline constexpr uint32_t kBundleFormatVersion = 1;
 
+// What a bundle's programs are valid for: the cache's device identity and the clport version.
 struct BundleIdentity {
-  std::string device_name, driver_version, platform_version, clport_version;
+  ProgramCacheIdentity device;
+  std::string clport_version;
   bool operator==(const BundleIdentity& o) const {
-    return device_name == o.device_name && driver_version == o.driver_version &&
-           platform_version == o.platform_version && clport_version == o.clport_version;
+    return device.device_name == o.device.device_name && device.driver_version == o.device.driver_version &&
+           device.platform_version == o.device.platform_version && clport_version == o.clport_version;
   }
   std::string describe() const;  // "'NAME' (driver D, platform P, clport V)"
 };
 
-struct BundleSummary {
-  size_t entries = 0;          // in the bundle (export: written into it)
-  size_t imported = 0;         // written into the cache directory
-  size_t already_present = 0;  // the cache held them already (left as they were)
-  size_t skipped = 0;          // not imported: the bundle is for another device, driver or clport
-  std::string note;            // why they were skipped
-};
+// The identity of `cache`'s binaries under this clport version.
+BundleIdentity bundle_identity(const ProgramCache& cache);
 
 // Whether a file name is one a cache directory's entries use ("<64 hex>.clbin",
 // "selftest-<64 hex>.json", "tuning-<name>.json"): the only names a bundle carries.
 bool is_bundle_entry_name(const std::string& name);
 
 // Every entry of `directory` into the bundle file `path` (written atomically).
-Result<BundleSummary> write_bundle(const std::string& directory, const BundleIdentity& identity,
-                                   const std::string& path);
+Result<CacheBundleSummary> write_bundle(const std::string& directory, const BundleIdentity& identity,
+                                        const std::string& path);
 // The bundle's entries into `directory` when it was made for `here` (else none, and the summary
 // says why). The whole file is checked first (length, hash, every name and size): a truncated or
 // altered bundle is a Stage::Io error and nothing is written. Program entries are checked as the
 // cache reads them; each file is written atomically.
-Result<BundleSummary> read_bundle(const std::string& path, const BundleIdentity& here, const std::string& directory);
+Result<CacheBundleSummary> read_bundle(const std::string& path, const BundleIdentity& here,
+                                       const std::string& directory);
 
 }  // namespace clport::programs
