@@ -2,7 +2,6 @@
 // in one file and back (clport/engine.h, program bundles), so an app can ship the programs of the
 // devices it knows and a phone's first start builds nothing.
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -23,7 +22,7 @@ void add_device_flags(CLI::App& app, CacheFlags& f) {
   app.add_option("FILE", f.file, "the bundle file")->required();
   app.add_option("--device", f.options.device, "auto (the device `run` would choose) or a device index")
       ->transform(device_choice());
-  app.add_option("--config", f.options.config_path, "policy YAML layered on the defaults");
+  app.add_option("--config", f.options.config_path, "policy YAML layered on the defaults (else CLPORT_CONFIG)");
   app.add_flag("--json", f.json, "the outcome as one JSON object on stdout");
 }
 
@@ -64,11 +63,6 @@ const RegisterCommand kRegisterCache{
        add_device_flags(*ex, *export_flags);
        add_device_flags(*im, *import_flags);
        return [ex, export_flags, import_flags]() {
-         for (CacheFlags* f : {export_flags.get(), import_flags.get()}) {
-           if (const char* env = std::getenv("CLPORT_CONFIG"); env != nullptr && f->options.config_path.empty()) {
-             f->options.config_path = env;
-           }
-         }
          if (ex->parsed()) {
            const CacheFlags& f = *export_flags;
            return report("cache export", export_program_bundle(f.options, f.file), f);
