@@ -58,7 +58,8 @@ struct CaseResult {
   bool prepared = false;
   std::vector<std::string> kernels;  // with Options::record_kernels: kernels run, in order, once each
   // >= 0 when the plugin's result was judged as a mat-mul on quantized activations: its NMSE
-  // against the reference that rounds the activations the same way (held to the case's own
+  // against the reference that rounds the activations the same way, of the error beyond what
+  // rounding activations that sit on a tie the other way explains (held to the case's own
   // threshold). nmse is then against the float reference and threshold what that was held to
   // (infinity where the float bound does not apply: fused patterns, a few outputs).
   double nmse_quantized = -1.0;

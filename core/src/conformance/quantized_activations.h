@@ -31,17 +31,23 @@ constexpr size_t kQuantizedActivationMinOutputs = 32;
 // A mat-mul (plain or fused) whose weight dtype has an 8-bit activation layout.
 CLPORT_API bool takes_quantized_activations(const CaseSpec& spec, const std::vector<Operand>& src);
 
-// The case's expected output with the activations rounded as an integer mat-mul sees them.
-CLPORT_API Result<std::vector<float>> quantized_activation_reference(const CaseSpec& spec,
+// The case's expected output with the activations rounded as an integer mat-mul sees them, and
+// per output how far a kernel may move from it by rounding near-tie activations the other way
+// (rounding_ties.h).
+struct QuantizedReference {
+  std::vector<float> values;
+  std::vector<float> tie_allowance;
+};
+CLPORT_API Result<QuantizedReference> quantized_activation_reference(const CaseSpec& spec,
                                                                      const std::vector<Operand>& src,
                                                                      const Operand& dst);
 
 // "" when `have` passes as a mat-mul on quantized activations, else why not. nmse_float is its
-// NMSE against the float reference; *nmse_quantized receives the one against want_quantized,
-// *float_bounded whether kQuantizedActivationNmse was applied to nmse_float.
+// NMSE against the float reference; *nmse_quantized receives the one against want.values, of the
+// error beyond want.tie_allowance; *float_bounded whether kQuantizedActivationNmse was applied to
+// nmse_float.
 CLPORT_API std::string judge_quantized_activations(const CaseSpec& spec, double nmse_float,
-                                                   const std::vector<float>& have,
-                                                   const std::vector<float>& want_quantized, double* nmse_quantized,
-                                                   bool* float_bounded);
+                                                   const std::vector<float>& have, const QuantizedReference& want,
+                                                   double* nmse_quantized, bool* float_bounded);
 
 }  // namespace clport::conformance::detail

@@ -52,7 +52,7 @@ struct Bench {
   std::vector<Operand> src;
   Operand dst;
   std::vector<float> want;
-  std::vector<float> want_quantized;  // empty unless the op can run on 8-bit activations
+  conformance::detail::QuantizedReference want_quantized;  // values empty unless the op can run on 8-bit activations
   std::vector<clport_tensor> views;
   clport_op op{};
 };
@@ -140,7 +140,7 @@ Trial run_trial(DeviceContext& ctx, const LoadedPlugin& plugin, const Options& o
     const std::vector<float> have = conformance::detail::gather_values(b.dst, got);
     const double err = nmse(b.want.data(), have.data(), b.want.size());
     // A candidate on the integer path is judged as conformance judges it.
-    if (!(err <= spec.threshold) && !b.want_quantized.empty()) {
+    if (!(err <= spec.threshold) && !b.want_quantized.values.empty()) {
       double err_q = 0.0;
       bool float_bounded = false;
       const std::string why = conformance::detail::judge_quantized_activations(spec, err, have, b.want_quantized,
