@@ -287,16 +287,30 @@ CLPORT_KV_QUANT_FNS(private)
                    CLPORT_KV_LOAD4_##T, CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_ROW_##T, kv_nb1, kv_nb2) \
   CLPORT_ATTENTION(attention_split_cells_##t, 0, 1, 1, CLPORT_ATTENTION_CELLS_PARAMS, CLPORT_KV_LOAD_##T, \
                    CLPORT_KV_LOAD4_##T, CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_ROW_##T, kv_nb1, kv_nb2)
+#if CLPORT_WANT(f32)
 CLPORT_ATTENTION_OF(F32, f32)
+#endif
+#if CLPORT_WANT(f16)
 CLPORT_ATTENTION_OF(F16, f16)
+#endif
+#if CLPORT_WANT(f32)
 CLPORT_ATTENTION_CELLS_OF(F32, f32)
+#endif
+#if CLPORT_WANT(f16)
 CLPORT_ATTENTION_CELLS_OF(F16, f16)
+#endif
+#if CLPORT_WANT(q8_0)
 CLPORT_ATTENTION_OF(Q8_0, q8_0)
+#endif
+#if CLPORT_WANT(q4_0)
 CLPORT_ATTENTION_OF(Q4_0, q4_0)
+#endif
 // K and V of different types (then two tensors, never the fused store): one kernel for every
 // pair, the types chosen at run time (a branch the loops repeat, uniform across work-items).
+#if CLPORT_WANT(mixed)
 CLPORT_ATTENTION(attention_mixed, 0, 0, 0, CLPORT_ATTENTION_MIXED_PARAMS, CLPORT_KV_LOAD_K_ANY, CLPORT_KV_LOAD4_K_ANY,
                  CLPORT_KV_LOAD_V_ANY, CLPORT_KV_LOAD4_V_ANY, CLPORT_KV_ROW_F32, v_nb1, v_nb2)
+#endif
 
 // Combines the n_split partial results of the split kernels: global size (round_up(head_dim,
 // ATT_WG), n_head, n_tokens). A range without keys (m = -inf, l = 0) adds nothing.
@@ -460,17 +474,31 @@ kernel void attention_merge(const global float* part, int n_split, int head_dim,
                           CLPORT_KV_LOAD4_##T, CLPORT_KV_ROW_##T, kv_nb1, kv_nb2)               \
   CLPORT_ATTENTION_SERIAL(attention_serial_store_##t, 1, 0, , CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T,    \
                           CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_ROW_##T, kv_nb1, kv_nb2)
+#if CLPORT_WANT(f32)
 CLPORT_ATTENTION_SERIAL_OF(F32, f32)
+#endif
+#if CLPORT_WANT(f16)
 CLPORT_ATTENTION_SERIAL_OF(F16, f16)
+#endif
 // ROPE_ATTENTION_CELLS on CPU devices: a work-item per (head, token), as above.
+#if CLPORT_WANT(f32)
 CLPORT_ATTENTION_SERIAL(attention_serial_cells_f32, 0, 1, CLPORT_ATTENTION_CELLS_PARAMS, CLPORT_KV_LOAD_F32,
                         CLPORT_KV_LOAD4_F32, CLPORT_KV_LOAD_F32, CLPORT_KV_LOAD4_F32, CLPORT_KV_ROW_F32, kv_nb1, kv_nb2)
+#endif
+#if CLPORT_WANT(f16)
 CLPORT_ATTENTION_SERIAL(attention_serial_cells_f16, 0, 1, CLPORT_ATTENTION_CELLS_PARAMS, CLPORT_KV_LOAD_F16,
                         CLPORT_KV_LOAD4_F16, CLPORT_KV_LOAD_F16, CLPORT_KV_LOAD4_F16, CLPORT_KV_ROW_F16, kv_nb1, kv_nb2)
+#endif
+#if CLPORT_WANT(q8_0)
 CLPORT_ATTENTION_SERIAL_OF(Q8_0, q8_0)
+#endif
+#if CLPORT_WANT(q4_0)
 CLPORT_ATTENTION_SERIAL_OF(Q4_0, q4_0)
+#endif
+#if CLPORT_WANT(mixed)
 CLPORT_ATTENTION_SERIAL(attention_serial_mixed, 0, 0, CLPORT_ATTENTION_MIXED_PARAMS, CLPORT_KV_LOAD_K_ANY,
                         CLPORT_KV_LOAD4_K_ANY, CLPORT_KV_LOAD_V_ANY, CLPORT_KV_LOAD4_V_ANY, CLPORT_KV_ROW_F32, v_nb1, v_nb2)
+#endif
 
 // The KV-cache stores into a Q8_0 / Q4_0 cache (here, next to the quantizer the fused kernels
 // above use, so every path rounds alike). One work-item per cache row (head, token):
@@ -516,5 +544,9 @@ CLPORT_ATTENTION_SERIAL(attention_serial_mixed, 0, 0, CLPORT_ATTENTION_MIXED_PAR
     for (int d = 0; d < head_dim; ++d) x[d] = vr[d];                                           \
     CLPORT_KV_ROW_##T(private, x, (kc + c_nb3), 1, 0, 1)                                       \
   }
+#if CLPORT_WANT(q8_0)
 CLPORT_KV_QUANT_STORES(Q8_0, q8_0)
+#endif
+#if CLPORT_WANT(q4_0)
 CLPORT_KV_QUANT_STORES(Q4_0, q4_0)
+#endif

@@ -285,9 +285,75 @@ CLPORT_DEFINE_DOT32(q2_k)
 CLPORT_DEFINE_DOT32(q3_k)
 CLPORT_DEFINE_DOT32(iq4_nl)
 
-// Applies M(T) to every quantized type (to stamp out one kernel per type).
+// Applies M(T) to every quantized type the program keeps (CLPORT_WANT, common.cl), to stamp out
+// one kernel per type.
+#if CLPORT_WANT(q4_0)
+#define CLPORT_IF_WANTED_q4_0(M) M(q4_0)
+#else
+#define CLPORT_IF_WANTED_q4_0(M)
+#endif
+#if CLPORT_WANT(q4_1)
+#define CLPORT_IF_WANTED_q4_1(M) M(q4_1)
+#else
+#define CLPORT_IF_WANTED_q4_1(M)
+#endif
+#if CLPORT_WANT(q5_0)
+#define CLPORT_IF_WANTED_q5_0(M) M(q5_0)
+#else
+#define CLPORT_IF_WANTED_q5_0(M)
+#endif
+#if CLPORT_WANT(q5_1)
+#define CLPORT_IF_WANTED_q5_1(M) M(q5_1)
+#else
+#define CLPORT_IF_WANTED_q5_1(M)
+#endif
+#if CLPORT_WANT(q8_0)
+#define CLPORT_IF_WANTED_q8_0(M) M(q8_0)
+#else
+#define CLPORT_IF_WANTED_q8_0(M)
+#endif
+#if CLPORT_WANT(q4_k)
+#define CLPORT_IF_WANTED_q4_k(M) M(q4_k)
+#else
+#define CLPORT_IF_WANTED_q4_k(M)
+#endif
+#if CLPORT_WANT(q5_k)
+#define CLPORT_IF_WANTED_q5_k(M) M(q5_k)
+#else
+#define CLPORT_IF_WANTED_q5_k(M)
+#endif
+#if CLPORT_WANT(q6_k)
+#define CLPORT_IF_WANTED_q6_k(M) M(q6_k)
+#else
+#define CLPORT_IF_WANTED_q6_k(M)
+#endif
+#if CLPORT_WANT(q2_k)
+#define CLPORT_IF_WANTED_q2_k(M) M(q2_k)
+#else
+#define CLPORT_IF_WANTED_q2_k(M)
+#endif
+#if CLPORT_WANT(q3_k)
+#define CLPORT_IF_WANTED_q3_k(M) M(q3_k)
+#else
+#define CLPORT_IF_WANTED_q3_k(M)
+#endif
+#if CLPORT_WANT(iq4_nl)
+#define CLPORT_IF_WANTED_iq4_nl(M) M(iq4_nl)
+#else
+#define CLPORT_IF_WANTED_iq4_nl(M)
+#endif
 #define CLPORT_FOR_EACH_QUANT(M) \
-  M(q4_0) M(q4_1) M(q5_0) M(q5_1) M(q8_0) M(q4_k) M(q5_k) M(q6_k) M(q2_k) M(q3_k) M(iq4_nl)
+  CLPORT_IF_WANTED_q4_0(M) \
+  CLPORT_IF_WANTED_q4_1(M) \
+  CLPORT_IF_WANTED_q5_0(M) \
+  CLPORT_IF_WANTED_q5_1(M) \
+  CLPORT_IF_WANTED_q8_0(M) \
+  CLPORT_IF_WANTED_q4_k(M) \
+  CLPORT_IF_WANTED_q5_k(M) \
+  CLPORT_IF_WANTED_q6_k(M) \
+  CLPORT_IF_WANTED_q2_k(M) \
+  CLPORT_IF_WANTED_q3_k(M) \
+  CLPORT_IF_WANTED_iq4_nl(M)
 
 // bfloat16: the top 16 bits of a float. Arguments in vload order (index, pointer).
 inline float ld_bf16(uint i, const global ushort* p) { return as_float((uint)p[i] << 16); }

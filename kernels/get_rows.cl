@@ -22,6 +22,7 @@
   }
 CLPORT_FOR_EACH_QUANT(CLPORT_GET_ROWS_Q)
 
+#if CLPORT_WANT(f32)
 kernel __attribute__((reqd_work_group_size(ELT_WG, 1, 1))) void get_rows_f32(
     const global uchar* src, ulong src_off, ulong src_row_bytes, const global uchar* idx,
     ulong idx_off, global uchar* dst, ulong dst_off, int D, int rows) {
@@ -32,7 +33,9 @@ kernel __attribute__((reqd_work_group_size(ELT_WG, 1, 1))) void get_rows_f32(
   if (r >= 0 && r < rows) v = CLPORT_AT(const global float*, src, src_off + (size_t)r * src_row_bytes)[i];
   CLPORT_AT(global float*, dst, dst_off)[(size_t)t * D + i] = v;
 }
+#endif
 
+#if CLPORT_WANT(f16)
 kernel __attribute__((reqd_work_group_size(ELT_WG, 1, 1))) void get_rows_f16(
     const global uchar* src, ulong src_off, ulong src_row_bytes, const global uchar* idx,
     ulong idx_off, global uchar* dst, ulong dst_off, int D, int rows) {
@@ -44,7 +47,9 @@ kernel __attribute__((reqd_work_group_size(ELT_WG, 1, 1))) void get_rows_f16(
     v = vload_half(i, CLPORT_AT(const global half*, src, src_off + (size_t)r * src_row_bytes));
   CLPORT_AT(global float*, dst, dst_off)[(size_t)t * D + i] = v;
 }
+#endif
 
+#if CLPORT_WANT(bf16)
 kernel __attribute__((reqd_work_group_size(ELT_WG, 1, 1))) void get_rows_bf16(
     const global uchar* src, ulong src_off, ulong src_row_bytes, const global uchar* idx,
     ulong idx_off, global uchar* dst, ulong dst_off, int D, int rows) {
@@ -56,3 +61,4 @@ kernel __attribute__((reqd_work_group_size(ELT_WG, 1, 1))) void get_rows_bf16(
     v = ld_bf16(i, CLPORT_AT(const global ushort*, src, src_off + (size_t)r * src_row_bytes));
   CLPORT_AT(global float*, dst, dst_off)[(size_t)t * D + i] = v;
 }
+#endif

@@ -74,13 +74,27 @@ inline float x8_q6_k(const global uchar* u, int lane, int v) {
     const global uchar* u = w + ((size_t)(row / 8) * units + s / per_unit) * (UNIT_BYTES);      \
     for (int e = 0; e < 32; ++e) out[e] = valid ? x8_##T(u, row % 8, 32 * (s % per_unit) + e) : 0.0f; \
   }
+#if CLPORT_WANT(q4_0)
 CLPORT_GET_ROWS_X8(q4_0, 32, 144)
+#endif
+#if CLPORT_WANT(q4_1)
 CLPORT_GET_ROWS_X8(q4_1, 32, 160)
+#endif
+#if CLPORT_WANT(q5_0)
 CLPORT_GET_ROWS_X8(q5_0, 32, 176)
+#endif
+#if CLPORT_WANT(q5_1)
 CLPORT_GET_ROWS_X8(q5_1, 32, 192)
+#endif
+#if CLPORT_WANT(q8_0)
 CLPORT_GET_ROWS_X8(q8_0, 32, 272)
+#endif
+#if CLPORT_WANT(q4_k)
 CLPORT_GET_ROWS_X8(q4_k, 256, 1184)
+#endif
+#if CLPORT_WANT(q6_k)
 CLPORT_GET_ROWS_X8(q6_k, 256, 1680)
+#endif
 
 // ---- Split16 (layout described in mul_mat_gemv_packed.cl) -----------------------------------
 // Block i = row * (D / 32) + b: its quant bytes at q + 16 i (Q8_0: 32 i), its scale (and Q4_1
@@ -109,6 +123,12 @@ inline float packed_q8_0(const global uchar* q, const global uchar* s, size_t i,
     const size_t i = (size_t)(valid ? r : 0) * (size_t)(D / 32) + (size_t)b;                    \
     for (int e = 0; e < 32; ++e) out[e] = valid ? packed_##T(q, s, i, e) : 0.0f;                 \
   }
+#if CLPORT_WANT(q4_0)
 CLPORT_GET_ROWS_PACKED(q4_0)
+#endif
+#if CLPORT_WANT(q4_1)
 CLPORT_GET_ROWS_PACKED(q4_1)
+#endif
+#if CLPORT_WANT(q8_0)
 CLPORT_GET_ROWS_PACKED(q8_0)
+#endif

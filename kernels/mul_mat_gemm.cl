@@ -280,10 +280,12 @@ CLPORT_FOR_EACH_QUANT(CLPORT_GEMM_Q)
 #define CLPORT_GEMM_F32_LOAD4(nn, k) \
   gemm_fetch4(CLPORT_AT(const global float*, w, w_off + (size_t)(n0 + (nn)) * w_row_bytes), (k), K, w_aligned)
 #define CLPORT_GEMM_F32_FETCH(K0) CLPORT_GEMM_PLAIN_FETCH(CLPORT_GEMM_F32_LOAD4, K0)
+#if CLPORT_WANT(f32)
 kernel __attribute__((reqd_work_group_size(GEMM_WGX, GEMM_WGY, 1))) void mul_mat_gemm_f32(
     CLPORT_GEMM_ARGS) {
   CLPORT_GEMM_BODY(CLPORT_GEMM_F32_REGS, CLPORT_GEMM_F32_FETCH, CLPORT_GEMM_PLAIN_STORE)
 }
+#endif
 
 // F16 weights: four halves at a time through vload_half (2-byte alignment is all it needs).
 inline float4 gemm_fetch4_f16(const global half* row, int k, int K) {
@@ -297,10 +299,12 @@ inline float4 gemm_fetch4_f16(const global half* row, int k, int K) {
 #define CLPORT_GEMM_F16_LOAD4(nn, k) \
   gemm_fetch4_f16(CLPORT_AT(const global half*, w, w_off + (size_t)(n0 + (nn)) * w_row_bytes), (k), K)
 #define CLPORT_GEMM_F16_FETCH(K0) CLPORT_GEMM_PLAIN_FETCH(CLPORT_GEMM_F16_LOAD4, K0)
+#if CLPORT_WANT(f16)
 kernel __attribute__((reqd_work_group_size(GEMM_WGX, GEMM_WGY, 1))) void mul_mat_gemm_f16(
     CLPORT_GEMM_ARGS) {
   CLPORT_GEMM_BODY(CLPORT_GEMM_PLAIN_REGS, CLPORT_GEMM_F16_FETCH, CLPORT_GEMM_PLAIN_STORE)
 }
+#endif
 
 // BF16 weights: four values at a time, widened by a shift (as F16, with the tail zero-padded).
 inline float4 gemm_fetch4_bf16(const global ushort* row, int k, int K) {
@@ -314,7 +318,9 @@ inline float4 gemm_fetch4_bf16(const global ushort* row, int k, int K) {
 #define CLPORT_GEMM_BF16_LOAD4(nn, k) \
   gemm_fetch4_bf16(CLPORT_AT(const global ushort*, w, w_off + (size_t)(n0 + (nn)) * w_row_bytes), (k), K)
 #define CLPORT_GEMM_BF16_FETCH(K0) CLPORT_GEMM_PLAIN_FETCH(CLPORT_GEMM_BF16_LOAD4, K0)
+#if CLPORT_WANT(bf16)
 kernel __attribute__((reqd_work_group_size(GEMM_WGX, GEMM_WGY, 1))) void mul_mat_gemm_bf16(
     CLPORT_GEMM_ARGS) {
   CLPORT_GEMM_BODY(CLPORT_GEMM_PLAIN_REGS, CLPORT_GEMM_BF16_FETCH, CLPORT_GEMM_PLAIN_STORE)
 }
+#endif

@@ -535,9 +535,15 @@ CLPORT_GQ_DECODED(iq4_nl)
     CLPORT_GEMV_FINISH()                                                                      \
   }
 CLPORT_FOR_EACH_QUANT(CLPORT_GEMV_KERNEL)
+#if CLPORT_WANT(f32)
 CLPORT_GEMV_KERNEL(f32)
+#endif
+#if CLPORT_WANT(f16)
 CLPORT_GEMV_KERNEL(f16)
+#endif
+#if CLPORT_WANT(bf16)
 CLPORT_GEMV_KERNEL(bf16)
+#endif
 #else
 // The fused GEMVs (GEMV_FUSED builds them as their own program). Each work-group reduces NR
 // rows (plus the norm's sum of squares as one more) and its first GEMV_ROWS work-items store.
@@ -643,7 +649,13 @@ inline float gemv_row_total(local const float* red, uint r) {
     }                                                                                         \
   }
 CLPORT_FOR_EACH_QUANT(CLPORT_GEMV_FUSED_KERNELS)
+#if CLPORT_WANT(f32)
 CLPORT_GEMV_FUSED_KERNELS(f32)
+#endif
+#if CLPORT_WANT(f16)
 CLPORT_GEMV_FUSED_KERNELS(f16)
+#endif
+#if CLPORT_WANT(bf16)
 CLPORT_GEMV_FUSED_KERNELS(bf16)
+#endif
 #endif

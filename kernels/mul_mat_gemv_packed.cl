@@ -121,9 +121,14 @@ inline void gp_load_x(const global float* xr, uint b, bool aligned, float4* xv) 
     }                                                                                          \
     CLPORT_GEMV_FINISH()                                                                       \
   }
+#if CLPORT_WANT(q4_0)
 CLPORT_GEMV_PACKED_Q4(q4_0, ushort, gp_half(bits) * (qx - 8.0f * xsum))
+#endif
+#if CLPORT_WANT(q4_1)
 CLPORT_GEMV_PACKED_Q4(q4_1, uint, gp_half(bits) * qx + gp_half(bits >> 16) * xsum)
+#endif
 
+#if CLPORT_WANT(q8_0)
 kernel __attribute__((reqd_work_group_size(GEMV_WG, 1, 1))) void mul_mat_gemv_packed_q8_0(
     CLPORT_GEMV_PACKED_ARGS) {
   CLPORT_GEMV_PACKED_BEGIN
@@ -139,6 +144,7 @@ kernel __attribute__((reqd_work_group_size(GEMV_WG, 1, 1))) void mul_mat_gemv_pa
   }
   CLPORT_GEMV_FINISH()
 }
+#endif
 
 // Repack kernels: GGUF rows (row_bytes apart, blocks only 2-byte aligned) into the arrays above.
 // One work-item per (block b, row n); NDRange (B, N).
@@ -161,21 +167,27 @@ inline uint4 gp_quad(const global uchar* p) {
   const size_t i = (size_t)n * B + b;                                                          \
   const global uchar* blk = src + src_off + (size_t)n * row_bytes + (size_t)b * (BLOCK_BYTES);
 
+#if CLPORT_WANT(q4_0)
 kernel void pack_q4_0(CLPORT_PACK_ARGS) {
   CLPORT_PACK_BEGIN(18)
   ((global ushort*)s)[i] = *(const global ushort*)blk;
   q[i] = gp_quad(blk + 2);
 }
+#endif
 
+#if CLPORT_WANT(q4_1)
 kernel void pack_q4_1(CLPORT_PACK_ARGS) {
   CLPORT_PACK_BEGIN(20)
   ((global uint*)s)[i] = gp_word(blk);
   q[i] = gp_quad(blk + 4);
 }
+#endif
 
+#if CLPORT_WANT(q8_0)
 kernel void pack_q8_0(CLPORT_PACK_ARGS) {
   CLPORT_PACK_BEGIN(34)
   ((global ushort*)s)[i] = *(const global ushort*)blk;
   q[2 * i] = gp_quad(blk + 2);
   q[2 * i + 1] = gp_quad(blk + 18);
 }
+#endif

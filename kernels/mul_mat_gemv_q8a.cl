@@ -475,11 +475,27 @@ inline float q8a_hsum8(float8 v) {
   }
 
 // The weight dtypes with an integer kernel (the host asks only for these).
+#if CLPORT_WANT(q4_0)
 CLPORT_Q8A_KERNELS(q4_0)
+#endif
+#if CLPORT_WANT(q4_1)
 CLPORT_Q8A_KERNELS(q4_1)
+#endif
+#if CLPORT_WANT(q5_0)
 CLPORT_Q8A_KERNELS(q5_0)
+#endif
+#if CLPORT_WANT(q5_1)
 CLPORT_Q8A_KERNELS(q5_1)
+#endif
+#if CLPORT_WANT(q8_0)
 CLPORT_Q8A_KERNELS(q8_0)
+#endif
+#if CLPORT_WANT(q4_k)
 CLPORT_Q8A_KERNELS(q4_k)
+#endif
+#if CLPORT_WANT(q5_k)
 CLPORT_Q8A_KERNELS(q5_k)
+#endif
+#if CLPORT_WANT(q6_k)
 CLPORT_Q8A_KERNELS(q6_k)
+#endif

@@ -84,13 +84,24 @@ inline void x8_pack_block(const global uchar* src, ulong row_bytes, int units, i
                           global uchar* dst, int first_group) {                               \
     x8_pack_block(src + src_off, row_bytes, blocks, N, HEAD, WORDS, GGUF_BYTES, first_group + get_global_id(1), dst); \
   }
+#if CLPORT_WANT(q4_0)
 CLPORT_X8_PACK_KERNEL(q4_0, 2, 4, 18)
+#endif
+#if CLPORT_WANT(q4_1)
 CLPORT_X8_PACK_KERNEL(q4_1, 4, 4, 20)
+#endif
+#if CLPORT_WANT(q5_0)
 CLPORT_X8_PACK_KERNEL(q5_0, 2, 5, 22)
+#endif
+#if CLPORT_WANT(q5_1)
 CLPORT_X8_PACK_KERNEL(q5_1, 4, 5, 24)
+#endif
+#if CLPORT_WANT(q8_0)
 CLPORT_X8_PACK_KERNEL(q8_0, 2, 8, 34)
+#endif
 
 // K-quants (supers = K / 256 super-blocks a row).
+#if CLPORT_WANT(q4_k)
 kernel void x8_pack_q4_k(const global uchar* src, ulong src_off, ulong row_bytes, int supers, int N,
                          global uchar* dst, int first_group) {
   const int g = first_group + get_global_id(1);
@@ -112,7 +123,9 @@ kernel void x8_pack_q4_k(const global uchar* src, ulong src_off, ulong row_bytes
     x8_pack_words(in + 16, 32, r, keep, out + 160);
   }
 }
+#endif
 
+#if CLPORT_WANT(q6_k)
 kernel void x8_pack_q6_k(const global uchar* src, ulong src_off, ulong row_bytes, int supers, int N,
                          global uchar* dst, int first_group) {
   const int g = first_group + get_global_id(1);
@@ -128,6 +141,7 @@ kernel void x8_pack_q6_k(const global uchar* src, ulong src_off, ulong row_bytes
     x8_pack_words(in + 128, 16, r, keep, out + 1168);  // qh
   }
 }
+#endif
 
 #if defined(__AVX2__) && defined(__x86_64__) && !defined(CLPORT_Q8A_PORTABLE)
 typedef uchar x8_v32u __attribute__((vector_size(32), aligned(1)));
@@ -604,10 +618,24 @@ inline float8 x8_swiglu(float8 gate, float8 up) { return gate / (1.0f + exp(-gat
     CLPORT_X8S_PROLOGUE(T) { CLPORT_X8_EPILOGUE_SWIGLU(T) }                                   \
   }
 
+#if CLPORT_WANT(q4_0)
 CLPORT_X8_KERNELS(q4_0)
+#endif
+#if CLPORT_WANT(q4_1)
 CLPORT_X8_KERNELS(q4_1)
+#endif
+#if CLPORT_WANT(q5_0)
 CLPORT_X8_KERNELS(q5_0)
+#endif
+#if CLPORT_WANT(q5_1)
 CLPORT_X8_KERNELS(q5_1)
+#endif
+#if CLPORT_WANT(q8_0)
 CLPORT_X8_KERNELS(q8_0)
+#endif
+#if CLPORT_WANT(q4_k)
 CLPORT_X8_KERNELS(q4_k)
+#endif
+#if CLPORT_WANT(q6_k)
 CLPORT_X8_KERNELS(q6_k)
+#endif

@@ -38,7 +38,7 @@ void OpRunner::get_rows(const clport_op& op) {
   const PackedWeight* p = find_packed(w);
   if (p != nullptr) {
     const std::string form = p->format == PackedFormat::Rows8 ? "get_rows_x8_" : "get_rows_packed_";
-    const sdk::Kernel& k = kernel(ProgramId::GetRows, form + kernel_type_suffix(w.dtype));
+    const sdk::Kernel& k = kernel(ProgramId::GetRows, form + kernel_type_suffix(w.dtype), kernel_type_suffix(w.dtype));
     if (p->format == PackedFormat::Rows8) {
       set_args(h_.cl(), k, p->q, idx.buffer, u64(idx.offset), d.buffer, u64(d.offset), i32(w.ne[0]), i32(w.ne[1]));
     } else {
@@ -49,7 +49,7 @@ void OpRunner::get_rows(const clport_op& op) {
     const size_t local[2] = {tuning_.elt_wg, 1};
     return run(k, 2, global, local);
   }
-  const sdk::Kernel& k = kernel(ProgramId::GetRows, "get_rows_" + type_suffix(w.dtype));
+  const sdk::Kernel& k = kernel(ProgramId::GetRows, "get_rows_" + type_suffix(w.dtype), type_suffix(w.dtype));
   set_args(h_.cl(), k, w.buffer, u64(w.offset), u64(w.nb[1]), idx.buffer, u64(idx.offset),
            d.buffer, u64(d.offset), i32(w.ne[0]), i32(w.ne[1]));
   const size_t global[2] = {round_up(items, tuning_.elt_wg), static_cast<size_t>(idx.ne[0])};
@@ -77,7 +77,7 @@ void OpRunner::mul_mat(const clport_op& op) {
   if (const PackedWeight* p = packed_layout(w); p != nullptr && gemv) return mul_mat_packed(*p, op);
   if (takes_q8a_gemv(op) && q8a_gemv(op)) return;
   if (gemv) {
-    const sdk::Kernel& k = kernel(ProgramId::Gemv, "mul_mat_gemv_" + t);
+    const sdk::Kernel& k = kernel(ProgramId::Gemv, "mul_mat_gemv_" + t, t);
     set_args(h_.cl(), k, w.buffer, u64(w.offset), u64(w.nb[1]), x.buffer, u64(x.offset), d.buffer,
              u64(d.offset), i32(K), i32(N));
     const size_t groups = static_cast<size_t>((N + tuning_.gemv_rows - 1) / tuning_.gemv_rows);
@@ -85,7 +85,7 @@ void OpRunner::mul_mat(const clport_op& op) {
     const size_t local[2] = {tuning_.gemv_wg, 1};
     return run(k, 2, global, local);
   }
-  const sdk::Kernel& k = kernel(ProgramId::Gemm, "mul_mat_gemm_" + t);
+  const sdk::Kernel& k = kernel(ProgramId::Gemm, "mul_mat_gemm_" + t, t);
   set_args(h_.cl(), k, w.buffer, u64(w.offset), u64(w.nb[1]), x.buffer, u64(x.offset), d.buffer,
            u64(d.offset), i32(K), i32(N), i32(M));
   const size_t wgx = tuning_.gemm_tn / tuning_.gemm_rn, wgy = tuning_.gemm_tm / tuning_.gemm_rm;
@@ -97,7 +97,7 @@ void OpRunner::mul_mat(const clport_op& op) {
 
 void OpRunner::mul_mat_packed(const PackedWeight& w, const clport_op& op) {
   const clport_tensor &x = *op.src[1], &d = *op.dst;
-  const sdk::Kernel& k = kernel(ProgramId::GemvPacked, "mul_mat_gemv_packed_" + type_suffix(w.dtype));
+  const sdk::Kernel& k = kernel(ProgramId::GemvPacked, "mul_mat_gemv_packed_" + type_suffix(w.dtype), type_suffix(w.dtype));
   set_args(h_.cl(), k, w.q, w.s, x.buffer, u64(x.offset), d.buffer, u64(d.offset), i32(w.K), i32(w.N));
   const size_t groups = static_cast<size_t>((w.N + tuning_.gemv_packed_rows - 1) / tuning_.gemv_packed_rows);
   const size_t global[2] = {groups * tuning_.gemv_packed_wg, static_cast<size_t>(x.ne[1])};
@@ -126,7 +126,7 @@ void OpRunner::fused_gemv(const clport_op& op) {
   const std::string name = op.kind == CLPORT_OP_MUL_MAT_ADD ? "mul_mat_gemv_add_"
                            : op.kind == CLPORT_OP_RMS_NORM_MUL_MAT ? "mul_mat_gemv_norm_"
                                                                    : "mul_mat_gemv_norm_swiglu_";
-  const sdk::Kernel& k = kernel(ProgramId::GemvFused, name + t);
+  const sdk::Kernel& k = kernel(ProgramId::GemvFused, name + t, t);
   const clport_tensor& third = *op.src[2];  // the residual or the norm weight
   if (op.kind == CLPORT_OP_MUL_MAT_ADD) {
     set_args(h_.cl(), k, w.buffer, u64(w.offset), u64(w.nb[1]), x.buffer, u64(x.offset), d.buffer,
@@ -153,7 +153,8 @@ void OpRunner::kv_store_rope(const clport_op& op) {
   // A quantized cache is stored a row (head, token) per work-item, by the quantizer next to the
   // attention kernels (attention.cl); F16 / F32 an element pair per work-item (rope.cl).
   const bool quantized = is_quantized_kv(c.dtype);
-  const sdk::Kernel& k = kernel(quantized ? ProgramId::Attention : ProgramId::Rope, "kv_store_rope_" + type_suffix(c.dtype));
+  const sdk::Kernel& k = kernel(quantized ? ProgramId::Attention : ProgramId::Rope,
+                                "kv_store_rope_" + type_suffix(c.dtype), quantized ? type_suffix(c.dtype) : "");
   set_args(h_.cl(), k, kt.buffer, u64(kt.offset), u64(kt.nb[1]), u64(kt.nb[2]), vt.buffer,
            u64(vt.offset), u64(vt.nb[1]), u64(vt.nb[2]), c.buffer, u64(c.offset), u64(c.nb[1]),
            u64(c.nb[2]), u64(c.nb[3]), i32(kt.ne[0]), i32(kt.ne[1]), i32(kt.ne[2]),
@@ -207,14 +208,14 @@ void OpRunner::attention(const clport_op& op) {
   if (splits > 1) {
     const size_t part_bytes = static_cast<size_t>(q.ne[1]) * splits * (q.ne[0] + 2) * sizeof(float);
     if (cl_mem part = grow(attention_parts_, part_bytes, "the split attention's partial results"); part != nullptr) {
-      const sdk::Kernel& ks = kernel(ProgramId::Attention, "attention_split_store_" + types);
+      const sdk::Kernel& ks = kernel(ProgramId::Attention, "attention_split_store_" + types, types);
       set_attention_args(ks);
       sdk::detail::set_one(h_.cl(), ks, kSplitArgs, cl_int(splits));
       sdk::detail::set_one(h_.cl(), ks, kSplitArgs + 1, part);
       const size_t global_s[2] = {static_cast<size_t>(q.ne[1]) * wg, static_cast<size_t>(splits)};
       const size_t local_s[2] = {wg, 1};
       run(ks, 2, global_s, local_s);
-      const sdk::Kernel& km = kernel(ProgramId::Attention, "attention_merge");
+      const sdk::Kernel& km = kernel(ProgramId::Attention, "attention_merge", types);
       set_args(h_.cl(), km, part, cl_int(splits), i32(q.ne[0]), d.buffer, u64(d.offset));
       const size_t global_m[2] = {round_up(static_cast<size_t>(q.ne[0]), 64), static_cast<size_t>(q.ne[1])};
       const size_t local_m[2] = {64, 1};
@@ -222,7 +223,7 @@ void OpRunner::attention(const clport_op& op) {
       return;
     }
   }
-  const sdk::Kernel& k = kernel(ProgramId::Attention, name);
+  const sdk::Kernel& k = kernel(ProgramId::Attention, name, types);
   set_attention_args(k);
   if (mixed) {
     sdk::detail::set_one(h_.cl(), k, kSplitArgs, u64(vc.nb[1]));
@@ -293,7 +294,7 @@ void OpRunner::copy(const clport_op& op) {
     // Into a quantized cache slot: a row of blocks per work-item (attention.cl, next to the
     // quantizer of the fused stores); same shapes (check_copy).
     const cl_uint rows = u32(s.ne[1] * s.ne[2] * s.ne[3]);
-    const sdk::Kernel& k = kernel(ProgramId::Attention, "copy_f32_" + type_suffix(d.dtype));
+    const sdk::Kernel& k = kernel(ProgramId::Attention, "copy_f32_" + type_suffix(d.dtype), type_suffix(d.dtype));
     set_args(h_.cl(), k, s.buffer, u64(s.offset), ne4(s), nb4(s), d.buffer, u64(d.offset), ne4(d), nb4(d), rows);
     const size_t global = round_up(rows, tuning_.elt_wg), local = tuning_.elt_wg;
     return run(k, 1, &global, &local);

@@ -62,7 +62,7 @@ void OpRunner::attention_cells(const clport_op& op) {
   };
   const bool serial = tuning_.att_serial == 1;
   if (serial) {
-    const sdk::Kernel& k = kernel(ProgramId::Attention, "attention_serial_cells_" + type);
+    const sdk::Kernel& k = kernel(ProgramId::Attention, "attention_serial_cells_" + type, type);
     set_common(k);
     set_cells(k, kOwnArgs);
     const size_t global[2] = {static_cast<size_t>(n_head), static_cast<size_t>(n_tokens)}, local[2] = {1, 1};
@@ -79,7 +79,7 @@ void OpRunner::attention_cells(const clport_op& op) {
   if (splits > 1) {
     const size_t part_bytes = static_cast<size_t>(n_tokens * n_head) * splits * (hd + 2) * sizeof(float);
     if (cl_mem part = grow(attention_parts_, part_bytes, "the split attention's partial results"); part != nullptr) {
-      const sdk::Kernel& ks = kernel(ProgramId::Attention, "attention_split_cells_" + type);
+      const sdk::Kernel& ks = kernel(ProgramId::Attention, "attention_split_cells_" + type, type);
       set_common(ks);
       sdk::detail::set_one(h_.cl(), ks, kOwnArgs, cl_int(splits));
       sdk::detail::set_one(h_.cl(), ks, kOwnArgs + 1, part);
@@ -88,7 +88,7 @@ void OpRunner::attention_cells(const clport_op& op) {
                                   static_cast<size_t>(n_tokens)};
       const size_t local_s[3] = {wg, 1, 1};
       run(ks, 3, global_s, local_s);
-      const sdk::Kernel& km = kernel(ProgramId::Attention, "attention_merge");
+      const sdk::Kernel& km = kernel(ProgramId::Attention, "attention_merge", type);
       sdk::set_args(h_.cl(), km, part, cl_int(splits), cells_i32(hd), d.buffer, cells_u64(d.offset));
       const size_t global_m[3] = {sdk::round_up(static_cast<size_t>(hd), 64), static_cast<size_t>(n_head),
                                   static_cast<size_t>(n_tokens)};
@@ -96,7 +96,7 @@ void OpRunner::attention_cells(const clport_op& op) {
       return run(km, 3, global_m, local_m);
     }
   }
-  const sdk::Kernel& k = kernel(ProgramId::Attention, "attention_cells_" + type);
+  const sdk::Kernel& k = kernel(ProgramId::Attention, "attention_cells_" + type, type);
   set_common(k);
   set_cells(k, kOwnArgs);
   const size_t global[2] = {static_cast<size_t>(n_head) * wg, static_cast<size_t>(n_tokens)};

@@ -84,7 +84,7 @@ cl_mem OpRunner::quantize_activations(const clport_tensor& x, int32_t weight_dty
   const ActivationBlocks blocks = activation_blocks(weight_dtype);
   const cl_mem scratch = activation_scratch(static_cast<size_t>(M * (K / blocks.values)) * blocks.bytes, required);
   if (scratch == nullptr) return nullptr;
-  const sdk::Kernel& k = kernel(ProgramId::GemvQ8a, blocks.quantize_kernel);
+  const sdk::Kernel& k = kernel(ProgramId::GemvQ8a, blocks.quantize_kernel, kernel_type_suffix(weight_dtype));
   sdk::set_args(h_.cl(), k, x.buffer, static_cast<cl_ulong>(x.offset), g ? g->buffer : x.buffer,
                 static_cast<cl_ulong>(g ? g->offset : 0), cl_int(g ? 1 : 0), eps, scratch, cl_ulong{0},
                 static_cast<cl_int>(K));
@@ -116,7 +116,8 @@ bool OpRunner::q8s_gemv(const clport_op& op, const char* form, const Q8aWeights&
   const int64_t K = w.ne[0], N = w.ne[1];
   const clport_tensor* g = norm_in_front(op) ? op.src[2] : nullptr;
   const sdk::Kernel& k = kernel(ProgramId::GemvQ8a, std::string("mul_mat_gemv_") + wa.family + "s_" + form +
-                                                        kernel_type_suffix(w.dtype));
+                                                        kernel_type_suffix(w.dtype),
+                                kernel_type_suffix(w.dtype));
   // At most one_row_items work-items (one each per work-group), each a share of the row runs.
   const auto runs = static_cast<size_t>((N + wa.rows - 1) / wa.rows);
   const size_t items = std::min<size_t>(runs, wa.one_row_items);
@@ -154,7 +155,8 @@ bool OpRunner::q8a_gemv(const clport_op& op) {
       quantize_activations(x, w.dtype, norm_in_front(op) ? op.src[2] : nullptr, op.params.eps, wa.family[0] == 'x');
   if (xa == nullptr) return false;
   const sdk::Kernel& k = kernel(ProgramId::GemvQ8a, std::string("mul_mat_gemv_") + wa.family + "a_" + form +
-                                                        kernel_type_suffix(w.dtype));
+                                                        kernel_type_suffix(w.dtype),
+                                kernel_type_suffix(w.dtype));
   const auto d_off = static_cast<cl_ulong>(d.offset);
   const cl_ulong xa_off = 0;
   const auto Ki = static_cast<cl_int>(K), Ni = static_cast<cl_int>(N), Mi = static_cast<cl_int>(M);

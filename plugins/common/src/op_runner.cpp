@@ -40,7 +40,7 @@ std::vector<const char*> OpRunner::program_files(ProgramId id) {
   return {};
 }
 
-std::string OpRunner::program_options(ProgramId id) const {
+std::string OpRunner::program_options(ProgramId id, const std::string& dtype) const {
   const Tuning& t = tuning_;
   std::ostringstream o;
   o << "-cl-std=CL1.2 -DCLPORT_F16_BITS=" << t.f16_bits;
@@ -66,18 +66,19 @@ std::string OpRunner::program_options(ProgramId id) const {
     default: o << " -DELT_WG=" << t.elt_wg; break;
   }
   if (!t.private_vector_arrays) o << " -DCLPORT_NO_PRIVATE_VECTOR_ARRAYS=1";
+  if (!dtype.empty()) o << " -DCLPORT_ONE_DTYPE=1 -DCLPORT_ONLY_" << dtype << "=1";
   if (!t.extra_options.empty()) o << " " << t.extra_options;
   return o.str();
 }
 
-const sdk::Kernel& OpRunner::kernel(ProgramId id, const std::string& name) {
+const sdk::Kernel& OpRunner::kernel(ProgramId id, const std::string& name, const std::string& dtype) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (auto it = kernels_.find(name); it != kernels_.end()) return it->second;
-  sdk::Program& program = programs_[static_cast<size_t>(id)];
+  sdk::Program& program = programs_[{id, dtype}];
   if (program.get() == nullptr) {
     std::string source;
     for (const char* file : program_files(id)) source += h_.shared_source(file) + "\n";
-    program = sdk::Program(&h_.cl(), h_.build_program(source, program_options(id)));
+    program = sdk::Program(&h_.cl(), h_.build_program(source, program_options(id, dtype)));
   }
   const sdk::Kernel& k = kernels_.emplace(name, sdk::Kernel(h_.cl(), program, name.c_str())).first->second;
   // What this device can launch for this kernel (registers and local memory included), so that
@@ -216,7 +217,8 @@ void* OpRunner::prepare_weight(const clport_tensor& weight) {
   const cl_int rows = static_cast<cl_int>(w->N);
   const auto src_off = static_cast<cl_ulong>(weight.offset), row_bytes = static_cast<cl_ulong>(weight.nb[1]);
   if (rows8) {
-    const sdk::Kernel& k = kernel(ProgramId::GemvQ8a, std::string("x8_pack_") + kernel_type_suffix(weight.dtype));
+    const sdk::Kernel& k = kernel(ProgramId::GemvQ8a, std::string("x8_pack_") + kernel_type_suffix(weight.dtype),
+                                  kernel_type_suffix(weight.dtype));
     w->q = layout_buffer(weight, rows8_bytes(w->dtype, w->K, w->N));
     if (w->q == nullptr) return nullptr;
     try {
@@ -246,7 +248,8 @@ void* OpRunner::prepare_weight(const clport_tensor& weight) {
       throw;
     }
   } else {
-    const sdk::Kernel& k = kernel(ProgramId::GemvPacked, std::string("pack_") + dtype_info(weight.dtype)->name);
+    const sdk::Kernel& k = kernel(ProgramId::GemvPacked, std::string("pack_") + dtype_info(weight.dtype)->name,
+                                  kernel_type_suffix(weight.dtype));
     const cl_int blocks = static_cast<cl_int>(w->K / 32);
     const PackedSizes sizes = packed_sizes(w->dtype, w->K, w->N);
     w->q = layout_buffer(weight, sizes.q_bytes);

@@ -54,12 +54,17 @@ class OpRunner {
   bool find_split16(const void* layout) const;
 
   // The shared sources and -D options of a program (exposed for tools and vendor plugins that
-  // add their own kernels on top of the same helpers).
+  // add their own kernels on top of the same helpers). A dtype (a kernel suffix: "q4_1", "f16",
+  // "mixed") builds the program with that dtype's kernels only (CLPORT_WANT, kernels/common.cl);
+  // none builds all of them.
   static std::vector<const char*> program_files(ProgramId id);
-  std::string program_options(ProgramId id) const;
+  std::string program_options(ProgramId id, const std::string& dtype = {}) const;
 
  private:
-  const sdk::Kernel& kernel(ProgramId id, const std::string& name);
+  // Kernel `name` of program id, built on first use. Programs whose kernels come one set per
+  // dtype are built per dtype (the one `name` belongs to, or the op's for its dtype-free kernels
+  // such as the activation quantizer), so a model compiles the kernels of its own dtypes only.
+  const sdk::Kernel& kernel(ProgramId id, const std::string& name, const std::string& dtype = {});
 
   void get_rows(const clport_op& op);
   void rms_norm(const clport_op& op);
@@ -129,7 +134,7 @@ class OpRunner {
   sdk::Host h_;
   Tuning tuning_;
   std::mutex mutex_;  // lazy program builds
-  std::array<sdk::Program, static_cast<size_t>(ProgramId::Count_)> programs_;
+  std::map<std::pair<ProgramId, std::string>, sdk::Program> programs_;  // by program and dtype ("" all)
   std::map<std::string, sdk::Kernel> kernels_;
   std::map<cl_kernel, size_t> wg_limits_;  // CL_KERNEL_WORK_GROUP_SIZE per kernel (0: unknown)
   mutable std::mutex packed_mutex_;
