@@ -38,6 +38,10 @@ struct Options {
   // Called after each catalogue case with (cases done, cases in the catalogue): the driver
   // self-test's progress, which on a device never set up builds every program.
   std::function<void(size_t done, size_t total)> progress;
+  // When set, only the cases it accepts, given the op kind and the dtype the op would be taken
+  // out of service by (op_exclusion_dtype; -1 for an op of no dtype): the self-test checks the
+  // dtypes one model uses. The cases left out are not counted at all.
+  std::function<bool(int32_t kind, int32_t key_dtype)> case_filter;
 };
 
 struct CaseResult {

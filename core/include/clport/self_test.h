@@ -4,6 +4,10 @@
 // failing case is taken out of service in the DeviceBinding, so the op goes to the next plugin
 // that passed it or to the CPU path, with a warning naming the op, the plugin and the error.
 //
+// A model's load tests the dtypes that model uses (TestScope: its tensors' for the ops that read
+// tensors, its KV cache's for the attention ops); a later model with other dtypes tests what it
+// adds, and the verdict grows.
+//
 // The verdict is cached as selftest-<key>.json in the program cache directory (so
 // CLPORT_CACHE_DIR=off, or an unwritable directory, means: test at every start, cache nothing).
 // Later starts read the cached verdict and apply the same exclusions without running anything.
@@ -34,6 +38,17 @@ struct CaseVerdict {
   std::string message;  // why it failed
 };
 
+// The dtypes a self-test covers (op_exclusion_dtype values, sorted): those of the tensors ops read
+// (weights, activations; -1 for ops of no dtype), and the KV cache types the attention and KV
+// store ops read and write (a COPY counts under either). Both empty: the whole catalogue.
+struct TestScope {
+  std::vector<int32_t> tensor_dtypes;
+  std::vector<int32_t> kv_types;
+  bool everything() const { return tensor_dtypes.empty() && kv_types.empty(); }
+  // Whether a case of this op kind and key dtype is in the scope.
+  CLPORT_API bool includes(int32_t op_kind, int32_t key_dtype) const;
+};
+
 struct Verdict {
   enum class Source { Skipped, Ran, Cache };
   Source source = Source::Skipped;
@@ -42,6 +57,7 @@ struct Verdict {
   std::string note;       // why skipped / why not cached / cache problems
   uint64_t seed = 0;
   std::vector<CaseVerdict> cases;  // what ran (or what the cache recorded)
+  TestScope scope;  // what the cases cover
   std::vector<std::string> rebound;  // "RMS_NORM f32: plugin 'x' failed (...); now on cpu"
   int passed() const {
     int n = 0;
@@ -56,6 +72,9 @@ struct Options {
   bool use_environment = true;  // CLPORT_SELF_TEST=off|force|auto overrides `mode`
   bool run_if_missing = true;   // false: only read a cached verdict (`clport devices`)
   uint64_t seed = 0;            // 0: from the clock
+  // What to have tested (a model's: model_scope); everything by default. A cached verdict of a
+  // narrower scope counts as missing for run_if_missing = false, and is completed otherwise.
+  TestScope scope;
   // When it runs: (cases done, cases) over every bound plugin instance.
   std::function<void(size_t done, size_t total)> progress;
 };
@@ -68,6 +87,10 @@ CLPORT_API Verdict run(DeviceContext& context, DeviceBinding& binding, const Opt
 CLPORT_API uint64_t runs_in_process();
 
 CLPORT_API const char* source_name(Verdict::Source source);
+
+// The scope of a model: its tensors' dtypes with F32 (activations) and -1 (ops of no dtype), and
+// its K and V cache types.
+CLPORT_API TestScope model_scope(const std::vector<int32_t>& tensor_dtypes, int32_t kv_type_k, int32_t kv_type_v);
 
 }  // namespace selftest
 }  // namespace clport

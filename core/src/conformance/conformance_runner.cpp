@@ -1,6 +1,7 @@
 // conformance::run: loads OpenCL, picks the device, loads and binds the plugin (through the
 // plugin manager), then runs every catalogue case the plugin supports against cpu::run_op.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <functional>
 #include <limits>
@@ -288,6 +289,26 @@ bool selected(const std::string& filter, const std::string& name) {
   return false;
 }
 
+// The dtype a case's op is taken out of service by (op_exclusion_dtype), from the spec alone.
+int32_t case_key_dtype(const CaseSpec& spec) {
+  std::array<clport_tensor, 5> tensors{};
+  clport_op op{};
+  op.kind = spec.kind;
+  op.n_src = static_cast<int32_t>(std::min<size_t>(spec.src.size(), 4));
+  for (int32_t i = 0; i < op.n_src; ++i) {
+    tensors[static_cast<size_t>(i)].dtype = static_cast<int32_t>(spec.src[static_cast<size_t>(i)].dtype);
+    op.src[i] = &tensors[static_cast<size_t>(i)];
+  }
+  tensors[4].dtype = static_cast<int32_t>(spec.dst.dtype);
+  op.dst = &tensors[4];
+  return op_exclusion_dtype(op);
+}
+
+bool accepted(const Options& options, const CaseSpec& spec) {
+  return selected(options.filter, spec.name()) &&
+         (!options.case_filter || options.case_filter(spec.kind, case_key_dtype(spec)));
+}
+
 Result<Report> run_impl(const Options& options) {
   LoadReport load = load_opencl();
   if (load.library == nullptr) return load.status;
@@ -345,7 +366,7 @@ Result<Report> run_impl(const Options& options) {
     report.cases.push_back(std::move(r));
   };
   for (const CaseSpec& spec : detail::catalogue(options.small)) {
-    if (selected(options.filter, spec.name())) count(runner.run(spec));
+    if (accepted(options, spec)) count(runner.run(spec));
   }
   // Plan groups the plugin may take (ABI 2.1), after the single ops.
   std::mt19937_64 group_rng(report.seed + 1);
@@ -380,12 +401,15 @@ Report run_on_instance(DeviceContext& context, const clport_plugin& table, clpor
   report.seed = options.seed != 0 ? options.seed
                                   : static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
   CaseRunner runner(context, table, instance, report.seed);
-  const auto& catalogue = detail::catalogue(options.small);
+  const std::vector<CaseSpec> catalogue = detail::catalogue(options.small);
+  std::vector<const CaseSpec*> chosen;
+  for (const CaseSpec& spec : catalogue)
+    if (accepted(options, spec)) chosen.push_back(&spec);
   size_t done = 0;
-  for (const CaseSpec& spec : catalogue) {
-    if (options.progress) options.progress(done, catalogue.size());
+  for (const CaseSpec* case_spec : chosen) {
+    const CaseSpec& spec = *case_spec;
+    if (options.progress) options.progress(done, chosen.size());
     ++done;
-    if (!selected(options.filter, spec.name())) continue;
     CaseResult r;
     try {
       r = runner.run(spec);
@@ -407,7 +431,7 @@ Report run_on_instance(DeviceContext& context, const clport_plugin& table, clpor
     }
     report.cases.push_back(std::move(r));
   }
-  if (options.progress) options.progress(catalogue.size(), catalogue.size());
+  if (options.progress) options.progress(chosen.size(), chosen.size());
   return report;
 }
 

@@ -9,6 +9,7 @@
 #include "clport/device_failure.h"
 #include "clport/device_selection.h"
 #include "clport/engine.h"
+#include "clport/gguf.h"
 #include "clport/log.h"
 #include "clport/plugin_manager.h"
 #include "clport/policy.h"
@@ -19,6 +20,18 @@ namespace {
 
 bool is_index(const std::string& s) {
   return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+}
+
+// What the self-test checks for this model (its dtypes and KV types), so that a first start
+// builds and tests the programs of this model only; every dtype when there is no model to read.
+selftest::TestScope self_test_scope(const EngineOptions& options) {
+  if (options.model_path.empty()) return {};
+  auto file = GgufFile::open(options.model_path);
+  if (!file.ok()) return {};
+  std::vector<int32_t> tensor_dtypes;
+  for (const GgufTensorInfo& t : file.value()->tensors()) tensor_dtypes.push_back(static_cast<int32_t>(t.dtype));
+  return selftest::model_scope(tensor_dtypes, static_cast<int32_t>(options.llama.kv_type_k),
+                               static_cast<int32_t>(options.llama.kv_type_v));
 }
 
 }  // namespace
@@ -72,6 +85,7 @@ Result<PreparedDevice> prepare_device(const EngineOptions& options, const Policy
   prepared.binding = std::move(binding);
   prepared.self_test_mode = policy.globals().self_test;
   prepared.setup_progress = options.setup_progress;
+  prepared.self_test_scope = self_test_scope(options);
   return prepared;
 }
 
@@ -80,6 +94,7 @@ bool device_is_set_up(PreparedDevice& device) {
   selftest::Options cached_only;
   cached_only.mode = device.self_test_mode;
   cached_only.run_if_missing = false;
+  cached_only.scope = device.self_test_scope;
   return selftest::run(*device.context, *device.binding, cached_only).source == selftest::Verdict::Source::Cache;
 }
 
@@ -91,6 +106,7 @@ Result<std::unique_ptr<Backend>> finish_device(PreparedDevice device) {
     selftest::Options self_test;
     self_test.mode = device.self_test_mode;
     self_test.progress = device.setup_progress;
+    self_test.scope = device.self_test_scope;
     selftest::run(*device.context, *device.binding, self_test);
   }
   if (!device.binding->has_device()) {

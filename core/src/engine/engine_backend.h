@@ -10,6 +10,7 @@
 #include "clport/engine.h"
 #include "clport/plugin_manager.h"
 #include "clport/policy.h"
+#include "clport/self_test.h"
 
 namespace clport::detail {
 
@@ -35,6 +36,7 @@ struct PreparedDevice {
   std::unique_ptr<DeviceBinding> binding;
   SelfTestMode self_test_mode = SelfTestMode::Auto;
   std::function<void(size_t, size_t)> setup_progress;  // EngineOptions::setup_progress
+  selftest::TestScope self_test_scope;  // the model's (selftest::model_scope); else everything
 };
 // The device the options and the policy choose (as create_backend does), ready for finish_device.
 Result<PreparedDevice> prepare_device(const EngineOptions& options, const Policy& policy);

@@ -2,8 +2,10 @@
 // catalogue on every bound instance, caches the verdict and turns failures into exclusions.
 #include "clport/self_test.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <iterator>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -40,12 +42,48 @@ std::string dtype_label(int32_t dtype) {
   return std::string(dtype_name(static_cast<DType>(dtype)));
 }
 
+std::vector<int32_t> sorted_unique(std::vector<int32_t> v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+TestScope normalized(TestScope s) {
+  return {sorted_unique(std::move(s.tensor_dtypes)), sorted_unique(std::move(s.kv_types))};
+}
+
+bool contains_all(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
+  return std::includes(a.begin(), a.end(), b.begin(), b.end());
+}
+
+// Whether cases over `tested` cover `wanted`.
+bool covers(const TestScope& tested, const TestScope& wanted) {
+  if (tested.everything()) return true;
+  if (wanted.everything()) return false;
+  return contains_all(tested.tensor_dtypes, wanted.tensor_dtypes) && contains_all(tested.kv_types, wanted.kv_types);
+}
+
+// Per list: what a has and b lacks (minus), or what either has (joined).
+std::vector<int32_t> list_minus(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
+  std::vector<int32_t> out;
+  std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+  return out;
+}
+std::vector<int32_t> list_union(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
+  std::vector<int32_t> out;
+  std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+  return out;
+}
+
 std::vector<CaseVerdict> test_instances(DeviceContext& context, const DeviceBinding& binding, uint64_t seed,
-                                       const std::function<void(size_t, size_t)>& progress) {
+                                       const std::function<void(size_t, size_t)>& progress,
+                                       const TestScope& scope) {
   std::vector<CaseVerdict> out;
   conformance::Options options;
   options.small = true;
   options.seed = seed;
+  if (!scope.everything())
+    options.case_filter = [scope](int32_t kind, int32_t key_dtype) { return scope.includes(kind, key_dtype); };
   const size_t n_instances = binding.instances().size();
   size_t index = 0;
   for (const auto& inst : binding.instances()) {
@@ -113,6 +151,27 @@ const char* source_name(Verdict::Source source) {
 
 uint64_t runs_in_process() { return g_runs.load(); }
 
+bool TestScope::includes(int32_t op_kind, int32_t key_dtype) const {
+  if (everything()) return true;
+  const auto has = [key_dtype](const std::vector<int32_t>& v) { return std::binary_search(v.begin(), v.end(), key_dtype); };
+  switch (op_kind) {
+    case CLPORT_OP_ATTENTION:
+    case CLPORT_OP_ROPE_ATTENTION:
+    case CLPORT_OP_ROPE_ATTENTION_CELLS:
+    case CLPORT_OP_ROPE_KV_STORE_ATTENTION:
+    case CLPORT_OP_KV_STORE_ROPE:
+    case CLPORT_OP_KV_STORE_ROPE_CELLS: return has(kv_types);
+    case CLPORT_OP_COPY: return has(kv_types) || has(tensor_dtypes);  // into the cache, or a tensor
+    default: return has(tensor_dtypes);
+  }
+}
+
+TestScope model_scope(const std::vector<int32_t>& tensor_dtypes, int32_t kv_type_k, int32_t kv_type_v) {
+  std::vector<int32_t> tensors = tensor_dtypes;
+  tensors.insert(tensors.end(), {static_cast<int32_t>(DType::F32), -1});
+  return normalized({std::move(tensors), {kv_type_k, kv_type_v}});
+}
+
 Verdict run(DeviceContext& context, DeviceBinding& binding, const Options& options) {
   Verdict verdict;
   auto log = logger("selftest");
@@ -131,28 +190,42 @@ Verdict run(DeviceContext& context, DeviceBinding& binding, const Options& optio
     const ProgramCache& cache = context.programs();
     if (cache.enabled() && !cache.directory().empty()) verdict.file = cache.directory() + "/selftest-" + verdict.key + ".json";
 
+    TestScope wanted = normalized(options.scope);
+    // A cached verdict over part of the wanted scope: the cases of the rest are added to it.
+    std::vector<CaseVerdict> earlier;
+    TestScope to_test = wanted;
     if ((mode == SelfTestMode::Auto || !options.run_if_missing) && !verdict.file.empty()) {
       auto cached = detail::load_verdict(verdict.file, verdict.key);
-      if (cached.ok()) {
+      if (cached.ok() && covers(cached->scope, wanted)) {
         verdict = std::move(cached.value());
         log->info("{}: self-test verdict from {} ({} cases, {} failed)", id.device, verdict.file,
                   verdict.cases.size(), verdict.failed());
         apply(binding, verdict);
         return verdict;
       }
-      if (cached.status().message() != "missing") {
+      if (cached.ok() && !wanted.everything()) {
+        earlier = std::move(cached->cases);
+        const TestScope& had = cached->scope;
+        to_test = {list_minus(wanted.tensor_dtypes, had.tensor_dtypes), list_minus(wanted.kv_types, had.kv_types)};
+        wanted = {list_union(wanted.tensor_dtypes, had.tensor_dtypes), list_union(wanted.kv_types, had.kv_types)};
+      } else if (!cached.ok() && cached.status().message() != "missing") {
         log->warn("ignoring the cached self-test verdict: {}; testing again", cached.status().message());
       }
     }
     if (!options.run_if_missing) {
-      verdict.note = "not run yet for this device, driver and clport version";
+      verdict.note = earlier.empty() ? "not run yet for this device, driver and clport version"
+                                     : "run before for other dtypes than these";
       return verdict;
     }
     verdict.seed = options.seed != 0 ? options.seed
                                      : static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-    log->info("{}: running the driver self-test (seed {})", id.device, verdict.seed);
+    log->info("{}: running the driver self-test{} (seed {})", id.device,
+              to_test.everything() ? std::string() : " for this model's dtypes", verdict.seed);
     const auto t0 = std::chrono::steady_clock::now();
-    verdict.cases = test_instances(context, binding, verdict.seed, options.progress);
+    verdict.cases = std::move(earlier);
+    for (CaseVerdict& c : test_instances(context, binding, verdict.seed, options.progress, to_test))
+      verdict.cases.push_back(std::move(c));
+    verdict.scope = wanted;
     verdict.source = Verdict::Source::Ran;
     g_runs.fetch_add(1);
     log->info("{}: self-test ran {} cases in {:.1f} s, {} failed", id.device, verdict.cases.size(),

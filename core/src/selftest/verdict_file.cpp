@@ -2,6 +2,7 @@
 
 #include "common/atomic_file.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -24,7 +25,10 @@ Status save_verdict(const std::string& path, const VerdictIdentity& id, const Ve
   const json doc = {{"format", kVerdictFormat}, {"key", verdict.key},   {"device", id.device},
                     {"driver", id.driver},      {"platform", id.platform}, {"clport_version", id.clport_version},
                     {"plugins", id.plugins},    {"kernels", id.kernels},    {"seed", verdict.seed}, {"cases", cases}};
-  return write_file_atomically(path, doc.dump(1) + "\n");
+  json out = doc;
+  if (!verdict.scope.everything())  // absent: the whole catalogue
+    out["scope"] = {{"tensor_dtypes", verdict.scope.tensor_dtypes}, {"kv_types", verdict.scope.kv_types}};
+  return write_file_atomically(path, out.dump(1) + "\n");
 }
 
 Result<Verdict> load_unguarded(const std::string& path, const std::string& key) {
@@ -45,6 +49,19 @@ Result<Verdict> load_unguarded(const std::string& path, const std::string& key) 
   v.source = Verdict::Source::Cache;
   const auto seed = doc.find("seed");
   if (seed != doc.end() && seed->is_number_unsigned()) v.seed = seed->get<uint64_t>();
+  if (const auto scope = doc.find("scope"); scope != doc.end()) {
+    if (!scope->is_object()) return bad("'scope' is not an object");
+    for (const auto& [field, list] : {std::pair{"tensor_dtypes", &v.scope.tensor_dtypes},
+                                      std::pair{"kv_types", &v.scope.kv_types}}) {
+      const auto values = scope->find(field);
+      if (values == scope->end() || !values->is_array()) return bad(std::string("scope: no '") + field + "' list");
+      for (const auto& d : *values) {
+        if (!d.is_number_integer()) return bad(std::string("scope: '") + field + "' holds a value that is no dtype");
+        list->push_back(d.get<int32_t>());
+      }
+      std::sort(list->begin(), list->end());
+    }
+  }
   for (const auto& c : *cases) {
     if (!c.is_object() || !c.contains("plugin") || !c["plugin"].is_string() || !c.contains("op_kind") ||
         !c["op_kind"].is_number_integer() || !c.contains("passed") || !c["passed"].is_boolean())
