@@ -235,6 +235,89 @@ TEST_F(SelfTest, CorruptCachedVerdictIsIgnoredAndTestedAgain) {
   EXPECT_EQ(selftest::runs_in_process(), runs + 1);
 }
 
+TEST(SelfTestScope, KvOpsCountUnderTheCacheTypesAndTheRestUnderTheTensorDtypes) {
+  const selftest::TestScope scope = selftest::model_scope({CLPORT_DTYPE_Q4_1, CLPORT_DTYPE_F32}, CLPORT_DTYPE_F16,
+                                                          CLPORT_DTYPE_F16);
+  EXPECT_EQ(scope.tensor_dtypes, (std::vector<int32_t>{-1, CLPORT_DTYPE_F32, CLPORT_DTYPE_Q4_1}));
+  EXPECT_EQ(scope.kv_types, (std::vector<int32_t>{CLPORT_DTYPE_F16}));
+  EXPECT_TRUE(scope.includes(CLPORT_OP_MUL_MAT, CLPORT_DTYPE_Q4_1));
+  EXPECT_FALSE(scope.includes(CLPORT_OP_MUL_MAT, CLPORT_DTYPE_Q8_0));
+  EXPECT_FALSE(scope.includes(CLPORT_OP_MUL_MAT, CLPORT_DTYPE_F16));
+  EXPECT_TRUE(scope.includes(CLPORT_OP_RMS_NORM, CLPORT_DTYPE_F32));
+  EXPECT_TRUE(scope.includes(CLPORT_OP_ROPE_KV_STORE_ATTENTION, CLPORT_DTYPE_F16));
+  EXPECT_FALSE(scope.includes(CLPORT_OP_ROPE_KV_STORE_ATTENTION, CLPORT_DTYPE_F32));  // F32 is no cache type here
+  EXPECT_TRUE(scope.includes(CLPORT_OP_COPY, CLPORT_DTYPE_F16));  // into the cache
+  EXPECT_TRUE(scope.includes(CLPORT_OP_COPY, CLPORT_DTYPE_F32));  // between tensors
+  EXPECT_TRUE(selftest::TestScope{}.includes(CLPORT_OP_MUL_MAT, CLPORT_DTYPE_Q6_K));  // everything
+}
+
+// A model's load tests its own dtypes; another model's adds only what it lacks, and the cached
+// verdict then covers both.
+TEST_F(SelfTest, AModelsScopeIsTestedAndAnotherModelCompletesIt) {
+  remove_verdicts();
+  const selftest::TestScope q4_1 = selftest::model_scope({CLPORT_DTYPE_Q4_1}, CLPORT_DTYPE_F16, CLPORT_DTYPE_F16);
+  const selftest::TestScope q8_0 = selftest::model_scope({CLPORT_DTYPE_Q8_0}, CLPORT_DTYPE_Q8_0, CLPORT_DTYPE_Q8_0);
+  size_t first_cases = 0;
+  {
+    Started s = start();
+    ASSERT_TRUE(s.binding && s.binding->has_device());
+    selftest::Options options;
+    options.scope = q4_1;
+    const selftest::Verdict v = selftest::run(*s.context, *s.binding, options);
+    ASSERT_EQ(v.source, selftest::Verdict::Source::Ran) << v.note;
+    EXPECT_EQ(v.failed(), 0);
+    EXPECT_EQ(v.scope.tensor_dtypes, q4_1.tensor_dtypes);
+    EXPECT_EQ(v.scope.kv_types, q4_1.kv_types);
+    bool q4_1_mul_mat = false;
+    for (const auto& c : v.cases) {
+      EXPECT_TRUE(q4_1.includes(c.op_kind, c.dtype)) << c.name;
+      q4_1_mul_mat = q4_1_mul_mat || (c.op_kind == CLPORT_OP_MUL_MAT && c.dtype == CLPORT_DTYPE_Q4_1);
+    }
+    EXPECT_TRUE(q4_1_mul_mat);
+    first_cases = v.cases.size();
+  }
+  {
+    // Only asking: the verdict lacks Q8_0, so this device is not set up for that model.
+    Started s = start();
+    selftest::Options ask;
+    ask.scope = q8_0;
+    ask.run_if_missing = false;
+    EXPECT_NE(selftest::run(*s.context, *s.binding, ask).source, selftest::Verdict::Source::Cache);
+    ask.scope = {};  // nor for every dtype
+    EXPECT_NE(selftest::run(*s.context, *s.binding, ask).source, selftest::Verdict::Source::Cache);
+    ask.scope = q4_1;
+    EXPECT_EQ(selftest::run(*s.context, *s.binding, ask).source, selftest::Verdict::Source::Cache);
+  }
+  {
+    Started s = start();
+    selftest::Options options;
+    options.scope = q8_0;
+    const uint64_t runs = selftest::runs_in_process();
+    const selftest::Verdict v = selftest::run(*s.context, *s.binding, options);
+    ASSERT_EQ(v.source, selftest::Verdict::Source::Ran) << v.note;
+    EXPECT_EQ(selftest::runs_in_process(), runs + 1);
+    ASSERT_GT(v.cases.size(), first_cases);
+    // The first model's cases are kept, and none of them ran again.
+    size_t new_q4_1 = 0;
+    for (size_t i = first_cases; i < v.cases.size(); ++i) {
+      EXPECT_TRUE(q8_0.includes(v.cases[i].op_kind, v.cases[i].dtype)) << v.cases[i].name;
+      new_q4_1 += q4_1.includes(v.cases[i].op_kind, v.cases[i].dtype) ? 1 : 0;
+    }
+    EXPECT_EQ(new_q4_1, 0u);
+    EXPECT_EQ(v.scope.tensor_dtypes, (std::vector<int32_t>{-1, CLPORT_DTYPE_F32, CLPORT_DTYPE_Q4_1, CLPORT_DTYPE_Q8_0}));
+    EXPECT_EQ(v.scope.kv_types, (std::vector<int32_t>{CLPORT_DTYPE_F16, CLPORT_DTYPE_Q8_0}));
+  }
+  {
+    Started s = start();
+    for (const selftest::TestScope& scope : {q4_1, q8_0}) {
+      selftest::Options ask;
+      ask.scope = scope;
+      ask.run_if_missing = false;
+      EXPECT_EQ(selftest::run(*s.context, *s.binding, ask).source, selftest::Verdict::Source::Cache);
+    }
+  }
+}
+
 // A whole model through the engine (create_backend runs the self-test) with the broken kernel.
 std::vector<float> prompt_logits(Backend& backend, const std::shared_ptr<GgufFile>& file) {
   LlamaOptions lo;
