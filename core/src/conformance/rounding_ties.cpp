@@ -31,14 +31,6 @@ double silu_slope_bound(double g, double a) {
   return most;
 }
 
-int64_t rounding_block(DType weight) {
-  switch (fastcpu::activation_layout(weight)) {
-    case fastcpu::ActivationLayout::kQ8Block32: return 32;
-    case fastcpu::ActivationLayout::kQ8BlockK: return 256;
-    default: return 0;
-  }
-}
-
 const uint8_t* element_at(const HostTensor& t, int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
   return static_cast<const uint8_t*>(t.data) + i0 * t.nb[0] + i1 * t.nb[1] + i2 * t.nb[2] + i3 * t.nb[3];
 }
@@ -122,7 +114,7 @@ Result<std::vector<float>> rounding_tie_allowance(const CaseSpec& spec, const st
   for (size_t i = 0; i < src.size(); ++i) views.push_back(src[i].host_view(bytes[i]));
   const HostTensor& w = views[0];
   const HostTensor& a = views[1];
-  const int64_t block = rounding_block(w.dtype);
+  const int64_t block = fastcpu::activation_block_values(fastcpu::activation_layout(w.dtype));
   if (block == 0 || a.ne[0] % block != 0)
     return Status(Stage::Internal, "rounding ties: the case's weights take no 8-bit activations");
   std::vector<float> x;

@@ -49,6 +49,15 @@ inline ActivationLayout activation_layout(DType weight) {
   }
 }
 
+// Values per activation block of a layout (0 for float activations).
+inline int64_t activation_block_values(ActivationLayout layout) {
+  switch (layout) {
+    case ActivationLayout::kQ8Block32: return 32;
+    case ActivationLayout::kQ8BlockK: return 256;
+    default: return 0;
+  }
+}
+
 // Bytes of one quantized activation row of k values (k a multiple of the layout's block size).
 inline int64_t activation_row_bytes(ActivationLayout layout, int64_t k) {
   switch (layout) {

@@ -19,18 +19,10 @@ namespace {
 // Weight rows per work item: the activation row is reused from L1 across the tile.
 constexpr int64_t kTile = 4;
 
-int64_t activation_block_size(DType weight) {
-  switch (fastcpu::activation_layout(weight)) {
-    case fastcpu::ActivationLayout::kQ8Block32: return 32;
-    case fastcpu::ActivationLayout::kQ8BlockK: return 256;
-    default: return 0;
-  }
-}
-
 // A contiguous copy of the activations a as an integer mat-mul on `weight` sees them (see
 // OpParams::quantized_activations); a itself when that weight takes float activations.
 HostTensor round_activations(const HostTensor& a, DType weight, std::vector<float>& storage) {
-  const int64_t block = activation_block_size(weight);
+  const int64_t block = fastcpu::activation_block_values(fastcpu::activation_layout(weight));
   if (block == 0 || a.ne[0] % block != 0) return a;
   const int64_t K = a.ne[0];
   storage.resize(static_cast<size_t>(a.elements()));
