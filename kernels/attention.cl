@@ -32,6 +32,16 @@
 #define ATT_DPT 4
 #endif
 
+// Which kernels the program holds: the work-group ones (ATT_SERIAL 0) or the serial ones of CPU
+// devices (1) as the tuning chose, the KV stores in both; both sets when ATT_SERIAL is not given.
+#ifdef ATT_SERIAL
+#define CLPORT_ATT_PARALLEL (!ATT_SERIAL)
+#define CLPORT_ATT_SERIAL ATT_SERIAL
+#else
+#define CLPORT_ATT_PARALLEL 1
+#define CLPORT_ATT_SERIAL 1
+#endif
+
 // Element i (LOAD) or elements 4 i4 .. 4 i4 + 3 (LOAD4) of a cache row r (bytes) as floats.
 // Quantized rows decode as core/src/quant's dequantizers: Q8_0 (34 B: f16 d, i8 qs[32]) x = q d;
 // Q4_0 (18 B: f16 d, qs[16]) x = (nibble - 8) d, element j < 16 the low nibble of qs[j], j + 16
@@ -287,33 +297,34 @@ CLPORT_KV_QUANT_FNS(private)
                    CLPORT_KV_LOAD4_##T, CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_ROW_##T, kv_nb1, kv_nb2) \
   CLPORT_ATTENTION(attention_split_cells_##t, 0, 1, 1, CLPORT_ATTENTION_CELLS_PARAMS, CLPORT_KV_LOAD_##T, \
                    CLPORT_KV_LOAD4_##T, CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_ROW_##T, kv_nb1, kv_nb2)
-#if CLPORT_WANT(f32)
+#if CLPORT_WANT(f32) && CLPORT_ATT_PARALLEL
 CLPORT_ATTENTION_OF(F32, f32)
 #endif
-#if CLPORT_WANT(f16)
+#if CLPORT_WANT(f16) && CLPORT_ATT_PARALLEL
 CLPORT_ATTENTION_OF(F16, f16)
 #endif
-#if CLPORT_WANT(f32)
+#if CLPORT_WANT(f32) && CLPORT_ATT_PARALLEL
 CLPORT_ATTENTION_CELLS_OF(F32, f32)
 #endif
-#if CLPORT_WANT(f16)
+#if CLPORT_WANT(f16) && CLPORT_ATT_PARALLEL
 CLPORT_ATTENTION_CELLS_OF(F16, f16)
 #endif
-#if CLPORT_WANT(q8_0)
+#if CLPORT_WANT(q8_0) && CLPORT_ATT_PARALLEL
 CLPORT_ATTENTION_OF(Q8_0, q8_0)
 #endif
-#if CLPORT_WANT(q4_0)
+#if CLPORT_WANT(q4_0) && CLPORT_ATT_PARALLEL
 CLPORT_ATTENTION_OF(Q4_0, q4_0)
 #endif
 // K and V of different types (then two tensors, never the fused store): one kernel for every
 // pair, the types chosen at run time (a branch the loops repeat, uniform across work-items).
-#if CLPORT_WANT(mixed)
+#if CLPORT_WANT(mixed) && CLPORT_ATT_PARALLEL
 CLPORT_ATTENTION(attention_mixed, 0, 0, 0, CLPORT_ATTENTION_MIXED_PARAMS, CLPORT_KV_LOAD_K_ANY, CLPORT_KV_LOAD4_K_ANY,
                  CLPORT_KV_LOAD_V_ANY, CLPORT_KV_LOAD4_V_ANY, CLPORT_KV_ROW_F32, v_nb1, v_nb2)
 #endif
 
 // Combines the n_split partial results of the split kernels: global size (round_up(head_dim,
 // ATT_WG), n_head, n_tokens). A range without keys (m = -inf, l = 0) adds nothing.
+#if CLPORT_ATT_PARALLEL
 kernel void attention_merge(const global float* part, int n_split, int head_dim, global uchar* out, ulong out_off) {
   const int d = get_global_id(0), h = get_global_id(1), t = get_global_id(2), n_head = get_global_size(1);
   if (d >= head_dim) return;
@@ -330,6 +341,7 @@ kernel void attention_merge(const global float* part, int n_split, int head_dim,
   }
   CLPORT_AT(global float*, out, out_off)[row * head_dim + d] = acc / l;
 }
+#endif
 
 // Attention for CPU devices (the attention_serial_* kernels): one work-item computes one (query
 // head, token) row serially over its keys, with no barriers. Same arguments, layouts and results
@@ -474,28 +486,28 @@ kernel void attention_merge(const global float* part, int n_split, int head_dim,
                           CLPORT_KV_LOAD4_##T, CLPORT_KV_ROW_##T, kv_nb1, kv_nb2)               \
   CLPORT_ATTENTION_SERIAL(attention_serial_store_##t, 1, 0, , CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T,    \
                           CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_ROW_##T, kv_nb1, kv_nb2)
-#if CLPORT_WANT(f32)
+#if CLPORT_WANT(f32) && CLPORT_ATT_SERIAL
 CLPORT_ATTENTION_SERIAL_OF(F32, f32)
 #endif
-#if CLPORT_WANT(f16)
+#if CLPORT_WANT(f16) && CLPORT_ATT_SERIAL
 CLPORT_ATTENTION_SERIAL_OF(F16, f16)
 #endif
 // ROPE_ATTENTION_CELLS on CPU devices: a work-item per (head, token), as above.
-#if CLPORT_WANT(f32)
+#if CLPORT_WANT(f32) && CLPORT_ATT_SERIAL
 CLPORT_ATTENTION_SERIAL(attention_serial_cells_f32, 0, 1, CLPORT_ATTENTION_CELLS_PARAMS, CLPORT_KV_LOAD_F32,
                         CLPORT_KV_LOAD4_F32, CLPORT_KV_LOAD_F32, CLPORT_KV_LOAD4_F32, CLPORT_KV_ROW_F32, kv_nb1, kv_nb2)
 #endif
-#if CLPORT_WANT(f16)
+#if CLPORT_WANT(f16) && CLPORT_ATT_SERIAL
 CLPORT_ATTENTION_SERIAL(attention_serial_cells_f16, 0, 1, CLPORT_ATTENTION_CELLS_PARAMS, CLPORT_KV_LOAD_F16,
                         CLPORT_KV_LOAD4_F16, CLPORT_KV_LOAD_F16, CLPORT_KV_LOAD4_F16, CLPORT_KV_ROW_F16, kv_nb1, kv_nb2)
 #endif
-#if CLPORT_WANT(q8_0)
+#if CLPORT_WANT(q8_0) && CLPORT_ATT_SERIAL
 CLPORT_ATTENTION_SERIAL_OF(Q8_0, q8_0)
 #endif
-#if CLPORT_WANT(q4_0)
+#if CLPORT_WANT(q4_0) && CLPORT_ATT_SERIAL
 CLPORT_ATTENTION_SERIAL_OF(Q4_0, q4_0)
 #endif
-#if CLPORT_WANT(mixed)
+#if CLPORT_WANT(mixed) && CLPORT_ATT_SERIAL
 CLPORT_ATTENTION_SERIAL(attention_serial_mixed, 0, 0, CLPORT_ATTENTION_MIXED_PARAMS, CLPORT_KV_LOAD_K_ANY,
                         CLPORT_KV_LOAD4_K_ANY, CLPORT_KV_LOAD_V_ANY, CLPORT_KV_LOAD4_V_ANY, CLPORT_KV_ROW_F32, v_nb1, v_nb2)
 #endif

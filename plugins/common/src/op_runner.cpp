@@ -62,7 +62,9 @@ std::string OpRunner::program_options(ProgramId id, const std::string& dtype) co
       break;
     case ProgramId::Norm: o << " -DNORM_WG=" << t.norm_wg; break;
     case ProgramId::Softmax: o << " -DSOFTMAX_WG=" << t.softmax_wg; break;
-    case ProgramId::Attention: o << " -DATT_WG=" << t.att_wg << " -DATT_DPT=" << t.att_dpt; break;
+    case ProgramId::Attention:
+      o << " -DATT_WG=" << t.att_wg << " -DATT_DPT=" << t.att_dpt << " -DATT_SERIAL=" << t.att_serial;
+      break;
     default: o << " -DELT_WG=" << t.elt_wg; break;
   }
   if (!t.private_vector_arrays) o << " -DCLPORT_NO_PRIVATE_VECTOR_ARRAYS=1";
