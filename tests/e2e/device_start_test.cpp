@@ -17,6 +17,7 @@
 #include "model_compare.h"
 #include "fault_injecting_env.h"
 #include "scoped_env.h"
+#include "test_dir.h"
 
 namespace clport::test {
 namespace {
@@ -60,10 +61,8 @@ bool wait_until(const std::function<bool()>& done, std::chrono::seconds limit = 
 class DeviceStart : public ::testing::Test {
  protected:
   void SetUp() override {
-    const std::string tag = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    model_ = write_temp_model(RandomModelSpec{}, "device_start_" + tag);
-    cache_ = fs::temp_directory_path() / ("clport-device-start-" + std::to_string(::getpid()) + "-" + tag);
-    fs::remove_all(cache_);
+    model_ = write_temp_model(RandomModelSpec{}, "device_start_" + test::test_name_tag());
+    cache_ = test::fresh_test_dir("clport-device-start");
     policy_ = model_.string() + ".yaml";
     write_activation_policy(policy_, /*integer=*/false);
     // No self-test: its verdict is what marks a device as set up, so every start is a first one.

@@ -20,6 +20,7 @@
 #include "model_compare.h"
 #include "fault_injecting_env.h"
 #include "scoped_env.h"
+#include "test_dir.h"
 
 namespace clport::test {
 namespace {
@@ -70,11 +71,8 @@ struct Generation {
 class Recovery : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string tag = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::replace(tag.begin(), tag.end(), '/', '_');  // parameterised names: "Suite/Name/Param"
-    model_ = write_temp_model(RandomModelSpec{}, "recovery_" + tag);
-    cache_ = fs::temp_directory_path() / ("clport-recovery-" + std::to_string(::getpid()) + "-" + tag);
-    fs::remove_all(cache_);
+    model_ = write_temp_model(RandomModelSpec{}, "recovery_" + test::test_name_tag());
+    cache_ = test::fresh_test_dir("clport-recovery");
     policy_ = model_.string() + ".yaml";
     write_activation_policy(policy_, /*integer=*/false);  // float activations: device = CPU path
     use_fault_injecting_library(env_, cache_);  // no self-test kernels: the faults hit the model alone

@@ -16,6 +16,7 @@
 #include "clport/log.h"
 #include "clport/memory_pool.h"
 #include "clport/program_cache.h"
+#include "test_dir.h"
 
 extern const clport::EmbeddedKernel clport_shared_kernels[];
 extern const unsigned clport_shared_kernels_count;
@@ -34,9 +35,7 @@ class DeviceContextTest : public ::testing::Test {
   void SetUp() override {
     device_ = testing::first_test_device();
     if (device_.library == nullptr) GTEST_SKIP() << "no OpenCL device: " << device_.why_not;
-    cache_dir_ = fs::temp_directory_path() /
-                 ("clport-dc-test-" + std::to_string(::getpid()) + "-" +
-                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    cache_dir_ = test::fresh_test_dir("clport-dc-test");
     ::setenv("CLPORT_CACHE_DIR", cache_dir_.c_str(), 1);
   }
   void TearDown() override {

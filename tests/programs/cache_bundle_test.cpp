@@ -10,6 +10,7 @@
 #include "programs/cache_bundle.h"
 #include "programs/cache_entry.h"
 #include "programs/cache_key.h"
+#include "test_dir.h"
 
 namespace clport::programs {
 namespace {
@@ -34,9 +35,7 @@ std::map<std::string, std::string> files_of(const fs::path& dir) {
 class CacheBundle : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() / ("clport-bundle-" + std::to_string(::getpid()) + "-" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
+    root_ = test::fresh_test_dir("clport-bundle");
     from_ = root_ / "from";
     to_ = root_ / "to";
     fs::create_directories(from_);

@@ -11,6 +11,7 @@
 
 #include "clport/cache_location.h"
 #include "scoped_env.h"
+#include "test_dir.h"
 
 namespace clport {
 namespace {
@@ -21,9 +22,7 @@ using testing_env::ScopedEnv;
 class CacheLocationTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() / ("clport-cache-location-" + std::to_string(::getpid()) + "-" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
+    root_ = test::fresh_test_dir("clport-cache-location");
     fs::create_directories(root_);
   }
   void TearDown() override {

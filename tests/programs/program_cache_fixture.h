@@ -13,6 +13,7 @@
 
 #include "../memory/cl_test_device.h"
 #include "clport/program_cache.h"
+#include "test_dir.h"
 
 namespace clport::testing {
 
@@ -31,10 +32,7 @@ class ProgramCacheTest : public ::testing::Test {
     ASSERT_EQ(err, CL_SUCCESS);
     queue_ = cl.clCreateCommandQueue(context_, device_.info.device, 0, &err);
     ASSERT_EQ(err, CL_SUCCESS);
-    dir_ = std::filesystem::temp_directory_path() /
-           ("clport-pc-test-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
+    dir_ = clport::test::fresh_test_dir("clport-pc-test");
   }
   void TearDown() override {
     if (device_.library == nullptr) return;
