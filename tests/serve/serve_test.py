@@ -8,7 +8,7 @@ CASE: openai      chat and text completions through the openai client: streamed 
       errors      every refused request with its status and OpenAI error body (curl): API key,
                   malformed JSON, wrong fields, unknown model, long prompt, large body, full queue;
                   the server still answers afterwards
-      disconnect  a client that hangs up mid-stream frees its slot and cells at once
+      disconnect  a client that hangs up, streamed or not, frees its slot and cells at once
       sigterm     SIGTERM with streams open: each ends with an error event and [DONE], exit 0
       concurrent  8 streaming clients at once: every answer arrives, greedy texts equal the same
                   requests run one at a time
@@ -331,35 +331,53 @@ def case_errors():
     print("errors: every refused request has its status and OpenAI error body; the server answered afterwards")
 
 
-def case_disconnect():
-    with Server(CLPORT, MODEL, ["--device", "cpu", "--parallel", "2"] + EXTRA) as server:
-        mid = model_id(server)
-        host, port = server.url.split("//")[1].split(":")
-        payload = json.dumps({"model": mid, "messages": [{"role": "user", "content": "Tell a very long story."}],
-                              "max_tokens": 3000, "temperature": 0, "stream": True}).encode()
-        sock = socket.create_connection((host, int(port)), timeout=60)
-        sock.sendall(("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                      "Content-Length: %d\r\n\r\n" % len(payload)).encode() + payload)
+def hang_up_and_wait_for_free_slot(server, stream):
+    """Sends a long generation on a raw socket, hangs up once it runs, and returns how long the
+    server took to free the slot and its KV cells. A streamed request hangs up after three events;
+    a non-streamed one, which writes nothing until its end, once its slot holds cells."""
+    mid = model_id(server)
+    host, port = server.url.split("//")[1].split(":")
+    payload = json.dumps({"model": mid, "messages": [{"role": "user", "content": "Tell a very long story."}],
+                          "max_tokens": 3000, "temperature": 0, "ignore_eos": True, "stream": stream}).encode()
+    sock = socket.create_connection((host, int(port)), timeout=60)
+    sock.sendall(("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                  "Content-Length: %d\r\n\r\n" % len(payload)).encode() + payload)
+    if stream:
         received = b""
         while received.count(b"data: ") < 3:
             received += sock.recv(4096)
-        check(server.metrics()["clport_slots_busy"] == 1, "no slot busy while streaming", server)
-        sock.close()
-        hung_up = time.time()
-        while time.time() - hung_up < 10:
-            m = server.metrics()
-            if m["clport_slots_busy"] == 0 and m["clport_kv_cells_used"] == 0:
-                break
+    else:
+        started = time.time()
+        while server.metrics()["clport_kv_cells_used"] == 0 and time.time() - started < 60:
             time.sleep(0.05)
-        freed = time.time() - hung_up
+    m = server.metrics()
+    check(m["clport_slots_busy"] == 1 and m["clport_kv_cells_used"] > 0,
+          "no slot busy while generating (stream=%s): %s" % (stream, m), server)
+    sock.close()
+    hung_up = time.time()
+    while time.time() - hung_up < 10:
         m = server.metrics()
-        check(m["clport_slots_busy"] == 0 and m["clport_kv_cells_used"] == 0,
-              "10 s after the client hung up: %s" % m, server)
-        check(any("cancelled by the client" in line for line in server.lines), "no cancellation in the log", server)
+        if m["clport_slots_busy"] == 0 and m["clport_kv_cells_used"] == 0:
+            break
+        time.sleep(0.05)
+    freed = time.time() - hung_up
+    m = server.metrics()
+    check(m["clport_slots_busy"] == 0 and m["clport_kv_cells_used"] == 0,
+          "10 s after the client hung up (stream=%s): %s" % (stream, m), server)
+    return freed
+
+
+def case_disconnect():
+    with Server(CLPORT, MODEL, ["--device", "cpu", "--parallel", "2"] + EXTRA) as server:
+        mid = model_id(server)
+        freed = {stream: hang_up_and_wait_for_free_slot(server, stream) for stream in (True, False)}
+        cancelled = [line for line in server.lines if "cancelled by the client" in line]
+        check(len(cancelled) == 2, "cancellations in the log: %r" % cancelled, server)
         status, doc = server.post("/v1/chat/completions", {"model": mid, "messages": [{"role": "user", "content": "Hi"}],
                                                           "max_tokens": 4})
-        check(status == 200, "a request after the hang-up: %d %s" % (status, doc), server)
-    print("disconnect: slot and cells freed %.2f s after the client hung up" % freed)
+        check(status == 200, "a request after the hang-ups: %d %s" % (status, doc), server)
+    print("disconnect: slot and cells freed %.2f s (streamed) and %.2f s (not streamed) after the client hung up"
+          % (freed[True], freed[False]))
 
 
 def case_sigterm():

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "clport/log.h"
+#include "connection_watch.h"
 #include "openai_responses.h"
 
 namespace clport::serve {
@@ -13,6 +14,9 @@ namespace {
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
+
+// How long an answer waits for the scheduler before it looks whether its client is still there.
+constexpr std::chrono::milliseconds kHangUpCheck{100};
 
 void send_error(httplib::Response& res, const ApiError& e) {
   res.status = e.status;
@@ -217,13 +221,18 @@ void HttpServer::handle_completion(const httplib::Request& req, httplib::Respons
   auto submitted = frontend_.scheduler->submit(std::move(job));
   if (auto* e = std::get_if<ApiError>(&submitted)) return send_error(res, *e);
   std::shared_ptr<RequestChannel> channel = std::get<std::shared_ptr<RequestChannel>>(submitted);
+  auto watch = std::make_shared<ConnectionWatch>(req);
 
   if (!request.stream) {
     std::string text;
     std::vector<TokenLogprob> logprobs;
     for (;;) {
       std::vector<RequestEvent> events;
-      channel->wait(events, std::chrono::milliseconds(1000));
+      channel->wait(events, kHangUpCheck);
+      if (watch->peer_closed()) {
+        channel->cancel();  // nobody will read the answer: its slot is freed before the next step
+        return send_error(res, ApiError{499, "cancelled by the client", "invalid_request_error", "", "cancelled"});
+      }
       for (auto& e : events) {
         if (e.kind == RequestEvent::Kind::Text) {
           text += e.text;
@@ -247,10 +256,11 @@ void HttpServer::handle_completion(const httplib::Request& req, httplib::Respons
   res.set_header("Cache-Control", "no-cache");
   res.set_chunked_content_provider(
       "text/event-stream",
-      [state](size_t, httplib::DataSink& sink) {
+      [state, watch](size_t, httplib::DataSink& sink) {
         std::vector<RequestEvent> events;
-        state->channel->wait(events, std::chrono::milliseconds(100));
-        if (!write_events(*state, events, sink)) {
+        // While the prompt is evaluated nothing is written, so a write cannot tell the hang-up.
+        const bool idle = !state->channel->wait(events, kHangUpCheck);
+        if ((idle && watch->peer_closed()) || !write_events(*state, events, sink)) {
           state->channel->cancel();  // the client went away: its slot is freed before the next step
           return false;
         }
