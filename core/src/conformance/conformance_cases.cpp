@@ -533,6 +533,14 @@ std::vector<CaseSpec> catalogue(bool small) {
     kv_store_rope_cells(out, kv, 0, small ? 16 : 64, 4, 2, small ? 2 : 5, 3, small ? 8 : 16, true);
     rope_attention_cells(out, kv, 2, small ? 16 : 64, 4, 1, small ? 3 : 6, 3, small ? 8 : 128, small ? 3 : 20, true);
     if (big) rope_attention_cells(out, kv, 0, 128, 8, 2, 64, 16, 640);  // a decode step of 64 sequences
+    if (big) {
+      // Gemma 3's head size over a sliding window, a group of 7 query heads (Qwen2), a head size
+      // of 96 without grouping (Phi-3), and caches long enough for several chunks per key range.
+      rope_attention_cells(out, kv, 2, 256, 8, 2, 8, 4, 1000, 300);
+      rope_attention_cells(out, kv, 2, 64, 14, 2, 5, 5, 300);
+      rope_attention_cells(out, kv, 2, 96, 6, 6, 4, 2, 200);
+      rope_attention_cells(out, kv, 0, 128, 32, 8, 4, 4, 3000);
+    }
     rope_attention(out, kv, 2, small ? 16 : 64, 4, 1, small ? 2 : 4, small ? 5 : 60, small ? 8 : 64, small ? 3 : 20);
     rope_kv_store_attention(out, kv, 2, small ? 16 : 64, 4, 1, small ? 5 : 90, small ? 8 : 128, small ? 3 : 40);
     if (big) rope_kv_store_attention(out, kv, 0, 64, 9, 3, 130, 256);  // more keys than a work-group

@@ -6,15 +6,16 @@
 // RMS_NORM_MUL_MAT_SWIGLU patterns on Q4_0 / Q4_1 / Q8_0 weights, on 8-bit activations: with a few
 // activation rows (decode) through the GEMV of nv_gemv.hpp, with more (prompt) through the
 // tensor-core GEMM of nv_gemm.hpp; a prompt's ATTENTION / ROPE_ATTENTION through the tiled kernel of
-// nv_attention.hpp; a whole decode layer of those ops as one launch (nv_layer.hpp, the plan's
+// nv_attention.hpp, the decode attention of several sequences (ROPE_ATTENTION_CELLS) through
+// nv_attention_cells.hpp; a whole decode layer of those ops as one launch (nv_layer.hpp, the plan's
 // prepare_group). Every such weight is repacked at load (plugins/common's packed
 // layout: aligned 16-byte quant words), and the layout is its only copy. Every other op runs on
 // the shared kernels (plugins/common) with GPU tuning.
 //
 // Settings (the plugin's policy section, declared in NvidiaPlugin::settings): ptx (default true;
 // false keeps plain OpenCL C), nv_gemm (default true; false leaves prompt-sized mat-muls to the
-// shared float GEMM), nv_attention (default true; false leaves the prompt's attention to the
-// shared kernel), the GEMV launches' nv_gemv_wg, nv_gemv_rows_per_warp, nv_gemv_blocks_per_trip
+// shared float GEMM), nv_attention (default true; false leaves the prompt's attention and the
+// several sequences' decode attention to the shared kernels), the GEMV launches' nv_gemv_wg, nv_gemv_rows_per_warp, nv_gemv_blocks_per_trip
 // and nv_gemv_groups_per_cu (tunable, group gemv; defaults per architecture, arch_defaults.hpp),
 // and the shared kernels' tuning keys but gemv_packed (always on here); nv_layer (default true)
 // and nv_layer_groups (0) for the one-launch decode layer of nv_layer.hpp, offered as a plan
@@ -33,6 +34,7 @@
 #include "clport_common/tuning.hpp"
 #include "arch_defaults.hpp"
 #include "nv_attention.hpp"
+#include "nv_attention_cells.hpp"
 #include "nv_gemm.hpp"
 #include "nv_gemv.hpp"
 #include "nv_layer.hpp"
@@ -56,7 +58,8 @@ class NvidiaInstance final : public clport_plugin_instance {
                  bool tensor_cores, nvidia::LayerConfig layer)
       : runner_(host, d, std::move(t)), gemv_(host, g, d.local_mem_bytes, d.compute_units),
         gemm_(host, tensor_cores, gemm_rows, d.compute_units),
-        attention_(host, d.local_mem_bytes, tensor_cores && attention_mma), layer_(host, d, layer_gemv, layer),
+        attention_(host, d.local_mem_bytes, tensor_cores && attention_mma), attention_cells_(host, d.compute_units),
+        layer_(host, d, layer_gemv, layer),
         gemm_enabled_(gemm),
         attention_enabled_(attention), float_activations_(host.precision == 1) {}
 
@@ -88,6 +91,8 @@ class NvidiaInstance final : public clport_plugin_instance {
     const PackedWeight* w = nv_weights(op, &up, &gemm);
     if (w == nullptr) {
       if (attention_enabled_ && attention_.takes(op) && runner_.supports(op)) return attention_.enqueue(op);
+      if (attention_enabled_ && nvidia::NvAttentionCells::takes(op) && runner_.supports(op))
+        return attention_cells_.enqueue(op);
       return runner_.enqueue(op);
     }
     // The weights are read through their packed arrays; activations, norm weight, residual and
@@ -165,6 +170,7 @@ class NvidiaInstance final : public clport_plugin_instance {
   nvidia::NvGemv gemv_;
   nvidia::NvGemm gemm_;
   nvidia::NvAttention attention_;
+  nvidia::NvAttentionCells attention_cells_;
   nvidia::NvLayer layer_;
   bool gemm_enabled_, attention_enabled_, float_activations_;
 };
@@ -189,7 +195,8 @@ std::vector<clport_setting_decl> nvidia_settings() {
                   "activation rows a GEMM work-group computes: 64 or 128; 0 = 128 for batches of more than 64 "
                   "rows, else 64 (default 0)"),
       bool_setting("nv_attention",
-                   "false leaves a prompt's attention to the shared kernel instead of the tiled one (default true)"),
+                   "false leaves a prompt's attention and the decode attention of several sequences to the shared "
+                   "kernels instead of the nvidia ones (default true)"),
       bool_setting("nv_attention_mma",
                    "false keeps a prompt's attention on an F16 cache in plain OpenCL C instead of the tensor cores "
                    "(inline PTX; default true)"),

@@ -1,0 +1,172 @@
+// Decode attention of a step over several sequences on NVIDIA GPUs: ROPE_ATTENTION_CELLS over an
+// F16 or F32 cache, with the semantics of kernels/attention.cl's cells kernels (token t's sequence
+// and position are the I32 cells 2t and 2t + 1; q rotated here; causal, sliding window, grouped
+// query heads). Needs rope_math.cl in front.
+//
+// The shared kernel gives every (query head, token) its own work-group, which walks the keys in
+// chunks with two work-group reductions and a serial pass over the values per chunk: the group
+// of query heads that share a KV head reads the same keys NV_DEC_R times, and a work-group's
+// latency, not the memory, sets the time (0.7 ms a layer for 64 sequences of 600 cells on an
+// H200). Here a work-group takes one (range of keys, KV head, token) for all NV_DEC_R query heads
+// of the group:
+//  - scores: work-item j takes key j of a chunk of NV_DEC_WG keys, reads its row once and scores
+//    it against every query head of the group (queries in local memory, read as broadcasts);
+//  - softmax per chunk: the max and the sum of every head reduced at once over the work-group;
+//  - values: work-item o takes four output dims of one head and reads the chunk's value rows,
+//    consecutive items consecutive dims.
+// Each range writes its (max, sum, output) per head to part, and nv_attention_cells_merge combines
+// the ranges; with one range the output is written directly.
+
+#ifndef NV_DEC_HD
+#define NV_DEC_HD 128
+#endif
+#ifndef NV_DEC_R
+#define NV_DEC_R 4
+#endif
+#define NV_DEC_WG 128
+#define NV_DEC_D4 (NV_DEC_HD / 4)
+// Output float4s of the group's heads per work-item.
+#define NV_DEC_OPT ((NV_DEC_R * NV_DEC_D4 + NV_DEC_WG - 1) / NV_DEC_WG)
+
+#define NV_DEC_LOAD8_F32(i, p) vload8(i, (const global float*)(p))
+#define NV_DEC_LOAD8_F16(i, p) vload_half8(i, (const global half*)(p))
+#define NV_DEC_LOAD4_F32(i, p) vload4(i, (const global float*)(p))
+#define NV_DEC_LOAD4_F16(i, p) vload_half4(i, (const global half*)(p))
+
+// Reduces x[r] (r < NV_DEC_R) over the work-group into every item's x[r], with max or +.
+#define NV_DEC_REDUCE(x, red, OP)                                                                 \
+  for (int r = 0; r < NV_DEC_R; ++r) red[r * NV_DEC_WG + lid] = x[r];                              \
+  for (int half_ = NV_DEC_WG / 2; half_ > 0; half_ /= 2) {                                         \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+    if (lid < half_)                                                                               \
+      for (int r = 0; r < NV_DEC_R; ++r)                                                           \
+        red[r * NV_DEC_WG + lid] = OP(red[r * NV_DEC_WG + lid], red[r * NV_DEC_WG + lid + half_]); \
+  }                                                                                                \
+  barrier(CLK_LOCAL_MEM_FENCE);                                                                    \
+  for (int r = 0; r < NV_DEC_R; ++r) x[r] = red[r * NV_DEC_WG];                                    \
+  barrier(CLK_LOCAL_MEM_FENCE); /* red is rewritten by the next reduction */
+#define NV_DEC_ADD(a, b) ((a) + (b))
+
+// Global size (NV_DEC_WG * n_split, n_kv_head, n_tokens). Sequence s's K lie at k + k_off +
+// s seq_bytes, its V v_off - k_off further; part holds [n_tokens][n_head][n_split][NV_DEC_HD + 2]
+// floats (max, sum, output) when n_split > 1.
+#define NV_ATTENTION_CELLS_KERNEL(NAME, LOAD8, LOAD4)                                              \
+  kernel __attribute__((reqd_work_group_size(NV_DEC_WG, 1, 1))) void NAME(                          \
+      const global uchar* q, ulong q_off, ulong q_nb1, ulong q_nb2, const global uchar* cache,      \
+      ulong k_off, ulong v_off, ulong kv_nb1, ulong kv_nb2, ulong seq_bytes, const global uchar* cells_base, \
+      ulong cells_off, global uchar* out, ulong out_off, int n_head, float scale, int n_rot, int neox, float freq_base, \
+      float freq_scale, const global uchar* ff, ulong ff_off, int has_ff, int window, int n_split,  \
+      global float* part) {                                                                         \
+    local float qs[NV_DEC_R * NV_DEC_HD];                                                           \
+    local float ps[NV_DEC_R * NV_DEC_WG]; /* a chunk's probabilities, [head][key] */               \
+    local float red[NV_DEC_R * NV_DEC_WG];                                                          \
+    const int split = get_group_id(0), g = get_group_id(1), t = get_group_id(2), lid = get_local_id(0); \
+    const global int* cells = (const global int*)(cells_base + cells_off);                          \
+    const int seq = cells[2 * t], qpos = cells[2 * t + 1];                                          \
+    for (int i = lid; i < NV_DEC_R * NV_DEC_HD; i += NV_DEC_WG) {                                   \
+      const int r = i / NV_DEC_HD, d = i % NV_DEC_HD;                                               \
+      qs[i] = ((const global float*)(q + q_off + (size_t)(g * NV_DEC_R + r) * q_nb1 + (size_t)t * q_nb2))[d]; \
+    }                                                                                               \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                   \
+    const int half_rot = n_rot / 2;                                                                 \
+    for (int i = lid; i < NV_DEC_R * half_rot; i += NV_DEC_WG) {                                    \
+      const int r = i / half_rot, pi = i % half_rot;                                                \
+      const int2 e = rope_pair(pi, n_rot, neox);                                                    \
+      local float* qr = qs + r * NV_DEC_HD;                                                         \
+      const float2 rot = rope_rotate(qr[e.x], qr[e.y], rope_cos_sin(pi, qpos, n_rot, freq_base, freq_scale, \
+                                                                    rope_factor(ff, ff_off, has_ff, pi))); \
+      qr[e.x] = rot.x; /* pairs are disjoint: no other work-item touches e */                      \
+      qr[e.y] = rot.y;                                                                              \
+    }                                                                                               \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                   \
+    /* This range of the token's keys [first, qpos]. */                                             \
+    const int first = window > 0 ? max(0, qpos + 1 - window) : 0, n_keys = qpos + 1;                \
+    const int per = (n_keys - first + n_split - 1) / n_split;                                       \
+    const int begin = min(n_keys, first + split * per), end = min(n_keys, begin + per);             \
+    const global uchar* kbase = cache + k_off + (size_t)seq * seq_bytes + (size_t)g * kv_nb1;       \
+    const global uchar* vbase = kbase + (v_off - k_off);                                            \
+    float m[NV_DEC_R], l[NV_DEC_R];                                                                 \
+    float4 acc[NV_DEC_OPT];                                                                         \
+    for (int r = 0; r < NV_DEC_R; ++r) {                                                            \
+      m[r] = -INFINITY;                                                                             \
+      l[r] = 0.0f;                                                                                  \
+    }                                                                                               \
+    for (int i = 0; i < NV_DEC_OPT; ++i) acc[i] = (float4)(0.0f);                                   \
+    for (int c0 = begin; c0 < end; c0 += NV_DEC_WG) {                                               \
+      const int nk = min(NV_DEC_WG, end - c0);                                                      \
+      float s[NV_DEC_R];                                                                            \
+      for (int r = 0; r < NV_DEC_R; ++r) s[r] = -INFINITY;                                          \
+      if (lid < nk) {                                                                               \
+        const global uchar* kr = kbase + (size_t)(c0 + lid) * kv_nb2;                               \
+        float dotv[NV_DEC_R];                                                                       \
+        for (int r = 0; r < NV_DEC_R; ++r) dotv[r] = 0.0f;                                          \
+        for (int d8 = 0; d8 < NV_DEC_HD / 8; ++d8) {                                                \
+          const float8 kv = LOAD8(d8, kr);                                                          \
+          for (int r = 0; r < NV_DEC_R; ++r) {                                                      \
+            const local float* qr = qs + r * NV_DEC_HD + 8 * d8;                                    \
+            dotv[r] += dot(kv.lo, vload4(0, qr)) + dot(kv.hi, vload4(1, qr));                       \
+          }                                                                                         \
+        }                                                                                           \
+        for (int r = 0; r < NV_DEC_R; ++r) s[r] = dotv[r] * scale;                                  \
+      }                                                                                             \
+      float cmax[NV_DEC_R], csum[NV_DEC_R], corr[NV_DEC_R];                                         \
+      for (int r = 0; r < NV_DEC_R; ++r) cmax[r] = s[r];                                            \
+      NV_DEC_REDUCE(cmax, red, fmax)                                                                \
+      for (int r = 0; r < NV_DEC_R; ++r) {                                                          \
+        const float m_new = fmax(m[r], cmax[r]);                                                    \
+        corr[r] = exp(m[r] - m_new);                                                                \
+        m[r] = m_new;                                                                               \
+        csum[r] = lid < nk ? exp(s[r] - m_new) : 0.0f;                                              \
+        ps[r * NV_DEC_WG + lid] = csum[r];                                                          \
+      }                                                                                             \
+      NV_DEC_REDUCE(csum, red, NV_DEC_ADD) /* its barriers publish ps */                            \
+      for (int r = 0; r < NV_DEC_R; ++r) l[r] = l[r] * corr[r] + csum[r];                           \
+      for (int i = 0; i < NV_DEC_OPT; ++i) {                                                        \
+        const int o = lid + i * NV_DEC_WG;                                                          \
+        if (o < NV_DEC_R * NV_DEC_D4) {                                                             \
+          const int r = o / NV_DEC_D4, d4 = o % NV_DEC_D4;                                          \
+          float4 a = acc[i] * corr[r];                                                              \
+          const local float* pr = ps + r * NV_DEC_WG;                                               \
+          for (int j = 0; j < nk; ++j) a = fma((float4)(pr[j]), LOAD4(d4, vbase + (size_t)(c0 + j) * kv_nb2), a); \
+          acc[i] = a;                                                                               \
+        }                                                                                           \
+      }                                                                                             \
+      barrier(CLK_LOCAL_MEM_FENCE); /* ps is rewritten by the next chunk */                         \
+    }                                                                                               \
+    for (int i = 0; i < NV_DEC_OPT; ++i) {                                                          \
+      const int o = lid + i * NV_DEC_WG;                                                            \
+      if (o >= NV_DEC_R * NV_DEC_D4) continue;                                                      \
+      const int r = o / NV_DEC_D4, d4 = o % NV_DEC_D4, h = g * NV_DEC_R + r;                        \
+      if (n_split == 1) {                                                                           \
+        global float* og = (global float*)(out + out_off) + ((size_t)t * n_head + h) * NV_DEC_HD;   \
+        vstore4(acc[i] / l[r], d4, og);                                                             \
+      } else {                                                                                      \
+        global float* pg = part + (((size_t)t * n_head + h) * n_split + split) * (NV_DEC_HD + 2);  \
+        if (d4 == 0) {                                                                              \
+          pg[0] = m[r];                                                                             \
+          pg[1] = l[r];                                                                             \
+        }                                                                                           \
+        vstore4(acc[i], d4, pg + 2);                                                                \
+      }                                                                                             \
+    }                                                                                               \
+  }
+
+NV_ATTENTION_CELLS_KERNEL(nv_attention_cells_f32, NV_DEC_LOAD8_F32, NV_DEC_LOAD4_F32)
+NV_ATTENTION_CELLS_KERNEL(nv_attention_cells_f16, NV_DEC_LOAD8_F16, NV_DEC_LOAD4_F16)
+
+// The ranges' partial results combined: global size (NV_DEC_HD, n_head, n_tokens). A range
+// without keys (max -inf, sum 0) adds nothing.
+kernel void nv_attention_cells_merge(const global float* part, int n_split, global uchar* out, ulong out_off) {
+  const int d = get_global_id(0), h = get_global_id(1), t = get_global_id(2), n_head = get_global_size(1);
+  const global float* ph = part + ((size_t)t * n_head + h) * n_split * (NV_DEC_HD + 2);
+  float m = -INFINITY;
+  for (int s = 0; s < n_split; ++s) m = fmax(m, ph[(size_t)s * (NV_DEC_HD + 2)]);
+  float l = 0.0f, acc = 0.0f;
+  for (int s = 0; s < n_split; ++s) {
+    const global float* p = ph + (size_t)s * (NV_DEC_HD + 2);
+    const float w = p[1] > 0.0f ? exp(p[0] - m) : 0.0f;
+    l += w * p[1];
+    acc += w * p[2 + d];
+  }
+  ((global float*)(out + out_off))[((size_t)t * n_head + h) * NV_DEC_HD + d] = acc / l;
+}

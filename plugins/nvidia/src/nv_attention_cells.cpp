@@ -1,0 +1,103 @@
+#include "nv_attention_cells.hpp"
+
+#include <algorithm>
+
+extern const clport::EmbeddedKernel clport_plugin_kernels[];
+
+namespace nvidia {
+namespace {
+
+constexpr size_t kGroup = 128;        // NV_DEC_WG: also the keys of one chunk
+constexpr int64_t kGroupsPerUnit = 4;  // work-groups per compute unit a step aims for
+
+}  // namespace
+
+NvAttentionCells::NvAttentionCells(const clport_host& host, uint32_t compute_units)
+    : host_(host), h_(host), compute_units_(compute_units > 0 ? compute_units : 1) {}
+
+NvAttentionCells::~NvAttentionCells() {
+  for (cl_mem m : buffers_) host_.free_buffer(host_.host_ctx, m);
+}
+
+bool NvAttentionCells::takes(const clport_op& op) {
+  if (op.kind != CLPORT_OP_ROPE_ATTENTION_CELLS) return false;
+  const clport_tensor &q = *op.src[0], &cache = *op.src[1];
+  if (cache.dtype != CLPORT_DTYPE_F16 && cache.dtype != CLPORT_DTYPE_F32) return false;
+  const int64_t hd = q.ne[0], group = q.ne[1] / cache.ne[1];
+  return hd % 8 == 0 && hd <= kMaxHeadDim && group >= 1 && group <= kMaxGroup;
+}
+
+int NvAttentionCells::splits(int64_t n_tokens, int64_t n_kv_head, int64_t n_ctx) const {
+  const int64_t groups = std::max<int64_t>(1, n_tokens * n_kv_head);
+  const int64_t by_units = (kGroupsPerUnit * compute_units_ + groups - 1) / groups;
+  const int64_t by_cells = std::max<int64_t>(1, n_ctx / static_cast<int64_t>(kGroup));
+  return static_cast<int>(std::clamp<int64_t>(by_units, 1, std::min<int64_t>(by_cells, 256)));
+}
+
+cl_mem NvAttentionCells::partials(size_t bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (part_ != nullptr && bytes <= part_bytes_) return part_;
+  int32_t status = CLPORT_PLUGIN_OK;
+  cl_mem grown = host_.alloc_buffer(host_.host_ctx, bytes, &status);
+  if (grown == nullptr)
+    throw clport::sdk::Failure("nvidia: cannot allocate " + std::to_string(bytes) +
+                                   " bytes for the decode attention's partial results",
+                               status == CLPORT_PLUGIN_OUT_OF_MEMORY ? CLPORT_PLUGIN_OUT_OF_MEMORY : CLPORT_PLUGIN_ERROR);
+  // Launches recorded earlier may still name the smaller buffer: it is kept until the instance goes.
+  buffers_.push_back(grown);
+  part_ = grown;
+  part_bytes_ = bytes;
+  return part_;
+}
+
+const clport::sdk::Kernel& NvAttentionCells::kernel(int64_t head_dim, int64_t group, const std::string& name) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  clport::sdk::Program& program = programs_[{head_dim, group}];
+  if (program.get() == nullptr) {
+    const std::string options =
+        "-cl-std=CL1.2 -DNV_DEC_HD=" + std::to_string(head_dim) + " -DNV_DEC_R=" + std::to_string(group);
+    const std::string source =
+        h_.shared_source("rope_math.cl") + "\n" +
+        clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_attention_cells.cl");
+    program = clport::sdk::Program(&h_.cl(), h_.build_program(source, options));
+  }
+  const std::string key = std::to_string(head_dim) + "/" + std::to_string(group) + name;
+  auto it = kernels_.find(key);
+  if (it == kernels_.end()) it = kernels_.emplace(key, clport::sdk::Kernel(h_.cl(), program, name.c_str())).first;
+  return it->second;
+}
+
+void NvAttentionCells::enqueue(const clport_op& op) {
+  const clport_tensor &q = *op.src[0], &cache = *op.src[1], &cells = *op.src[2], &d = *op.dst;
+  const clport_rope_params& r = op.params.rope;
+  const clport_attention_params& a = op.params.attention;
+  const bool has_factors = op.n_src > 3;
+  const clport_tensor& factors = has_factors ? *op.src[3] : q;
+  const int64_t hd = q.ne[0], n_head = q.ne[1], n_kv_head = cache.ne[1], n_tokens = q.ne[2];
+  const int64_t group = n_head / n_kv_head;
+  if (cells.offset % 4 != 0) throw clport::sdk::Failure("nvidia: the cells table's offset is not a multiple of 4");
+  const int n_split = splits(n_tokens, n_kv_head, cache.ne[2]);
+  cl_mem part = n_split > 1 ? partials(static_cast<size_t>(n_tokens * n_head) * n_split * (hd + 2) * sizeof(float))
+                            : nullptr;
+  // A sequence is its K and V halves (2 nb[3] bytes); the kernel reads the cells as an int array.
+  const std::string name = cache.dtype == CLPORT_DTYPE_F16 ? "nv_attention_cells_f16" : "nv_attention_cells_f32";
+  const clport::sdk::Kernel& k = kernel(hd, group, name);
+  clport::sdk::set_args(
+      h_.cl(), k, q.buffer, cl_ulong(q.offset), cl_ulong(q.nb[1]), cl_ulong(q.nb[2]), cache.buffer,
+      cl_ulong(cache.offset), cl_ulong(cache.offset + cache.nb[3]), cl_ulong(cache.nb[1]), cl_ulong(cache.nb[2]),
+      cl_ulong(2 * cache.nb[3]), cells.buffer, cl_ulong(cells.offset), d.buffer, cl_ulong(d.offset), cl_int(n_head), cl_float(a.scale),
+      cl_int(r.n_rot), cl_int(r.mode == 2 ? 1 : 0), cl_float(r.freq_base), cl_float(r.freq_scale), factors.buffer,
+      cl_ulong(factors.offset), cl_int(has_factors ? 1 : 0), cl_int(a.window), cl_int(n_split),
+      part != nullptr ? part : d.buffer);
+  const size_t global[3] = {kGroup * static_cast<size_t>(n_split), static_cast<size_t>(n_kv_head),
+                            static_cast<size_t>(n_tokens)};
+  const size_t local[3] = {kGroup, 1, 1};
+  clport::sdk::enqueue(host_, k, 3, global, local);
+  if (n_split == 1) return;
+  const clport::sdk::Kernel& km = kernel(hd, group, "nv_attention_cells_merge");
+  clport::sdk::set_args(h_.cl(), km, part, cl_int(n_split), d.buffer, cl_ulong(d.offset));
+  const size_t global_m[3] = {static_cast<size_t>(hd), static_cast<size_t>(n_head), static_cast<size_t>(n_tokens)};
+  clport::sdk::enqueue(host_, km, 3, global_m, nullptr);
+}
+
+}  // namespace nvidia

@@ -1,0 +1,52 @@
+// Launches the NVIDIA decode attention of a step over several sequences (ROPE_ATTENTION_CELLS,
+// kernels/nv_attention_cells.cl): one work-group per (range of keys, KV head, token) for every
+// query head of the KV head's group, the ranges merged by a second launch. The shared kernel it
+// replaces gives every query head its own work-group and is latency-bound on a big GPU.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "clport_plugin/plugin_sdk.hpp"
+
+namespace nvidia {
+
+class NvAttentionCells {
+ public:
+  NvAttentionCells(const clport_host& host, uint32_t compute_units);
+  ~NvAttentionCells();
+  NvAttentionCells(const NvAttentionCells&) = delete;
+  NvAttentionCells& operator=(const NvAttentionCells&) = delete;
+
+  // Whether this kernel serves op, which the shared checks have accepted: ROPE_ATTENTION_CELLS on
+  // one F16 or F32 cache, a head size that is a multiple of 8 up to 256, at most kMaxGroup query
+  // heads per KV head.
+  static bool takes(const clport_op& op);
+  void enqueue(const clport_op& op);
+
+  static constexpr int64_t kMaxGroup = 8;
+  static constexpr int64_t kMaxHeadDim = 256;
+
+ private:
+  // Key ranges per token: work-groups for a few per compute unit, each range at least a chunk of
+  // the cache's cells.
+  int splits(int64_t n_tokens, int64_t n_kv_head, int64_t n_ctx) const;
+  cl_mem partials(size_t bytes);
+  const clport::sdk::Kernel& kernel(int64_t head_dim, int64_t group, const std::string& name);
+
+  const clport_host& host_;
+  clport::sdk::Host h_;
+  uint32_t compute_units_;
+  std::mutex mutex_;
+  std::map<std::pair<int64_t, int64_t>, clport::sdk::Program> programs_;  // per (head size, group)
+  std::map<std::string, clport::sdk::Kernel> kernels_;
+  cl_mem part_ = nullptr;
+  size_t part_bytes_ = 0;
+  std::vector<cl_mem> buffers_;  // every partials buffer, freed with the instance
+};
+
+}  // namespace nvidia
