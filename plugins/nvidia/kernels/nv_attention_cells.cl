@@ -24,6 +24,7 @@
 #define NV_DEC_R 4
 #endif
 #define NV_DEC_WG 128
+#define NV_DEC_UNROLL 8
 #define NV_DEC_D4 (NV_DEC_HD / 4)
 // Output float4s of the group's heads per work-item.
 #define NV_DEC_OPT ((NV_DEC_R * NV_DEC_D4 + NV_DEC_WG - 1) / NV_DEC_WG)
@@ -127,7 +128,16 @@
           const int r = o / NV_DEC_D4, d4 = o % NV_DEC_D4;                                          \
           float4 a = acc[i] * corr[r];                                                              \
           const local float* pr = ps + r * NV_DEC_WG;                                               \
-          for (int j = 0; j < nk; ++j) a = fma((float4)(pr[j]), LOAD4(d4, vbase + (size_t)(c0 + j) * kv_nb2), a); \
+          const global uchar* vr = vbase + (size_t)c0 * kv_nb2;                                     \
+          int j = 0;                                                                                \
+          /* NV_DEC_UNROLL rows' loads issued before their sums: one row at a time waits a       \
+             memory latency per key */                                                            \
+          for (; j + NV_DEC_UNROLL <= nk; j += NV_DEC_UNROLL) {                                     \
+            float4 vv[NV_DEC_UNROLL];                                                               \
+            for (int u = 0; u < NV_DEC_UNROLL; ++u) vv[u] = LOAD4(d4, vr + (size_t)(j + u) * kv_nb2); \
+            for (int u = 0; u < NV_DEC_UNROLL; ++u) a = fma((float4)(pr[j + u]), vv[u], a);          \
+          }                                                                                         \
+          for (; j < nk; ++j) a = fma((float4)(pr[j]), LOAD4(d4, vr + (size_t)j * kv_nb2), a);      \
           acc[i] = a;                                                                               \
         }                                                                                           \
       }                                                                                             \

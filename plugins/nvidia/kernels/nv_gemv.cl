@@ -3,8 +3,10 @@
 // each block's quants are aligned 16-byte words, the scales a separate array), so that a lane
 // fetches a block with one 16-byte load where the GGUF layout allows only 2-byte ones.
 //
-// A work-group of NV_WG work-items works for one activation row m (global size (groups * NV_WG,
-// M), groups chosen by the host: a few per compute unit, at most one per chunk):
+// A work-group of NV_WG work-items works for one activation row m (global size (M * NV_WG,
+// groups), groups chosen by the host: a few per compute unit, at most one per chunk; the rows are
+// the fast dimension, so the groups of every row that walk one chunk run side by side and all but
+// the first read its weights from the L2 cache):
 //  1. it quantizes row m into local memory (through the RMSNorm when `norm` is set) in the
 //     CPU backend's Q8Block32 form, so both paths mean the same numbers: d = max|x| / 127 per 32
 //     values, codes x / d rounded to nearest even, s = d * sum(codes);
@@ -249,10 +251,10 @@ inline float nv_row_total(local const float* red, int r) {
 #define NV_ROWS_FN(NAME, BLOCK)                                                                 \
   inline void NAME(const global uint4* wq, const global ushort* ws, int K, int N, int has_res,  \
                    const global float* res, global float* dst, local const int4* xq,            \
-                   local const float2* xds, local float* red) {                                  \
+                   local const float2* xds, local float* red, int group, int groups) {           \
     const int lid = get_local_id(0), lane = lid % 32, nb = K / 32;                              \
-    const int warps = get_num_groups(0) * NV_WARPS;                                             \
-    for (int first = (get_group_id(0) * NV_WARPS + lid / 32) * NV_RPW; first < N; first += warps * NV_RPW) { \
+    const int warps = groups * NV_WARPS;                                                        \
+    for (int first = (group * NV_WARPS + lid / 32) * NV_RPW; first < N; first += warps * NV_RPW) { \
       float acc[NV_RPW];                                                                        \
       for (int r = 0; r < NV_RPW; ++r) acc[r] = 0.0f;                                           \
       NV_GEMV_LOOP(NV_STEP_##BLOCK)                                                             \
@@ -268,10 +270,10 @@ inline float nv_row_total(local const float* red, int r) {
 #define NV_SWIGLU_ROWS_FN(NAME, BLOCK)                                                          \
   inline void NAME(const global uint4* gq, const global ushort* gs, const global uint4* uq,     \
                    const global ushort* us, int K, int N, global float* dst, local const int4* xq, \
-                   local const float2* xds, local float* red) {                                  \
+                   local const float2* xds, local float* red, int group, int groups) {           \
     const int lid = get_local_id(0), lane = lid % 32, nb = K / 32;                              \
-    const int warps = get_num_groups(0) * NV_WARPS;                                             \
-    for (int first = (get_group_id(0) * NV_WARPS + lid / 32) * NV_RPW; first < N; first += warps * NV_RPW) { \
+    const int warps = groups * NV_WARPS;                                                        \
+    for (int first = (group * NV_WARPS + lid / 32) * NV_RPW; first < N; first += warps * NV_RPW) { \
       float acc_g[NV_RPW], acc_u[NV_RPW];                                                       \
       for (int r = 0; r < NV_RPW; ++r) acc_g[r] = acc_u[r] = 0.0f;                              \
       NV_GEMV_LOOP(NV_SWIGLU_STEP_##BLOCK)                                                      \
@@ -285,9 +287,9 @@ inline float nv_row_total(local const float* red, int r) {
 #define NV_ROWS_FN(NAME, BLOCK)                                                                 \
   inline void NAME(const global uint4* wq, const global ushort* ws, int K, int N, int has_res,  \
                    const global float* res, global float* dst, local const int4* xq,            \
-                   local const float2* xds, local float* red) {                                  \
+                   local const float2* xds, local float* red, int group, int groups) {           \
     const int lid = get_local_id(0), lane = lid % 32, nb = K / 32;                              \
-    for (int chunk = get_group_id(0); chunk < (N + NV_ROWS - 1) / NV_ROWS; chunk += get_num_groups(0)) { \
+    for (int chunk = group; chunk < (N + NV_ROWS - 1) / NV_ROWS; chunk += groups) {            \
       const int first = chunk * NV_ROWS + (lid / 32) * NV_RPW;                                  \
       float acc[NV_RPW];                                                                        \
       for (int r = 0; r < NV_RPW; ++r) acc[r] = 0.0f;                                           \
@@ -309,9 +311,9 @@ inline float nv_row_total(local const float* red, int r) {
 #define NV_SWIGLU_ROWS_FN(NAME, BLOCK)                                                          \
   inline void NAME(const global uint4* gq, const global ushort* gs, const global uint4* uq,     \
                    const global ushort* us, int K, int N, global float* dst, local const int4* xq, \
-                   local const float2* xds, local float* red) {                                  \
+                   local const float2* xds, local float* red, int group, int groups) {           \
     const int lid = get_local_id(0), lane = lid % 32, nb = K / 32;                              \
-    for (int chunk = get_group_id(0); chunk < (N + NV_ROWS - 1) / NV_ROWS; chunk += get_num_groups(0)) { \
+    for (int chunk = group; chunk < (N + NV_ROWS - 1) / NV_ROWS; chunk += groups) {            \
       const int first = chunk * NV_ROWS + (lid / 32) * NV_RPW;                                  \
       float acc_g[NV_RPW], acc_u[NV_RPW];                                                       \
       for (int r = 0; r < NV_RPW; ++r) acc_g[r] = acc_u[r] = 0.0f;                              \
@@ -355,15 +357,15 @@ NV_SWIGLU_ROWS_FN(nv_swiglu_rows_q8_0, nv_block_q8_0)
       local float2 *xds
 
 // MUL_MAT, RMS_NORM_MUL_MAT (norm) and MUL_MAT_ADD (has_res: dst = product + res, res may be
-// dst); activation row m = get_group_id(1).
+// dst); activation row m = get_group_id(0), the chunks shared out over dimension 1.
 #define NV_GEMV_KERNEL(NAME, ROWS)                                                              \
   kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void NAME(NV_GEMV_ARGS) {           \
     local float red[NV_ROWS * NV_RED_STRIDE];                                                   \
-    const size_t m = get_group_id(1);                                                           \
+    const size_t m = get_group_id(0);                                                           \
     nv_quantize_row((const global float*)(x + x_off) + m * K, (const global float*)(g + g_off), \
                     norm, eps, K, xq, xds, red);                                                \
     ROWS(wq, ws, K, N, has_res, (const global float*)(res + res_off) + m * N,                   \
-         (global float*)(dst + dst_off) + m * N, xq, xds, red);                                 \
+         (global float*)(dst + dst_off) + m * N, xq, xds, red, get_group_id(1), get_num_groups(1)); \
   }
 NV_GEMV_KERNEL(nv_gemv_q4_0, nv_rows_q4_0)
 NV_GEMV_KERNEL(nv_gemv_q4_1, nv_rows_q4_1)
@@ -377,10 +379,11 @@ NV_GEMV_KERNEL(nv_gemv_q8_0, nv_rows_q8_0)
 #define NV_SWIGLU_KERNEL(NAME, ROWS)                                                            \
   kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void NAME(NV_SWIGLU_ARGS) {         \
     local float red[2 * NV_ROWS * NV_RED_STRIDE];                                               \
-    const size_t m = get_group_id(1);                                                           \
+    const size_t m = get_group_id(0);                                                           \
     nv_quantize_row((const global float*)(x + x_off) + m * K, (const global float*)(g + g_off), \
                     1, eps, K, xq, xds, red);                                                   \
-    ROWS(gq, gs, uq, us, K, N, (global float*)(dst + dst_off) + m * N, xq, xds, red);           \
+    ROWS(gq, gs, uq, us, K, N, (global float*)(dst + dst_off) + m * N, xq, xds, red, get_group_id(1), \
+         get_num_groups(1));                                                                    \
   }
 NV_SWIGLU_KERNEL(nv_gemv_swiglu_q4_0, nv_swiglu_rows_q4_0)
 NV_SWIGLU_KERNEL(nv_gemv_swiglu_q4_1, nv_swiglu_rows_q4_1)

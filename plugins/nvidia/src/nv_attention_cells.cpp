@@ -8,7 +8,8 @@ namespace nvidia {
 namespace {
 
 constexpr size_t kGroup = 128;        // NV_DEC_WG: also the keys of one chunk
-constexpr int64_t kGroupsPerUnit = 4;  // work-groups per compute unit a step aims for
+constexpr int64_t kGroupsPerUnit = 8;  // work-groups per compute unit a step aims for
+constexpr int64_t kMinRangeCells = 64;  // cells of the cache a key range spans at least
 
 }  // namespace
 
@@ -30,7 +31,7 @@ bool NvAttentionCells::takes(const clport_op& op) {
 int NvAttentionCells::splits(int64_t n_tokens, int64_t n_kv_head, int64_t n_ctx) const {
   const int64_t groups = std::max<int64_t>(1, n_tokens * n_kv_head);
   const int64_t by_units = (kGroupsPerUnit * compute_units_ + groups - 1) / groups;
-  const int64_t by_cells = std::max<int64_t>(1, n_ctx / static_cast<int64_t>(kGroup));
+  const int64_t by_cells = std::max<int64_t>(1, n_ctx / kMinRangeCells);
   return static_cast<int>(std::clamp<int64_t>(by_units, 1, std::min<int64_t>(by_cells, 256)));
 }
 

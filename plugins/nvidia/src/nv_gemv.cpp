@@ -91,7 +91,8 @@ void NvGemv::enqueue(const clport_op& op, const PackedWeight& w, const PackedWei
   const size_t chunks = (static_cast<size_t>(N) + rows_per_group - 1) / rows_per_group;
   const size_t resident = static_cast<size_t>(compute_units_) * config_.groups_per_cu;
   const size_t groups = config_.groups_per_cu == 0 || resident > chunks ? chunks : resident;
-  const size_t global[2] = {groups * config_.wg, static_cast<size_t>(x.ne[1])};
+  // The rows are dimension 0: the groups of all rows that walk one chunk start together.
+  const size_t global[2] = {static_cast<size_t>(x.ne[1]) * config_.wg, groups};
   const size_t local[2] = {config_.wg, 1};
   clport::sdk::enqueue(host_, k, 2, global, local);
 }
