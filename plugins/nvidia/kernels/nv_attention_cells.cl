@@ -12,8 +12,9 @@
 //  - scores: work-item j takes key j of a chunk of NV_DEC_WG keys, reads its row once and scores
 //    it against every query head of the group (queries in local memory, read as broadcasts);
 //  - softmax per chunk: the max and the sum of every head reduced at once over the work-group;
-//  - values: work-item o takes four output dims of one head and reads the chunk's value rows,
-//    consecutive items consecutive dims.
+//  - values: the chunk's value rows are staged in local memory a few at a time, every load of
+//    the work-group in flight at once (a work-item walking the rows itself waits a memory latency
+//    per few rows), then work-item o sums four output dims of one head from there.
 // Each range writes its (max, sum, output) per head to part, and nv_attention_cells_merge combines
 // the ranges; with one range the output is written directly.
 
@@ -24,15 +25,20 @@
 #define NV_DEC_R 4
 #endif
 #define NV_DEC_WG 128
-#define NV_DEC_UNROLL 8
 #define NV_DEC_D4 (NV_DEC_HD / 4)
 // Output float4s of the group's heads per work-item.
 #define NV_DEC_OPT ((NV_DEC_R * NV_DEC_D4 + NV_DEC_WG - 1) / NV_DEC_WG)
 
 #define NV_DEC_LOAD8_F32(i, p) vload8(i, (const global float*)(p))
 #define NV_DEC_LOAD8_F16(i, p) vload_half8(i, (const global half*)(p))
-#define NV_DEC_LOAD4_F32(i, p) vload4(i, (const global float*)(p))
-#define NV_DEC_LOAD4_F16(i, p) vload_half4(i, (const global half*)(p))
+#define NV_DEC_LOCAL4_F32(i, p) vload4(i, (const local float*)(p))
+#define NV_DEC_LOCAL4_F16(i, p) vload_half4(i, (const local half*)(p))
+// The staged value rows: NV_DEC_VBYTES of local memory, NV_DEC_VT(E) rows of elements of E bytes
+// (at most a chunk), NV_DEC_ROW16(E) 16-byte words each (the host takes only caches whose rows
+// are 16-byte aligned).
+#define NV_DEC_VBYTES 16384
+#define NV_DEC_ROW16(E) (NV_DEC_HD * (E) / 16)
+#define NV_DEC_VT(E) min(NV_DEC_WG, NV_DEC_VBYTES / (NV_DEC_HD * (E)))
 
 // Reduces x[r] (r < NV_DEC_R) over the work-group into every item's x[r], with max or +.
 #define NV_DEC_REDUCE(x, red, OP)                                                                 \
@@ -51,7 +57,7 @@
 // Global size (NV_DEC_WG * n_split, n_kv_head, n_tokens). Sequence s's K lie at k + k_off +
 // s seq_bytes, its V v_off - k_off further; part holds [n_tokens][n_head][n_split][NV_DEC_HD + 2]
 // floats (max, sum, output) when n_split > 1.
-#define NV_ATTENTION_CELLS_KERNEL(NAME, LOAD8, LOAD4)                                              \
+#define NV_ATTENTION_CELLS_KERNEL(NAME, LOAD8, LOCAL4, E)                                          \
   kernel __attribute__((reqd_work_group_size(NV_DEC_WG, 1, 1))) void NAME(                          \
       const global uchar* q, ulong q_off, ulong q_nb1, ulong q_nb2, const global uchar* cache,      \
       ulong k_off, ulong v_off, ulong kv_nb1, ulong kv_nb2, ulong seq_bytes, const global uchar* cells_base, \
@@ -61,6 +67,7 @@
     local float qs[NV_DEC_R * NV_DEC_HD];                                                           \
     local float ps[NV_DEC_R * NV_DEC_WG]; /* a chunk's probabilities, [head][key] */               \
     local float red[NV_DEC_R * NV_DEC_WG];                                                          \
+    local uint4 vs[NV_DEC_VBYTES / 16]; /* value rows, as the cache holds them */                  \
     const int split = get_group_id(0), g = get_group_id(1), t = get_group_id(2), lid = get_local_id(0); \
     const global int* cells = (const global int*)(cells_base + cells_off);                          \
     const int seq = cells[2 * t], qpos = cells[2 * t + 1];                                          \
@@ -124,21 +131,28 @@
       for (int r = 0; r < NV_DEC_R; ++r) l[r] = l[r] * corr[r] + csum[r];                           \
       for (int i = 0; i < NV_DEC_OPT; ++i) {                                                        \
         const int o = lid + i * NV_DEC_WG;                                                          \
-        if (o < NV_DEC_R * NV_DEC_D4) {                                                             \
-          const int r = o / NV_DEC_D4, d4 = o % NV_DEC_D4;                                          \
-          float4 a = acc[i] * corr[r];                                                              \
-          const local float* pr = ps + r * NV_DEC_WG;                                               \
-          const global uchar* vr = vbase + (size_t)c0 * kv_nb2;                                     \
-          int j = 0;                                                                                \
-          /* NV_DEC_UNROLL rows' loads issued before their sums: one row at a time waits a       \
-             memory latency per key */                                                            \
-          for (; j + NV_DEC_UNROLL <= nk; j += NV_DEC_UNROLL) {                                     \
-            float4 vv[NV_DEC_UNROLL];                                                               \
-            for (int u = 0; u < NV_DEC_UNROLL; ++u) vv[u] = LOAD4(d4, vr + (size_t)(j + u) * kv_nb2); \
-            for (int u = 0; u < NV_DEC_UNROLL; ++u) a = fma((float4)(pr[j + u]), vv[u], a);          \
+        if (o < NV_DEC_R * NV_DEC_D4) acc[i] *= corr[o / NV_DEC_D4];                                \
+      }                                                                                             \
+      /* Values: NV_DEC_VT rows at a time staged in local memory by all items at once (every     \
+         load in flight together), then summed from there. */                                    \
+      for (int v0 = 0; v0 < nk; v0 += NV_DEC_VT(E)) {                                               \
+        const int nv = min(NV_DEC_VT(E), nk - v0);                                                  \
+        barrier(CLK_LOCAL_MEM_FENCE); /* the previous rows are no longer read */                    \
+        for (int e = lid; e < nv * NV_DEC_ROW16(E); e += NV_DEC_WG) {                               \
+          const int row = e / NV_DEC_ROW16(E), w = e % NV_DEC_ROW16(E);                             \
+          vs[e] = ((const global uint4*)(vbase + (size_t)(c0 + v0 + row) * kv_nb2))[w];             \
+        }                                                                                           \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                               \
+        for (int i = 0; i < NV_DEC_OPT; ++i) {                                                      \
+          const int o = lid + i * NV_DEC_WG;                                                        \
+          if (o < NV_DEC_R * NV_DEC_D4) {                                                           \
+            const int r = o / NV_DEC_D4, d4 = o % NV_DEC_D4;                                        \
+            const local float* pr = ps + r * NV_DEC_WG + v0;                                        \
+            float4 a = acc[i];                                                                      \
+            for (int j = 0; j < nv; ++j)                                                            \
+              a = fma((float4)(pr[j]), LOCAL4(d4, (const local uchar*)vs + j * NV_DEC_ROW16(E) * 16), a); \
+            acc[i] = a;                                                                             \
           }                                                                                         \
-          for (; j < nk; ++j) a = fma((float4)(pr[j]), LOAD4(d4, vr + (size_t)j * kv_nb2), a);      \
-          acc[i] = a;                                                                               \
         }                                                                                           \
       }                                                                                             \
       barrier(CLK_LOCAL_MEM_FENCE); /* ps is rewritten by the next chunk */                         \
@@ -161,8 +175,8 @@
     }                                                                                               \
   }
 
-NV_ATTENTION_CELLS_KERNEL(nv_attention_cells_f32, NV_DEC_LOAD8_F32, NV_DEC_LOAD4_F32)
-NV_ATTENTION_CELLS_KERNEL(nv_attention_cells_f16, NV_DEC_LOAD8_F16, NV_DEC_LOAD4_F16)
+NV_ATTENTION_CELLS_KERNEL(nv_attention_cells_f32, NV_DEC_LOAD8_F32, NV_DEC_LOCAL4_F32, 4)
+NV_ATTENTION_CELLS_KERNEL(nv_attention_cells_f16, NV_DEC_LOAD8_F16, NV_DEC_LOCAL4_F16, 2)
 
 // The ranges' partial results combined: global size (NV_DEC_HD, n_head, n_tokens). A range
 // without keys (max -inf, sum 0) adds nothing.

@@ -25,7 +25,9 @@ bool NvAttentionCells::takes(const clport_op& op) {
   const clport_tensor &q = *op.src[0], &cache = *op.src[1];
   if (cache.dtype != CLPORT_DTYPE_F16 && cache.dtype != CLPORT_DTYPE_F32) return false;
   const int64_t hd = q.ne[0], group = q.ne[1] / cache.ne[1];
-  return hd % 8 == 0 && hd <= kMaxHeadDim && group >= 1 && group <= kMaxGroup;
+  // The value rows are copied as 16-byte words.
+  const bool aligned = cache.offset % 16 == 0 && cache.nb[1] % 16 == 0 && cache.nb[2] % 16 == 0 && cache.nb[3] % 16 == 0;
+  return aligned && hd % 8 == 0 && hd <= kMaxHeadDim && group >= 1 && group <= kMaxGroup;
 }
 
 int NvAttentionCells::splits(int64_t n_tokens, int64_t n_kv_head, int64_t n_ctx) const {

@@ -23,8 +23,8 @@ class NvAttentionCells {
   NvAttentionCells& operator=(const NvAttentionCells&) = delete;
 
   // Whether this kernel serves op, which the shared checks have accepted: ROPE_ATTENTION_CELLS on
-  // one F16 or F32 cache, a head size that is a multiple of 8 up to 256, at most kMaxGroup query
-  // heads per KV head.
+  // one F16 or F32 cache whose rows are 16-byte aligned, a head size that is a multiple of 8 up
+  // to 256, at most kMaxGroup query heads per KV head.
   static bool takes(const clport_op& op);
   void enqueue(const clport_op& op);
 
