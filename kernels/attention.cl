@@ -322,26 +322,7 @@ CLPORT_ATTENTION(attention_mixed, 0, 0, 0, CLPORT_ATTENTION_MIXED_PARAMS, CLPORT
                  CLPORT_KV_LOAD_V_ANY, CLPORT_KV_LOAD4_V_ANY, CLPORT_KV_ROW_F32, v_nb1, v_nb2)
 #endif
 
-// Combines the n_split partial results of the split kernels: global size (round_up(head_dim,
-// ATT_WG), n_head, n_tokens). A range without keys (m = -inf, l = 0) adds nothing.
-#if CLPORT_ATT_PARALLEL
-kernel void attention_merge(const global float* part, int n_split, int head_dim, global uchar* out, ulong out_off) {
-  const int d = get_global_id(0), h = get_global_id(1), t = get_global_id(2), n_head = get_global_size(1);
-  if (d >= head_dim) return;
-  const size_t row = (size_t)t * n_head + h;
-  const global float* ph = part + row * n_split * (head_dim + 2);
-  float m = -INFINITY;
-  for (int s = 0; s < n_split; ++s) m = fmax(m, ph[(size_t)s * (head_dim + 2)]);
-  float l = 0.0f, acc = 0.0f;
-  for (int s = 0; s < n_split; ++s) {
-    const global float* p = ph + (size_t)s * (head_dim + 2);
-    const float w = p[1] > 0.0f ? exp(p[0] - m) : 0.0f;
-    l = fma(p[1], w, l);
-    acc = fma(p[2 + d], w, acc);
-  }
-  CLPORT_AT(global float*, out, out_off)[row * head_dim + d] = acc / l;
-}
-#endif
+// attention_merge.cl (built with this file) combines the split kernels' partial results.
 
 // Attention for CPU devices (the attention_serial_* kernels): one work-item computes one (query
 // head, token) row serially over its keys, with no barriers. Same arguments, layouts and results

@@ -15,8 +15,8 @@
 //  - values: the chunk's value rows are staged in local memory a few at a time, every load of
 //    the work-group in flight at once (a work-item walking the rows itself waits a memory latency
 //    per few rows), then work-item o sums four output dims of one head from there.
-// Each range writes its (max, sum, output) per head to part, and nv_attention_cells_merge combines
-// the ranges; with one range the output is written directly.
+// Each range writes its (max, sum, output) per head to part in the form of attention_merge.cl,
+// which combines the ranges; with one range the output is written directly.
 
 #ifndef NV_DEC_HD
 #define NV_DEC_HD 128
@@ -177,20 +177,3 @@
 
 NV_ATTENTION_CELLS_KERNEL(nv_attention_cells_f32, NV_DEC_LOAD8_F32, NV_DEC_LOCAL4_F32, 4)
 NV_ATTENTION_CELLS_KERNEL(nv_attention_cells_f16, NV_DEC_LOAD8_F16, NV_DEC_LOCAL4_F16, 2)
-
-// The ranges' partial results combined: global size (NV_DEC_HD, n_head, n_tokens). A range
-// without keys (max -inf, sum 0) adds nothing.
-kernel void nv_attention_cells_merge(const global float* part, int n_split, global uchar* out, ulong out_off) {
-  const int d = get_global_id(0), h = get_global_id(1), t = get_global_id(2), n_head = get_global_size(1);
-  const global float* ph = part + ((size_t)t * n_head + h) * n_split * (NV_DEC_HD + 2);
-  float m = -INFINITY;
-  for (int s = 0; s < n_split; ++s) m = fmax(m, ph[(size_t)s * (NV_DEC_HD + 2)]);
-  float l = 0.0f, acc = 0.0f;
-  for (int s = 0; s < n_split; ++s) {
-    const global float* p = ph + (size_t)s * (NV_DEC_HD + 2);
-    const float w = p[1] > 0.0f ? exp(p[0] - m) : 0.0f;
-    l += w * p[1];
-    acc += w * p[2 + d];
-  }
-  ((global float*)(out + out_off))[((size_t)t * n_head + h) * NV_DEC_HD + d] = acc / l;
-}

@@ -60,7 +60,7 @@ const clport::sdk::Kernel& NvAttentionCells::kernel(int64_t head_dim, int64_t gr
     const std::string options =
         "-cl-std=CL1.2 -DNV_DEC_HD=" + std::to_string(head_dim) + " -DNV_DEC_R=" + std::to_string(group);
     const std::string source =
-        h_.shared_source("rope_math.cl") + "\n" +
+        h_.shared_source("rope_math.cl") + "\n" + h_.shared_source("attention_merge.cl") + "\n" +
         clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_attention_cells.cl");
     program = clport::sdk::Program(&h_.cl(), h_.build_program(source, options));
   }
@@ -97,8 +97,8 @@ void NvAttentionCells::enqueue(const clport_op& op) {
   const size_t local[3] = {kGroup, 1, 1};
   clport::sdk::enqueue(host_, k, 3, global, local);
   if (n_split == 1) return;
-  const clport::sdk::Kernel& km = kernel(hd, group, "nv_attention_cells_merge");
-  clport::sdk::set_args(h_.cl(), km, part, cl_int(n_split), d.buffer, cl_ulong(d.offset));
+  const clport::sdk::Kernel& km = kernel(hd, group, "attention_merge");
+  clport::sdk::set_args(h_.cl(), km, part, cl_int(n_split), cl_int(hd), d.buffer, cl_ulong(d.offset));
   const size_t global_m[3] = {static_cast<size_t>(hd), static_cast<size_t>(n_head), static_cast<size_t>(n_tokens)};
   clport::sdk::enqueue(host_, km, 3, global_m, nullptr);
 }
