@@ -70,19 +70,12 @@ kernel __attribute__((reqd_work_group_size(NV_QWG, 1, 1))) void nv_quantize_rows
   const global float* gr = (const global float*)(g + g_off);
   float scale = 1.0f;
   if (norm) {
-    // Four loads in flight per trip: one at a time, the row's sum waits a memory latency per
-    // float4 (K / 64 of them).
-    float4 ss4 = (float4)(0.0f);
-    int i = part;
-    for (; i + 48 < K / 4; i += 64) {
-      const float4 a = vload4(i, xr), b = vload4(i + 16, xr), c = vload4(i + 32, xr), e = vload4(i + 48, xr);
-      ss4 += (float4)(dot(a, a), dot(b, b), dot(c, c), dot(e, e));
-    }
-    for (; i < K / 4; i += 16) {
+    float ss = 0.0f;
+    for (int i = part; i < K / 4; i += 16) {
       const float4 v = vload4(i, xr);
-      ss4.x += dot(v, v);
+      ss += dot(v, v);
     }
-    red[lid] = ss4.x + ss4.y + ss4.z + ss4.w;
+    red[lid] = ss;
     barrier(CLK_LOCAL_MEM_FENCE);
     float total = 0.0f;
     for (int k = 0; k < 16; ++k) total += red[r * 16 + k];
