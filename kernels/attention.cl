@@ -337,6 +337,17 @@ CLPORT_ATTENTION(attention_mixed, 0, 0, 0, CLPORT_ATTENTION_MIXED_PARAMS, CLPORT
 #endif
 
 // One key's step of the online softmax: score s, value row vr.
+// acc += p.x V[0] + p.y V[1] + p.z V[2] + p.w V[3], the four value rows from v0 on, VNB2 apart.
+#define CLPORT_SERIAL_VALUES4(p, v0, VLOAD4, VLOAD1, VNB2)                                      \
+  {                                                                                            \
+    const global uchar *r0 = (v0), *r1 = r0 + VNB2, *r2 = r1 + VNB2, *r3 = r2 + VNB2;          \
+    int d = 0;                                                                                 \
+    for (; d + 4 <= head_dim; d += 4)                                                          \
+      vstore4(vload4(d / 4, acc) + ((p).x * VLOAD4(d / 4, r0) + (p).y * VLOAD4(d / 4, r1)) +    \
+                  ((p).z * VLOAD4(d / 4, r2) + (p).w * VLOAD4(d / 4, r3)), d / 4, acc);        \
+    for (; d < head_dim; ++d)                                                                  \
+      acc[d] += ((p).x * VLOAD1(d, r0) + (p).y * VLOAD1(d, r1)) + ((p).z * VLOAD1(d, r2) + (p).w * VLOAD1(d, r3)); \
+  }
 #define CLPORT_SERIAL_STEP(s, VALUE4, VALUE1)                                                  \
   {                                                                                            \
     if (s > m) {                                                                               \
@@ -396,32 +407,28 @@ CLPORT_ATTENTION(attention_mixed, 0, 0, 0, CLPORT_ATTENTION_MIXED_PARAMS, CLPORT
     const size_t seq_off = CLPORT_ATT_SEQ_OFF_##CELLS(t);                                      \
     const global uchar* kbase = k + k_off + seq_off + (size_t)kvh * kv_nb1;                    \
     const global uchar* vbase = v + v_off + seq_off + (size_t)kvh * VNB1;                      \
-    /* Keys in fours: four independent scores, one rescale of acc per four, and the four       \
-       value rows added in one pass over acc. */                                               \
+    /* Keys in eights: eight independent scores, their exponentials as one vector (a CPU's     \
+       vector exp is most of the cost of a key otherwise), one rescale of acc per eight, and    \
+       the value rows added four to a pass over acc. */                                        \
     int j = first;                                                                             \
-    for (; j + 4 <= n_keys; j += 4) {                                                          \
-      float sc[4];                                                                             \
-      for (int b = 0; b < 4; ++b)                                                              \
+    for (; j + 8 <= n_keys; j += 8) {                                                          \
+      float sc[8];                                                                             \
+      for (int b = 0; b < 8; ++b)                                                              \
         CLPORT_SERIAL_SCORE(sc[b], kbase + (size_t)(j + b) * kv_nb2, KLOAD4, KLOAD1)          \
-      const float mb = fmax(fmax(sc[0], sc[1]), fmax(sc[2], sc[3]));                           \
+      const float8 s8 = vload8(0, sc);                                                         \
+      const float4 m4 = fmax(s8.lo, s8.hi);                                                    \
+      const float mb = fmax(fmax(m4.x, m4.y), fmax(m4.z, m4.w));                               \
       if (mb > m) {                                                                            \
         const float corr = exp(m - mb); /* 0 on the first keys: m starts at -inf */            \
         l *= corr;                                                                             \
         for (int d = 0; d < head_dim; ++d) acc[d] *= corr;                                     \
         m = mb;                                                                                \
       }                                                                                        \
-      const float p0 = exp(sc[0] - m), p1 = exp(sc[1] - m), p2 = exp(sc[2] - m), p3 = exp(sc[3] - m); \
-      l += (p0 + p1) + (p2 + p3);                                                              \
-      const global uchar* v0 = vbase + (size_t)j * VNB2;                                       \
-      const global uchar* v1 = vbase + (size_t)(j + 1) * VNB2;                                 \
-      const global uchar* v2 = vbase + (size_t)(j + 2) * VNB2;                                 \
-      const global uchar* v3 = vbase + (size_t)(j + 3) * VNB2;                                 \
-      int d = 0;                                                                               \
-      for (; d + 4 <= head_dim; d += 4)                                                        \
-        vstore4(vload4(d / 4, acc) + (p0 * VLOAD4(d / 4, v0) + p1 * VLOAD4(d / 4, v1)) +        \
-                    (p2 * VLOAD4(d / 4, v2) + p3 * VLOAD4(d / 4, v3)), d / 4, acc);              \
-      for (; d < head_dim; ++d)                                                                \
-        acc[d] += (p0 * VLOAD1(d, v0) + p1 * VLOAD1(d, v1)) + (p2 * VLOAD1(d, v2) + p3 * VLOAD1(d, v3)); \
+      const float8 p8 = exp(s8 - m);                                                           \
+      const float4 l4 = p8.lo + p8.hi;                                                         \
+      l += (l4.x + l4.y) + (l4.z + l4.w);                                                      \
+      CLPORT_SERIAL_VALUES4(p8.lo, vbase + (size_t)j * VNB2, VLOAD4, VLOAD1, VNB2)             \
+      CLPORT_SERIAL_VALUES4(p8.hi, vbase + (size_t)(j + 4) * VNB2, VLOAD4, VLOAD1, VNB2)       \
     }                                                                                          \
     for (; j < n_keys; ++j) {                                                                  \
       const global uchar* vr = vbase + (size_t)j * VNB2;                                       \
