@@ -336,7 +336,6 @@ CLPORT_ATTENTION(attention_mixed, 0, 0, 0, CLPORT_ATTENTION_MIXED_PARAMS, CLPORT
 #define ATT_SERIAL_HD 256
 #endif
 
-// One key's step of the online softmax: score s, value row vr.
 // acc += p.x V[0] + p.y V[1] + p.z V[2] + p.w V[3], the four value rows from v0 on, VNB2 apart.
 #define CLPORT_SERIAL_VALUES4(p, v0, VLOAD4, VLOAD1, VNB2)                                      \
   {                                                                                            \
@@ -348,6 +347,7 @@ CLPORT_ATTENTION(attention_mixed, 0, 0, 0, CLPORT_ATTENTION_MIXED_PARAMS, CLPORT
     for (; d < head_dim; ++d)                                                                  \
       acc[d] += ((p).x * VLOAD1(d, r0) + (p).y * VLOAD1(d, r1)) + ((p).z * VLOAD1(d, r2) + (p).w * VLOAD1(d, r3)); \
   }
+// One key's step of the online softmax: score s, value row vr.
 #define CLPORT_SERIAL_STEP(s, VALUE4, VALUE1)                                                  \
   {                                                                                            \
     if (s > m) {                                                                               \
