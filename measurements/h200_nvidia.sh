@@ -93,7 +93,7 @@ for step in "$@"; do
           echo "== profile $name batch $batch"; head -40 "$out/profile-$name-b$batch.log"
         done
       done ;;
-    hostshare)  # issue 11's host share of a decode step, profiled and from an unprofiled second run
+    hostshare)  # the host's share of a decode step, profiled and from an unprofiled second run
       for name in ${PROFILE_MODELS:-smol 1b}; do
         [ -f "$models/$name.gguf" ] || make_model "$models/$name.gguf" $(shape_args "$name")
         clport profile -m "$models/$name.gguf" -p "The quick brown fox jumps over the lazy dog." -n 64 \
