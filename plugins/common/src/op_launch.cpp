@@ -207,7 +207,7 @@ void OpRunner::attention(const clport_op& op) {
   const int splits = serial ? 1 : attention_splits(op);
   if (splits > 1) {
     const size_t part_bytes = static_cast<size_t>(q.ne[1]) * splits * (q.ne[0] + 2) * sizeof(float);
-    if (cl_mem part = grow(attention_parts_, part_bytes, "the split attention's partial results"); part != nullptr) {
+    if (cl_mem part = attention_parts_.grow(part_bytes, "the split attention's partial results"); part != nullptr) {
       const sdk::Kernel& ks = kernel(ProgramId::Attention, "attention_split_store_" + types, types);
       set_attention_args(ks);
       sdk::detail::set_one(h_.cl(), ks, kSplitArgs, cl_int(splits));

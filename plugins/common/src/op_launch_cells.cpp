@@ -78,7 +78,7 @@ void OpRunner::attention_cells(const clport_op& op) {
   const size_t wg = tuning_.att_wg;
   if (splits > 1) {
     const size_t part_bytes = static_cast<size_t>(n_tokens * n_head) * splits * (hd + 2) * sizeof(float);
-    if (cl_mem part = grow(attention_parts_, part_bytes, "the split attention's partial results"); part != nullptr) {
+    if (cl_mem part = attention_parts_.grow(part_bytes, "the split attention's partial results"); part != nullptr) {
       const sdk::Kernel& ks = kernel(ProgramId::Attention, "attention_split_cells_" + type, type);
       set_common(ks);
       sdk::detail::set_one(h_.cl(), ks, kOwnArgs, cl_int(splits));

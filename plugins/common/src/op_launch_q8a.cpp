@@ -65,7 +65,7 @@ bool OpRunner::takes_q8a_gemv(const clport_op& op) const {
 }
 
 cl_mem OpRunner::activation_scratch(size_t bytes, bool required) {
-  const cl_mem scratch = grow(activations_, bytes, "quantized activations");
+  const cl_mem scratch = activations_.grow(bytes, "quantized activations");
   if (scratch == nullptr && required)
     throw sdk::Failure("no device memory for " + std::to_string(bytes) +
                            " bytes of quantized activations (the weight's eight-row layout is its only copy)",

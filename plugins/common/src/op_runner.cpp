@@ -102,8 +102,6 @@ void OpRunner::free_buffers(const PackedWeight& w) noexcept {
 }
 
 OpRunner::~OpRunner() {
-  for (cl_mem m : activations_.buffers) host_.free_buffer(host_.host_ctx, m);
-  for (cl_mem m : attention_parts_.buffers) host_.free_buffer(host_.host_ctx, m);
   for (const PackedWeight* w : packed_) {
     free_buffers(*w);
     delete w;
@@ -347,21 +345,6 @@ void OpRunner::enqueue(const clport_op& op) {
     case CLPORT_OP_COPY: return copy(op);
     default: throw sdk::unsupported("unknown op kind");
   }
-}
-
-cl_mem OpRunner::grow(Scratch& s, size_t bytes, const char* what) {
-  std::lock_guard<std::mutex> lock(s.mutex);
-  if (bytes > s.bytes || s.buffers.empty()) {
-    int32_t status = CLPORT_PLUGIN_OK;
-    cl_mem grown = host_.alloc_buffer(host_.host_ctx, std::max<size_t>(bytes, 1), &status);
-    if (grown == nullptr && status == CLPORT_PLUGIN_OUT_OF_MEMORY) return nullptr;
-    if (grown == nullptr) throw sdk::Failure("cannot allocate " + std::to_string(bytes) + " bytes for " + what);
-    // Outgrown buffers stay until the runner goes: kernels already enqueued may still use them,
-    // and a prepared launch replays with the buffer it was recorded with.
-    s.buffers.push_back(grown);
-    s.bytes = bytes;
-  }
-  return s.buffers.back();
 }
 
 size_t OpRunner::wg_limit(const sdk::Kernel& k) {

@@ -16,17 +16,13 @@ constexpr int64_t kMinRangeCells = 64;  // cells of the cache a key range spans 
 NvAttentionCells::NvAttentionCells(const clport_host& host, uint32_t compute_units)
     : host_(host), h_(host), compute_units_(compute_units > 0 ? compute_units : 1) {}
 
-NvAttentionCells::~NvAttentionCells() {
-  for (cl_mem m : buffers_) host_.free_buffer(host_.host_ctx, m);
-}
-
 bool NvAttentionCells::takes(const clport_op& op) {
   if (op.kind != CLPORT_OP_ROPE_ATTENTION_CELLS) return false;
   const clport_tensor &q = *op.src[0], &cache = *op.src[1];
   if (cache.dtype != CLPORT_DTYPE_F16 && cache.dtype != CLPORT_DTYPE_F32) return false;
   const int64_t hd = q.ne[0], group = q.ne[1] / cache.ne[1];
-  // The value rows are copied as 16-byte words.
-  const bool aligned = cache.offset % 16 == 0 && cache.nb[1] % 16 == 0 && cache.nb[2] % 16 == 0 && cache.nb[3] % 16 == 0;
+  // The value rows are copied as 16-byte words; the cells are read as an int array.
+  const bool aligned = op.src[2]->offset % 4 == 0 && cache.offset % 16 == 0 && cache.nb[1] % 16 == 0 && cache.nb[2] % 16 == 0 && cache.nb[3] % 16 == 0;
   return aligned && hd % 8 == 0 && hd <= kMaxHeadDim && group >= 1 && group <= kMaxGroup;
 }
 
@@ -38,19 +34,12 @@ int NvAttentionCells::splits(int64_t n_tokens, int64_t n_kv_head, int64_t n_ctx)
 }
 
 cl_mem NvAttentionCells::partials(size_t bytes) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (part_ != nullptr && bytes <= part_bytes_) return part_;
-  int32_t status = CLPORT_PLUGIN_OK;
-  cl_mem grown = host_.alloc_buffer(host_.host_ctx, bytes, &status);
-  if (grown == nullptr)
-    throw clport::sdk::Failure("nvidia: cannot allocate " + std::to_string(bytes) +
-                                   " bytes for the decode attention's partial results",
-                               status == CLPORT_PLUGIN_OUT_OF_MEMORY ? CLPORT_PLUGIN_OUT_OF_MEMORY : CLPORT_PLUGIN_ERROR);
-  // Launches recorded earlier may still name the smaller buffer: it is kept until the instance goes.
-  buffers_.push_back(grown);
-  part_ = grown;
-  part_bytes_ = bytes;
-  return part_;
+  cl_mem part = part_scratch_.grow(bytes, "the decode attention's partial results");
+  if (part == nullptr)
+    throw clport::sdk::Failure("nvidia: no device memory for the decode attention's partial results (" +
+                                   std::to_string(bytes) + " bytes)",
+                               CLPORT_PLUGIN_OUT_OF_MEMORY);
+  return part;
 }
 
 const clport::sdk::Kernel& NvAttentionCells::kernel(int64_t head_dim, int64_t group, const std::string& name) {
@@ -78,11 +67,10 @@ void NvAttentionCells::enqueue(const clport_op& op) {
   const clport_tensor& factors = has_factors ? *op.src[3] : q;
   const int64_t hd = q.ne[0], n_head = q.ne[1], n_kv_head = cache.ne[1], n_tokens = q.ne[2];
   const int64_t group = n_head / n_kv_head;
-  if (cells.offset % 4 != 0) throw clport::sdk::Failure("nvidia: the cells table's offset is not a multiple of 4");
   const int n_split = splits(n_tokens, n_kv_head, cache.ne[2]);
   cl_mem part = n_split > 1 ? partials(static_cast<size_t>(n_tokens * n_head) * n_split * (hd + 2) * sizeof(float))
                             : nullptr;
-  // A sequence is its K and V halves (2 nb[3] bytes); the kernel reads the cells as an int array.
+  // A sequence is its K and V halves (2 nb[3] bytes).
   const std::string name = cache.dtype == CLPORT_DTYPE_F16 ? "nv_attention_cells_f16" : "nv_attention_cells_f32";
   const clport::sdk::Kernel& k = kernel(hd, group, name);
   clport::sdk::set_args(

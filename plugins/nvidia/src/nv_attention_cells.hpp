@@ -9,22 +9,21 @@
 #include <mutex>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "clport_plugin/plugin_sdk.hpp"
+#include "clport_common/scratch_buffer.hpp"
 
 namespace nvidia {
 
 class NvAttentionCells {
  public:
   NvAttentionCells(const clport_host& host, uint32_t compute_units);
-  ~NvAttentionCells();
   NvAttentionCells(const NvAttentionCells&) = delete;
   NvAttentionCells& operator=(const NvAttentionCells&) = delete;
 
   // Whether this kernel serves op, which the shared checks have accepted: ROPE_ATTENTION_CELLS on
-  // one F16 or F32 cache whose rows are 16-byte aligned, a head size that is a multiple of 8 up
-  // to 256, at most kMaxGroup query heads per KV head.
+  // one F16 or F32 cache whose rows are 16-byte aligned (and a 4-byte aligned cells table), a
+  // head size that is a multiple of 8 up to 256, at most kMaxGroup query heads per KV head.
   static bool takes(const clport_op& op);
   void enqueue(const clport_op& op);
 
@@ -44,9 +43,7 @@ class NvAttentionCells {
   std::mutex mutex_;
   std::map<std::pair<int64_t, int64_t>, clport::sdk::Program> programs_;  // per (head size, group)
   std::map<std::string, clport::sdk::Kernel> kernels_;
-  cl_mem part_ = nullptr;
-  size_t part_bytes_ = 0;
-  std::vector<cl_mem> buffers_;  // every partials buffer, freed with the instance
+  clport::plugin_common::ScratchBuffer part_scratch_{host_};
 };
 
 }  // namespace nvidia

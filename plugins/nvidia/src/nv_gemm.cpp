@@ -42,10 +42,6 @@ uint32_t NvGemm::rows_per_group(int64_t M) const {
   return M > 64 ? 128 : 64;
 }
 
-NvGemm::~NvGemm() {
-  for (cl_mem m : buffers_) host_.free_buffer(host_.host_ctx, m);
-}
-
 bool NvGemm::covers(int32_t weight_dtype) { return dtype_suffix(weight_dtype) != nullptr; }
 
 const clport::sdk::Kernel& NvGemm::kernel(const std::string& name) {
@@ -61,29 +57,15 @@ const clport::sdk::Kernel& NvGemm::kernel(const std::string& name) {
   return it->second;
 }
 
-bool NvGemm::grow(size_t need, size_t* have, cl_mem* buffer, const char* what) {
-  if (*buffer != nullptr && need <= *have) return true;
-  int32_t status = CLPORT_PLUGIN_OK;
-  cl_mem grown = host_.alloc_buffer(host_.host_ctx, need, &status);
-  if (grown == nullptr && status == CLPORT_PLUGIN_OUT_OF_MEMORY) return false;
-  if (grown == nullptr)
-    throw clport::sdk::Failure("nvidia: cannot allocate " + std::to_string(need) + " bytes for " + what);
-  buffers_.push_back(grown);
-  *buffer = grown;
-  *have = need;
-  return true;
-}
-
 bool NvGemm::reserve(int64_t M, int64_t K) {
   std::lock_guard<std::mutex> lock(mutex_);
-  return grow(static_cast<size_t>(M * K), &codes_bytes_, &codes_, "quantized activations") &&
-         grow(static_cast<size_t>(M * (K / 32)) * 8, &scales_bytes_, &scales_, "quantized activations");
+  codes_ = codes_scratch_.grow(static_cast<size_t>(M * K), "quantized activations");
+  scales_ = codes_ == nullptr ? nullptr
+                              : scales_scratch_.grow(static_cast<size_t>(M * (K / 32)) * 8, "quantized activations");
+  return scales_ != nullptr;
 }
 
-cl_mem NvGemm::partials(size_t bytes) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return grow(bytes, &part_bytes_, &part_, "split GEMM sums") ? part_ : nullptr;
-}
+cl_mem NvGemm::partials(size_t bytes) { return part_scratch_.grow(bytes, "split GEMM sums"); }
 
 bool NvGemm::enqueue(const clport_op& op, const PackedWeight& w, const PackedWeight* up) {
   const clport_tensor &x = *op.src[1], &d = *op.dst;

@@ -13,6 +13,7 @@
 
 #include "clport_plugin/plugin_sdk.hpp"
 #include "clport_common/packed_weight.hpp"
+#include "clport_common/scratch_buffer.hpp"
 
 namespace nvidia {
 
@@ -21,7 +22,6 @@ class NvGemm {
   // rows: activation rows a work-group computes, 64 or 128 (0: chosen per launch shape);
   // compute_units: the device's, which decide when a few rows' product splits K.
   NvGemm(const clport_host& host, bool ptx, uint32_t rows, uint32_t compute_units);
-  ~NvGemm();
   NvGemm(const NvGemm&) = delete;
   NvGemm& operator=(const NvGemm&) = delete;
 
@@ -44,9 +44,6 @@ class NvGemm {
   int k_splits(int64_t M, size_t groups, int64_t nb) const;
   // The split kernels' partial sums, grown as needed; nullptr when the device has no memory.
   cl_mem partials(size_t bytes);
-  // Replaces *buffer by one of `need` bytes when it is smaller (mutex_ held); false when the
-  // device has no memory for it, an error for any other allocation failure.
-  bool grow(size_t need, size_t* have, cl_mem* buffer, const char* what);
 
   const clport_host& host_;
   clport::sdk::Host h_;
@@ -56,11 +53,8 @@ class NvGemm {
   std::mutex mutex_;
   clport::sdk::Program program_;
   std::map<std::string, clport::sdk::Kernel> kernels_;
-  // Outgrown buffers stay until the plugin instance goes: kernels already enqueued may use them,
-  // and a prepared launch replays with the buffers it was recorded with.
-  std::vector<cl_mem> buffers_;
-  cl_mem codes_ = nullptr, scales_ = nullptr, part_ = nullptr;
-  size_t codes_bytes_ = 0, scales_bytes_ = 0, part_bytes_ = 0;
+  clport::plugin_common::ScratchBuffer codes_scratch_{host_}, scales_scratch_{host_}, part_scratch_{host_};
+  cl_mem codes_ = nullptr, scales_ = nullptr;  // the buffers of the last reserve()
 };
 
 }  // namespace nvidia

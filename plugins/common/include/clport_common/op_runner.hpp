@@ -13,6 +13,7 @@
 
 #include "clport_plugin/plugin_sdk.hpp"
 #include "clport_common/packed_weight.hpp"
+#include "clport_common/scratch_buffer.hpp"
 #include "clport_common/tuning.hpp"
 
 namespace clport::plugin_common {
@@ -140,18 +141,9 @@ class OpRunner {
   mutable std::mutex packed_mutex_;
   std::set<const PackedWeight*> packed_;  // handles this runner made and has not released
   // Device scratch that one op at a time uses (the in-order queue runs the kernel that reads
-  // it before the next op overwrites it). Never freed before the runner: prepared launches
-  // keep the buffer they were recorded with.
-  struct Scratch {
-    std::mutex mutex;
-    std::vector<cl_mem> buffers;
-    size_t bytes = 0;
-  };
-  // The newest buffer of s, grown to at least bytes first; NULL when the device has no memory
-  // for it (CLPORT_PLUGIN_OUT_OF_MEMORY); throws sdk::Failure on another error.
-  cl_mem grow(Scratch& s, size_t bytes, const char* what);
-  Scratch activations_;  // quantized activation rows
-  Scratch attention_parts_;  // partial results of the split decode attention
+  // it before the next op overwrites it).
+  ScratchBuffer activations_{host_};      // quantized activation rows
+  ScratchBuffer attention_parts_{host_};  // partial results of the split decode attention
   uint32_t compute_units_ = 1;
   std::atomic<bool> act_out_of_memory_{false};
 };
