@@ -1,7 +1,7 @@
 # Installs a CMake package so that an application or an out-of-tree plugin can
 # find_package(clport) against an install prefix:
 #   clport::plugin_sdk  header-only plugin ABI + C++ SDK (no link to the core)
-#   clport::clport      the runtime library (needs the same dependencies the core was built with)
+#   clport::clport      the runtime library and its public headers (no dependency to find)
 include(CMakePackageConfigHelpers)
 set(CLPORT_CMAKE_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/clport)
 install(EXPORT clportTargets NAMESPACE clport:: DESTINATION ${CLPORT_CMAKE_INSTALL_DIR}
@@ -40,5 +40,5 @@ set(CLPORT_PC_PREFIX "${PROJECT_BINARY_DIR}")
 set(CLPORT_PC_LIBDIR "${CMAKE_LIBRARY_OUTPUT_DIRECTORY}")
 set(CLPORT_PC_INCLUDEDIR "${PROJECT_SOURCE_DIR}/core/include")
 set(CLPORT_PC_PLUGINDIR "${CLPORT_PLUGIN_OUTPUT_DIR}")
-set(CLPORT_PC_EXTRA_CFLAGS " -I${PROJECT_BINARY_DIR}/core/generated")
+set(CLPORT_PC_EXTRA_CFLAGS "")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/clport.pc.in ${PROJECT_BINARY_DIR}/clport.pc @ONLY)

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "clport/chat_template.h"
-#include "clport/gguf.h"
+#include "gguf/gguf.h"
 
 namespace clport {
 namespace {

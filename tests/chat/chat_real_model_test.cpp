@@ -5,7 +5,7 @@
 #include <cstdlib>
 
 #include "clport/chat_template.h"
-#include "clport/gguf.h"
+#include "gguf/gguf.h"
 #include "clport/tokenizer.h"
 
 namespace clport {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "clport/engine.h"
-#include "clport/nmse.h"
+#include "engine/engine_core.h"
+#include "common/nmse.h"
 
 namespace clport::test {
 

@@ -9,8 +9,8 @@
 #include <cstring>
 #include <random>
 
-#include "clport/cpu_ops.h"
-#include "clport/nmse.h"
+#include "ops/cpu_ops.h"
+#include "common/nmse.h"
 #include "conformance/conformance_operands.h"
 #include "conformance/quantized_activations.h"
 

@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "clport/backend.h"
+#include "backend/backend.h"
 #include "ops_test_util.h"
 
 namespace clport::test {

@@ -10,7 +10,7 @@
 #include <iostream>
 #include <string>
 
-#include "clport/nmse.h"
+#include "common/nmse.h"
 #include "cpu_backend/scalar_reference.h"
 #include "cpu_backend/simd_kernels.h"
 #include "fast_cpu_test_util.h"

@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "clport/nmse.h"
+#include "common/nmse.h"
 #include "fast_cpu_test_util.h"
 
 namespace clport {

@@ -10,8 +10,8 @@
 
 #include <cstdlib>
 
-#include "clport/engine.h"
-#include "clport/gguf.h"
+#include "engine/engine_core.h"
+#include "gguf/gguf.h"
 #include "greedy_compare.h"
 
 namespace clport {
@@ -32,7 +32,7 @@ TEST(FastCpuRealModel, GreedyTokensMatchTheReference) {
   FastCpuOptions fp32_options;
   fp32_options.float_activations = true;
   auto fast_fp32 = make_fast_cpu_backend(fp32_options);
-  LlamaOptions lo;
+  ModelOptions lo;
   lo.n_ctx = 128;
   auto ref_model = LlamaModel::load(file.value(), *reference, lo);
   ASSERT_TRUE(ref_model.ok()) << ref_model.status().to_string();

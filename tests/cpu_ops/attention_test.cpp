@@ -2,7 +2,7 @@
 // query heads, F32 and F16 caches, large scores, and rejected shapes.
 #include <cmath>
 
-#include "clport/nmse.h"
+#include "common/nmse.h"
 #include "ops_test_util.h"
 
 namespace clport {

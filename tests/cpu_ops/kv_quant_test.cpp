@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "clport/nmse.h"
+#include "common/nmse.h"
 #include "ops_test_util.h"
 
 namespace clport {

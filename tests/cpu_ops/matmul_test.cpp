@@ -2,7 +2,7 @@
 // weight dtype, GEMV and GEMM shapes, odd row counts, batch broadcast, and bad shapes.
 #include <string>
 
-#include "clport/nmse.h"
+#include "common/nmse.h"
 #include "ops_test_util.h"
 
 namespace clport {

@@ -1,5 +1,5 @@
 // The shared nmse() helper: value, NaN/inf handling, zero reference.
-#include "clport/nmse.h"
+#include "common/nmse.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // large logits, and rejected shapes.
 #include <cmath>
 
-#include "clport/nmse.h"
+#include "common/nmse.h"
 #include "ops_test_util.h"
 
 namespace clport {

@@ -9,8 +9,8 @@
 #include <random>
 #include <vector>
 
-#include "clport/cpu_ops.h"
-#include "clport/quant.h"
+#include "ops/cpu_ops.h"
+#include "quant/quant.h"
 
 namespace clport::test {
 

@@ -10,9 +10,9 @@
 #include <fstream>
 #include <iterator>
 
-#include "clport/engine.h"
-#include "clport/gguf.h"
-#include "clport/nmse.h"
+#include "engine/engine_core.h"
+#include "gguf/gguf.h"
+#include "common/nmse.h"
 #include "model_compare.h"
 
 namespace clport {

@@ -1,4 +1,4 @@
-// Generation ends at a chat family's end-of-turn token: Engine::generate's stop tokens, on the
+// Generation ends at a chat family's end-of-turn token: EngineCore::generate's stop tokens, on the
 // CPU backend with a small random model whose vocabulary has Gemma's markers.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "clport/chat_template.h"
-#include "clport/engine.h"
+#include "engine/engine_core.h"
 #include "random_model.h"
 
 namespace clport {
@@ -25,7 +25,7 @@ class ChatStop : public testing::Test {
     EngineOptions options;
     options.model_path = path_;
     options.device = "cpu";
-    auto engine = Engine::open(options);
+    auto engine = EngineCore::open(options);
     ASSERT_TRUE(engine.ok()) << engine.status().to_string();
     engine_ = std::move(engine.value());
   }
@@ -49,7 +49,7 @@ class ChatStop : public testing::Test {
   }
 
   std::string path_;
-  std::unique_ptr<Engine> engine_;
+  std::unique_ptr<EngineCore> engine_;
 };
 
 TEST_F(ChatStop, GenerationEndsAtAStopToken) {

@@ -6,7 +6,7 @@
 
 #include <filesystem>
 
-#include "clport/engine.h"
+#include "engine/engine_core.h"
 #include "random_model.h"
 
 namespace clport {
@@ -25,19 +25,19 @@ class ContextFull : public testing::Test {
   }
   static void TearDownTestSuite() { std::filesystem::remove(path_); }
 
-  static std::unique_ptr<Engine> open(uint32_t n_ctx) {
+  static std::unique_ptr<EngineCore> open(uint32_t n_ctx) {
     EngineOptions options;
     options.model_path = path_;
     options.device = "cpu";
-    options.llama.n_ctx = n_ctx;
-    auto engine = Engine::open(options);
+    options.model.n_ctx = n_ctx;
+    auto engine = EngineCore::open(options);
     EXPECT_TRUE(engine.ok()) << engine.status().to_string();
     return engine.ok() ? std::move(engine.value()) : nullptr;
   }
 
   // Greedy generation of n_predict tokens after `prompt_tokens` byte tokens; counts the tokens
   // handed to the callback.
-  static Status generate(Engine& e, size_t prompt_tokens, int n_predict, int* streamed,
+  static Status generate(EngineCore& e, size_t prompt_tokens, int n_predict, int* streamed,
                          GenerationStats* stats) {
     std::vector<int32_t> prompt;
     for (size_t i = 0; i < prompt_tokens; ++i) prompt.push_back(static_cast<int32_t>(10 + i % 200));

@@ -1,4 +1,4 @@
-// A conversation kept in the KV cache (Engine::generate_reusing_cache, rewind, save_state,
+// A conversation kept in the KV cache (EngineCore::generate_reusing_cache, rewind, save_state,
 // load_state) on small random models: a turn that reuses the cache writes what a run from zero
 // writes, a saved state continues in another engine as the uninterrupted one does, and a state
 // file for another model, other KV types, or a damaged one is refused without touching the cache.
@@ -9,7 +9,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "clport/engine.h"
+#include "engine/engine_core.h"
 #include "clport/sampler.h"
 #include "random_model.h"
 
@@ -27,20 +27,20 @@ class Conversation : public testing::TestWithParam<std::string> {
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
-  std::unique_ptr<Engine> open(const std::string& model, DType kv = DType::F16) const {
+  std::unique_ptr<EngineCore> open(const std::string& model, KvCacheType kv = KvCacheType::F16) const {
     EngineOptions options;
     options.model_path = model;
     options.device = GetParam();
-    options.llama.n_ctx = 128;
-    options.llama.kv_type_k = options.llama.kv_type_v = kv;
+    options.model.n_ctx = 128;
+    options.model.kv_type_k = options.model.kv_type_v = kv;
     options.kv_types_set = true;
-    auto engine = Engine::open(options);
+    auto engine = EngineCore::open(options);
     EXPECT_TRUE(engine.ok()) << engine.status().to_string();
     return engine.ok() ? std::move(engine.value()) : nullptr;
   }
 
   // Greedy tokens for `prompt`, from the cache or from zero.
-  static std::vector<int32_t> turn(Engine& engine, const std::vector<int32_t>& prompt, bool reuse,
+  static std::vector<int32_t> turn(EngineCore& engine, const std::vector<int32_t>& prompt, bool reuse,
                                    GenerationStats* stats = nullptr) {
     Sampler greedy(SamplerOptions{});
     std::vector<int32_t> out;
@@ -170,7 +170,7 @@ TEST_P(Conversation, AStateFileForAnotherSetupOrDamagedIsRefusedAndTheCacheKept)
   EXPECT_EQ(s.stage(), Stage::InvalidArgument);
   EXPECT_NE(s.message().find("model file SHA-256"), std::string::npos) << s.message();
 
-  auto q8 = open(model_, DType::Q8_0);
+  auto q8 = open(model_, KvCacheType::Q8_0);
   ASSERT_NE(q8, nullptr);
   const Status t = q8->load_state(state);
   EXPECT_EQ(t.stage(), Stage::InvalidArgument);

@@ -12,7 +12,7 @@
 #include <mutex>
 #include <thread>
 
-#include "clport/engine.h"
+#include "engine/engine_core.h"
 #include "clport/tokenizer.h"
 #include "model_compare.h"
 #include "fault_injecting_env.h"
@@ -79,7 +79,7 @@ class DeviceStart : public ::testing::Test {
     EngineOptions o;
     o.model_path = model_.string();
     o.config_path = policy_;
-    o.llama = small_options(/*fusion=*/true);
+    o.model = small_options(/*fusion=*/true);
     o.n_threads = 2;
     o.cpu_first_start = cpu_first;
     return o;
@@ -90,7 +90,7 @@ class DeviceStart : public ::testing::Test {
     std::vector<int32_t> tokens;
     GenerationStats stats;
   };
-  Run generate(Engine& engine, const std::vector<int32_t>& prompt, int n, const std::function<void(int)>& after = {}) {
+  Run generate(EngineCore& engine, const std::vector<int32_t>& prompt, int n, const std::function<void(int)>& after = {}) {
     Run r;
     Sampler sampler(SamplerOptions{});
     r.status = engine.generate(prompt, n, sampler,
@@ -112,18 +112,18 @@ TEST_F(DeviceStart, TheGenerationMovesToTheDeviceWhenItIsReadyWithNoTokenRepeate
   Gate gate;
   EngineOptions o = options(true);
   o.before_background_device_load = [&] { gate.wait(); };
-  auto engine = Engine::open(o);
+  auto engine = EngineCore::open(o);
   ASSERT_TRUE(engine.ok()) << engine.status().to_string();
-  Engine& e = *engine.value();
+  EngineCore& e = *engine.value();
   ASSERT_EQ(e.backend().name(), "cpu") << "a first start did not begin on the CPU path";
-  ASSERT_EQ(e.device_start(), Engine::DeviceStart::Loading);
+  ASSERT_EQ(e.device_start(), EngineCore::DeviceStart::Loading);
   const Run got = generate(e, compare_prompt(), kTokens, [&](int n) {
     if (n != kReadyAtToken) return;
     gate.open();
-    ASSERT_TRUE(wait_until([&] { return e.device_start() != Engine::DeviceStart::Loading; }));
+    ASSERT_TRUE(wait_until([&] { return e.device_start() != EngineCore::DeviceStart::Loading; }));
   });
   ASSERT_TRUE(got.status.ok()) << got.status.to_string();
-  EXPECT_EQ(e.device_start(), Engine::DeviceStart::Moved);
+  EXPECT_EQ(e.device_start(), EngineCore::DeviceStart::Moved);
   EXPECT_EQ(e.backend().name().rfind("opencl:", 0), 0u) << e.backend().description();
   ASSERT_EQ(got.tokens.size(), static_cast<size_t>(kTokens));
   EXPECT_EQ(got.stats.generated_tokens, kTokens);
@@ -132,7 +132,7 @@ TEST_F(DeviceStart, TheGenerationMovesToTheDeviceWhenItIsReadyWithNoTokenRepeate
       << got.stats.device_move;
 
   // Before the move: the CPU path's tokens.
-  auto cpu = Engine::open([&] {
+  auto cpu = EngineCore::open([&] {
     EngineOptions c = options(false);
     c.device = "cpu";
     c.cpu_float_activations = true;
@@ -143,7 +143,7 @@ TEST_F(DeviceStart, TheGenerationMovesToTheDeviceWhenItIsReadyWithNoTokenRepeate
   ASSERT_TRUE(on_cpu.status.ok());
   EXPECT_EQ(std::vector<int32_t>(got.tokens.begin(), got.tokens.begin() + kReadyAtToken), on_cpu.tokens);
   // After it: the device's continuation of the same history.
-  auto device = Engine::open(options(false));
+  auto device = EngineCore::open(options(false));
   ASSERT_TRUE(device.ok()) << device.status().to_string();
   ASSERT_EQ(device.value()->backend().name().rfind("opencl:", 0), 0u);
   std::vector<int32_t> history = compare_prompt();
@@ -154,10 +154,10 @@ TEST_F(DeviceStart, TheGenerationMovesToTheDeviceWhenItIsReadyWithNoTokenRepeate
 }
 
 TEST_F(DeviceStart, ADeviceReadyBeforeThePromptRunsItAll) {
-  auto engine = Engine::open(options(true));
+  auto engine = EngineCore::open(options(true));
   ASSERT_TRUE(engine.ok()) << engine.status().to_string();
   ASSERT_TRUE(engine.value()->wait_for_device().ok());
-  EXPECT_EQ(engine.value()->device_start(), Engine::DeviceStart::Moved);
+  EXPECT_EQ(engine.value()->device_start(), EngineCore::DeviceStart::Moved);
   const Run got = generate(*engine.value(), compare_prompt(), 4);
   ASSERT_TRUE(got.status.ok()) << got.status.to_string();
   EXPECT_EQ(got.tokens.size(), 4u);
@@ -167,17 +167,17 @@ TEST_F(DeviceStart, ADeviceReadyBeforeThePromptRunsItAll) {
 TEST_F(DeviceStart, ADeviceThatFailsToLoadLeavesTheWorkOnTheCpuPath) {
   // Every buffer the device is asked for fails: the background load fails, the CPU path goes on.
   env_.set("FAKECL_ALLOC_FAIL_AFTER_BYTES", "0");
-  auto engine = Engine::open(options(true));
+  auto engine = EngineCore::open(options(true));
   ASSERT_TRUE(engine.ok()) << engine.status().to_string();
-  Engine& e = *engine.value();
+  EngineCore& e = *engine.value();
   const Run got = generate(e, compare_prompt(), kTokens, [&](int n) {
     if (n == 2) {
-      ASSERT_TRUE(wait_until([&] { return e.device_start() != Engine::DeviceStart::Loading; }));
+      ASSERT_TRUE(wait_until([&] { return e.device_start() != EngineCore::DeviceStart::Loading; }));
     }
   });
   ASSERT_TRUE(got.status.ok()) << got.status.to_string();
   EXPECT_EQ(got.tokens.size(), static_cast<size_t>(kTokens));
-  EXPECT_EQ(e.device_start(), Engine::DeviceStart::Failed);
+  EXPECT_EQ(e.device_start(), EngineCore::DeviceStart::Failed);
   EXPECT_EQ(e.backend().name(), "cpu");
   EXPECT_TRUE(got.stats.device_move.empty());
 }
@@ -187,7 +187,7 @@ TEST_F(DeviceStart, AnEngineGoneBeforeTheDeviceIsReadyLeavesTheLoadToFinish) {
   EngineOptions o = options(true);
   o.before_background_device_load = [&] { gate.wait(); };
   {
-    auto engine = Engine::open(o);
+    auto engine = EngineCore::open(o);
     ASSERT_TRUE(engine.ok()) << engine.status().to_string();
   }
   EXPECT_EQ(detached_device_loads(), 1);
@@ -198,17 +198,17 @@ TEST_F(DeviceStart, AnEngineGoneBeforeTheDeviceIsReadyLeavesTheLoadToFinish) {
 TEST_F(DeviceStart, ThePolicyCanAskToWait) {
   EngineOptions o = options(true);
   o.config_texts.push_back("device_start: wait\n");
-  auto engine = Engine::open(o);
+  auto engine = EngineCore::open(o);
   ASSERT_TRUE(engine.ok()) << engine.status().to_string();
   EXPECT_EQ(engine.value()->backend().name().rfind("opencl:", 0), 0u);
-  EXPECT_EQ(engine.value()->device_start(), Engine::DeviceStart::None);
+  EXPECT_EQ(engine.value()->device_start(), EngineCore::DeviceStart::None);
 }
 
 TEST_F(DeviceStart, WaitingForTheDeviceIsTheDefault) {
-  auto engine = Engine::open(options(false));
+  auto engine = EngineCore::open(options(false));
   ASSERT_TRUE(engine.ok()) << engine.status().to_string();
   EXPECT_EQ(engine.value()->backend().name().rfind("opencl:", 0), 0u);
-  EXPECT_EQ(engine.value()->device_start(), Engine::DeviceStart::None);
+  EXPECT_EQ(engine.value()->device_start(), EngineCore::DeviceStart::None);
 }
 
 }  // namespace

@@ -10,9 +10,9 @@
 #include <fstream>
 #include <optional>
 
-#include "clport/engine.h"
-#include "clport/gguf.h"
-#include "clport/nmse.h"
+#include "engine/engine_core.h"
+#include "gguf/gguf.h"
+#include "common/nmse.h"
 #include "activation_policy.h"
 #include "random_model.h"
 
@@ -23,7 +23,7 @@ struct Case {
   DType dtype;
   bool tied;
   bool packed = false;  // the generic plugin's opt-in packed GEMV layout (gemv_packed: 1)
-  bool fusion = true;   // LlamaOptions::fusion
+  bool fusion = true;   // ModelOptions::fusion
   std::optional<DType> v_dtype = std::nullopt;  // attn_v in another dtype
   bool integer = false;  // 8-bit activations (the integer GEMV) instead of float ones
 };
@@ -76,7 +76,7 @@ TEST_P(DeviceVsCpu, LogitsMatchCpuReference) {
   (void)device.value()->take_timings();  // the driver self-test's kernels are not the model's
   auto cpu = make_cpu_backend(0, c.integer);
 
-  LlamaOptions lo;
+  ModelOptions lo;
   lo.n_ctx = 64;
   lo.n_batch = 8;  // the 11-token prompt spans two batches
   lo.fusion = c.fusion;
@@ -193,7 +193,7 @@ TEST(ModelRefusal, MissingTensorIsNamedBeforeAnyUpload) {
   auto file = GgufFile::open(path.string());
   ASSERT_TRUE(file.ok());
   auto cpu = make_cpu_backend();
-  auto model = LlamaModel::load(file.value(), *cpu, LlamaOptions{});
+  auto model = LlamaModel::load(file.value(), *cpu, ModelOptions{});
   ASSERT_FALSE(model.ok());
   EXPECT_NE(model.status().message().find("blk.0.ffn_up.weight"), std::string::npos)
       << model.status().message();

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "clport/engine.h"
+#include "engine/engine_core.h"
 #include "model_compare.h"
 #include "scoped_env.h"
 

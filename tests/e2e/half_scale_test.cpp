@@ -9,9 +9,9 @@
 #include <cstring>
 #include <vector>
 
-#include "clport/backend.h"
-#include "clport/engine.h"
-#include "clport/op_desc.h"
+#include "backend/backend.h"
+#include "engine/engine_core.h"
+#include "binding/op_desc.h"
 
 namespace clport {
 namespace {

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "clport/engine.h"
-#include "clport/gguf.h"
-#include "clport/nmse.h"
+#include "engine/engine_core.h"
+#include "gguf/gguf.h"
+#include "common/nmse.h"
 #include "model_compare.h"
 
 namespace clport {
@@ -44,8 +44,8 @@ double worst_nmse(const std::vector<std::vector<float>>& a, const std::vector<st
   return worst;
 }
 
-LlamaOptions kv_options(DType k, DType v) {
-  LlamaOptions o = test::small_options(true);
+ModelOptions kv_options(KvCacheType k, KvCacheType v) {
+  ModelOptions o = test::small_options(true);
   o.kv_type_k = k;
   o.kv_type_v = v;
   return o;
@@ -66,7 +66,7 @@ class KvCacheTypes : public testing::Test {
     EXPECT_TRUE(f.ok()) << f.status().to_string();
     return f.ok() ? f.value() : nullptr;
   }
-  static std::vector<std::vector<float>> run(Backend& backend, DType k, DType v) {
+  static std::vector<std::vector<float>> run(Backend& backend, KvCacheType k, KvCacheType v) {
     auto model = LlamaModel::load(file(), backend, kv_options(k, v));
     EXPECT_TRUE(model.ok()) << model.status().to_string();
     if (!model.ok()) return {};
@@ -82,13 +82,13 @@ TEST_F(KvCacheTypes, Q8CacheOnTheCpuReferenceStaysCloseToF16) {
   // the residual stream). 1e-4 leaves 5x room for other seeds or compilers; a misread cache (a
   // nibble order, a scale) gives NMSE near 1.
   auto cpu = make_cpu_backend();
-  const auto f16 = run(*cpu, DType::F16, DType::F16);
-  const auto q8 = run(*cpu, DType::Q8_0, DType::Q8_0);
+  const auto f16 = run(*cpu, KvCacheType::F16, KvCacheType::F16);
+  const auto q8 = run(*cpu, KvCacheType::Q8_0, KvCacheType::Q8_0);
   const double e = worst_nmse(f16, q8);
   EXPECT_LT(e, 1e-4);
   EXPECT_GT(e, 0.0) << "a Q8_0 cache that rounds nothing was not quantized";
   // Q4_0: coarser (~1e-2 per element); measured worst 5.0e-3, bound 4x.
-  EXPECT_LT(worst_nmse(f16, run(*cpu, DType::Q4_0, DType::Q4_0)), 2e-2);
+  EXPECT_LT(worst_nmse(f16, run(*cpu, KvCacheType::Q4_0, KvCacheType::Q4_0)), 2e-2);
 }
 
 TEST_F(KvCacheTypes, DeviceMatchesTheCpuReferenceForEachCacheType) {
@@ -101,10 +101,10 @@ TEST_F(KvCacheTypes, DeviceMatchesTheCpuReferenceForEachCacheType) {
   ASSERT_TRUE(device.ok()) << device.status().to_string();
   ASSERT_EQ(device.value()->name().rfind("opencl:", 0), 0u) << "no OpenCL device backend";
   auto cpu = make_cpu_backend();
-  const std::pair<DType, DType> types[] = {
-      {DType::Q8_0, DType::Q8_0}, {DType::Q4_0, DType::Q4_0}, {DType::Q8_0, DType::F16}, {DType::F32, DType::Q4_0}};
+  const std::pair<KvCacheType, KvCacheType> types[] = {
+      {KvCacheType::Q8_0, KvCacheType::Q8_0}, {KvCacheType::Q4_0, KvCacheType::Q4_0}, {KvCacheType::Q8_0, KvCacheType::F16}, {KvCacheType::F32, KvCacheType::Q4_0}};
   for (const auto& [k, v] : types) {
-    const std::string name = std::string(dtype_name(k)) + "/" + std::string(dtype_name(v));
+    const std::string name = std::string(kv_cache_type_name(k)) + "/" + std::string(kv_cache_type_name(v));
     const auto want = run(*cpu, k, v);
     const auto got = run(*device.value(), k, v);
     EXPECT_LT(worst_nmse(want, got), 1e-6) << name;
@@ -114,11 +114,11 @@ TEST_F(KvCacheTypes, DeviceMatchesTheCpuReferenceForEachCacheType) {
     EXPECT_EQ(test::greedy(*dev_model.value(), 8), test::greedy(*cpu_model.value(), 8)) << name;
   }
   // Unfused (RoPE, COPY into the cache, ATTENTION as separate ops) against fused, Q8_0.
-  LlamaOptions unfused = kv_options(DType::Q8_0, DType::Q8_0);
+  ModelOptions unfused = kv_options(KvCacheType::Q8_0, KvCacheType::Q8_0);
   unfused.fusion = false;
   auto plain = LlamaModel::load(file(), *device.value(), unfused);
   ASSERT_TRUE(plain.ok()) << plain.status().to_string();
-  EXPECT_LT(worst_nmse(run(*cpu, DType::Q8_0, DType::Q8_0), sequence_logits(*plain.value())), 1e-6) << "unfused";
+  EXPECT_LT(worst_nmse(run(*cpu, KvCacheType::Q8_0, KvCacheType::Q8_0), sequence_logits(*plain.value())), 1e-6) << "unfused";
 }
 
 }  // namespace

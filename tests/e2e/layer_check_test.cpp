@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <unistd.h>
 
-#include "clport/backend.h"
-#include "clport/gguf.h"
-#include "clport/model_checks.h"
+#include "backend/backend.h"
+#include "gguf/gguf.h"
+#include "engine/model_checks.h"
 #include "random_model.h"
 
 namespace clport {
@@ -24,7 +24,7 @@ TEST(LayerCheck, ModelsWithDifferentBatchesAgreeOnEveryLayer) {
   std::filesystem::remove(path);
 
   auto cpu = make_cpu_backend(1);
-  LlamaOptions wide, narrow;
+  ModelOptions wide, narrow;
   wide.n_ctx = narrow.n_ctx = 64;
   wide.n_batch = 16;  // the 13-token prompt in one step
   narrow.n_batch = 4;  // four steps, the last of one token

@@ -10,9 +10,9 @@
 #include <string>
 #include <unistd.h>
 
-#include "clport/engine.h"
-#include "clport/gguf.h"
-#include "clport/report.h"
+#include "engine/engine_core.h"
+#include "gguf/gguf.h"
+#include "report/report.h"
 #include "activation_policy.h"
 #include "model/activation_arena.h"
 #include "random_model.h"
@@ -77,14 +77,14 @@ class MemoryAccounting : public testing::Test {
   std::string path_;
   std::shared_ptr<GgufFile> file_;
   std::unique_ptr<Backend> cpu_ = make_cpu_backend(1, false);
-  LlamaOptions lo_;
+  ModelOptions lo_;
   test::RandomModelSpec spec_;
 };
 
 TEST_F(MemoryAccounting, OnTheDeviceEveryWeightHasOneCopyAndTheAllocationsAddUp) {
   auto device = device_backend();
   ASSERT_NE(device, nullptr);
-  LlamaOptions lo;
+  ModelOptions lo;
   lo.n_ctx = 64;
   lo.n_batch = 8;
   auto model = LlamaModel::load(file_, *device, lo);

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "clport/engine.h"
-#include "clport/gguf.h"
-#include "clport/nmse.h"
+#include "engine/engine_core.h"
+#include "gguf/gguf.h"
+#include "common/nmse.h"
 #include "activation_policy.h"
 #include "random_model.h"
 
@@ -28,8 +28,8 @@ inline const std::vector<int32_t>& compare_prompt() {
   return prompt;
 }
 
-inline LlamaOptions small_options(bool fusion, uint32_t n_ctx = 64) {
-  LlamaOptions lo;
+inline ModelOptions small_options(bool fusion, uint32_t n_ctx = 64) {
+  ModelOptions lo;
   lo.n_ctx = n_ctx;
   lo.n_batch = 8;
   lo.fusion = fusion;

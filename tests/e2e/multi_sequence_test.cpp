@@ -1,4 +1,4 @@
-// Several sequences on one model (LlamaOptions::n_seq, Engine::evaluate, LlamaModel::forward_step)
+// Several sequences on one model (ModelOptions::n_seq, EngineCore::evaluate, LlamaModel::forward_step)
 // on small random models of each family, on the CPU reference and the best device: a step over
 // sequences of different lengths gives each the logits it gets alone, a prompt chunk joining
 // decode steps too, a fork continues as its source, the KV cache is n_seq times one sequence's,
@@ -9,9 +9,9 @@
 #include <filesystem>
 #include <tuple>
 
-#include "clport/engine.h"
+#include "engine/engine_core.h"
 #include "activation_policy.h"
-#include "clport/nmse.h"
+#include "common/nmse.h"
 #include "random_model.h"
 
 namespace clport {
@@ -25,7 +25,7 @@ namespace {
 double same_logits_bound(const std::string& device) { return device == "cpu" ? 1e-6 : test::kIntegerPathLogitNmse; }
 
 // Device ("cpu" / "auto"), family, K and V cache types.
-using Setup = std::tuple<std::string, std::string, DType, DType>;
+using Setup = std::tuple<std::string, std::string, KvCacheType, KvCacheType>;
 
 class MultiSequence : public testing::TestWithParam<Setup> {
  protected:
@@ -38,16 +38,16 @@ class MultiSequence : public testing::TestWithParam<Setup> {
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
-  std::unique_ptr<Engine> open(uint32_t n_seq) const {
+  std::unique_ptr<EngineCore> open(uint32_t n_seq) const {
     EngineOptions options;
     options.model_path = model_;
     options.device = std::get<0>(GetParam());
-    options.llama.n_ctx = 64;
-    options.llama.n_seq = n_seq;
-    options.llama.kv_type_k = std::get<2>(GetParam());
-    options.llama.kv_type_v = std::get<3>(GetParam());
+    options.model.n_ctx = 64;
+    options.model.n_seq = n_seq;
+    options.model.kv_type_k = std::get<2>(GetParam());
+    options.model.kv_type_v = std::get<3>(GetParam());
     options.kv_types_set = true;
-    auto engine = Engine::open(options);
+    auto engine = EngineCore::open(options);
     EXPECT_TRUE(engine.ok()) << engine.status().to_string();
     return engine.ok() ? std::move(engine.value()) : nullptr;
   }
@@ -79,7 +79,7 @@ TEST_P(MultiSequence, AStepOverSequencesOfDifferentLengthsGivesEachTheLogitsItGe
   auto one = open(1);
   ASSERT_TRUE(many && one);
   const size_t V = many->model().hparams().n_vocab;
-  std::vector<Engine::SequenceInput> inputs;
+  std::vector<EngineCore::SequenceInput> inputs;
   for (uint32_t s = 0; s < p.size(); ++s) inputs.push_back({s, p[s]});
   std::vector<float> batched;
   ASSERT_TRUE(many->evaluate(inputs, batched).ok());
@@ -159,7 +159,7 @@ TEST_P(MultiSequence, TheKvCacheIsOneSequencesTimesTheirCountAndTheEstimateSaysS
   auto four = open(4);
   ASSERT_TRUE(one && four);
   EXPECT_EQ(four->model().memory().kv_cache_bytes, 4 * one->model().memory().kv_cache_bytes);
-  LlamaOptions options;
+  ModelOptions options;
   options.n_ctx = 64;
   options.n_seq = 4;
   options.kv_type_k = std::get<2>(GetParam());
@@ -192,16 +192,16 @@ TEST_P(MultiSequence, BadStepsAreRefusedNamingWhatIsWrong) {
   EngineOptions options;
   options.model_path = model_;
   options.device = "cpu";
-  options.llama.n_seq = 0;
-  auto none = Engine::open(options);
+  options.model.n_seq = 0;
+  auto none = EngineCore::open(options);
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.status().message().find("sequences 0: must be 1 to 256"), std::string::npos)
       << none.status().message();
 }
 
 std::string setup_name(const testing::TestParamInfo<Setup>& p) {
-  return std::get<0>(p.param) + "_" + std::get<1>(p.param) + "_" + std::string(dtype_name(std::get<2>(p.param))) +
-         "_" + std::string(dtype_name(std::get<3>(p.param)));
+  return std::get<0>(p.param) + "_" + std::get<1>(p.param) + "_" + std::string(kv_cache_type_name(std::get<2>(p.param))) +
+         "_" + std::string(kv_cache_type_name(std::get<3>(p.param)));
 }
 
 // Every family on both paths with one cache type for K and V (the joint cache the fused ops
@@ -209,11 +209,11 @@ std::string setup_name(const testing::TestParamInfo<Setup>& p) {
 INSTANTIATE_TEST_SUITE_P(Families, MultiSequence,
                          testing::Combine(testing::Values("cpu", "auto"),
                                           testing::Values("llama", "gemma3", "qwen2", "qwen3", "phi3", "llama3"),
-                                          testing::Values(DType::F16), testing::Values(DType::F16)),
+                                          testing::Values(KvCacheType::F16), testing::Values(KvCacheType::F16)),
                          setup_name);
 INSTANTIATE_TEST_SUITE_P(SplitCache, MultiSequence,
                          testing::Combine(testing::Values("cpu", "auto"), testing::Values("llama"),
-                                          testing::Values(DType::Q8_0), testing::Values(DType::F16)),
+                                          testing::Values(KvCacheType::Q8_0), testing::Values(KvCacheType::F16)),
                          setup_name);
 
 }  // namespace

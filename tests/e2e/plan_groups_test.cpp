@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <unistd.h>
 
-#include "clport/backend.h"
-#include "clport/gguf.h"
-#include "clport/llama_model.h"
+#include "backend/backend.h"
+#include "gguf/gguf.h"
+#include "model/llama_model.h"
 #include "random_model.h"
 
 namespace clport {
@@ -87,7 +87,7 @@ class PlanGroups : public testing::Test {
 
   // Logits of a 5-token prompt and three single-token steps after it, concatenated.
   std::vector<float> generate(Backend& backend, bool fusion, LlamaModel::LayerHook hook = {}) {
-    LlamaOptions options;
+    ModelOptions options;
     options.n_ctx = 64;
     options.fusion = fusion;
     auto model = LlamaModel::load(file_, backend, options);

@@ -7,8 +7,8 @@
 #include <thread>
 #include <vector>
 
-#include "clport/gguf.h"
-#include "clport/quant.h"
+#include "gguf/gguf.h"
+#include "quant/quant.h"
 
 namespace clport::test {
 namespace {

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "clport/dtype.h"
+#include "common/dtype.h"
 #include "clport/status.h"
 
 namespace clport::test {

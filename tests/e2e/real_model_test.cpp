@@ -15,8 +15,8 @@
 #include <fstream>
 
 #include "clport/chat_template.h"
-#include "clport/engine.h"
-#include "clport/gguf.h"
+#include "engine/engine_core.h"
+#include "gguf/gguf.h"
 #include "greedy_compare.h"
 
 namespace clport {
@@ -58,7 +58,7 @@ TEST(RealModel, GreedyTokensOnDeviceMatchCpu) {
   ASSERT_EQ(device.value()->name().rfind("opencl:", 0), 0u) << device.value()->description();
   ASSERT_EQ(device_fp32.value()->name().rfind("opencl:", 0), 0u) << device_fp32.value()->description();
   auto cpu = make_cpu_backend();
-  LlamaOptions lo;
+  ModelOptions lo;
   lo.n_ctx = 256;
   auto dev_model = LlamaModel::load(file.value(), *device.value(), lo);
   ASSERT_TRUE(dev_model.ok()) << dev_model.status().to_string();

@@ -13,9 +13,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "clport/device_failure.h"
-#include "clport/engine.h"
-#include "clport/log.h"
+#include "selftest/device_failure.h"
+#include "engine/engine_core.h"
+#include "common/logger.h"
 #include "clport/tokenizer.h"
 #include "model_compare.h"
 #include "fault_injecting_env.h"
@@ -89,14 +89,14 @@ class Recovery : public ::testing::Test {
     o.model_path = model_.string();
     o.device = device;
     o.config_path = policy_;
-    o.llama = small_options(/*fusion=*/true);
+    o.model = small_options(/*fusion=*/true);
     o.cpu_float_activations = device == "cpu";  // what the policy's precision: fp32 gives
     o.n_threads = 2;
     return o;
   }
 
   // kTokens greedy tokens after the comparison prompt; `after_token(n)` runs once n are out.
-  Generation generate(Engine& engine, const std::function<void(int)>& after_token = {}) {
+  Generation generate(EngineCore& engine, const std::function<void(int)>& after_token = {}) {
     Generation g;
     Sampler sampler(SamplerOptions{});
     TokenStreamDecoder decoder(engine.tokenizer());
@@ -120,7 +120,7 @@ class Recovery : public ::testing::Test {
 
   // The run that was on the CPU path from the start.
   Generation cpu_path() {
-    auto engine = Engine::open(options("cpu"));
+    auto engine = EngineCore::open(options("cpu"));
     EXPECT_TRUE(engine.ok()) << engine.status().to_string();
     if (!engine.ok()) return {};
     return generate(*engine.value());
@@ -136,7 +136,7 @@ class Recovery : public ::testing::Test {
 
   // A generation on the device whose `function` starts failing with `code` at kFailingToken.
   Generation failing_at_token_10(const std::string& function, int code) {
-    auto engine = Engine::open(options());
+    auto engine = EngineCore::open(options());
     EXPECT_TRUE(engine.ok()) << engine.status().to_string();
     if (!engine.ok()) return {};
     EXPECT_EQ(engine.value()->backend().name().rfind("opencl:", 0), 0u) << engine.value()->backend().description();
@@ -197,7 +197,7 @@ INSTANTIATE_TEST_SUITE_P(EnqueueReadWrite, FailingCall,
 // moves the run before its first token.
 TEST_F(Recovery, FinishFailingInThePromptMovesTheRunBeforeItsFirstToken) {
   const Generation want = cpu_path();
-  auto engine = Engine::open(options());
+  auto engine = EngineCore::open(options());
   ASSERT_TRUE(engine.ok()) << engine.status().to_string();
   ScopedEnv fault{{"FAKECL_FAIL", "clFinish:0:-36"}};  // CL_INVALID_COMMAND_QUEUE
   const Generation got = generate(*engine.value());
@@ -221,7 +221,7 @@ TEST_F(Recovery, TheFailedDeviceIsAvoidedAtTheNextStartUntilItsDriverChanges) {
     EXPECT_NE(warnings.text().find("error -5 in clEnqueueNDRangeKernel"), std::string::npos) << warnings.text();
   }
   {
-    auto engine = Engine::open(options());  // and the next run's text is the CPU path's again
+    auto engine = EngineCore::open(options());  // and the next run's text is the CPU path's again
     ASSERT_TRUE(engine.ok()) << engine.status().to_string();
     EXPECT_EQ(engine.value()->backend().name(), "cpu");
     EXPECT_EQ(generate(*engine.value()).tokens, first.tokens);
@@ -272,7 +272,7 @@ TEST_P(OutOfMemoryAtLoad, FallsBackToTheCpuPathWithAWarningThatNamesTheSizes) {
   const Generation want = cpu_path();
   ScopedEnv fault{{GetParam().variable, GetParam().value}};
   CapturedWarnings warnings;
-  auto engine = Engine::open(options());
+  auto engine = EngineCore::open(options());
   ASSERT_TRUE(engine.ok()) << engine.status().to_string();
   EXPECT_EQ(engine.value()->backend().name(), "cpu");
   EXPECT_EQ(live_device_bytes(), 0u) << "the device's buffers were not all released";
@@ -298,7 +298,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST_F(Recovery, OutOfMemoryOnANamedDeviceIsAnErrorThatNamesTheSizes) {
   ScopedEnv fault{{"FAKECL_ALLOC_MAX_BYTES", "65536"}};
-  auto engine = Engine::open(options("0"));
+  auto engine = EngineCore::open(options("0"));
   ASSERT_FALSE(engine.ok());
   EXPECT_EQ(engine.status().stage(), Stage::OutOfMemory);
   const std::string& why = engine.status().message();

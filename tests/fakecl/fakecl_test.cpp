@@ -5,8 +5,8 @@
 #include <cstring>
 #include <vector>
 
-#include "clport/device_info.h"
-#include "clport/opencl_loader.h"
+#include "probe/device_info.h"
+#include "loader/opencl_loader.h"
 #include "scoped_env.h"
 
 namespace clport {

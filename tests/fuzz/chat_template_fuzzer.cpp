@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "clport/chat_template.h"
-#include "clport/gguf.h"
+#include "gguf/gguf.h"
 #include "fuzz_check.h"
 #include "fuzz_input.h"
 #include "tokenizer_properties.h"

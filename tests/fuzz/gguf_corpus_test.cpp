@@ -8,7 +8,7 @@
 #include <iterator>
 #include <set>
 
-#include "clport/gguf.h"
+#include "gguf/gguf.h"
 #include "gguf_test_cases.h"
 
 namespace clport {

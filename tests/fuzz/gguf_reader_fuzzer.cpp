@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "clport/gguf.h"
+#include "gguf/gguf.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto opened = clport::GgufFile::open_memory(data, size);

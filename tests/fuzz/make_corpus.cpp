@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "clport/gguf.h"
+#include "gguf/gguf.h"
 #include "gguf_test_cases.h"
 
 namespace {

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "clport/device_info.h"
-#include "clport/policy.h"
+#include "probe/device_info.h"
+#include "policy/policy.h"
 #include "fuzz_check.h"
 
 namespace {

@@ -1,4 +1,4 @@
-// libFuzzer target: the on-disk program cache entry (layout in clport/program_cache.h). Any file
+// libFuzzer target: the on-disk program cache entry (layout in programs/program_cache.h). Any file
 // content must either decode to the binary it carries, and then be exactly the entry that
 // encoding that binary writes, or be refused with an Io status; the input's bytes are also
 // encoded as a binary, which must decode back unchanged.

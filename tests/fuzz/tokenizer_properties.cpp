@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "clport/gguf.h"
+#include "gguf/gguf.h"
 #include "fuzz_check.h"
 #include "tokenizer/byte_unicode.h"
 #include "tokenizer/utf8.h"

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "clport/tuner.h"
+#include "tuner/tuner.h"
 #include "fuzz_check.h"
 #include "tuner/tuning_store.h"
 

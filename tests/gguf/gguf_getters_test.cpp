@@ -1,7 +1,7 @@
 // Typed getters reject metadata of the wrong type, count or range with a message naming the key.
 #include <gtest/gtest.h>
 
-#include "clport/gguf.h"
+#include "gguf/gguf.h"
 
 namespace clport {
 namespace {

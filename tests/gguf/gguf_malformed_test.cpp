@@ -2,7 +2,7 @@
 // the byte offset; the unmutated base file is accepted (so each failure is due to its mutation).
 #include <gtest/gtest.h>
 
-#include "clport/gguf.h"
+#include "gguf/gguf.h"
 #include "gguf_test_cases.h"
 
 namespace clport {

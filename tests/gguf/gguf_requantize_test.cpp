@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <random>
 
-#include "clport/gguf.h"
-#include "clport/quant.h"
+#include "gguf/gguf.h"
+#include "quant/quant.h"
 
 namespace clport {
 namespace {

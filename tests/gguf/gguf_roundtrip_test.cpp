@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <limits>
 
-#include "clport/gguf.h"
+#include "gguf/gguf.h"
 #include "gguf_test_cases.h"
 
 namespace clport {

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "clport/gguf.h"
+#include "gguf/gguf.h"
 
 namespace clport::gguf_test {
 

@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "clport/gguf.h"
+#include "gguf/gguf.h"
 
 namespace clport {
 namespace {

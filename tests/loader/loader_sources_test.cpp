@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <set>
 
-#include "clport/device_info.h"
-#include "clport/opencl_loader.h"
+#include "probe/device_info.h"
+#include "loader/opencl_loader.h"
 #include "scoped_env.h"
 
 namespace clport {

@@ -3,8 +3,8 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
-#include "clport/device_info.h"
-#include "clport/opencl_loader.h"
+#include "probe/device_info.h"
+#include "loader/opencl_loader.h"
 
 namespace clport {
 namespace {

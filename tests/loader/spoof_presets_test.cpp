@@ -2,8 +2,8 @@
 // what such a driver would report.
 #include <gtest/gtest.h>
 
-#include "clport/device_info.h"
-#include "clport/opencl_loader.h"
+#include "probe/device_info.h"
+#include "loader/opencl_loader.h"
 #include "scoped_env.h"
 
 namespace clport {

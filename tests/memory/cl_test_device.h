@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "clport/device_info.h"
-#include "clport/opencl_loader.h"
+#include "probe/device_info.h"
+#include "loader/opencl_loader.h"
 
 namespace clport::testing {
 

@@ -11,11 +11,11 @@
 #include <spdlog/sinks/ostream_sink.h>
 
 #include "cl_test_device.h"
-#include "clport/device_context.h"
+#include "runtime/device_context.h"
 #include "clport_plugin/embedded_kernel.h"
-#include "clport/log.h"
-#include "clport/memory_pool.h"
-#include "clport/program_cache.h"
+#include "common/logger.h"
+#include "memory/memory_pool.h"
+#include "programs/program_cache.h"
 #include "test_dir.h"
 
 extern const clport::EmbeddedKernel clport_shared_kernels[];

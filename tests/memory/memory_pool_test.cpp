@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cl_test_device.h"
-#include "clport/memory_pool.h"
+#include "memory/memory_pool.h"
 #include "memory/range_allocator.h"
 
 namespace clport {

@@ -5,7 +5,7 @@
 
 #include <numeric>
 
-#include "clport/model_checks.h"
+#include "engine/model_checks.h"
 #include "tiny_vocabs.h"
 
 namespace clport {

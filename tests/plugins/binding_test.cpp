@@ -2,7 +2,7 @@
 // / deny_device, per-op fallback, CPU path, error translation, weight layouts.
 #include <gtest/gtest.h>
 
-#include "clport/binding.h"
+#include "binding/binding.h"
 #include "test_support.h"
 
 namespace clport {

@@ -10,15 +10,15 @@
 #include <random>
 #include <vector>
 
-#include "clport/binding.h"
-#include "clport/device_context.h"
-#include "clport/nmse.h"
-#include "clport/op_desc.h"
-#include "clport/opencl_loader.h"
-#include "clport/plugin_manager.h"
-#include "clport/device_info.h"
-#include "clport/dtype.h"
-#include "clport/quant.h"
+#include "binding/binding.h"
+#include "runtime/device_context.h"
+#include "common/nmse.h"
+#include "binding/op_desc.h"
+#include "loader/opencl_loader.h"
+#include "plugins/plugin_manager.h"
+#include "probe/device_info.h"
+#include "common/dtype.h"
+#include "quant/quant.h"
 
 namespace clport {
 namespace {

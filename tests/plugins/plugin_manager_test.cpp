@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "clport/plugin_manager.h"
-#include "clport/plugin_settings.h"
+#include "plugins/plugin_manager.h"
+#include "policy/plugin_settings.h"
 
 namespace fs = std::filesystem;
 

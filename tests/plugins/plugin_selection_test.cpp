@@ -4,9 +4,9 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
-#include "clport/binding.h"
-#include "clport/device_context.h"
-#include "clport/opencl_loader.h"
+#include "binding/binding.h"
+#include "runtime/device_context.h"
+#include "loader/opencl_loader.h"
 #include "test_support.h"
 
 namespace clport {

@@ -4,10 +4,10 @@
 
 #include <string>
 
-#include "clport/binding.h"
-#include "clport/device_info.h"
-#include "clport/dtype.h"
-#include "clport/op_desc.h"
+#include "binding/binding.h"
+#include "probe/device_info.h"
+#include "common/dtype.h"
+#include "binding/op_desc.h"
 
 namespace clport::test {
 

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "clport/policy.h"
+#include "policy/policy.h"
 
 namespace clport {
 namespace {

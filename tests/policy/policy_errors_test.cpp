@@ -2,7 +2,7 @@
 // the policy exactly as it was.
 #include <gtest/gtest.h>
 
-#include "clport/policy.h"
+#include "policy/policy.h"
 
 namespace clport {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <fstream>
 
-#include "clport/policy.h"
+#include "policy/policy.h"
 
 namespace clport {
 namespace {

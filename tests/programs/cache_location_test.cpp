@@ -1,4 +1,4 @@
-// The one cache-directory resolver (clport/cache_location.h): explicit settings in their order,
+// The one cache-directory resolver (programs/cache_location.h): explicit settings in their order,
 // "off", unusable explicit directories, the XDG / HOME defaults, and no HOME at all; directories
 // others can write (or that belong to someone else) refused; a full disk leaves nothing behind.
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "clport/cache_location.h"
+#include "programs/cache_location.h"
 #include "scoped_env.h"
 #include "test_dir.h"
 

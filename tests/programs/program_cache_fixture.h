@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "../memory/cl_test_device.h"
-#include "clport/program_cache.h"
+#include "programs/program_cache.h"
 #include "test_dir.h"
 
 namespace clport::testing {

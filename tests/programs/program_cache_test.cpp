@@ -6,7 +6,7 @@
 
 #include <spdlog/sinks/ostream_sink.h>
 
-#include "clport/log.h"
+#include "common/logger.h"
 #include "program_cache_fixture.h"
 #include "programs/cache_entry.h"
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "../memory/cl_test_device.h"
-#include "clport/program_cache.h"
+#include "programs/program_cache.h"
 
 namespace {
 

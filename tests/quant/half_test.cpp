@@ -7,7 +7,7 @@
 #include <limits>
 #include <vector>
 
-#include "clport/quant.h"
+#include "quant/quant.h"
 
 namespace clport {
 namespace {

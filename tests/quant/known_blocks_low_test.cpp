@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "block_builder.h"
-#include "clport/quant.h"
+#include "quant/quant.h"
 
 namespace clport {
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "clport/nmse.h"
-#include "clport/quant.h"
+#include "common/nmse.h"
+#include "quant/quant.h"
 
 namespace clport {
 namespace {

@@ -1,7 +1,7 @@
 // The `self_test:` and `tuning:` policy globals: values, layering, and errors with line:column.
 #include <gtest/gtest.h>
 
-#include "clport/policy.h"
+#include "policy/policy.h"
 
 namespace clport {
 namespace {

@@ -9,14 +9,14 @@
 #include <filesystem>
 #include <fstream>
 
-#include "clport/binding.h"
-#include "clport/device_context.h"
-#include "clport/engine.h"
-#include "clport/gguf.h"
-#include "clport/nmse.h"
-#include "clport/op_desc.h"
-#include "clport/opencl_loader.h"
-#include "clport/self_test.h"
+#include "binding/binding.h"
+#include "runtime/device_context.h"
+#include "engine/engine_core.h"
+#include "gguf/gguf.h"
+#include "common/nmse.h"
+#include "binding/op_desc.h"
+#include "loader/opencl_loader.h"
+#include "selftest/self_test.h"
 #include "activation_policy.h"
 #include "random_model.h"
 #include "scoped_env.h"
@@ -320,7 +320,7 @@ TEST_F(SelfTest, AModelsScopeIsTestedAndAnotherModelCompletesIt) {
 
 // A whole model through the engine (create_backend runs the self-test) with the broken kernel.
 std::vector<float> prompt_logits(Backend& backend, const std::shared_ptr<GgufFile>& file) {
-  LlamaOptions lo;
+  ModelOptions lo;
   lo.n_ctx = 32;
   lo.n_batch = 8;
   auto model = LlamaModel::load(file, backend, lo);

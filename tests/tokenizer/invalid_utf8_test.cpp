@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "clport/gguf.h"
+#include "gguf/gguf.h"
 #include "clport/tokenizer.h"
 #include "tiny_vocabs.h"
 #include "tokenizer/utf8.h"

@@ -4,7 +4,7 @@
 
 #include <functional>
 
-#include "clport/gguf.h"
+#include "gguf/gguf.h"
 #include "clport/tokenizer.h"
 #include "tiny_vocabs.h"
 

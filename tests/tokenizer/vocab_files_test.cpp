@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <sstream>
 
-#include "clport/gguf.h"
+#include "gguf/gguf.h"
 #include "clport/tokenizer.h"
 #include "vocab_test_data.h"
 

@@ -11,11 +11,11 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/sinks/ringbuffer_sink.h>
 
-#include "clport/binding.h"
-#include "clport/device_context.h"
-#include "clport/log.h"
-#include "clport/opencl_loader.h"
-#include "clport/plugin_manager.h"
+#include "binding/binding.h"
+#include "runtime/device_context.h"
+#include "common/logger.h"
+#include "loader/opencl_loader.h"
+#include "plugins/plugin_manager.h"
 #include "clport_devtools/tuner.h"
 
 namespace clport {

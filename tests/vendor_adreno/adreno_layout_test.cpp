@@ -12,14 +12,14 @@
 #include <string>
 #include <vector>
 
-#include "clport/binding.h"
-#include "clport/cpu_ops.h"
-#include "clport/device_context.h"
-#include "clport/memory_pool.h"
-#include "clport/opencl_loader.h"
-#include "clport/plugin_manager.h"
-#include "clport/policy.h"
-#include "clport/quant.h"
+#include "binding/binding.h"
+#include "ops/cpu_ops.h"
+#include "runtime/device_context.h"
+#include "memory/memory_pool.h"
+#include "loader/opencl_loader.h"
+#include "plugins/plugin_manager.h"
+#include "policy/policy.h"
+#include "quant/quant.h"
 
 namespace clport {
 namespace {

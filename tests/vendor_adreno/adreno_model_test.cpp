@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "clport/engine.h"
-#include "clport/gguf.h"
-#include "clport/op_desc.h"
+#include "engine/engine_core.h"
+#include "gguf/gguf.h"
+#include "binding/op_desc.h"
 #include "model_compare.h"
 
 namespace clport {
@@ -62,7 +62,7 @@ void load_both(const std::string& path, Loaded& out) {
   ASSERT_EQ(device.value()->name().rfind("opencl:", 0), 0u) << device.value()->description();
   out.device = std::move(device.value());
   out.cpu = make_cpu_backend();
-  LlamaOptions lo;
+  ModelOptions lo;
   lo.n_ctx = 128;
   auto dev_model = LlamaModel::load(file.value(), *out.device, lo);
   ASSERT_TRUE(dev_model.ok()) << dev_model.status().to_string();
@@ -172,7 +172,7 @@ TEST(AdrenoOwnedWeights, PlainCopiesGoButTheEmbeddingsAndLogitsStayTheSame) {
     auto device = create_backend(EngineOptions{});
     ASSERT_TRUE(device.ok()) << device.status().to_string();
     ASSERT_EQ(device.value()->name().rfind("opencl:", 0), 0u) << device.value()->description();
-    LlamaOptions lo;
+    ModelOptions lo;
     lo.n_ctx = 128;
     lo.keep_plain_weights = keep_plain;
     auto model = LlamaModel::load(file.value(), *device.value(), lo);

@@ -44,12 +44,12 @@
 #include <vector>
 
 #include "clport_devtools/conformance_report.h"
-#include "clport/device_info.h"
-#include "clport/engine.h"
-#include "clport/gguf.h"
-#include "clport/opencl_loader.h"
-#include "clport/nmse.h"
-#include "clport/op_desc.h"
+#include "probe/device_info.h"
+#include "engine/engine_core.h"
+#include "gguf/gguf.h"
+#include "loader/opencl_loader.h"
+#include "common/nmse.h"
+#include "binding/op_desc.h"
 #include "greedy_compare.h"
 #include "model_compare.h"
 
@@ -149,10 +149,10 @@ void expect_vendor_matches_cpu(const std::string& path, const std::vector<int32_
   auto cpu = make_cpu_backend();
   constexpr uint32_t kBatch = 8;
 #endif
-  LlamaOptions lo;
+  ModelOptions lo;
   lo.n_ctx = n_ctx;
   lo.n_batch = kBatch;
-  LlamaOptions dev_lo = lo;
+  ModelOptions dev_lo = lo;
 #ifdef VENDOR_DEVICE_BATCH
   dev_lo.n_batch = VENDOR_DEVICE_BATCH;
 #endif

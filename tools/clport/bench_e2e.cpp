@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "clport/engine.h"
-#include "clport/report.h"
+#include "engine/engine_core.h"
+#include "report/report.h"
 #include "bench_e2e.h"
 #include "command_registry.h"
 #include "engine_flags.h"
@@ -29,7 +29,7 @@ struct E2eResult {
 
 }  // namespace
 
-Result<std::vector<int32_t>> bench_prompt(Engine& e, int n_tokens) {
+Result<std::vector<int32_t>> bench_prompt(EngineCore& e, int n_tokens) {
   std::string text;
   std::vector<int32_t> prompt;
   while (static_cast<int>(prompt.size()) < n_tokens) {
@@ -46,9 +46,9 @@ Result<std::vector<int32_t>> bench_prompt(Engine& e, int n_tokens) {
 namespace {
 
 Result<E2eResult> measure(EngineOptions options, const E2eFlags& f) {
-  auto engine = Engine::open(options);
+  auto engine = EngineCore::open(options);
   if (!engine.ok()) return engine.status();
-  Engine& e = *engine.value();
+  EngineCore& e = *engine.value();
   // A fixed, deterministic prompt of exactly prompt_tokens tokens (repeated text, truncated).
   auto made = bench_prompt(e, f.prompt_tokens);
   if (!made.ok()) return made.status();

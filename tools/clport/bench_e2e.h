@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "clport/engine.h"
+#include "engine/engine_core.h"
 #include "engine_flags.h"
 
 namespace clport::cli {
@@ -22,7 +22,7 @@ struct E2eFlags {
 };
 
 // A fixed, deterministic prompt of exactly n_tokens tokens (repeated text, truncated).
-Result<std::vector<int32_t>> bench_prompt(Engine& e, int n_tokens);
+Result<std::vector<int32_t>> bench_prompt(EngineCore& e, int n_tokens);
 
 // `bench e2e --parallel N`.
 int run_parallel(const E2eFlags& f);

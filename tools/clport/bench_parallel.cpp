@@ -1,6 +1,6 @@
 // `clport bench e2e --parallel N`: N sequences on one model, as llama-batched-bench measures them.
 // Each sequence gets its own prompt of --prompt-tokens (the bench text, shifted by the sequence's
-// index, so no two are alike); the prompts are evaluated (Engine::evaluate: each prompt on its own,
+// index, so no two are alike); the prompts are evaluated (EngineCore::evaluate: each prompt on its own,
 // their last tokens in one step), then --gen-tokens decode steps run one token of every sequence
 // each. Reported as aggregates: prompt tokens of all sequences per second of prompt time (S_PP)
 // and generated tokens of all sequences per second of decode time (S_TG). A warm-up pass over the
@@ -13,7 +13,7 @@
 
 #include "bench_e2e.h"
 #include "kernel_times.h"
-#include "clport/report.h"
+#include "report/report.h"
 #include "output_files.h"
 
 namespace clport::cli {
@@ -38,9 +38,9 @@ int32_t greedy_token(const float* row, size_t n) { return static_cast<int32_t>(s
 
 // One pass: every prompt, then `steps` decode steps over all sequences (greedy); the sequences are
 // emptied first. Adds its times and token counts to r.
-Status one_pass(Engine& e, const std::vector<std::vector<int32_t>>& prompts, int steps, ParallelResult& r) {
+Status one_pass(EngineCore& e, const std::vector<std::vector<int32_t>>& prompts, int steps, ParallelResult& r) {
   for (uint32_t s = 0; s < prompts.size(); ++s) CLPORT_RETURN_IF_ERROR(e.rewind(e.cached_tokens(s).size(), s));
-  std::vector<Engine::SequenceInput> inputs;
+  std::vector<EngineCore::SequenceInput> inputs;
   for (uint32_t s = 0; s < prompts.size(); ++s) inputs.push_back({s, prompts[s]});
   std::vector<float> logits;
   auto t0 = std::chrono::steady_clock::now();
@@ -73,12 +73,12 @@ void print_kernel_table(const std::vector<OpTiming>& timings, int steps) {
 }
 
 Result<ParallelResult> measure_parallel(EngineOptions options, const E2eFlags& f) {
-  options.llama.n_seq = static_cast<uint32_t>(f.parallel);
+  options.model.n_seq = static_cast<uint32_t>(f.parallel);
   options.profiling = f.kernel_table;
-  if (!f.ctx_given) options.llama.n_ctx = static_cast<uint32_t>(f.prompt_tokens + f.gen_tokens);
-  auto engine = Engine::open(options);
+  if (!f.ctx_given) options.model.n_ctx = static_cast<uint32_t>(f.prompt_tokens + f.gen_tokens);
+  auto engine = EngineCore::open(options);
   if (!engine.ok()) return engine.status();
-  Engine& e = *engine.value();
+  EngineCore& e = *engine.value();
   auto base = bench_prompt(e, f.prompt_tokens + f.parallel);
   if (!base.ok()) return base.status();
   const bool bos = e.tokenizer().add_bos_default();

@@ -2,7 +2,7 @@
 
 namespace clport::cli {
 
-Result<ChatFormat> choose_chat_format(Engine& engine, const std::string& template_override, bool no_bos) {
+Result<ChatFormat> choose_chat_format(EngineCore& engine, const std::string& template_override, bool no_bos) {
   auto choice = choose_chat_template(engine.file(), template_override);
   if (!choice.ok()) return choice.status();
   const Tokenizer& tok = engine.tokenizer();

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "clport/chat_template.h"
-#include "clport/engine.h"
+#include "engine/engine_core.h"
 
 namespace clport::cli {
 
@@ -22,7 +22,7 @@ struct ChatFormat {
 
 // `template_override`: a family name ("" = recognise the file's template). no_bos leaves out the
 // BOS token the vocabulary would add.
-Result<ChatFormat> choose_chat_format(Engine& engine, const std::string& template_override, bool no_bos);
+Result<ChatFormat> choose_chat_format(EngineCore& engine, const std::string& template_override, bool no_bos);
 
 // "chat template: chatml (from tokenizer.chat_template)", the line both commands print on stderr.
 std::string chat_format_line(const ChatFormat& format);

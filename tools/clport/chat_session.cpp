@@ -8,7 +8,7 @@
 
 namespace clport::cli {
 
-ChatSession::ChatSession(Engine& engine, ChatFormat format, ChatSessionOptions options)
+ChatSession::ChatSession(EngineCore& engine, ChatFormat format, ChatSessionOptions options)
     : engine_(engine), format_(std::move(format)), options_(std::move(options)), messages_(initial_messages()) {}
 
 std::vector<ChatMessage> ChatSession::initial_messages() const {

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "chat_prompt.h"
-#include "clport/engine.h"
+#include "engine/engine_core.h"
 #include "clport/sampler.h"
 
 namespace clport::cli {
@@ -40,7 +40,7 @@ struct TurnOutcome {
 
 class ChatSession {
  public:
-  ChatSession(Engine& engine, ChatFormat format, ChatSessionOptions options);
+  ChatSession(EngineCore& engine, ChatFormat format, ChatSessionOptions options);
 
   // The user's message, and the assistant's reply generated for it; on_piece gets the reply's text
   // as it comes (whole UTF-8 characters).
@@ -63,7 +63,7 @@ class ChatSession {
   // is tokens_ followed by the new text's tokens.
   Result<std::vector<int32_t>> prompt_for(const std::vector<ChatMessage>& conversation, bool* extended) const;
 
-  Engine& engine_;
+  EngineCore& engine_;
   ChatFormat format_;
   ChatSessionOptions options_;
   std::vector<ChatMessage> messages_;

@@ -117,9 +117,9 @@ Status chat_command(ChatSession& session, const std::string& line, bool* exit_re
 bool standard_output_failed() { return std::cout.fail() || std::ferror(stdout) != 0; }
 
 int chat_main(const ChatFlags& f) {
-  auto engine = Engine::open(f.engine.resolved(), terminal_progress_bar());
+  auto engine = EngineCore::open(f.engine.resolved(), terminal_progress_bar());
   if (!engine.ok()) return report_failure("chat", engine.status());
-  Engine& e = *engine.value();
+  EngineCore& e = *engine.value();
   auto format = choose_chat_format(e, f.chat_template, /*no_bos=*/false);
   if (!format.ok()) return report_failure("chat", format.status());
   std::cerr << chat_format_line(format.value()) << "\n";

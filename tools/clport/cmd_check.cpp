@@ -11,12 +11,12 @@
 #include <iostream>
 #include <memory>
 
-#include "clport/cache_location.h"
-#include "clport/device_context.h"
-#include "clport/device_info.h"
-#include "clport/device_selection.h"
-#include "clport/device_smoke_test.h"
-#include "clport/policy.h"
+#include "programs/cache_location.h"
+#include "runtime/device_context.h"
+#include "probe/device_info.h"
+#include "engine/device_selection.h"
+#include "probe/device_smoke_test.h"
+#include "policy/policy.h"
 #include "command_registry.h"
 #include "json_output.h"
 #include "option_ranges.h"

@@ -1,10 +1,10 @@
 // `clport devices [--json] [--all-libraries]`: every OpenCL library the search tried, and for
 // each usable one its platforms and devices with what the probe found, how the classifier named
-// them, the plugins' scores and the per-op binding. The report is the core's (clport/report.h),
+// them, the plugins' scores and the per-op binding. The report is the core's (report/report.h),
 // the same document the C API's clport_runtime_report_json returns.
 #include <iostream>
 
-#include "clport/report.h"
+#include "report/report.h"
 #include "command_registry.h"
 
 namespace clport::cli {

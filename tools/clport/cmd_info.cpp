@@ -7,11 +7,11 @@
 #include <memory>
 #include <string>
 
-#include "clport/backend.h"
-#include "clport/engine.h"
-#include "clport/gguf.h"
-#include "clport/llama_model.h"
-#include "clport/report.h"
+#include "backend/backend.h"
+#include "engine/engine_core.h"
+#include "gguf/gguf.h"
+#include "model/llama_model.h"
+#include "report/report.h"
 #include "command_registry.h"
 #include "info_hparams.h"
 #include "json_output.h"
@@ -48,7 +48,7 @@ std::string mib(uint64_t bytes) {
 
 // What `run` with the default context and f16 KV cache would take on this backend.
 void print_memory_estimate(const GgufFile& model, const Backend& backend, std::ostream& out) {
-  auto e = estimate_load(model, LlamaOptions{}, backend);
+  auto e = estimate_load(model, ModelOptions{}, backend);
   if (!e.ok()) return;
   const LoadEstimate& m = e.value();
   out << "memory:       about " << mib(m.total()) << " to run with -c " << m.n_ctx << ": weights " << mib(m.weights)
@@ -57,7 +57,7 @@ void print_memory_estimate(const GgufFile& model, const Backend& backend, std::o
 }
 
 nlohmann::json memory_estimate_json(const GgufFile& model, const Backend& backend) {
-  auto e = estimate_load(model, LlamaOptions{}, backend);
+  auto e = estimate_load(model, ModelOptions{}, backend);
   if (!e.ok()) return nullptr;
   const LoadEstimate& m = e.value();
   return {{"n_ctx", m.n_ctx}, {"n_batch", m.n_batch}, {"weights_bytes", m.weights}, {"kv_cache_bytes", m.kv_cache},

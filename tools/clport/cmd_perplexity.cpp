@@ -6,8 +6,8 @@
 #include <iostream>
 #include <sstream>
 
-#include "clport/engine.h"
-#include "clport/model_checks.h"
+#include "engine/engine_core.h"
+#include "engine/model_checks.h"
 #include "command_registry.h"
 #include "engine_flags.h"
 #include "option_ranges.h"
@@ -34,9 +34,9 @@ int run(PerplexityFlags f) {
   text << in.rdbuf();
   if (in.bad()) return report_failure("perplexity", Status(Stage::Io, "cannot read " + f.text_file));
   auto options = f.engine.resolved();
-  auto engine = Engine::open(options, terminal_progress_bar());
+  auto engine = EngineCore::open(options, terminal_progress_bar());
   if (!engine.ok()) return report_failure("perplexity", engine.status());
-  Engine& e = *engine.value();
+  EngineCore& e = *engine.value();
   // The chunk size is the context the model got from -c (0 and values past the model's own
   // context length resolved by the loader).
   const uint32_t chunk = e.model().n_ctx();
@@ -63,7 +63,7 @@ int run(PerplexityFlags f) {
 const RegisterCommand kRegisterPerplexity{
     {"perplexity", "Chunked perplexity of a model on a text file", [](CLI::App& app) {
        auto flags = std::make_shared<PerplexityFlags>();
-       flags->engine.options.llama.n_ctx = 512;  // llama.cpp's default perplexity context
+       flags->engine.options.model.n_ctx = 512;  // llama.cpp's default perplexity context
        flags->engine.min_ctx = kMinPerplexityContext;
        flags->engine.add_to(app);
        app.add_option("-f,--file", flags->text_file, "text file")->required();

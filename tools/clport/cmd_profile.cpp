@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "clport/engine.h"
+#include "engine/engine_core.h"
 #include "command_registry.h"
 #include "engine_flags.h"
 #include "kernel_times.h"
@@ -37,7 +37,7 @@ struct DecodeTiming {
 // launches), a one-time cost: the clock starts after it, so what is timed is the steady decode.
 // on_decode_start runs once, right before the clock starts (and a sync).
 template <typename OnStart>
-Result<DecodeTiming> time_decode(Engine& e, const std::vector<int32_t>& prompt, int n_predict, OnStart on_decode_start,
+Result<DecodeTiming> time_decode(EngineCore& e, const std::vector<int32_t>& prompt, int n_predict, OnStart on_decode_start,
                                  GenerationStats* stats) {
   Sampler sampler(SamplerOptions{});
   std::chrono::steady_clock::time_point decode_start;
@@ -62,9 +62,9 @@ Result<DecodeTiming> time_decode(Engine& e, const std::vector<int32_t>& prompt, 
 // application sees it. Negative when it could not run (the caller says so).
 double unprofiled_decode_ms_per_step(EngineOptions options, const std::string& prompt_text, int n_predict) {
   options.profiling = false;
-  auto engine = Engine::open(options, nullptr);
+  auto engine = EngineCore::open(options, nullptr);
   if (!engine.ok()) return -1;
-  Engine& e = *engine.value();
+  EngineCore& e = *engine.value();
   auto prompt = e.tokenizer().encode(prompt_text, e.tokenizer().add_bos_default(), false);
   if (!prompt.ok()) return -1;
   GenerationStats stats;
@@ -89,9 +89,9 @@ int write_trace(const std::string& path, const std::vector<OpTiming>& timings) {
 int run(const ProfileFlags& f) {
   auto options = f.engine.resolved();
   options.profiling = true;
-  auto engine = Engine::open(options, terminal_progress_bar());
+  auto engine = EngineCore::open(options, terminal_progress_bar());
   if (!engine.ok()) return report_failure("profile", engine.status());
-  Engine& e = *engine.value();
+  EngineCore& e = *engine.value();
   auto prompt = e.tokenizer().encode(f.prompt, e.tokenizer().add_bos_default(), false);
   if (!prompt.ok()) return report_failure("profile", prompt.status());
   (void)e.backend().take_timings();  // drop weight-upload events

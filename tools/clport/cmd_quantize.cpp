@@ -4,8 +4,8 @@
 #include <memory>
 #include <string>
 
-#include "clport/dtype.h"
-#include "clport/gguf.h"
+#include "common/dtype.h"
+#include "gguf/gguf.h"
 #include "command_registry.h"
 #include "engine_flags.h"
 

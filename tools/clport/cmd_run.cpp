@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <iostream>
 
-#include "clport/engine.h"
-#include "clport/model_checks.h"
-#include "clport/report.h"
+#include "engine/engine_core.h"
+#include "engine/model_checks.h"
+#include "report/report.h"
 #include "chat_prompt.h"
 #include "command_registry.h"
 #include "engine_flags.h"
@@ -28,15 +28,15 @@ struct RunFlags {
   SamplerOptions sampling;
   bool no_bos = false;
   bool check_layers = false;
-  double check_threshold = 0;  // 0: default_layer_threshold (clport/model_checks.h)
+  double check_threshold = 0;  // 0: default_layer_threshold (engine/model_checks.h)
   bool json = false;
 };
 
 // --check-layers: the prompt through the CPU reference alongside, layer by layer. A layer beyond
 // the threshold is Stage::WrongResult (exit 28, as `check`'s wrong kernel result).
-Status check_layers(Engine& e, const std::vector<int32_t>& prompt, const RunFlags& f) {
+Status check_layers(EngineCore& e, const std::vector<int32_t>& prompt, const RunFlags& f) {
   auto cpu = make_cpu_backend(f.engine.options.n_threads);
-  auto reference = LlamaModel::load(e.shared_file(), *cpu, e.options().llama);
+  auto reference = LlamaModel::load(e.shared_file(), *cpu, e.options().model);
   if (!reference.ok()) return reference.status();
   auto report = compare_layers(e.model(), *reference.value(), prompt, 0, f.check_threshold);
   if (!report.ok()) return report.status();
@@ -65,7 +65,7 @@ struct PreparedPrompt {
   std::string chat_family;           // "" without --chat
 };
 
-Result<PreparedPrompt> prepare_prompt(Engine& e, const RunFlags& f) {
+Result<PreparedPrompt> prepare_prompt(EngineCore& e, const RunFlags& f) {
   const Tokenizer& tok = e.tokenizer();
   PreparedPrompt out;
   Result<std::vector<int32_t>> tokens = std::vector<int32_t>{};
@@ -93,7 +93,7 @@ Result<PreparedPrompt> prepare_prompt(Engine& e, const RunFlags& f) {
 
 // The --json document (docs/json-output.md); `failure` is ok when the run succeeded, and sets
 // `ok` and `exit_code` as the process exits. `finished`: the generation itself ran to its end.
-nlohmann::json run_json(const RunFlags& f, const Status& failure, Engine* e, const PreparedPrompt* p,
+nlohmann::json run_json(const RunFlags& f, const Status& failure, EngineCore* e, const PreparedPrompt* p,
                         const std::string& text, int delivered, const GenerationStats& stats, bool finished) {
   nlohmann::json error = nullptr;
   if (!failure.ok()) {
@@ -135,12 +135,12 @@ int run(const RunFlags& f) {
   EngineOptions options = f.engine.resolved();
   // The layer check compares the device with the CPU reference: it needs the device from the start.
   if (f.check_layers) options.cpu_first_start = false;
-  auto engine = Engine::open(options, f.json ? Engine::Progress{} : terminal_progress_bar());
+  auto engine = EngineCore::open(options, f.json ? EngineCore::Progress{} : terminal_progress_bar());
   if (!engine.ok()) {
     if (f.json) print_json(run_json(f, engine.status(), nullptr, nullptr, "", 0, stats, false));
     return report_failure("run", engine.status());
   }
-  Engine& e = *engine.value();
+  EngineCore& e = *engine.value();
   auto prompt = prepare_prompt(e, f);
   if (!prompt.ok()) {
     if (f.json) print_json(run_json(f, prompt.status(), &e, nullptr, "", 0, stats, false));
@@ -148,7 +148,7 @@ int run(const RunFlags& f) {
   }
 
   std::cerr << "backend: " << e.backend().description() << "\n";
-  if (e.device_start() == Engine::DeviceStart::Loading) {
+  if (e.device_start() == EngineCore::DeviceStart::Loading) {
     std::cerr << "device: " << e.background_device()
               << " builds its programs in the background (its first start with this driver); the CPU path answers "
                  "until it is ready (--wait-for-device waits for it)\n";

@@ -16,7 +16,7 @@
 #include <thread>
 
 #include "chat_prompt.h"
-#include "clport/log.h"
+#include "common/logger.h"
 #include "command_registry.h"
 #include "engine_flags.h"
 #include "http_server.h"
@@ -81,7 +81,7 @@ class ShutdownSignal {
 
 std::string model_id_of(const std::string& path) { return std::filesystem::path(path).stem().string(); }
 
-serve::ModelFrontend frontend_for(Engine& engine, const ChatFormat& format, serve::SlotScheduler& scheduler) {
+serve::ModelFrontend frontend_for(EngineCore& engine, const ChatFormat& format, serve::SlotScheduler& scheduler) {
   serve::ModelFrontend f;
   f.scheduler = &scheduler;
   f.chat_stop_tokens = format.stop_tokens;
@@ -128,7 +128,7 @@ int serve_main(ServeFlags& f) {
   };
 
   EngineOptions options = f.engine.resolved();
-  options.llama.n_seq = static_cast<uint32_t>(f.parallel);
+  options.model.n_seq = static_cast<uint32_t>(f.parallel);
   // The model loads while /health answers 503; a signal meanwhile ends the load at its next step.
   std::atomic<bool> loaded{false};
   std::thread load_watch([&] {
@@ -141,14 +141,14 @@ int serve_main(ServeFlags& f) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   });
-  auto engine = Engine::open(options, terminal_progress_bar());
+  auto engine = EngineCore::open(options, terminal_progress_bar());
   loaded = true;
   load_watch.join();
   if (!engine.ok()) {
     stop_http();
     return report_failure("serve", engine.status());
   }
-  Engine& e = *engine.value();
+  EngineCore& e = *engine.value();
   auto format = choose_chat_format(e, f.chat_template, /*no_bos=*/false);
   if (!format.ok()) {
     stop_http();
@@ -160,7 +160,7 @@ int serve_main(ServeFlags& f) {
   if (!f.quiet && logger("serve")->level() > spdlog::level::info) logger("serve")->set_level(spdlog::level::info);
   serve::SlotScheduler scheduler(e, metrics, {f.queue_limit});
   http.set_model(frontend_for(e, format.value(), scheduler));
-  const std::string loading = e.device_start() == Engine::DeviceStart::Loading
+  const std::string loading = e.device_start() == EngineCore::DeviceStart::Loading
                                   ? " (" + e.background_device() +
                                         " builds its programs in the background; the slots move there once it is ready)"
                                   : "";
@@ -188,7 +188,7 @@ const RegisterCommand kRegisterServe{
      [](CLI::App& app) {
        auto flags = std::make_shared<ServeFlags>();
        // A server's slots each hold a context: 4096 tokens each unless -c says otherwise.
-       flags->engine.options.llama.n_ctx = 4096;
+       flags->engine.options.model.n_ctx = 4096;
        flags->engine.cpu_first_command = true;
        flags->engine.add_to(app);
        app.add_option("--host", flags->http.host, "address to listen on (127.0.0.1: this machine only)");

@@ -1,15 +1,15 @@
 // `clport tune [--device N] [--plugin NAME] [--level fast|normal|exhaustive]`: times the plugin's
 // tunable kernel parameters on this device and stores the winners in the per-device tuning file
-// (see clport/tuner.h), which every later start on this device and driver picks up.
+// (see tuner/tuner.h), which every later start on this device and driver picks up.
 #include <iomanip>
 #include <iostream>
 #include <memory>
 
-#include "clport/binding.h"
-#include "clport/device_context.h"
-#include "clport/device_selection.h"
-#include "clport/plugin_manager.h"
-#include "clport/policy.h"
+#include "binding/binding.h"
+#include "runtime/device_context.h"
+#include "engine/device_selection.h"
+#include "plugins/plugin_manager.h"
+#include "policy/policy.h"
 #include "clport_devtools/tuner.h"
 #include "command_registry.h"
 #include "engine_flags.h"

@@ -1,7 +1,7 @@
 // `clport version`: prints the clport version.
 #include <iostream>
 
-#include "clport/version.h"
+#include "common/version.h"
 #include "command_registry.h"
 
 namespace clport::cli {

@@ -58,12 +58,12 @@ int warmup_main(WarmupFlags& f) {
   EngineOptions options = f.engine.resolved();
   bool set_up_now = false;
   options.setup_progress = setup_progress(f.json, &set_up_now);
-  auto engine = Engine::open(options, f.json ? Engine::Progress{} : terminal_progress_bar());
+  auto engine = EngineCore::open(options, f.json ? EngineCore::Progress{} : terminal_progress_bar());
   if (!engine.ok()) {
     if (f.json) print_json({{"event", "error"}, {"message", engine.status().to_string()}});
     return report_failure("warmup", engine.status());
   }
-  Engine& e = *engine.value();
+  EngineCore& e = *engine.value();
   const double setup_seconds = seconds_since_warmup(t0);
   const Status step = e.model().warm_up_kernels();
   if (!step.ok()) {

@@ -7,7 +7,7 @@
 
 namespace clport::cli {
 
-Engine::Progress terminal_progress_bar() {
+EngineCore::Progress terminal_progress_bar() {
   if (!isatty(STDERR_FILENO)) return {};
   return [last = -1](uint64_t done, uint64_t total) mutable {
     const int percent = total ? static_cast<int>(done * 100 / total) : 100;

@@ -6,18 +6,15 @@
 
 #include <CLI/CLI.hpp>
 
-#include "clport/engine.h"
+#include "engine/engine_core.h"
 #include "option_ranges.h"
 
 namespace clport::cli {
 
 // The KV cache types by llama.cpp's names; a value outside them is CLI11's error listing them.
 inline CLI::IsMember kv_type_names() { return CLI::IsMember({"f16", "f32", "q8_0", "q4_0"}); }
-inline DType kv_dtype_of(const std::string& name) {
-  if (name == "f32") return DType::F32;
-  if (name == "q8_0") return DType::Q8_0;
-  if (name == "q4_0") return DType::Q4_0;
-  return DType::F16;
+inline KvCacheType kv_type_of(const std::string& name) {
+  return kv_cache_type_from_name(name).value_or(KvCacheType::F16);  // checked by kv_type_names()
 }
 
 struct EngineFlags {
@@ -40,11 +37,11 @@ struct EngineFlags {
         ->transform(device_choice());
     app.add_option("--plugin", options.plugin, "use this plugin for every op it supports");
     app.add_option("--config", options.config_path, "policy YAML layered on the defaults");
-    app.add_option("-c,--ctx", options.llama.n_ctx,
+    app.add_option("-c,--ctx", options.model.n_ctx,
                    "KV cache length in tokens (0 = the model's own context length; larger values "
                    "are capped at it)")
         ->transform(min_ctx > 0 ? zero_or_integer_range(min_ctx, kMaxTokens) : integer_range(0, kMaxTokens));
-    app.add_option("-b,--batch", options.llama.n_batch,
+    app.add_option("-b,--batch", options.model.n_batch,
                    "prompt tokens per forward step (0 = by device: 512 on GPUs with 16 GiB or more, else 64)")
         ->transform(integer_range(0, kMaxBatch));
     app.add_option("-t,--threads", options.n_threads, "CPU threads (0 = all cores)")
@@ -64,7 +61,7 @@ struct EngineFlags {
                    "on a device never set up with this driver, wait for its programs to build instead of "
                    "starting on the CPU path and moving to the device once it is ready");
     }
-    app.add_option("--memory-limit", options.llama.memory_limit_bytes,
+    app.add_option("--memory-limit", options.model.memory_limit_bytes,
                    "refuse to load when the weights, KV cache and activations would take more than this "
                    "(bytes, or with a unit: 512M, 2G; 0 = no limit)")
         ->transform(CLI::AsSizeValue(false));
@@ -73,9 +70,9 @@ struct EngineFlags {
   EngineOptions resolved() const {
     EngineOptions o = options;
     o.kv_types_set = !kv_type.empty() || !cache_type_k.empty() || !cache_type_v.empty();
-    o.llama.kv_type_k = kv_dtype_of(cache_type_k.empty() ? kv_type : cache_type_k);
-    o.llama.kv_type_v = kv_dtype_of(cache_type_v.empty() ? kv_type : cache_type_v);
-    o.llama.fusion = !no_fusion;
+    o.model.kv_type_k = kv_type_of(cache_type_k.empty() ? kv_type : cache_type_k);
+    o.model.kv_type_v = kv_type_of(cache_type_v.empty() ? kv_type : cache_type_v);
+    o.model.fusion = !no_fusion;
     o.cpu_first_start = cpu_first_command && !wait_for_device;
     if (o.config_path.empty()) {
       if (const char* env = std::getenv("CLPORT_CONFIG")) o.config_path = env;
@@ -85,7 +82,7 @@ struct EngineFlags {
 };
 
 // Prints a one-line progress bar on stderr while weights load, only when stderr is a terminal.
-Engine::Progress terminal_progress_bar();
+EngineCore::Progress terminal_progress_bar();
 
 // The exit code of a failed Status: 10 + its stage number (README, "Exit codes").
 inline int exit_code_of(const Status& status) { return 10 + static_cast<int>(status.stage()); }

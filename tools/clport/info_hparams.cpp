@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "clport/llama_model.h"
+#include "model/llama_model.h"
 
 namespace clport::cli {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <ostream>
 
-#include "clport/gguf.h"
+#include "gguf/gguf.h"
 
 namespace clport::cli {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "clport/backend.h"
+#include "backend/backend.h"
 
 namespace clport::cli {
 

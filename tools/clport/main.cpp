@@ -8,7 +8,7 @@
 
 #include <cstdio>
 
-#include "clport/engine.h"
+#include "engine/engine_core.h"
 #include "clport/log.h"
 #include "command_registry.h"
 #include "output_files.h"

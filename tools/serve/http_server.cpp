@@ -5,7 +5,7 @@
 #include <ctime>
 #include <random>
 
-#include "clport/log.h"
+#include "common/logger.h"
 #include "connection_watch.h"
 #include "openai_responses.h"
 

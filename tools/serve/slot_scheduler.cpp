@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "clport/log.h"
+#include "common/logger.h"
 #include "clport/tokenizer.h"
 #include "token_logprobs.h"
 
@@ -43,7 +43,7 @@ ApiError shutting_down() {
 
 }  // namespace
 
-SlotScheduler::SlotScheduler(Engine& engine, ServerMetrics& metrics, Options options)
+SlotScheduler::SlotScheduler(EngineCore& engine, ServerMetrics& metrics, Options options)
     : engine_(engine), metrics_(metrics), options_(options) {
   n_slots_ = engine_.n_seq();
   n_ctx_ = engine_.model().n_ctx();
@@ -194,12 +194,12 @@ void SlotScheduler::drop_cancelled_and_expired() {
 }
 
 void SlotScheduler::feed_and_sample() {
-  std::vector<Engine::SequenceInput> inputs;
+  std::vector<EngineCore::SequenceInput> inputs;
   std::vector<Slot*> fed;
   bool prompt_step = false;
   for (auto& s : slots_) {
     if (!s->busy()) continue;
-    Engine::SequenceInput in;
+    EngineCore::SequenceInput in;
     in.seq = s->seq;
     if (!s->pending.empty()) {
       // A prompt goes in chunks of one batch, so a long prompt does not stall the others' decoding.

@@ -2,7 +2,7 @@
 // One thread owns the engine. Each step it admits queued requests into free slots (the slot whose
 // cache shares the longest prefix with the prompt, so a follow-up turn evaluates only its new
 // tokens), feeds every busy slot (a chunk of its prompt, or the token it sampled last) to one
-// Engine::evaluate, and samples each slot whose prompt is done. A request joins at the next step
+// EngineCore::evaluate, and samples each slot whose prompt is done. A request joins at the next step
 // and leaves the step after it ends; a cancelled or expired one leaves at once and frees its cells.
 #pragma once
 
@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "api_error.h"
-#include "clport/engine.h"
+#include "engine/engine_core.h"
 #include "request_channel.h"
 #include "server_metrics.h"
 #include "stop_strings.h"
@@ -43,7 +43,7 @@ class SlotScheduler {
   struct Options {
     size_t queue_limit = 64;  // requests waiting for a slot; more are refused (429)
   };
-  SlotScheduler(Engine& engine, ServerMetrics& metrics, Options options);
+  SlotScheduler(EngineCore& engine, ServerMetrics& metrics, Options options);
   ~SlotScheduler();
   SlotScheduler(const SlotScheduler&) = delete;
   SlotScheduler& operator=(const SlotScheduler&) = delete;
@@ -72,7 +72,7 @@ class SlotScheduler {
   void drop_cancelled_and_expired();
   void update_gauges();
 
-  Engine& engine_;
+  EngineCore& engine_;
   ServerMetrics& metrics_;
   Options options_;
   uint32_t n_slots_ = 0, n_ctx_ = 0, n_batch_ = 0;

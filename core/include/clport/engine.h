@@ -1,25 +1,63 @@
-// The text-generation engine: one model file, its tokenizer, the backend chosen for it (the best
-// OpenCL device the policy allows, else the CPU), and the generation loop with timings.
+// The C++ application API: open a GGUF model on the best device the policy allows (else the CPU
+// path), tokenize, generate, and hold conversations in the KV cache. The C API (clport.h) is the
+// same engine behind a stable ABI; this header is for C++ apps built with the same compiler and
+// standard library as libclport. Only the standard library is needed to include it.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "clport/backend.h"
+#include "clport/chat_template.h"
 #include "clport/export.h"
-#include "clport/llama_model.h"
-#include "clport/program_cache.h"
 #include "clport/sampler.h"
 #include "clport/status.h"
 #include "clport/tokenizer.h"
 
 namespace clport {
 
-class GgufFile;
-class Policy;
+class EngineCore;
+
+// KV cache element types; the values are the GGUF type ids, the names llama.cpp's
+// --cache-type-k / --cache-type-v take.
+enum class KvCacheType : int32_t { F32 = 0, F16 = 1, Q4_0 = 2, Q8_0 = 8 };
+CLPORT_API std::string_view kv_cache_type_name(KvCacheType type);  // "f16", "q8_0", ...
+// "f32", "f16", "q8_0" or "q4_0" (as kv_cache_type_name spells them); nullopt for anything else.
+CLPORT_API std::optional<KvCacheType> kv_cache_type_from_name(std::string_view name);
+
+struct ModelOptions {
+  uint32_t n_ctx = 2048;   // KV cache length of each sequence (0: the training context; capped at it)
+  // Sequences the KV cache holds (conversations, server slots), each of n_ctx positions: the
+  // cache is n_seq x n_ctx cells, all allocated at load and counted by the memory limit. A step
+  // can run one token of many sequences at once (Engine::evaluate), its mat-muls reading
+  // the weights once for all of them.
+  uint32_t n_seq = 1;  // 1 .. 256
+  // Prompt tokens per forward step (scratch size). 0: by device, 512 on GPUs with 16 GiB or
+  // more (a desktop or data-centre card: a 1B model's prompt ran 1.7x faster on an H200 than in
+  // steps of 64, its mat-muls reading the weights once per step), else 64 (phones share their
+  // memory, and the logits scratch alone is n_vocab x n_batch floats).
+  uint32_t n_batch = 0;
+  // KV cache element types, K and V chosen apart (as llama.cpp's --cache-type-k / -v). A
+  // quantized row is 32-element blocks along head_dim (every supported family's head_dim is a
+  // multiple of 32); K and V in one joint tensor only when both types are equal.
+  KvCacheType kv_type_k = KvCacheType::F16;
+  KvCacheType kv_type_v = KvCacheType::F16;
+  // Let the device's plugins run fused patterns (norm into its mat-mul, Q/K/V as one weight,
+  // RoPE with the KV-cache store and with attention, SwiGLU and residual adds in epilogues)
+  // where they claim them; off runs every op on its own (to tell a fused-kernel bug apart).
+  bool fusion = true;
+  // Keep every weight's plain copy on the device even where the plugin's own layout owns it
+  // (it is freed otherwise); to tell a bug of the freeing apart.
+  bool keep_plain_weights = false;
+  // Refuse, before anything is allocated, a load whose weights, KV cache and activations would
+  // take more than this many bytes (0: no limit); the error says what is needed and what would
+  // shrink it.
+  uint64_t memory_limit_bytes = 0;
+};
 
 struct EngineOptions {
   std::string model_path;
@@ -30,9 +68,9 @@ struct EngineOptions {
   std::string config_path;  // user policy file layered on the defaults
   // Policy YAML texts layered after config_path, in order (the C API's policy text, fp32).
   std::vector<std::string> config_texts;
-  LlamaOptions llama;
-  // The application chose llama.kv_type_k / kv_type_v: else the policy's cache_type_k /
-  // cache_type_v apply where it sets them. Likewise a llama.memory_limit_bytes of 0 takes the
+  ModelOptions model;
+  // The application chose model.kv_type_k / kv_type_v: else the policy's cache_type_k /
+  // cache_type_v apply where it sets them. Likewise a model.memory_limit_bytes of 0 takes the
   // policy's memory_limit.
   bool kv_types_set = false;
   bool profiling = false;   // OpenCL profiling events for `clport profile`
@@ -41,7 +79,7 @@ struct EngineOptions {
   // the reference) instead of 8-bit ones. The policy's `precision: fp32` sets it too.
   bool cpu_float_activations = false;
   // Directory for the program cache, the self-test verdict, the tuning file and the record of
-  // devices that failed during a run (clport/cache_location.h): "" = the policy's cache_dir:,
+  // devices that failed during a run (the policy's cache_dir): "" = the policy's cache_dir:,
   // then CLPORT_CACHE_DIR, then $XDG_CACHE_HOME / $HOME; "off" = no cache. An app without HOME
   // (Android) passes its cache directory here.
   std::string cache_dir;
@@ -84,32 +122,54 @@ struct GenerationStats {
   }
 };
 
-// An engine is used from one thread at a time (the C API and the server serialise their calls).
+// The background device load of a CPU-first start (EngineOptions::cpu_first_start).
+enum class DeviceStart {
+  None,     // no background load: the engine runs where it started
+  Loading,  // on the CPU path; the device loads in the background
+  Ready,    // loaded: the engine moves to it at the next step boundary
+  Failed,   // the device could not be loaded (logged); the engine stays on the CPU path
+  Moved,    // the engine runs on the device it loaded
+};
+
+// One input of Engine::evaluate: tokens appended to a sequence.
+struct SequenceInput {
+  uint32_t seq = 0;
+  std::vector<int32_t> tokens;
+};
+
+// What was loaded, and where it runs.
+struct ModelInfo {
+  std::string architecture;  // the GGUF general.architecture: "llama", "gemma3", "qwen2", ...
+  uint32_t n_vocab = 0, n_layer = 0, n_embd = 0;
+  uint32_t n_ctx = 0;        // positions of each sequence
+  uint32_t n_ctx_train = 0;  // the context the model was trained with
+  uint32_t n_seq = 0;        // sequences the KV cache holds
+  std::string backend;       // "cpu" or "opencl:<device>"
+  KvCacheType kv_type_k = KvCacheType::F16, kv_type_v = KvCacheType::F16;
+};
+
+// An engine is used from one thread at a time (serialise calls from several threads).
 class CLPORT_API Engine {
  public:
   using Progress = std::function<void(uint64_t done, uint64_t total)>;
-  static Result<std::unique_ptr<Engine>> open(const EngineOptions& options,
-                                              const Progress& progress = {});
+  // Loads the model; `progress` is called with the weight bytes loaded so far and in all.
+  static Result<std::unique_ptr<Engine>> open(const EngineOptions& options, const Progress& progress = {});
   ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
 
-  Tokenizer& tokenizer() { return *tokenizer_; }
-  // The model and its backend. Both are replaced (the old references dangle) when the device runs
-  // out of memory at load or fails during a generation and the engine moves to the CPU path.
-  LlamaModel& model() { return *model_; }
-  Backend& backend() { return *backend_; }
-  const GgufFile& file() const { return *file_; }
-  std::shared_ptr<GgufFile> shared_file() const { return file_; }
-  const EngineOptions& options() const { return options_; }
-  double load_seconds() const { return load_seconds_; }
+  Tokenizer& tokenizer();
+  // Where the model runs can change during a run (a failing device moves it to the CPU path):
+  // ask again rather than keep the answer.
+  ModelInfo info() const;
+  const EngineOptions& options() const;
+  double load_seconds() const;
 
-  // The background device load of a CPU-first start (EngineOptions::wait_for_device).
-  enum class DeviceStart {
-    None,     // no background load: the engine runs where it started
-    Loading,  // on the CPU path; the device loads in the background
-    Ready,    // loaded: the engine moves to it at the next step boundary
-    Failed,   // the device could not be loaded (logged); the engine stays on the CPU path
-    Moved,    // the engine runs on the device it loaded
-  };
+  // The chat format for this model: `name_override` when not empty (a name from
+  // chat_family_names()), else the one recognised in the file's template (an error naming the
+  // choices when there is none). chat_stop_tokens(family, tokenizer()) ends its turns.
+  Result<ChatTemplateChoice> chat_template(std::string_view name_override = {}) const;
+
   DeviceStart device_start() const;
   // The device a CPU-first start loads in the background ("" when none).
   std::string background_device() const;
@@ -126,16 +186,16 @@ class CLPORT_API Engine {
   // too (a chat family's end-of-turn tokens: chat_stop_tokens()); like an end-of-generation
   // token, a stop token is not passed to on_token.
   // When an OpenCL call fails during the generation (an enqueue, a read, a finish), the device
-  // is recorded as failing (clport/device_failure.h), the run moves to the CPU path, the tokens
-  // so far are evaluated again there as the CPU path evaluates them, and the generation goes on
-  // (stats->device_failure says so); on_token sees every token once.
+  // is recorded as failing, the run moves to the CPU path, the tokens so far are evaluated again
+  // there as the CPU path evaluates them, and the generation goes on (stats->device_failure says
+  // so); on_token sees every token once.
   Status generate(const std::vector<int32_t>& prompt, int n_predict, Sampler& sampler,
                   const std::function<bool(int32_t)>& on_token, GenerationStats* stats,
                   const std::vector<int32_t>& stop_tokens = {});
 
-  // A conversation goes on in the KV cache. Each sequence s (0 .. n_seq - 1, EngineOptions::llama.
-  // n_seq) holds cached_tokens(s) at positions 0..n-1: what its last generation evaluated (its
-  // prompt and every token it fed back), a loaded state, or what evaluate() appended.
+  // A conversation goes on in the KV cache. Each sequence s (0 .. n_seq - 1, ModelOptions::n_seq)
+  // holds cached_tokens(s) at positions 0..n-1: what its last generation evaluated (its prompt
+  // and every token it fed back), a loaded state, or what evaluate() appended.
   // generate_reusing_cache is generate for a prompt that repeats the conversation so far: only
   // what follows its longest common prefix with cached_tokens(seq) is evaluated (at least the
   // last token, whose logits start the sampling); the cached tokens past the prefix are dropped.
@@ -146,18 +206,18 @@ class CLPORT_API Engine {
                                 const std::vector<int32_t>& stop_tokens = {}, uint32_t seq = 0);
   // (Empty for a sequence out of range.)
   const std::vector<int32_t>& cached_tokens(uint32_t seq = 0) const;
-  uint32_t n_seq() const { return static_cast<uint32_t>(cached_.size()); }
+  uint32_t n_seq() const;
   // Forgets the last n cached tokens of a sequence (to regenerate or edit a turn); more than it
   // holds is an InvalidArgument status.
   Status rewind(size_t n, uint32_t seq = 0);
   // Sequence `to` starts over as a copy of sequence `from` (its tokens and KV rows): a fork, for
   // trying two continuations of one conversation.
   Status fork(uint32_t from, uint32_t to);
-  // Saves cached_tokens(seq) and their KV-cache rows to path (engine/sequence_state.h), and
-  // loads such a file back in place of the sequence. A file saved for another model file, other
-  // KV types or another clport version is refused naming what differs; a truncated or corrupt
-  // one is an Io error. A load that fails leaves the sequence as it was, unless writing the rows
-  // to the device failed (then it is empty).
+  // Saves cached_tokens(seq) and their KV-cache rows to path, and loads such a file back in place
+  // of the sequence. A file saved for another model file, other KV types or another clport
+  // version is refused naming what differs; a truncated or corrupt one is an Io error. A save
+  // goes to a temporary file renamed into place. A load that fails leaves the sequence as it was,
+  // unless writing the rows to the device failed (then it is empty).
   Status save_state(const std::string& path, uint32_t seq = 0);
   Status load_state(const std::string& path, uint32_t seq = 0);
 
@@ -167,79 +227,16 @@ class CLPORT_API Engine {
   // of them; the tokens before (a prompt) run sequence by sequence first. Sequences must differ
   // and be in range. After an error every input's sequence is treated as empty; a device failure
   // moves the engine to the CPU path as generate() does and evaluates every sequence again.
-  struct SequenceInput {
-    uint32_t seq = 0;
-    std::vector<int32_t> tokens;
-  };
   Status evaluate(const std::vector<SequenceInput>& inputs, std::vector<float>& logits);
 
  private:
-  Engine() = default;
-  // engine_recovery.cpp: loads the model on backend_, moving to the CPU path when the device runs
-  // out of memory (unless the user named the device); and runs a forward step, moving the
-  // generation to the CPU path when the device fails. `history`: the prompt (its first
-  // prompt_tokens) and the tokens generated so far, ending with `tokens` being evaluated.
-  Status load_model(const Progress& progress);
-  Status forward_or_move_to_cpu(const std::vector<int32_t>& tokens, uint32_t n_past,
-                                const std::vector<int32_t>& history, size_t prompt_tokens,
-                                std::vector<float>& logits, GenerationStats& stats, uint32_t seq);
-  // After `failed` (a device failure): records it, says so in *note, and reloads the model on the
-  // CPU path; every sequence's cache is then empty until evaluated again there.
-  Status move_to_cpu_path(const Status& failed, const std::string& what_so_far, std::string* note);
-  // Evaluates the cached tokens of every sequence but `except` again (after a move to the CPU).
-  Status reevaluate_sequences(uint32_t except);
-  Status check_sequence(uint32_t seq) const;
-  // engine_device_start.cpp: the backend at open (the CPU path first when the device needs
-  // setting up), the background device load, and the move to it at a step boundary.
-  struct DeviceLoad;
-  Status open_backend(const Progress& progress);
-  void start_device_load(std::shared_ptr<DeviceLoad> load);
-  // Moves to the background-loaded device when it is ready; *moved says whether it did.
-  Status move_to_device_if_ready(bool* moved);
-  // run_generation's step boundary: the move, noted in stats (`generated` tokens so far).
-  Status device_move_boundary(GenerationStats& stats);
-  // At destruction: a load still running is left to finish on its own (detached_device_loads()).
-  void release_device_load();
-  // generate and generate_reusing_cache: evaluates prompt from position `keep` (the sequence
-  // holds its first keep tokens), then samples.
-  Status run_generation(const std::vector<int32_t>& prompt, size_t keep, int n_predict, Sampler& sampler,
-                        const std::function<bool(int32_t)>& on_token, GenerationStats* stats,
-                        const std::vector<int32_t>& stop_tokens, uint32_t seq);
-  // evaluate() on the backend as it is: the prompts, then the last tokens in steps.
-  Status evaluate_inputs(const std::vector<SequenceInput>& inputs, std::vector<float>& logits);
-  // The model file's SHA-256 (hex), read once: what a saved state is bound to.
-  Result<std::string> model_sha256();
-  std::shared_ptr<GgufFile> file_;
-  std::unique_ptr<Tokenizer> tokenizer_;
-  std::vector<std::vector<int32_t>> cached_;  // by sequence
-  std::string model_sha256_;
-  std::unique_ptr<Backend> backend_;
-  std::unique_ptr<LlamaModel> model_;
-  std::shared_ptr<DeviceLoad> device_load_;  // while a background device load is pending
-  bool moved_to_device_ = false;
-  bool device_load_failed_ = false;
-  double load_seconds_ = 0;
-  EngineOptions options_;
+  explicit Engine(std::unique_ptr<EngineCore> core);
+  std::unique_ptr<EngineCore> core_;
 };
 
 // Background device loads still running for engines already destroyed. They finish on their own
 // (warming the program cache); a program about to exit without waiting for them ends with _Exit
 // after flushing its output, since the OpenCL compiler is not safe to tear down mid-build.
 CLPORT_API int detached_device_loads();
-
-// Program bundles: the program cache of the device EngineOptions choose (its compiled programs,
-// self-test verdict and tuning) in one file, and back into a cache elsewhere, so an app can ship
-// the programs of a device it knows. A bundle records the device, driver, platform and clport
-// version it was made for; imported where they differ, nothing is written (skipped, with a note).
-// A truncated or altered bundle is a Stage::Io error and the cache is left as it was.
-CLPORT_API Result<CacheBundleSummary> export_program_bundle(const EngineOptions& options, const std::string& path);
-CLPORT_API Result<CacheBundleSummary> import_program_bundle(const EngineOptions& options, const std::string& path);
-
-// Chooses and creates the backend for EngineOptions (device selection, plugins, policy).
-// Defined in engine_backend.cpp.
-CLPORT_API Result<std::unique_ptr<Backend>> create_backend(const EngineOptions& options);
-// The policy create_backend judges devices with: the shipped files, config_path (else
-// CLPORT_CONFIG), config_texts, and the forced plugin as a rule.
-CLPORT_API Result<Policy> engine_policy(const EngineOptions& options);
 
 }  // namespace clport

@@ -4,8 +4,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "clport/backend.h"
-#include "clport/gguf.h"
+#include "backend/backend.h"
+#include "gguf/gguf.h"
 
 namespace clport {
 namespace {

@@ -4,10 +4,10 @@
 #include <map>
 #include <set>
 
-#include "clport/device_failure.h"
-#include "clport/gguf.h"
-#include "clport/log.h"
-#include "clport/memory_pool.h"
+#include "selftest/device_failure.h"
+#include "gguf/gguf.h"
+#include "common/logger.h"
+#include "memory/memory_pool.h"
 #include "backend/op_description.h"
 #include "memory/file_pages.h"
 

@@ -5,9 +5,9 @@
 
 #include <memory>
 
-#include "clport/backend.h"
-#include "clport/binding.h"
-#include "clport/device_context.h"
+#include "backend/backend.h"
+#include "binding/binding.h"
+#include "runtime/device_context.h"
 
 namespace clport {
 

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "clport/backend.h"
+#include "backend/backend.h"
 
 namespace clport {
 

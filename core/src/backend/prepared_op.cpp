@@ -1,6 +1,6 @@
 // The default Backend::prepare: the node's operands kept, each replay a run() with the step's
 // position (what the CPU backends do: they have nothing to decide ahead of time).
-#include "clport/backend.h"
+#include "backend/backend.h"
 
 namespace clport {
 namespace {

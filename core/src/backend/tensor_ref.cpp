@@ -1,4 +1,4 @@
-#include "clport/backend.h"
+#include "backend/backend.h"
 
 namespace clport {
 

@@ -1,7 +1,7 @@
 // Ops taken out of service per plugin (the driver self-test's verdicts): select() skips them.
 #include <algorithm>
 
-#include "clport/binding.h"
+#include "binding/binding.h"
 #include "clport/log.h"
 
 namespace clport {

@@ -3,10 +3,10 @@
 #include <string>
 #include <utility>
 
-#include "clport/binding.h"
-#include "clport/dtype.h"
+#include "binding/binding.h"
+#include "common/dtype.h"
 #include "clport/log.h"
-#include "clport/op_desc.h"
+#include "binding/op_desc.h"
 #include "binding/plugin_status.h"
 
 namespace clport {

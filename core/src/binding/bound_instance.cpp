@@ -1,7 +1,7 @@
 // Lifetime of plugin instances and repacked weights; every call into a plugin is guarded.
-#include "clport/binding.h"
-#include "clport/log.h"
-#include "clport/op_desc.h"
+#include "binding/binding.h"
+#include "common/logger.h"
+#include "binding/op_desc.h"
 
 namespace clport {
 

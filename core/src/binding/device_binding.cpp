@@ -1,11 +1,11 @@
 // Ranking: probe every plugin, apply the policy, create instances best first.
 #include <algorithm>
 
-#include "clport/binding.h"
-#include "clport/plugin_settings.h"
-#include "clport/device_context.h"
-#include "clport/log.h"
-#include "clport/tuner.h"
+#include "binding/binding.h"
+#include "policy/plugin_settings.h"
+#include "runtime/device_context.h"
+#include "common/logger.h"
+#include "tuner/tuner.h"
 
 namespace clport {
 namespace {

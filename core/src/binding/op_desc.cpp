@@ -1,6 +1,6 @@
-#include "clport/op_desc.h"
+#include "binding/op_desc.h"
 
-#include "clport/dtype.h"
+#include "common/dtype.h"
 
 namespace clport {
 

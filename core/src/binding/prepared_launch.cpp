@@ -3,8 +3,8 @@
 #include <utility>
 
 #include "binding/plugin_status.h"
-#include "clport/binding.h"
-#include "clport/log.h"
+#include "binding/binding.h"
+#include "common/logger.h"
 
 namespace clport {
 

@@ -6,7 +6,7 @@
 namespace {
 
 // The family by name, or the file's (a Model status saying why there is none).
-clport::Result<clport::ChatFamily> capi_chat_family(clport::Engine& engine, const char* template_name) {
+clport::Result<clport::ChatFamily> capi_chat_family(clport::EngineCore& engine, const char* template_name) {
   auto choice = clport::choose_chat_template(engine.file(), template_name == nullptr ? "" : template_name);
   if (!choice.ok()) return choice.status();
   return choice->family;
@@ -39,7 +39,7 @@ clport_status clport_chat_apply(clport_model* model, const char* template_name,
       }
       conversation.push_back({messages[i].role, messages[i].content});
     }
-    clport::Engine& engine = *model->state->engine;
+    clport::EngineCore& engine = *model->state->engine;
     auto family = capi_chat_family(engine, template_name);
     if (!family.ok()) return clport::capi::from_status(&model->error, family.status());
     const clport::Tokenizer& tok = engine.tokenizer();
@@ -62,7 +62,7 @@ clport_status clport_chat_stop_tokens(clport_model* model, const char* template_
     if (out_tokens == nullptr || out_count == nullptr) {
       return invalid(&model->error, std::string(fn) + ": " + (out_tokens == nullptr ? "out_tokens" : "out_count") + " is NULL");
     }
-    clport::Engine& engine = *model->state->engine;
+    clport::EngineCore& engine = *model->state->engine;
     auto family = capi_chat_family(engine, template_name);
     if (!family.ok()) return clport::capi::from_status(&model->error, family.status());
     const std::vector<int32_t> stops = clport::chat_stop_tokens(family.value(), engine.tokenizer());

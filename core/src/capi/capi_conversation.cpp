@@ -1,5 +1,5 @@
 // The conversation a context holds in its model's KV cache: its tokens, rewinding it, saving it
-// to a file and loading it back, forking another context's (clport/engine.h's Engine methods
+// to a file and loading it back, forking another context's (clport/engine.h's EngineCore methods
 // behind each, on the context's engine sequence).
 #include "capi/capi_internal.h"
 
@@ -29,7 +29,7 @@ clport_status clport_context_cached_tokens(clport_context* context, int32_t** ou
   static const char* fn = "clport_context_cached_tokens";
   if (out_tokens != nullptr) *out_tokens = nullptr;
   if (out_count != nullptr) *out_count = 0;
-  return with_engine(context, fn, [&](clport::Engine& engine) {
+  return with_engine(context, fn, [&](clport::EngineCore& engine) {
     if (out_tokens == nullptr || out_count == nullptr) {
       return invalid(&context->error, std::string(fn) + ": " + (out_tokens == nullptr ? "out_tokens" : "out_count") + " is NULL");
     }
@@ -44,7 +44,7 @@ clport_status clport_context_cached_tokens(clport_context* context, int32_t** ou
 
 clport_status clport_context_rewind(clport_context* context, size_t n_tokens) {
   static const char* fn = "clport_context_rewind";
-  return with_engine(context, fn, [&](clport::Engine& engine) {
+  return with_engine(context, fn, [&](clport::EngineCore& engine) {
     const clport::Status s = engine.rewind(n_tokens, context->seq);
     if (!s.ok()) return invalid(&context->error, std::string(fn) + ": n_tokens: " + s.message());
     return clport::capi::ok(&context->error);
@@ -53,7 +53,7 @@ clport_status clport_context_rewind(clport_context* context, size_t n_tokens) {
 
 clport_status clport_context_save_state(clport_context* context, const char* path) {
   static const char* fn = "clport_context_save_state";
-  return with_engine(context, fn, [&](clport::Engine& engine) {
+  return with_engine(context, fn, [&](clport::EngineCore& engine) {
     if (path == nullptr || *path == '\0') return invalid(&context->error, std::string(fn) + ": path is NULL or empty");
     return clport::capi::from_status(&context->error, engine.save_state(path, context->seq));
   });
@@ -61,7 +61,7 @@ clport_status clport_context_save_state(clport_context* context, const char* pat
 
 clport_status clport_context_load_state(clport_context* context, const char* path) {
   static const char* fn = "clport_context_load_state";
-  return with_engine(context, fn, [&](clport::Engine& engine) {
+  return with_engine(context, fn, [&](clport::EngineCore& engine) {
     if (path == nullptr || *path == '\0') return invalid(&context->error, std::string(fn) + ": path is NULL or empty");
     return clport::capi::from_status(&context->error, engine.load_state(path, context->seq));
   });
@@ -69,7 +69,7 @@ clport_status clport_context_load_state(clport_context* context, const char* pat
 
 clport_status clport_context_fork(clport_context* context, const clport_context* source) {
   static const char* fn = "clport_context_fork";
-  return with_engine(context, fn, [&](clport::Engine& engine) {
+  return with_engine(context, fn, [&](clport::EngineCore& engine) {
     if (source == nullptr) return invalid(&context->error, std::string(fn) + ": source is NULL");
     if (source->state != context->state) {
       return invalid(&context->error, std::string(fn) + ": source is a context of another model");

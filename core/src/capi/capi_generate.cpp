@@ -63,7 +63,7 @@ clport_status capi_generate(const char* fn, bool continue_cache, clport_context*
       return invalid(&context->error, std::string(fn) + ": a generation is already running on this model "
                                                         "(clport_generate called from a token callback?)");
     }
-    clport::Engine& engine = *state.engine;
+    clport::EngineCore& engine = *state.engine;
     const int32_t n_vocab = engine.tokenizer().n_vocab();
     for (size_t i = 0; i < n_prompt; ++i) {
       if (prompt[i] < 0 || prompt[i] >= n_vocab) {
@@ -168,7 +168,7 @@ void clport_context_free(clport_context* context) {
     std::lock_guard<std::recursive_mutex> lock(context->state->mutex);
     std::vector<bool>& taken = context->state->sequence_taken;
     if (!taken.empty() && !context->state->generating) {
-      clport::Engine& engine = *context->state->engine;
+      clport::EngineCore& engine = *context->state->engine;
       static_cast<void>(engine.rewind(engine.cached_tokens(context->seq).size(), context->seq));
       taken[context->seq] = false;
     }

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "clport/clport.h"
-#include "clport/engine.h"
+#include "engine/engine_core.h"
 #include "clport/status.h"
 
 // The handles are C structs declared in clport.h; each holds a message slot for the last call.
@@ -27,7 +27,7 @@ namespace clport::capi {
 
 // The loaded engine, shared by the model handle and every context made from it.
 struct ModelState {
-  std::unique_ptr<Engine> engine;
+  std::unique_ptr<EngineCore> engine;
   std::string architecture;
   // Every backend the model has run on, the last being the current one: a deque, so the names
   // handed out by clport_model_get_info stay valid as long as the model.

@@ -18,13 +18,13 @@ const char* capi_level_name(clport_log_severity level) {
   return nullptr;
 }
 
-clport_log_severity capi_from_spdlog(spdlog::level::level_enum level) {
+clport_log_severity capi_severity(clport::LogLevel level) {
   switch (level) {
-    case spdlog::level::trace: return CLPORT_SEVERITY_TRACE;
-    case spdlog::level::debug: return CLPORT_SEVERITY_DEBUG;
-    case spdlog::level::info: return CLPORT_SEVERITY_INFO;
-    case spdlog::level::warn: return CLPORT_SEVERITY_WARN;
-    default: return CLPORT_SEVERITY_ERROR;  // err and critical
+    case clport::LogLevel::Trace: return CLPORT_SEVERITY_TRACE;
+    case clport::LogLevel::Debug: return CLPORT_SEVERITY_DEBUG;
+    case clport::LogLevel::Info: return CLPORT_SEVERITY_INFO;
+    case clport::LogLevel::Warn: return CLPORT_SEVERITY_WARN;
+    default: return CLPORT_SEVERITY_ERROR;  // error and critical
   }
 }
 
@@ -37,10 +37,10 @@ clport_status clport_set_log_callback(clport_log_callback callback, void* user_d
     if (callback == nullptr) {
       clport::set_log_callback({});
     } else {
-      clport::set_log_callback([callback, user_data](spdlog::level::level_enum level,
+      clport::set_log_callback([callback, user_data](clport::LogLevel level,
                                                      const std::string& component,
                                                      const std::string& message) {
-        callback(user_data, capi_from_spdlog(level), component.c_str(), message.c_str());
+        callback(user_data, capi_severity(level), component.c_str(), message.c_str());
       });
     }
     return clport::capi::ok(nullptr);

@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "capi/capi_internal.h"
-#include "clport/report.h"
+#include "report/report.h"
 
 namespace {
 
@@ -48,34 +48,32 @@ clport_status clport_model_load(clport_runtime* runtime, const clport_model_opti
       return invalid(&runtime->error, std::string(fn) + ": options->n_seq " + std::to_string(o.n_seq) +
                                           " is out of range 1 to " + std::to_string(clport::kMaxSequences));
     }
-    clport::DType kv_types[2] = {clport::DType::F16, clport::DType::F16};
+    clport::KvCacheType kv_types[2] = {clport::KvCacheType::F16, clport::KvCacheType::F16};
     const char* kv_names[2] = {o.cache_type_k, o.cache_type_v};
     for (int i = 0; i < 2; ++i) {
       if (kv_names[i] == nullptr) continue;
       const std::string name = kv_names[i];
-      if (name == "f16") kv_types[i] = clport::DType::F16;
-      else if (name == "f32") kv_types[i] = clport::DType::F32;
-      else if (name == "q8_0") kv_types[i] = clport::DType::Q8_0;
-      else if (name == "q4_0") kv_types[i] = clport::DType::Q4_0;
+      const auto type = clport::kv_cache_type_from_name(name);
+      if (type) kv_types[i] = *type;
       else
         return invalid(&runtime->error, std::string(fn) + ": options->" + (i == 0 ? "cache_type_k" : "cache_type_v") +
                                             " '" + name + "' is not one of f16, f32, q8_0, q4_0");
     }
     clport::EngineOptions e = runtime->engine;
     e.model_path = o.path;
-    e.llama.kv_type_k = kv_types[0];
-    e.llama.kv_type_v = kv_types[1];
+    e.model.kv_type_k = kv_types[0];
+    e.model.kv_type_v = kv_types[1];
     e.kv_types_set = o.cache_type_k != nullptr || o.cache_type_v != nullptr;
-    e.llama.memory_limit_bytes = o.memory_limit_bytes;
-    e.llama.n_ctx = o.n_ctx;
-    e.llama.n_seq = o.n_seq;
-    e.llama.fusion = o.no_fusion == 0;
+    e.model.memory_limit_bytes = o.memory_limit_bytes;
+    e.model.n_ctx = o.n_ctx;
+    e.model.n_seq = o.n_seq;
+    e.model.fusion = o.no_fusion == 0;
     e.cpu_first_start = o.cpu_first_start != 0;
     if (o.fp32 != 0) {
       e.cpu_float_activations = true;
       e.config_texts.push_back("precision: fp32\n");
     }
-    auto engine = clport::Engine::open(e);
+    auto engine = clport::EngineCore::open(e);
     if (!engine.ok()) return clport::capi::from_status(&runtime->error, engine.status());
     auto model = std::make_unique<clport_model>();
     model->state = std::make_shared<clport::capi::ModelState>();
@@ -90,12 +88,12 @@ clport_status clport_model_load(clport_runtime* runtime, const clport_model_opti
 
 void clport_model_free(clport_model* model) { delete model; }
 
-static_assert(CLPORT_DEVICE_START_NONE == static_cast<int>(clport::Engine::DeviceStart::None) &&
-                  CLPORT_DEVICE_START_LOADING == static_cast<int>(clport::Engine::DeviceStart::Loading) &&
-                  CLPORT_DEVICE_START_READY == static_cast<int>(clport::Engine::DeviceStart::Ready) &&
-                  CLPORT_DEVICE_START_FAILED == static_cast<int>(clport::Engine::DeviceStart::Failed) &&
-                  CLPORT_DEVICE_START_MOVED == static_cast<int>(clport::Engine::DeviceStart::Moved),
-              "clport.h's device-start values are Engine::DeviceStart's");
+static_assert(CLPORT_DEVICE_START_NONE == static_cast<int>(clport::EngineCore::DeviceStart::None) &&
+                  CLPORT_DEVICE_START_LOADING == static_cast<int>(clport::EngineCore::DeviceStart::Loading) &&
+                  CLPORT_DEVICE_START_READY == static_cast<int>(clport::EngineCore::DeviceStart::Ready) &&
+                  CLPORT_DEVICE_START_FAILED == static_cast<int>(clport::EngineCore::DeviceStart::Failed) &&
+                  CLPORT_DEVICE_START_MOVED == static_cast<int>(clport::EngineCore::DeviceStart::Moved),
+              "clport.h's device-start values are EngineCore::DeviceStart's");
 
 clport_status clport_model_wait_for_device(clport_model* model) {
   static const char* fn = "clport_model_wait_for_device";
@@ -119,7 +117,7 @@ clport_status clport_model_get_info(clport_model* model, clport_model_info* out_
                                         std::to_string(out_info->struct_size) +
                                         "; set it to sizeof(clport_model_info)");
     }
-    clport::Engine& engine = *model->state->engine;
+    clport::EngineCore& engine = *model->state->engine;
     const clport::LlamaHParams& hp = engine.model().hparams();
     const clport::Tokenizer& tok = engine.tokenizer();
     clport_model_info info{};
@@ -154,7 +152,7 @@ clport_status clport_model_report_json(clport_model* model, char** out_json, siz
   return clport::capi::locked(model->state->mutex, &model->error, fn, [&] {
     if (out_json == nullptr) return invalid(&model->error, std::string(fn) + ": out_json is NULL");
     using nlohmann::json;
-    clport::Engine& engine = *model->state->engine;
+    clport::EngineCore& engine = *model->state->engine;
     const clport::LlamaHParams& hp = engine.model().hparams();
     auto lines = clport::op_bindings(engine.file(), engine.backend());
     if (!lines.ok()) return clport::capi::from_status(&model->error, lines.status());
@@ -171,7 +169,7 @@ clport_status clport_model_report_json(clport_model* model, char** out_json, siz
         {"backend", {{"name", engine.backend().name()}, {"description", engine.backend().description()}}},
         {"plan", {{"decode_nodes", plan.nodes}, {"fused_nodes", plan.fused_nodes},
                   {"decode_launches", plan.launches}, {"layer_launches", plan.grouped_runs},
-                  {"fusion", engine.options().llama.fusion}}},
+                  {"fusion", engine.options().model.fusion}}},
         {"load_seconds", engine.load_seconds()},
         {"memory", json::parse(clport::model_memory_json(engine.model().memory()))},
         {"op_bindings", bindings}};

@@ -2,10 +2,10 @@
 // policy file and text), and the devices report judged with them.
 #include "capi/capi_internal.h"
 #include "engine/engine_backend.h"
-#include "clport/engine.h"
-#include "clport/log.h"
-#include "clport/policy.h"
-#include "clport/report.h"
+#include "engine/engine_core.h"
+#include "common/logger.h"
+#include "policy/policy.h"
+#include "report/report.h"
 
 namespace {
 

@@ -3,7 +3,7 @@
 #include <cstdlib>
 
 #include "capi/capi_internal.h"
-#include "clport/version.h"
+#include "common/version.h"
 
 namespace clport::capi {
 namespace {

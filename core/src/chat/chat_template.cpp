@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <initializer_list>
 
-#include "clport/gguf.h"
+#include "gguf/gguf.h"
 
 namespace clport {
 namespace {

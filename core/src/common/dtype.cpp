@@ -1,4 +1,4 @@
-#include "clport/dtype.h"
+#include "common/dtype.h"
 
 #include <algorithm>
 #include <array>

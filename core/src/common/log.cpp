@@ -1,4 +1,4 @@
-#include "clport/log.h"
+#include "common/logger.h"
 
 #include <cstdlib>
 #include <mutex>
@@ -29,6 +29,18 @@ spdlog::level::level_enum initial_level() {
   return level;
 }
 
+LogLevel public_level(spdlog::level::level_enum level) {
+  switch (level) {
+    case spdlog::level::trace: return LogLevel::Trace;
+    case spdlog::level::debug: return LogLevel::Debug;
+    case spdlog::level::info: return LogLevel::Info;
+    case spdlog::level::warn: return LogLevel::Warn;
+    case spdlog::level::err: return LogLevel::Error;
+    case spdlog::level::critical: return LogLevel::Critical;
+    default: return LogLevel::Off;
+  }
+}
+
 spdlog::level::level_enum& current_level() {
   static spdlog::level::level_enum level = initial_level();
   return level;
@@ -52,7 +64,7 @@ class ForwardingSink final : public spdlog::sinks::base_sink<std::mutex> {
     }
     std::string component(msg.logger_name.data(), msg.logger_name.size());
     if (component.rfind("clport.", 0) == 0) component.erase(0, 7);
-    callback_(msg.level, component, std::string(msg.payload.data(), msg.payload.size()));
+    callback_(public_level(msg.level), component, std::string(msg.payload.data(), msg.payload.size()));
   }
   void flush_() override { stderr_->flush(); }
   void set_pattern_(const std::string& pattern) override { stderr_->set_pattern(pattern); }

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "clport/cpu_ops.h"
-#include "clport/dtype.h"
+#include "ops/cpu_ops.h"
+#include "common/dtype.h"
 #include "clport_plugin/plugin_abi.h"
 
 namespace clport::conformance::detail {

@@ -6,7 +6,7 @@
 #include <limits>
 #include <utility>
 
-#include "clport/nmse.h"
+#include "common/nmse.h"
 #include "conformance_operands.h"
 
 namespace clport::conformance::detail {

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "clport/conformance.h"
-#include "clport/device_context.h"
-#include "clport/dtype.h"
+#include "conformance/conformance.h"
+#include "runtime/device_context.h"
+#include "common/dtype.h"
 #include "clport_plugin/plugin_abi.h"
 
 namespace clport::conformance::detail {

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <sstream>
 
-#include "clport/quant.h"
+#include "quant/quant.h"
 
 namespace clport::conformance::detail {
 namespace {

@@ -14,8 +14,8 @@
 #include <random>
 #include <vector>
 
-#include "clport/cpu_ops.h"
-#include "clport/device_context.h"
+#include "ops/cpu_ops.h"
+#include "runtime/device_context.h"
 #include "clport/export.h"
 #include "clport/status.h"
 #include "conformance_cases.h"

@@ -9,14 +9,14 @@
 #include <sstream>
 #include <utility>
 
-#include "clport/binding.h"
-#include "clport/conformance.h"
-#include "clport/cpu_ops.h"
-#include "clport/device_context.h"
-#include "clport/log.h"
-#include "clport/nmse.h"
-#include "clport/opencl_loader.h"
-#include "clport/plugin_manager.h"
+#include "binding/binding.h"
+#include "conformance/conformance.h"
+#include "ops/cpu_ops.h"
+#include "runtime/device_context.h"
+#include "common/logger.h"
+#include "common/nmse.h"
+#include "loader/opencl_loader.h"
+#include "plugins/plugin_manager.h"
 #include "conformance_cases.h"
 #include "conformance_groups.h"
 #include "conformance_operands.h"

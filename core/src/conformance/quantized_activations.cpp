@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "clport/nmse.h"
+#include "common/nmse.h"
 #include "cpu_backend/activation_blocks.h"
 #include "rounding_ties.h"
 

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "clport/cpu_ops.h"
-#include "clport/quant.h"
+#include "ops/cpu_ops.h"
+#include "quant/quant.h"
 #include "cpu_backend/activation_blocks.h"
 
 namespace clport::conformance::detail {

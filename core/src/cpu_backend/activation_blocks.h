@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "clport/dtype.h"
+#include "common/dtype.h"
 
 namespace clport::fastcpu {
 

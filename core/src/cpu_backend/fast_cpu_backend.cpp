@@ -6,7 +6,7 @@
 #include <exception>
 #include <new>
 
-#include "clport/backend.h"
+#include "backend/backend.h"
 #include "cpu_backend/fast_ops.h"
 #include "cpu_backend/kernel_self_check.h"
 #include "cpu_backend/simd_kernels.h"

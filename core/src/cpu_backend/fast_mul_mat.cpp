@@ -6,7 +6,7 @@
 // weight byte is read once per call whatever M is.
 #include <algorithm>
 
-#include "clport/quant.h"
+#include "quant/quant.h"
 #include "cpu_backend/fast_ops.h"
 #include "cpu_backend/simd_kernels.h"
 #include "ops/cpu_common.h"

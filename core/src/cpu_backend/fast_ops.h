@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "clport/cpu_ops.h"
+#include "ops/cpu_ops.h"
 #include "cpu_backend/thread_pool.h"
 
 namespace clport::fastcpu {

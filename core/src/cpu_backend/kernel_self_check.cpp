@@ -6,9 +6,9 @@
 #include <mutex>
 #include <vector>
 
-#include "clport/log.h"
-#include "clport/nmse.h"
-#include "clport/quant.h"
+#include "common/logger.h"
+#include "common/nmse.h"
+#include "quant/quant.h"
 #include "cpu_backend/scalar_reference.h"
 #include "cpu_backend/simd_kernels.h"
 

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "clport/quant.h"
+#include "quant/quant.h"
 #include "cpu_backend/activation_blocks.h"
 
 namespace clport::fastcpu {

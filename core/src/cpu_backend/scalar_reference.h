@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "clport/dtype.h"
+#include "common/dtype.h"
 
 namespace clport::fastcpu {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "clport/dtype.h"
+#include "common/dtype.h"
 #include "cpu_backend/activation_blocks.h"
 
 namespace clport::fastcpu {

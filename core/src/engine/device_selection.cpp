@@ -1,4 +1,4 @@
-#include "clport/device_selection.h"
+#include "engine/device_selection.h"
 
 #include <set>
 #include <tuple>

@@ -1,10 +1,10 @@
-#include "clport/engine.h"
+#include "engine/engine_core.h"
 
 #include <algorithm>
 #include <chrono>
 
-#include "clport/gguf.h"
-#include "clport/policy.h"
+#include "gguf/gguf.h"
+#include "policy/policy.h"
 #include "engine/engine_backend.h"
 
 namespace clport {
@@ -50,14 +50,15 @@ Result<EngineOptions> with_policy_model_options(const EngineOptions& options) {
   if (!policy.ok()) return policy.status();
   const PolicyGlobals& g = policy->globals();
   EngineOptions out = options;
+  // The policy parser accepted only these names.
   const auto type_of = [](const std::string& name) {
-    return name == "f32" ? DType::F32 : name == "q8_0" ? DType::Q8_0 : name == "q4_0" ? DType::Q4_0 : DType::F16;
+    return kv_cache_type_from_name(name).value_or(KvCacheType::F16);
   };
   if (!options.kv_types_set) {
-    if (!g.cache_type_k.empty()) out.llama.kv_type_k = type_of(g.cache_type_k);
-    if (!g.cache_type_v.empty()) out.llama.kv_type_v = type_of(g.cache_type_v);
+    if (!g.cache_type_k.empty()) out.model.kv_type_k = type_of(g.cache_type_k);
+    if (!g.cache_type_v.empty()) out.model.kv_type_v = type_of(g.cache_type_v);
   }
-  if (out.llama.memory_limit_bytes == 0) out.llama.memory_limit_bytes = g.memory_limit_bytes;
+  if (out.model.memory_limit_bytes == 0) out.model.memory_limit_bytes = g.memory_limit_bytes;
   // The policy can only ask to wait: starting on the CPU path is the caller's choice to offer.
   if (g.device_start == DeviceStartMode::Wait) out.cpu_first_start = false;
   return out;
@@ -65,17 +66,17 @@ Result<EngineOptions> with_policy_model_options(const EngineOptions& options) {
 
 }  // namespace
 
-Engine::~Engine() {
+EngineCore::~EngineCore() {
   release_device_load();
   // The model's tensors live on the backend: release them first.
   model_.reset();
   backend_.reset();
 }
 
-Result<std::unique_ptr<Engine>> Engine::open(const EngineOptions& options,
+Result<std::unique_ptr<EngineCore>> EngineCore::open(const EngineOptions& options,
                                              const Progress& progress) {
   const auto t0 = std::chrono::steady_clock::now();
-  std::unique_ptr<Engine> engine(new Engine());
+  std::unique_ptr<EngineCore> engine(new EngineCore());
   // Wrong choices (an unknown plugin, a relative cache directory, a broken policy) before the
   // model file is even opened.
   CLPORT_RETURN_IF_ERROR(detail::check_engine_choices(options));
@@ -103,13 +104,13 @@ Result<std::unique_ptr<Engine>> Engine::open(const EngineOptions& options,
   return engine;
 }
 
-Status Engine::generate(const std::vector<int32_t>& prompt, int n_predict, Sampler& sampler,
+Status EngineCore::generate(const std::vector<int32_t>& prompt, int n_predict, Sampler& sampler,
                         const std::function<bool(int32_t)>& on_token, GenerationStats* stats,
                         const std::vector<int32_t>& stop_tokens) {
   return run_generation(prompt, 0, n_predict, sampler, on_token, stats, stop_tokens, 0);
 }
 
-Status Engine::generate_reusing_cache(const std::vector<int32_t>& prompt, int n_predict, Sampler& sampler,
+Status EngineCore::generate_reusing_cache(const std::vector<int32_t>& prompt, int n_predict, Sampler& sampler,
                                       const std::function<bool(int32_t)>& on_token, GenerationStats* stats,
                                       const std::vector<int32_t>& stop_tokens, uint32_t seq) {
   CLPORT_RETURN_IF_ERROR(check_sequence(seq));
@@ -121,7 +122,7 @@ Status Engine::generate_reusing_cache(const std::vector<int32_t>& prompt, int n_
   return run_generation(prompt, common, n_predict, sampler, on_token, stats, stop_tokens, seq);
 }
 
-Status Engine::run_generation(const std::vector<int32_t>& prompt, size_t keep, int n_predict, Sampler& sampler,
+Status EngineCore::run_generation(const std::vector<int32_t>& prompt, size_t keep, int n_predict, Sampler& sampler,
                               const std::function<bool(int32_t)>& on_token, GenerationStats* stats,
                               const std::vector<int32_t>& stop_tokens, uint32_t seq) {
   CLPORT_RETURN_IF_ERROR(check_sequence(seq));

@@ -6,14 +6,14 @@
 #include "engine/engine_backend.h"
 
 #include "backend/device_backend.h"
-#include "clport/device_failure.h"
-#include "clport/device_selection.h"
-#include "clport/engine.h"
-#include "clport/gguf.h"
-#include "clport/log.h"
-#include "clport/plugin_manager.h"
-#include "clport/policy.h"
-#include "clport/self_test.h"
+#include "selftest/device_failure.h"
+#include "engine/device_selection.h"
+#include "engine/engine_core.h"
+#include "gguf/gguf.h"
+#include "common/logger.h"
+#include "plugins/plugin_manager.h"
+#include "policy/policy.h"
+#include "selftest/self_test.h"
 
 namespace clport {
 namespace {
@@ -30,8 +30,8 @@ selftest::TestScope self_test_scope(const EngineOptions& options) {
   if (!file.ok()) return {};
   std::vector<int32_t> tensor_dtypes;
   for (const GgufTensorInfo& t : file.value()->tensors()) tensor_dtypes.push_back(static_cast<int32_t>(t.dtype));
-  return selftest::model_scope(tensor_dtypes, static_cast<int32_t>(options.llama.kv_type_k),
-                               static_cast<int32_t>(options.llama.kv_type_v));
+  return selftest::model_scope(tensor_dtypes, static_cast<int32_t>(options.model.kv_type_k),
+                               static_cast<int32_t>(options.model.kv_type_v));
 }
 
 }  // namespace
@@ -70,7 +70,7 @@ Result<PreparedDevice> prepare_device(const EngineOptions& options, const Policy
   auto manager = PluginManager::discover(search);
   auto binding = DeviceBinding::create(*manager, policy, context.value());
   // A device that failed during an earlier run with this driver and these plugins is not bound
-  // again (clport/device_failure.h), unless the user named it.
+  // again (selftest/device_failure.h), unless the user named it.
   if (auto failed = find_device_failure(*context.value(), *binding)) {
     const std::string why = chosen.info.name + " failed during an earlier run (" + failed->when +
                             ": " + failed->what + "; recorded in " + failed->file +

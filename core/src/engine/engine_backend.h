@@ -4,13 +4,13 @@
 
 #include <memory>
 
-#include "clport/backend.h"
-#include "clport/binding.h"
-#include "clport/device_context.h"
-#include "clport/engine.h"
-#include "clport/plugin_manager.h"
-#include "clport/policy.h"
-#include "clport/self_test.h"
+#include "backend/backend.h"
+#include "binding/binding.h"
+#include "runtime/device_context.h"
+#include "engine/engine_core.h"
+#include "plugins/plugin_manager.h"
+#include "policy/policy.h"
+#include "selftest/self_test.h"
 
 namespace clport::detail {
 

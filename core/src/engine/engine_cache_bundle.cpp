@@ -1,7 +1,7 @@
 // export_program_bundle / import_program_bundle: the device and its cache directory as the engine
 // would choose them, then programs/cache_bundle.
-#include "clport/engine.h"
-#include "clport/program_cache.h"
+#include "engine/engine_core.h"
+#include "programs/program_cache.h"
 #include "engine/engine_backend.h"
 #include "programs/cache_bundle.h"
 

@@ -9,9 +9,9 @@
 #include <mutex>
 #include <thread>
 
-#include "clport/engine.h"
-#include "clport/gguf.h"
-#include "clport/log.h"
+#include "engine/engine_core.h"
+#include "gguf/gguf.h"
+#include "common/logger.h"
 #include "engine/engine_backend.h"
 
 namespace clport {
@@ -27,11 +27,11 @@ double seconds_since_start(std::chrono::steady_clock::time_point t0) {
 
 int detached_device_loads() { return g_detached_loads.load(); }
 
-struct Engine::DeviceLoad {
+struct EngineCore::DeviceLoad {
   // Input (read by the thread only).
   std::unique_ptr<detail::PreparedDevice> device;
   std::shared_ptr<GgufFile> file;
-  LlamaOptions llama;
+  ModelOptions llama;
   std::function<void()> before_load;
   std::string device_name;
 
@@ -46,7 +46,7 @@ struct Engine::DeviceLoad {
   std::thread thread;
 };
 
-Status Engine::open_backend(const Progress& progress) {
+Status EngineCore::open_backend(const Progress& progress) {
   std::unique_ptr<detail::PreparedDevice> deferred;
   const bool cpu_first = options_.cpu_first_start && !options_.profiling;
   auto backend = detail::create_checked_backend(options_, cpu_first ? &deferred : nullptr);
@@ -57,7 +57,7 @@ Status Engine::open_backend(const Progress& progress) {
     load->device_name = deferred->context->info().name;
     load->device = std::move(deferred);
     load->file = file_;
-    load->llama = options_.llama;
+    load->llama = options_.model;
     load->before_load = options_.before_background_device_load;
     logger("engine")->info("{} has not been set up with this driver and clport version: its programs build in the "
                            "background while the CPU path starts; the work moves to it once it is ready",
@@ -67,7 +67,7 @@ Status Engine::open_backend(const Progress& progress) {
   return load_model(progress);
 }
 
-void Engine::start_device_load(std::shared_ptr<DeviceLoad> load) {
+void EngineCore::start_device_load(std::shared_ptr<DeviceLoad> load) {
   device_load_ = load;
   load->thread = std::thread([load] {
     const auto t0 = std::chrono::steady_clock::now();
@@ -110,7 +110,7 @@ void Engine::start_device_load(std::shared_ptr<DeviceLoad> load) {
   });
 }
 
-Engine::DeviceStart Engine::device_start() const {
+EngineCore::DeviceStart EngineCore::device_start() const {
   if (!device_load_) {
     return moved_to_device_ ? DeviceStart::Moved : device_load_failed_ ? DeviceStart::Failed : DeviceStart::None;
   }
@@ -119,9 +119,9 @@ Engine::DeviceStart Engine::device_start() const {
   return device_load_->status.ok() ? DeviceStart::Ready : DeviceStart::Failed;
 }
 
-std::string Engine::background_device() const { return device_load_ ? device_load_->device_name : std::string(); }
+std::string EngineCore::background_device() const { return device_load_ ? device_load_->device_name : std::string(); }
 
-Status Engine::move_to_device_if_ready(bool* moved) {
+Status EngineCore::move_to_device_if_ready(bool* moved) {
   *moved = false;
   if (!device_load_) return Status::ok_status();
   {
@@ -157,7 +157,7 @@ Status Engine::move_to_device_if_ready(bool* moved) {
   return reevaluate_sequences(static_cast<uint32_t>(cached_.size()));
 }
 
-Status Engine::wait_for_device() {
+Status EngineCore::wait_for_device() {
   if (!device_load_) return Status::ok_status();
   // The thread sets `done` last: once joined, the load is over.
   if (device_load_->thread.joinable()) device_load_->thread.join();
@@ -165,7 +165,7 @@ Status Engine::wait_for_device() {
   return move_to_device_if_ready(&moved);
 }
 
-Status Engine::device_move_boundary(GenerationStats& stats) {
+Status EngineCore::device_move_boundary(GenerationStats& stats) {
   bool moved = false;
   CLPORT_RETURN_IF_ERROR(move_to_device_if_ready(&moved));
   if (moved) {
@@ -177,7 +177,7 @@ Status Engine::device_move_boundary(GenerationStats& stats) {
   return Status::ok_status();
 }
 
-void Engine::release_device_load() {
+void EngineCore::release_device_load() {
   if (!device_load_) return;
   std::lock_guard<std::mutex> lock(device_load_->mutex);
   if (device_load_->done) {

@@ -4,10 +4,10 @@
 #include <cstdio>
 #include <string>
 
-#include "clport/device_info.h"
-#include "clport/engine.h"
-#include "clport/gguf.h"
-#include "clport/log.h"
+#include "probe/device_info.h"
+#include "engine/engine_core.h"
+#include "gguf/gguf.h"
+#include "common/logger.h"
 #include "engine/engine_backend.h"
 
 namespace clport {
@@ -45,8 +45,8 @@ std::string sizes(const GgufFile& file, const DeviceInfo& device) {
 
 }  // namespace
 
-Status Engine::load_model(const Progress& progress) {
-  auto model = LlamaModel::load(file_, *backend_, options_.llama, progress);
+Status EngineCore::load_model(const Progress& progress) {
+  auto model = LlamaModel::load(file_, *backend_, options_.model, progress);
   if (!model.ok() && backend_->device_info() != nullptr && out_of_device_memory(model.status())) {
     const std::string what = "out of device memory while loading the model (" +
                              model.status().message() + "); " + sizes(*file_, *backend_->device_info());
@@ -56,14 +56,14 @@ Status Engine::load_model(const Progress& progress) {
     logger("engine")->warn("{}; running on the CPU", what);
     backend_.reset();  // every buffer of the partial model is gone already: release the device
     backend_ = detail::create_cpu_path_backend(options_);
-    model = LlamaModel::load(file_, *backend_, options_.llama, progress);
+    model = LlamaModel::load(file_, *backend_, options_.model, progress);
   }
   if (!model.ok()) return model.status();
   model_ = std::move(model.value());
   return Status::ok_status();
 }
 
-Status Engine::move_to_cpu_path(const Status& failed, const std::string& what_so_far, std::string* note) {
+Status EngineCore::move_to_cpu_path(const Status& failed, const std::string& what_so_far, std::string* note) {
   const DeviceInfo device = *backend_->device_info();
   auto record = backend_->record_failure(failed.to_string());
   const std::string next_start =
@@ -79,7 +79,7 @@ Status Engine::move_to_cpu_path(const Status& failed, const std::string& what_so
   model_.reset();
   backend_.reset();
   backend_ = detail::create_cpu_path_backend(options_);
-  auto model = LlamaModel::load(file_, *backend_, options_.llama);
+  auto model = LlamaModel::load(file_, *backend_, options_.model);
   if (!model.ok()) {
     return Status(model.status().stage(), "moving the run to the CPU path after '" + failed.to_string() +
                                               "': " + model.status().message());
@@ -88,7 +88,7 @@ Status Engine::move_to_cpu_path(const Status& failed, const std::string& what_so
   return Status::ok_status();
 }
 
-Status Engine::reevaluate_sequences(uint32_t except) {
+Status EngineCore::reevaluate_sequences(uint32_t except) {
   std::vector<float> logits;
   for (uint32_t s = 0; s < cached_.size(); ++s) {
     if (s == except || cached_[s].empty()) continue;
@@ -101,7 +101,7 @@ Status Engine::reevaluate_sequences(uint32_t except) {
   return Status::ok_status();
 }
 
-Status Engine::forward_or_move_to_cpu(const std::vector<int32_t>& tokens, uint32_t n_past,
+Status EngineCore::forward_or_move_to_cpu(const std::vector<int32_t>& tokens, uint32_t n_past,
                                       const std::vector<int32_t>& history, size_t prompt_tokens,
                                       std::vector<float>& logits, GenerationStats& stats, uint32_t seq) {
   Status failed = model_->forward(tokens, n_past, false, logits, seq);

@@ -1,26 +1,26 @@
-// Several conversations on one engine: a step over many sequences (Engine::evaluate), and forking
+// Several conversations on one engine: a step over many sequences (EngineCore::evaluate), and forking
 // one sequence into another.
 #include <algorithm>
 #include <string>
 
-#include "clport/engine.h"
-#include "clport/llama_model.h"
+#include "engine/engine_core.h"
+#include "model/llama_model.h"
 
 namespace clport {
 
-const std::vector<int32_t>& Engine::cached_tokens(uint32_t seq) const {
+const std::vector<int32_t>& EngineCore::cached_tokens(uint32_t seq) const {
   static const std::vector<int32_t> kNone;
   return seq < cached_.size() ? cached_[seq] : kNone;
 }
 
-Status Engine::check_sequence(uint32_t seq) const {
+Status EngineCore::check_sequence(uint32_t seq) const {
   if (seq < cached_.size()) return Status::ok_status();
   return Status(Stage::InvalidArgument, "sequence " + std::to_string(seq) + " out of range: the engine holds " +
                                             std::to_string(cached_.size()) + " (0 to " +
                                             std::to_string(cached_.size() - 1) + "; raise --parallel)");
 }
 
-Status Engine::fork(uint32_t from, uint32_t to) {
+Status EngineCore::fork(uint32_t from, uint32_t to) {
   CLPORT_RETURN_IF_ERROR(check_sequence(from));
   CLPORT_RETURN_IF_ERROR(check_sequence(to));
   if (from == to) return Status::ok_status();
@@ -30,7 +30,7 @@ Status Engine::fork(uint32_t from, uint32_t to) {
   return Status::ok_status();
 }
 
-Status Engine::evaluate_inputs(const std::vector<SequenceInput>& inputs, std::vector<float>& logits) {
+Status EngineCore::evaluate_inputs(const std::vector<SequenceInput>& inputs, std::vector<float>& logits) {
   // The tokens before each input's last run on their own, sequence by sequence (a prompt's
   // GEMMs are as wide as its batch already).
   std::vector<float> unused;
@@ -58,7 +58,7 @@ Status Engine::evaluate_inputs(const std::vector<SequenceInput>& inputs, std::ve
   return Status::ok_status();
 }
 
-Status Engine::evaluate(const std::vector<SequenceInput>& inputs, std::vector<float>& logits) {
+Status EngineCore::evaluate(const std::vector<SequenceInput>& inputs, std::vector<float>& logits) {
   if (inputs.empty()) return Status(Stage::InvalidArgument, "no sequences to evaluate");
   std::vector<bool> seen(cached_.size(), false);
   for (size_t i = 0; i < inputs.size(); ++i) {

@@ -1,12 +1,12 @@
-// Engine::rewind, save_state and load_state: the conversation in the KV cache, shortened,
+// EngineCore::rewind, save_state and load_state: the conversation in the KV cache, shortened,
 // written to a file and read back (engine/sequence_state.h has the file).
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 
-#include "clport/engine.h"
-#include "clport/gguf.h"
-#include "clport/version.h"
+#include "engine/engine_core.h"
+#include "gguf/gguf.h"
+#include "common/version.h"
 #include "engine/sequence_state.h"
 #include "programs/cache_key.h"
 
@@ -32,7 +32,7 @@ Result<std::string> model_file_sha256(const std::string& path) {
 
 }  // namespace
 
-Result<std::string> Engine::model_sha256() {
+Result<std::string> EngineCore::model_sha256() {
   if (model_sha256_.empty()) {
     auto digest = model_file_sha256(file_->path().empty() ? options_.model_path : file_->path());
     if (!digest.ok()) return digest.status();
@@ -41,7 +41,7 @@ Result<std::string> Engine::model_sha256() {
   return model_sha256_;
 }
 
-Status Engine::rewind(size_t n, uint32_t seq) {
+Status EngineCore::rewind(size_t n, uint32_t seq) {
   CLPORT_RETURN_IF_ERROR(check_sequence(seq));
   std::vector<int32_t>& cached = cached_[seq];
   if (n > cached.size()) {
@@ -70,7 +70,7 @@ SequenceIdentity sequence_identity_of(const LlamaModel& model, const std::string
 
 }  // namespace
 
-Status Engine::save_state(const std::string& path, uint32_t seq) {
+Status EngineCore::save_state(const std::string& path, uint32_t seq) {
   CLPORT_RETURN_IF_ERROR(check_sequence(seq));
   auto sha = model_sha256();
   if (!sha.ok()) return sha.status();
@@ -82,7 +82,7 @@ Status Engine::save_state(const std::string& path, uint32_t seq) {
   return write_sequence_state(path, state);
 }
 
-Status Engine::load_state(const std::string& path, uint32_t seq) {
+Status EngineCore::load_state(const std::string& path, uint32_t seq) {
   CLPORT_RETURN_IF_ERROR(check_sequence(seq));
   auto sha = model_sha256();
   if (!sha.ok()) return sha.status();

@@ -1,8 +1,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "clport/model_checks.h"
-#include "clport/nmse.h"
+#include "engine/model_checks.h"
+#include "common/nmse.h"
 
 namespace clport {
 namespace {

@@ -2,7 +2,7 @@
 // the negative log-likelihood of its scored tokens summed as llama-perplexity sums it.
 #include <cmath>
 
-#include "clport/model_checks.h"
+#include "engine/model_checks.h"
 
 namespace clport {
 namespace {

@@ -1,6 +1,6 @@
 // Which tokens perplexity feeds and scores (the convention is in model_checks.h). Kept apart from
 // the evaluation so that a test can pin the chunking without running a model.
-#include "clport/model_checks.h"
+#include "engine/model_checks.h"
 
 namespace clport {
 

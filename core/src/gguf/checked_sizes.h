@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "clport/dtype.h"
+#include "common/dtype.h"
 
 namespace clport::gguf_detail {
 

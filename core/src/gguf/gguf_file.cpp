@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "clport/gguf.h"
+#include "gguf/gguf.h"
 #include "gguf_parser.h"
 
 namespace clport {

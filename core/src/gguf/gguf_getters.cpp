@@ -3,7 +3,7 @@
 #include <cstring>
 #include <limits>
 
-#include "clport/gguf.h"
+#include "gguf/gguf.h"
 
 namespace clport {
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "byte_cursor.h"
-#include "clport/gguf.h"
+#include "gguf/gguf.h"
 
 namespace clport {
 

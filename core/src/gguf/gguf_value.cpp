@@ -2,7 +2,7 @@
 #include <cstring>
 #include <sstream>
 
-#include "clport/gguf.h"
+#include "gguf/gguf.h"
 
 namespace clport {
 

@@ -8,7 +8,7 @@
 #include <random>
 
 #include "checked_sizes.h"
-#include "clport/gguf.h"
+#include "gguf/gguf.h"
 
 namespace clport {
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <utility>
 
-#include "clport/gguf.h"
-#include "clport/quant.h"
+#include "gguf/gguf.h"
+#include "quant/quant.h"
 
 namespace clport {
 

@@ -1,5 +1,5 @@
 // OpenCL error codes by name, so that every message says CL_OUT_OF_RESOURCES and not -5.
-#include "clport/opencl_loader.h"
+#include "loader/opencl_loader.h"
 
 namespace clport {
 

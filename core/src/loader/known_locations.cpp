@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "clport/opencl_loader.h"
+#include "loader/opencl_loader.h"
 
 namespace clport {
 

@@ -9,8 +9,8 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "clport/log.h"
-#include "clport/opencl_loader.h"
+#include "common/logger.h"
+#include "loader/opencl_loader.h"
 #include "loader/symbol_resolver.h"
 
 namespace clport {

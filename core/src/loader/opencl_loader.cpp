@@ -1,6 +1,6 @@
 // The search: explicit library, then known locations, then ICD registration files (see
 // opencl_loader.h). Every candidate tried is recorded so that a failure can list them all.
-#include "clport/opencl_loader.h"
+#include "loader/opencl_loader.h"
 
 #include <climits>
 #include <cstdlib>
@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 
-#include "clport/log.h"
+#include "common/logger.h"
 #include "loader/icd_files.h"
 
 namespace clport {

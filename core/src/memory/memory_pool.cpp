@@ -1,6 +1,6 @@
 // MemoryPool: size-class buckets of parked buffers in front of sub-allocated blocks and
-// dedicated buffers (see clport/memory_pool.h for the why).
-#include "clport/memory_pool.h"
+// dedicated buffers (see memory/memory_pool.h for the why).
+#include "memory/memory_pool.h"
 
 #include <algorithm>
 #include <map>
@@ -8,8 +8,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "clport/log.h"
-#include "clport/opencl_loader.h"
+#include "common/logger.h"
+#include "loader/opencl_loader.h"
 #include "memory/range_allocator.h"
 
 namespace clport {

@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "clport/memory_pool.h"
+#include "memory/memory_pool.h"
 
 namespace clport {
 namespace {

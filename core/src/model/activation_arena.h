@@ -15,7 +15,7 @@
 #include <memory>
 #include <vector>
 
-#include "clport/backend.h"
+#include "backend/backend.h"
 #include "model/llama_plan.h"
 
 namespace clport {

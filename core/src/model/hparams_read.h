@@ -2,8 +2,8 @@
 // GGUF keys. model_hparams.cpp picks the family by general.architecture.
 #pragma once
 
-#include "clport/gguf.h"
-#include "clport/llama_model.h"
+#include "gguf/gguf.h"
+#include "model/llama_model.h"
 
 namespace clport {
 

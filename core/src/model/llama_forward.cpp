@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "clport/llama_model.h"
+#include "model/llama_model.h"
 #include "model/llama_weights.h"
 
 namespace clport {

@@ -4,10 +4,10 @@
 #include <cmath>
 #include <cstring>
 
-#include "clport/device_info.h"
-#include "clport/gguf.h"
-#include "clport/llama_model.h"
-#include "clport/log.h"
+#include "probe/device_info.h"
+#include "gguf/gguf.h"
+#include "model/llama_model.h"
+#include "common/logger.h"
 #include "memory/file_pages.h"
 #include "model/llama_plan.h"
 #include "model/memory_estimate.h"
@@ -67,7 +67,7 @@ LlamaModel::~LlamaModel() = default;
 
 namespace {
 
-// LlamaOptions::n_batch 0: what the device takes.
+// ModelOptions::n_batch 0: what the device takes.
 uint32_t default_batch(const Backend& backend) {
   constexpr uint64_t kLargeGpuBytes = 16ull << 30;
   const DeviceInfo* d = backend.device_info();
@@ -78,17 +78,17 @@ uint32_t default_batch(const Backend& backend) {
 // 0 asks for the model's own context length; more than it is capped there (positions past the
 // training context are ones the model never learned). The default (2048) is often above a small
 // model's length, so capping is not worth a warning; a full context names the limit instead.
-uint32_t context_length(const LlamaHParams& hp, const LlamaOptions& options) {
+uint32_t context_length(const LlamaHParams& hp, const ModelOptions& options) {
   return options.n_ctx == 0 ? hp.n_ctx_train : std::min(options.n_ctx, hp.n_ctx_train);
 }
 
-uint32_t prompt_batch(const LlamaOptions& options, const Backend& backend, uint32_t n_ctx) {
+uint32_t prompt_batch(const ModelOptions& options, const Backend& backend, uint32_t n_ctx) {
   return std::max<uint32_t>(1, std::min(options.n_batch != 0 ? options.n_batch : default_batch(backend), n_ctx));
 }
 
 }  // namespace
 
-Result<LoadEstimate> estimate_load(const GgufFile& file, const LlamaOptions& options, const Backend& backend) {
+Result<LoadEstimate> estimate_load(const GgufFile& file, const ModelOptions& options, const Backend& backend) {
   auto hp = read_llama_hparams(file);
   if (!hp.ok()) return hp.status();
   // The vocabulary is token_embd's row count (as the load reads it).
@@ -98,13 +98,13 @@ Result<LoadEstimate> estimate_load(const GgufFile& file, const LlamaOptions& opt
   e.n_batch = prompt_batch(options, backend, e.n_ctx);
   for (const GgufTensorInfo& t : file.tensors()) e.weights += t.bytes;
   e.n_seq = options.n_seq;
-  e.kv_cache = kv_cache_bytes(hp.value(), e.n_ctx, options.kv_type_k, options.kv_type_v) * e.n_seq;
+  e.kv_cache = kv_cache_bytes(hp.value(), e.n_ctx, dtype_of(options.kv_type_k), dtype_of(options.kv_type_v)) * e.n_seq;
   e.activations = activation_bytes(hp.value(), e.n_batch);
   return e;
 }
 
 Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
-    std::shared_ptr<GgufFile> file, Backend& backend, const LlamaOptions& options,
+    std::shared_ptr<GgufFile> file, Backend& backend, const ModelOptions& options,
     const std::function<void(uint64_t, uint64_t)>& progress) {
   auto hp_result = read_llama_hparams(*file);
   if (!hp_result.ok()) return hp_result.status();
@@ -117,13 +117,13 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
     return Status(Stage::InvalidArgument, "sequences " + std::to_string(options.n_seq) + ": must be 1 to " +
                                               std::to_string(kMaxSequences));
   }
-  for (const DType t : {options.kv_type_k, options.kv_type_v}) {
+  for (const DType t : {dtype_of(options.kv_type_k), dtype_of(options.kv_type_v)}) {
     if (t != DType::F16 && t != DType::F32 && t != DType::Q8_0 && t != DType::Q4_0) {
       return Status(Stage::InvalidArgument, "KV cache type must be f16, f32, q8_0 or q4_0");
     }
   }
-  const bool kv_quantized = (options.kv_type_k != DType::F16 && options.kv_type_k != DType::F32) ||
-                            (options.kv_type_v != DType::F16 && options.kv_type_v != DType::F32);
+  const bool kv_quantized = (dtype_of(options.kv_type_k) != DType::F16 && dtype_of(options.kv_type_k) != DType::F32) ||
+                            (dtype_of(options.kv_type_v) != DType::F16 && dtype_of(options.kv_type_v) != DType::F32);
   if (kv_quantized && hp.head_dim % 32 != 0) {
     return Status(Stage::InvalidArgument, "a q8_0 / q4_0 KV cache needs head_dim a multiple of 32, the model's is " +
                                               std::to_string(hp.head_dim));
@@ -337,10 +337,10 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
   LoadEstimate estimate;
   estimate.weights = total;
   estimate.n_seq = model->n_seq_;
-  estimate.kv_cache = kv_cache_bytes(hp, model->n_ctx_, options.kv_type_k, options.kv_type_v) * model->n_seq_;
+  estimate.kv_cache = kv_cache_bytes(hp, model->n_ctx_, dtype_of(options.kv_type_k), dtype_of(options.kv_type_v)) * model->n_seq_;
   estimate.activations = activation_bytes(hp, model->n_batch_);
   CLPORT_RETURN_IF_ERROR(check_memory_limit(estimate, options.memory_limit_bytes, hp, model->n_ctx_,
-                                            options.kv_type_k, options.kv_type_v));
+                                            dtype_of(options.kv_type_k), dtype_of(options.kv_type_v)));
   for (const auto& p : plan) {
     WeightUse use;
     use.matmul = p.matmul;
@@ -376,34 +376,34 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
   // cache; different types are two tensors, and the graph then stores K and V with plain COPY ops.
   const std::array<int64_t, 4> one{hp.head_dim, hp.n_head_kv, model->n_ctx_, 1};
   const int64_t n_seq = model->n_seq_;
-  model->kv_type_k_ = options.kv_type_k;
-  model->kv_type_v_ = options.kv_type_v;
+  model->kv_type_k_ = dtype_of(options.kv_type_k);
+  model->kv_type_v_ = dtype_of(options.kv_type_v);
   for (auto& L : w.layers) {
     L.cache.resize(model->n_seq_);
-    if (options.kv_type_k == options.kv_type_v) {
-      auto kv = backend.alloc(options.kv_type_k, {hp.head_dim, hp.n_head_kv, model->n_ctx_, 2 * n_seq});
+    if (dtype_of(options.kv_type_k) == dtype_of(options.kv_type_v)) {
+      auto kv = backend.alloc(dtype_of(options.kv_type_k), {hp.head_dim, hp.n_head_kv, model->n_ctx_, 2 * n_seq});
       if (!kv.ok()) return kv.status();
       L.kv_alloc = kv.value();
       const auto half = static_cast<uint64_t>(L.kv_alloc.nb[3]);
       for (int64_t q = 0; q < n_seq; ++q) {
         auto& c = L.cache[q];
-        c.kv_cache = view(L.kv_alloc, options.kv_type_k, {hp.head_dim, hp.n_head_kv, model->n_ctx_, 2}, L.kv_alloc.nb,
+        c.kv_cache = view(L.kv_alloc, dtype_of(options.kv_type_k), {hp.head_dim, hp.n_head_kv, model->n_ctx_, 2}, L.kv_alloc.nb,
                           2 * q * half);
-        c.k_cache = view(L.kv_alloc, options.kv_type_k, one, L.kv_alloc.nb, 2 * q * half);
-        c.v_cache = view(L.kv_alloc, options.kv_type_v, one, L.kv_alloc.nb, (2 * q + 1) * half);
+        c.k_cache = view(L.kv_alloc, dtype_of(options.kv_type_k), one, L.kv_alloc.nb, 2 * q * half);
+        c.v_cache = view(L.kv_alloc, dtype_of(options.kv_type_v), one, L.kv_alloc.nb, (2 * q + 1) * half);
       }
       continue;
     }
     const std::array<int64_t, 4> all{hp.head_dim, hp.n_head_kv, model->n_ctx_, n_seq};
-    auto k = backend.alloc(options.kv_type_k, all);
+    auto k = backend.alloc(dtype_of(options.kv_type_k), all);
     if (!k.ok()) return k.status();
-    auto v = backend.alloc(options.kv_type_v, all);
+    auto v = backend.alloc(dtype_of(options.kv_type_v), all);
     if (!v.ok()) return v.status();
     L.k_alloc = k.value();
     L.v_alloc = v.value();
     for (int64_t q = 0; q < n_seq; ++q) {
-      L.cache[q].k_cache = view(L.k_alloc, options.kv_type_k, one, L.k_alloc.nb, q * static_cast<uint64_t>(L.k_alloc.nb[3]));
-      L.cache[q].v_cache = view(L.v_alloc, options.kv_type_v, one, L.v_alloc.nb, q * static_cast<uint64_t>(L.v_alloc.nb[3]));
+      L.cache[q].k_cache = view(L.k_alloc, dtype_of(options.kv_type_k), one, L.k_alloc.nb, q * static_cast<uint64_t>(L.k_alloc.nb[3]));
+      L.cache[q].v_cache = view(L.v_alloc, dtype_of(options.kv_type_v), one, L.v_alloc.nb, q * static_cast<uint64_t>(L.v_alloc.nb[3]));
     }
   }
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "backend/op_description.h"
-#include "clport/backend.h"
+#include "backend/backend.h"
 
 namespace clport {
 

@@ -6,8 +6,8 @@
 #include <tuple>
 #include <vector>
 
-#include "clport/backend.h"
-#include "clport/llama_model.h"
+#include "backend/backend.h"
+#include "model/llama_model.h"
 #include "model/activation_arena.h"
 #include "model/llama_plan.h"
 
@@ -64,7 +64,7 @@ struct LlamaModel::Scratch {
 };
 
 // Plans built so far, by (step shape, logit rows, hooked), and whether fusion may be asked for at
-// all (LlamaOptions::fusion). A shape names its sequences and token counts, which vary with
+// all (ModelOptions::fusion). A shape names its sequences and token counts, which vary with
 // prompts and with a server's requests, so the least recently used plans are dropped past
 // max_plans (32, and 2 more per sequence: each sequence's decode and prompt plans stay).
 struct LlamaModel::Plans {

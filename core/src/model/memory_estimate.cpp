@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "clport/backend.h"
+#include "backend/backend.h"
 #include "model/activation_arena.h"
 
 namespace clport {

@@ -1,12 +1,12 @@
-// The parts of a LoadEstimate (clport/llama_model.h), and the memory limit checked against it,
+// The parts of a LoadEstimate (model/llama_model.h), and the memory limit checked against it,
 // whose error says what would shrink the load.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
-#include "clport/dtype.h"
-#include "clport/llama_model.h"
+#include "common/dtype.h"
+#include "model/llama_model.h"
 #include "clport/status.h"
 
 namespace clport {

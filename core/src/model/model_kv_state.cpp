@@ -2,7 +2,7 @@
 // saving a conversation to a file, loading it back and forking it. A position's keys (or values)
 // of one layer are one row of the sequence's cache tensor [head_dim, n_head_kv, n_ctx], so
 // positions 0..n-1 are its first bytes.
-#include "clport/llama_model.h"
+#include "model/llama_model.h"
 #include "model/llama_weights.h"
 
 namespace clport {

@@ -2,7 +2,7 @@
 // backend, which counts them where they are placed; the KV cache and the activations from the
 // model's own tensors, so that the two sides are counted independently (a test checks that they
 // add up to what the backend allocated).
-#include "clport/llama_model.h"
+#include "model/llama_model.h"
 #include "model/llama_weights.h"
 
 namespace clport {

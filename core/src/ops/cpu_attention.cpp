@@ -7,7 +7,7 @@
 #include <cmath>
 #include <vector>
 
-#include "clport/quant.h"
+#include "quant/quant.h"
 #include "ops/cpu_common.h"
 #include "ops/cpu_kernels.h"
 #include "ops/cpu_parallel.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "clport/cpu_ops.h"
+#include "ops/cpu_ops.h"
 
 namespace clport::cpu::detail {
 

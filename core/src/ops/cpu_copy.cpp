@@ -6,7 +6,7 @@
 #include <cstring>
 #include <vector>
 
-#include "clport/quant.h"
+#include "quant/quant.h"
 #include "ops/cpu_common.h"
 #include "ops/cpu_kernels.h"
 

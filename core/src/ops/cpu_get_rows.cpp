@@ -1,7 +1,7 @@
 // GET_ROWS: dst[D, n] = dequant(src0[D, rows])[:, src1[n]] (embedding lookup).
 #include <cstring>
 
-#include "clport/quant.h"
+#include "quant/quant.h"
 #include "ops/cpu_common.h"
 #include "ops/cpu_kernels.h"
 

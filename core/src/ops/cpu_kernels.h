@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "clport/cpu_ops.h"
+#include "ops/cpu_ops.h"
 
 namespace clport::cpu::detail {
 

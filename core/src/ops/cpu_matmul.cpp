@@ -8,7 +8,7 @@
 
 #include "cpu_backend/activation_blocks.h"
 
-#include "clport/quant.h"
+#include "quant/quant.h"
 #include "ops/cpu_common.h"
 #include "ops/cpu_kernels.h"
 #include "ops/cpu_parallel.h"

@@ -8,8 +8,8 @@
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/filesystem.hpp>
 
-#include "clport/log.h"
-#include "clport/plugin_manager.h"
+#include "common/logger.h"
+#include "plugins/plugin_manager.h"
 
 namespace clport {
 namespace {

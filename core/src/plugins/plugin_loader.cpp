@@ -11,7 +11,7 @@
 #include <boost/filesystem.hpp>
 
 #include "clport/log.h"
-#include "clport/plugin_manager.h"
+#include "plugins/plugin_manager.h"
 #include "plugins/elf_check.h"
 #include "policy/policy_parser.h"
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <regex>
 
-#include "clport/policy.h"
+#include "policy/policy.h"
 
 namespace clport {
 namespace {

@@ -1,4 +1,4 @@
-#include "clport/plugin_settings.h"
+#include "policy/plugin_settings.h"
 
 #include <yaml-cpp/yaml.h>
 

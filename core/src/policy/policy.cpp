@@ -1,6 +1,6 @@
 // Policy layers: shipped defaults + quirks, then the user's file; each validated before it is
 // applied (add_layer changes nothing on error).
-#include "clport/policy.h"
+#include "policy/policy.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -11,7 +11,7 @@
 #include <boost/filesystem.hpp>
 
 #include "clport_plugin/embedded_kernel.h"
-#include "clport/log.h"
+#include "common/logger.h"
 #include "policy/policy_parser.h"
 
 // Generated at build time from configs/{default,quirks}.yaml (core/CMakeLists.txt).

@@ -3,7 +3,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "clport/policy.h"
+#include "policy/policy.h"
 #include "policy/policy_pattern.h"
 
 namespace clport {

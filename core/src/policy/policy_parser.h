@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "clport/policy.h"
+#include "policy/policy.h"
 
 namespace clport::policy_detail {
 

@@ -1,6 +1,6 @@
-// check_device_usable (clport/device_info.h): the cheapest proof that real work could run.
-#include "clport/device_info.h"
-#include "clport/opencl_loader.h"
+// check_device_usable (probe/device_info.h): the cheapest proof that real work could run.
+#include "probe/device_info.h"
+#include "loader/opencl_loader.h"
 #include "probe/device_query.h"
 
 namespace clport {

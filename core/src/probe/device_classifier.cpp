@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "clport_plugin/embedded_kernel.h"
-#include "clport/log.h"
+#include "common/logger.h"
 
 // Generated from configs/*.yaml at build time (cmake/EmbedKernels.cmake via core/CMakeLists.txt).
 extern const clport::EmbeddedKernel clport_embedded_configs[];

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "clport/device_info.h"
+#include "probe/device_info.h"
 #include "probe/family_table.h"
 
 namespace clport::probe {

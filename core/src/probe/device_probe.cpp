@@ -1,11 +1,11 @@
-// probe_device / probe_all_devices (clport/device_info.h): one snapshot per device, classified.
+// probe_device / probe_all_devices (probe/device_info.h): one snapshot per device, classified.
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
 
-#include "clport/device_info.h"
-#include "clport/log.h"
-#include "clport/opencl_loader.h"
+#include "probe/device_info.h"
+#include "common/logger.h"
+#include "loader/opencl_loader.h"
 #include "probe/device_classifier.h"
 #include "probe/device_query.h"
 

@@ -1,14 +1,14 @@
-// run_device_smoke_test (clport/device_smoke_test.h). The program is built straight from source,
+// run_device_smoke_test (probe/device_smoke_test.h). The program is built straight from source,
 // not through the program cache: a cached binary would hide a compiler that fails every build,
 // and the cache is for kernels that run again.
-#include "clport/device_smoke_test.h"
+#include "probe/device_smoke_test.h"
 
 #include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "clport/opencl_loader.h"
+#include "loader/opencl_loader.h"
 
 namespace clport {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "clport/version.h"
+#include "common/version.h"
 #include "common/atomic_file.h"
 #include "programs/cache_entry.h"
 #include "programs/cache_key.h"

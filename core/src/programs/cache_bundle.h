@@ -10,7 +10,7 @@
 #include <cstddef>
 #include <string>
 
-#include "clport/program_cache.h"
+#include "programs/program_cache.h"
 #include "clport/status.h"
 
 namespace clport::programs {

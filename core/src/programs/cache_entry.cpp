@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "clport/program_cache.h"
+#include "programs/program_cache.h"
 
 namespace clport::programs {
 namespace {
@@ -25,7 +25,7 @@ Status bad(const std::string& why) { return Status(Stage::Io, "invalid cache ent
 }  // namespace
 
 std::vector<unsigned char> encode_entry(const Digest& key, const std::vector<unsigned char>& binary) {
-  // Header at fixed offsets (see the layout in clport/program_cache.h), then the binary.
+  // Header at fixed offsets (see the layout in programs/program_cache.h), then the binary.
   std::vector<unsigned char> out(kEntryHeaderBytes + binary.size());
   unsigned char* p = out.data();
   std::memcpy(p, kEntryMagic, sizeof(kEntryMagic));

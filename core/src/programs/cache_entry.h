@@ -1,4 +1,4 @@
-// The on-disk program cache entry (layout in clport/program_cache.h). Also used by tests to check
+// The on-disk program cache entry (layout in programs/program_cache.h). Also used by tests to check
 // entries written by other processes.
 #pragma once
 

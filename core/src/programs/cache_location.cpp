@@ -1,6 +1,6 @@
-// resolve_cache_location (clport/cache_location.h): explicit settings first, then the XDG / HOME
+// resolve_cache_location (programs/cache_location.h): explicit settings first, then the XDG / HOME
 // defaults, each directory created and write-tested before it is accepted.
-#include "clport/cache_location.h"
+#include "programs/cache_location.h"
 
 #include <cstdlib>
 

@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "clport/opencl_loader.h"
+#include "loader/opencl_loader.h"
 
 namespace clport::programs {
 namespace {

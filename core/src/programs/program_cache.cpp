@@ -1,11 +1,11 @@
 // Program cache orchestration: memo -> entry file -> source, with every bad entry deleted.
-#include "clport/program_cache.h"
+#include "programs/program_cache.h"
 
 #include <cstdlib>
 #include <filesystem>
 
-#include "clport/log.h"
-#include "clport/version.h"
+#include "common/logger.h"
+#include "common/version.h"
 #include "common/atomic_file.h"
 #include "programs/cache_directory.h"
 #include "programs/cache_entry.h"

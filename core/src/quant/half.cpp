@@ -2,7 +2,7 @@
 // or the CPU's half support (F16C, _Float16) and are identical on every host.
 #include <cstring>
 
-#include "clport/quant.h"
+#include "quant/quant.h"
 #include "quant/quant_blocks.h"
 
 namespace clport {

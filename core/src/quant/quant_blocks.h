@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "clport/quant.h"
+#include "quant/quant.h"
 
 namespace clport::quant {
 

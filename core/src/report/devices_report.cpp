@@ -5,12 +5,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "clport/cache_location.h"
-#include "clport/device_info.h"
-#include "clport/opencl_loader.h"
-#include "clport/plugin_manager.h"
-#include "clport/policy.h"
-#include "clport/report.h"
+#include "programs/cache_location.h"
+#include "probe/device_info.h"
+#include "loader/opencl_loader.h"
+#include "plugins/plugin_manager.h"
+#include "policy/policy.h"
+#include "report/report.h"
 #include "report/plugins_report.h"
 
 namespace clport {

@@ -1,8 +1,8 @@
-// model_memory_text / model_memory_json (clport/report.h).
+// model_memory_text / model_memory_json (report/report.h).
 #include <nlohmann/json.hpp>
 
-#include "clport/llama_model.h"
-#include "clport/report.h"
+#include "model/llama_model.h"
+#include "report/report.h"
 #include "model/memory_estimate.h"
 
 namespace clport {

@@ -4,9 +4,9 @@
 #include <array>
 #include <map>
 
-#include "clport/gguf.h"
-#include "clport/llama_model.h"
-#include "clport/report.h"
+#include "gguf/gguf.h"
+#include "model/llama_model.h"
+#include "report/report.h"
 
 namespace clport {
 namespace {

@@ -5,12 +5,12 @@
 #include <map>
 #include <optional>
 
-#include "clport/binding.h"
-#include "clport/device_context.h"
-#include "clport/device_failure.h"
-#include "clport/plugin_manager.h"
-#include "clport/policy.h"
-#include "clport/self_test.h"
+#include "binding/binding.h"
+#include "runtime/device_context.h"
+#include "selftest/device_failure.h"
+#include "plugins/plugin_manager.h"
+#include "policy/policy.h"
+#include "selftest/self_test.h"
 #include "report/plugins_report.h"
 
 namespace clport::report {

@@ -7,10 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "clport/device_info.h"
-#include "clport/opencl_loader.h"
-#include "clport/plugin_manager.h"
-#include "clport/policy.h"
+#include "probe/device_info.h"
+#include "loader/opencl_loader.h"
+#include "plugins/plugin_manager.h"
+#include "policy/policy.h"
 
 namespace clport::report {
 

@@ -1,12 +1,12 @@
 // DeviceContext: context + in-order queue for one device, with the pool and program cache that
 // everything bound to the device shares.
-#include "clport/device_context.h"
+#include "runtime/device_context.h"
 
 #include <cstdio>
 #include <sstream>
 
-#include "clport/memory_pool.h"
-#include "clport/program_cache.h"
+#include "memory/memory_pool.h"
+#include "programs/program_cache.h"
 #include "runtime/device_context_impl.h"
 
 namespace clport {

@@ -8,8 +8,8 @@
 #include <sstream>
 
 #include "clport_plugin/embedded_kernel.h"
-#include "clport/memory_pool.h"
-#include "clport/program_cache.h"
+#include "memory/memory_pool.h"
+#include "programs/program_cache.h"
 #include "memory/file_pages.h"
 #include "runtime/device_context_impl.h"
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "clport/device_context.h"
-#include "clport/log.h"
+#include "runtime/device_context.h"
+#include "common/logger.h"
 
 namespace clport {
 

@@ -1,6 +1,6 @@
-// The record of a device that failed during a run (clport/device_failure.h): a small JSON file
+// The record of a device that failed during a run (selftest/device_failure.h): a small JSON file
 // beside the self-test verdict, keyed the same way.
-#include "clport/device_failure.h"
+#include "selftest/device_failure.h"
 
 #include <ctime>
 #include <fstream>
@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "clport/device_context.h"
-#include "clport/log.h"
-#include "clport/program_cache.h"
+#include "runtime/device_context.h"
+#include "common/logger.h"
+#include "programs/program_cache.h"
 #include "common/atomic_file.h"
 #include "selftest/verdict_key.h"
 

@@ -1,6 +1,6 @@
 // selftest::run: decides whether to test (mode, cached verdict), runs the small conformance
 // catalogue on every bound instance, caches the verdict and turns failures into exclusions.
-#include "clport/self_test.h"
+#include "selftest/self_test.h"
 
 #include <algorithm>
 #include <atomic>
@@ -11,12 +11,12 @@
 #include <set>
 #include <tuple>
 
-#include "clport/binding.h"
-#include "clport/conformance.h"
-#include "clport/device_context.h"
-#include "clport/dtype.h"
-#include "clport/log.h"
-#include "clport/program_cache.h"
+#include "binding/binding.h"
+#include "conformance/conformance.h"
+#include "runtime/device_context.h"
+#include "common/dtype.h"
+#include "common/logger.h"
+#include "programs/program_cache.h"
 #include "selftest/verdict_file.h"
 #include "selftest/verdict_key.h"
 

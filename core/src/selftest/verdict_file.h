@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "clport/self_test.h"
+#include "selftest/self_test.h"
 #include "clport/status.h"
 
 namespace clport::selftest::detail {

@@ -8,10 +8,10 @@
 #include <sstream>
 #include <vector>
 
-#include "clport/binding.h"
-#include "clport/device_context.h"
+#include "binding/binding.h"
+#include "runtime/device_context.h"
 #include "clport_plugin/embedded_kernel.h"
-#include "clport/version.h"
+#include "common/version.h"
 #include "programs/cache_key.h"
 
 extern const clport::EmbeddedKernel clport_shared_kernels[];

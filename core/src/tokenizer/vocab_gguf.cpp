@@ -2,8 +2,8 @@
 // every missing required key, wrong type or out-of-range id is a Model error naming the key.
 #include <string>
 
-#include "clport/gguf.h"
-#include "clport/log.h"
+#include "gguf/gguf.h"
+#include "common/logger.h"
 #include "clport/tokenizer.h"
 
 namespace clport {

@@ -10,11 +10,11 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
-#include "clport/device_context.h"
+#include "runtime/device_context.h"
 #include "clport_plugin/embedded_kernel.h"
-#include "clport/log.h"
-#include "clport/program_cache.h"
-#include "clport/tuner.h"
+#include "common/logger.h"
+#include "programs/program_cache.h"
+#include "tuner/tuner.h"
 #include "common/atomic_file.h"
 #include "programs/cache_key.h"
 

@@ -1,10 +1,10 @@
 // Conformance reports as text, for `clport conformance` and the per-plugin conformance tests. The
-// run itself (clport/conformance.h) stays in libclport: the driver self-test runs its catalogue.
+// run itself (conformance/conformance.h) stays in libclport: the driver self-test runs its catalogue.
 #pragma once
 
 #include <string>
 
-#include "clport/conformance.h"
+#include "conformance/conformance.h"
 
 namespace clport::conformance {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "clport/device_context.h"
-#include "clport/program_cache.h"
+#include "runtime/device_context.h"
+#include "programs/program_cache.h"
 #include "clport/status.h"
 
 namespace clport {

@@ -1,7 +1,7 @@
 // Tuner: times a plugin's tunable kernel parameters (the flat `key: value` settings of the shared
 // kernels: gemv_wg, gemv_rows, gemm_tn/tm/rn/rm, norm_wg) on LLaMA-like MUL_MAT GEMV / GEMM and
 // RMS_NORM shapes with OpenCL profiling events, and stores the winners in the per-device tuning
-// file that the runtime reads at plugin creation (clport/tuner.h).
+// file that the runtime reads at plugin creation (tuner/tuner.h).
 //
 // A group is stored only when its best candidate beats the plugin's built-in defaults (by 2%
 // unless Options::accept_within says otherwise), so the tuned result is never slower than the
@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "clport/policy.h"
+#include "policy/policy.h"
 #include "clport/status.h"
-#include "clport/tuner.h"
+#include "tuner/tuner.h"
 
 namespace clport {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "clport/program_cache.h"
+#include "programs/program_cache.h"
 
 #include "bench_matmul.h"
 

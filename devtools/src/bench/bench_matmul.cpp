@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "bench_matmul.h"
-#include "clport/op_desc.h"
-#include "clport/quant.h"
+#include "binding/op_desc.h"
+#include "quant/quant.h"
 
 namespace clport::bench::detail {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "bench_session.h"
 #include "clblast_sgemm.h"
-#include "clport/dtype.h"
+#include "common/dtype.h"
 
 namespace clport::bench::detail {
 

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <sstream>
 
-#include "clport/device_selection.h"
-#include "clport/plugin_manager.h"
-#include "clport/policy.h"
+#include "engine/device_selection.h"
+#include "plugins/plugin_manager.h"
+#include "policy/policy.h"
 
 namespace clport::bench::detail {
 namespace {

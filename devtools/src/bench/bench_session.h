@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "clport_devtools/bench_ops.h"
-#include "clport/binding.h"
-#include "clport/device_context.h"
-#include "clport/opencl_loader.h"
+#include "binding/binding.h"
+#include "runtime/device_context.h"
+#include "loader/opencl_loader.h"
 
 namespace clport::bench::detail {
 

@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "clport_devtools/bench_ops.h"
-#include "clport/device_context.h"
+#include "runtime/device_context.h"
 
 namespace clport::bench::detail {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "clport/policy.h"
+#include "policy/policy.h"
 #include "conformance/conformance_cases.h"
 
 namespace clport::tuner::detail {

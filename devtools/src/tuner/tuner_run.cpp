@@ -8,13 +8,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "clport/binding.h"
-#include "clport/cpu_ops.h"
-#include "clport/device_context.h"
-#include "clport/log.h"
-#include "clport/nmse.h"
-#include "clport/plugin_manager.h"
-#include "clport/program_cache.h"
+#include "binding/binding.h"
+#include "ops/cpu_ops.h"
+#include "runtime/device_context.h"
+#include "common/logger.h"
+#include "common/nmse.h"
+#include "plugins/plugin_manager.h"
+#include "programs/program_cache.h"
 #include "clport_devtools/tuner.h"
 #include "conformance/conformance_operands.h"
 #include "conformance/quantized_activations.h"

@@ -17,7 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "clport/dtype.h"
+#include "common/dtype.h"
 #include "clport/export.h"
 #include "clport/status.h"
 

@@ -2,7 +2,7 @@
 // generation, the engine moves the run to the CPU path and records the device here, under the
 // driver self-test's key (device, driver, platform, clport version, bound plugins, shared
 // kernels): later starts do not bind it again until one of those changes, a driver update
-// above all. The record is avoid-<key>.json in the cache directory (clport/cache_location.h);
+// above all. The record is avoid-<key>.json in the cache directory (programs/cache_location.h);
 // with the cache off nothing is remembered. Deleting the file lets the device be tried again.
 #pragma once
 

@@ -2,7 +2,7 @@
 // "usable" also covers the compiler and the arithmetic, not only context and queue creation.
 #pragma once
 
-#include "clport/device_context.h"
+#include "runtime/device_context.h"
 #include "clport/export.h"
 #include "clport/status.h"
 

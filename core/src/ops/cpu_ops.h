@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "clport/dtype.h"
+#include "common/dtype.h"
 #include "clport/export.h"
 #include "clport_plugin/plugin_abi.h"
 #include "clport/status.h"

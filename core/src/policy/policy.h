@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "clport/device_info.h"
+#include "probe/device_info.h"
 #include "clport/export.h"
 #include "clport/status.h"
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "clport/device_info.h"
+#include "probe/device_info.h"
 #include "clport/export.h"
-#include "clport/opencl_loader.h"
+#include "loader/opencl_loader.h"
 #include "clport/status.h"
 
 namespace clport {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "clport/export.h"
-#include "clport/llama_model.h"
+#include "model/llama_model.h"
 #include "clport/status.h"
 #include "clport/tokenizer.h"
 

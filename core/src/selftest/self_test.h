@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "clport/export.h"
-#include "clport/policy.h"
+#include "policy/policy.h"
 
 namespace clport {
 

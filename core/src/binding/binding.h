@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "clport/device_info.h"
+#include "probe/device_info.h"
 #include "clport/export.h"
 #include "clport_plugin/plugin_abi.h"
-#include "clport/plugin_manager.h"
-#include "clport/policy.h"
+#include "plugins/plugin_manager.h"
+#include "policy/policy.h"
 #include "clport/status.h"
 
 namespace clport {

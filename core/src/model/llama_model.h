@@ -10,7 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "clport/backend.h"
+#include "backend/backend.h"
+#include "clport/engine.h"
 #include "clport/export.h"
 #include "clport/status.h"
 
@@ -56,37 +57,10 @@ struct LlamaHParams {
 // are refused with a message naming the key.
 CLPORT_API Result<LlamaHParams> read_llama_hparams(const GgufFile& file);
 
-inline constexpr uint32_t kMaxSequences = 256;
+inline constexpr uint32_t kMaxSequences = 256;  // ModelOptions::n_seq's bound
 
-struct LlamaOptions {
-  uint32_t n_ctx = 2048;   // KV cache length of each sequence (0: the training context; capped at it)
-  // Sequences the KV cache holds (conversations, server slots), each of n_ctx positions: the
-  // cache is n_seq x n_ctx cells, all allocated at load and counted by the memory limit. A step
-  // can run one token of many sequences at once (LlamaModel::forward_step), its mat-muls reading
-  // the weights once for all of them.
-  uint32_t n_seq = 1;  // 1 .. kMaxSequences
-  // Prompt tokens per forward step (scratch size). 0: by device, 512 on GPUs with 16 GiB or
-  // more (a desktop or data-centre card: a 1B model's prompt ran 1.7x faster on an H200 than in
-  // steps of 64, its mat-muls reading the weights once per step), else 64 (phones share their
-  // memory, and the logits scratch alone is n_vocab x n_batch floats).
-  uint32_t n_batch = 0;
-  // KV cache element types, K and V chosen apart (as llama.cpp's --cache-type-k / -v): F16, F32,
-  // Q8_0 or Q4_0. A quantized row is 32-element blocks along head_dim (every supported family's
-  // head_dim is a multiple of 32); K and V in one joint tensor only when both types are equal.
-  DType kv_type_k = DType::F16;
-  DType kv_type_v = DType::F16;
-  // Let the device's plugins run fused patterns (norm into its mat-mul, Q/K/V as one weight,
-  // RoPE with the KV-cache store and with attention, SwiGLU and residual adds in epilogues)
-  // where they claim them; off runs every op on its own (to tell a fused-kernel bug apart).
-  bool fusion = true;
-  // Keep every weight's plain copy on the device even where the plugin's own layout owns it
-  // (Backend::load_weight frees it otherwise); to tell a bug of the freeing apart.
-  bool keep_plain_weights = false;
-  // Refuse, before anything is allocated, a load whose weights, KV cache and activations would
-  // take more than this many bytes (0: no limit); the error says what is needed and what would
-  // shrink it.
-  uint64_t memory_limit_bytes = 0;
-};
+inline DType dtype_of(KvCacheType type) { return static_cast<DType>(static_cast<int32_t>(type)); }
+
 
 // What loading a model will take, known before anything is placed (the memory limit is checked
 // against it): its weights, its KV cache at the context the load uses, its activation buffers
@@ -104,7 +78,7 @@ struct LoadEstimate {
 class GgufFile;
 // The estimate for loading `file` with `options` on `backend` (whose device decides the default
 // prompt batch), from the file's tensors.
-CLPORT_API Result<LoadEstimate> estimate_load(const GgufFile& file, const LlamaOptions& options, const Backend& backend);
+CLPORT_API Result<LoadEstimate> estimate_load(const GgufFile& file, const ModelOptions& options, const Backend& backend);
 
 // What a loaded model holds, by what for: its weights where they live (Backend's names), its
 // KV cache, its activation buffers, each plugin's scratch, and what the backend has allocated
@@ -128,7 +102,7 @@ class CLPORT_API LlamaModel {
   // Checks every tensor the graph needs (names, shapes, dtypes) before uploading anything.
   // `progress` (optional) is called with (done, total) bytes while weights load.
   static Result<std::unique_ptr<LlamaModel>> load(
-      std::shared_ptr<GgufFile> file, Backend& backend, const LlamaOptions& options,
+      std::shared_ptr<GgufFile> file, Backend& backend, const ModelOptions& options,
       const std::function<void(uint64_t, uint64_t)>& progress = {});
   ~LlamaModel();
 

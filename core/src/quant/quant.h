@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "clport/dtype.h"
+#include "common/dtype.h"
 #include "clport/export.h"
 #include "clport/status.h"
 

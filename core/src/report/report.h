@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "clport/backend.h"
+#include "backend/backend.h"
 #include "clport/export.h"
 #include "clport/status.h"
 

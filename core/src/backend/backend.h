@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "clport/cpu_ops.h"
-#include "clport/dtype.h"
+#include "ops/cpu_ops.h"
+#include "common/dtype.h"
 #include "clport/export.h"
 #include "clport_plugin/plugin_abi.h"
 #include "clport/status.h"
@@ -169,7 +169,7 @@ class CLPORT_API Backend {
   // The OpenCL device this backend runs on; nullptr on the CPU.
   virtual const DeviceInfo* device_info() const { return nullptr; }
   // Device backends: records that the device failed during a run, so that later starts avoid
-  // it (clport/device_failure.h). Returns the record's file, "" when the cache is off.
+  // it (selftest/device_failure.h). Returns the record's file, "" when the cache is off.
   virtual Result<std::string> record_failure(const std::string& what) {
     (void)what;
     return Status(Stage::Unsupported, name() + " keeps no failure record");

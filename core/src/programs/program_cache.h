@@ -8,7 +8,7 @@
 // entry or a whole one. Anything wrong with an entry (short, bad magic, other key, hash
 // mismatch, or a binary the driver refuses to load or build) deletes it and builds from source.
 //
-// Directory: resolve_cache_location (clport/cache_location.h) over options.directory, the
+// Directory: resolve_cache_location (programs/cache_location.h) over options.directory, the
 // policy's cache_dir: and CLPORT_CACHE_DIR, then the XDG / HOME defaults; created 0700. A
 // directory that cannot be written disables the cache with a warning: builds still work.
 // CLPORT_CACHE_DEBUG=1 logs every HIT / MISS / SAVE with the counters.
@@ -20,7 +20,7 @@
 #include <mutex>
 #include <string>
 
-#include "clport/cache_location.h"
+#include "programs/cache_location.h"
 #include "clport_plugin/cl_api.h"
 #include "clport/export.h"
 #include "clport/status.h"

@@ -7,17 +7,17 @@
 #include <string>
 #include <vector>
 
-#include "clport/device_info.h"
+#include "probe/device_info.h"
 #include "clport/export.h"
-#include "clport/plugin_settings.h"
-#include "clport/opencl_loader.h"
+#include "policy/plugin_settings.h"
+#include "loader/opencl_loader.h"
 #include "clport_plugin/plugin_abi.h"
 #include "clport/status.h"
 
 namespace clport {
 
-class MemoryPool;    // clport/memory_pool.h
-class ProgramCache;  // clport/program_cache.h
+class MemoryPool;    // memory/memory_pool.h
+class ProgramCache;  // programs/program_cache.h
 
 // One profiled kernel (or transfer) from the recorder: OpenCL profiling timestamps in ns.
 // All zero when the queue was not created with profiling or the driver gave no times.
@@ -29,7 +29,7 @@ struct KernelTiming {
 
 struct DeviceContextOptions {
   bool profiling = false;  // create the queue with CL_QUEUE_PROFILING_ENABLE
-  // The program cache's directory (clport/cache_location.h): the application's choice and the
+  // The program cache's directory (programs/cache_location.h): the application's choice and the
   // policy's cache_dir: ("" = not given, "off" = no cache).
   std::string cache_dir;
   std::string policy_cache_dir;

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "clport/export.h"
-#include "clport/policy.h"
+#include "policy/policy.h"
 #include "clport/status.h"
 
 namespace clport {
