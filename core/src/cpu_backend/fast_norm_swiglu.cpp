@@ -76,14 +76,6 @@ Status gated(ThreadPool& pool, const char* op, const Srcs& src, const HostTensor
   return Status::ok_status();
 }
 
-void geglu_row(const float* gate, const float* up, float* out, int64_t n) {
-  constexpr float kSqrt2OverPi = 0.7978845608f;
-  for (int64_t i = 0; i < n; ++i) {
-    const float g = gate[i];
-    out[i] = 0.5f * g * (1.0f + std::tanh(kSqrt2OverPi * (g + 0.044715f * g * g * g))) * up[i];
-  }
-}
-
 }  // namespace
 
 Status swiglu(ThreadPool& pool, const Srcs& src, const HostTensor& dst) {

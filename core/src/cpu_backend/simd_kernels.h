@@ -39,6 +39,8 @@ float sum_of_squares(const float* x, int64_t n);
 void scale_row(const float* x, float scale, const float* w, float* out, int64_t n);
 // out[i] = silu(gate[i]) * up[i], silu(x) = x / (1 + exp(-x)).
 void swiglu_row(const float* gate, const float* up, float* out, int64_t n);
+// out[i] = gelu(gate[i]) * up[i], GELU in its tanh approximation.
+void geglu_row(const float* gate, const float* up, float* out, int64_t n);
 
 // Causal attention of the query heads that share one KV head, for one token: for each query
 // head g in [0, n_heads), scores_j = scale * q_g . k_j over keys j in [0, n_keys), softmax,

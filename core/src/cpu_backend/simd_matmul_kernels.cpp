@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <type_traits>
 
 #include "cpu_backend/activation_blocks.h"
 #include "cpu_backend/scalar_reference.h"
@@ -321,6 +322,56 @@ void DotBlock32Rows(const uint8_t* w, int64_t nb, const uint8_t* const* acts, fl
   }
 }
 
+// Two weight rows against MR activation rows: each activation block (codes and scales) is loaded
+// once for both rows, and every weight block is decoded once for all MR rows. Prompts spend most
+// of their time here; the two rows' accumulators need 4 MR vector registers besides the decoded
+// codes, so only targets with 32 of them take this path (kPairRows).
+template <class Format, int MR>
+void DotBlock32RowPair(const uint8_t* w0, const uint8_t* w1, int64_t nb, const uint8_t* const* acts,
+                       float* out0, float* out1) {
+  static_assert(offsetof(Q8Block32, s) == offsetof(Q8Block32, d) + sizeof(float), "d, s pair");
+  const DF32 df;
+  const DF2 df2;
+  const DI8 di8;
+  VF32 acc0[MR], acc1[MR];
+  VF2 scaled0[MR], scaled1[MR];
+  CLPORT_UNROLL
+  for (int r = 0; r < MR; ++r) {
+    acc0[r] = acc1[r] = hn::Zero(df);
+    scaled0[r] = scaled1[r] = hn::Zero(df2);
+  }
+  for (int64_t b = 0; b < nb; ++b) {
+    VU8 q0[kParts], q1[kParts];
+    const VF2 dm0 = Format::Decode(w0 + b * Format::kBytes, q0);
+    const VF2 dm1 = Format::Decode(w1 + b * Format::kBytes, q1);
+    CLPORT_UNROLL
+    for (int r = 0; r < MR; ++r) {
+      const Q8Block32& a = reinterpret_cast<const Q8Block32*>(acts[r])[b];
+      const VI8 a_first = hn::LoadU(di8, a.qs);
+      VI32 sum0 = DotU8I8Unscaled(q0[0], a_first);
+      VI32 sum1 = DotU8I8Unscaled(q1[0], a_first);
+      CLPORT_UNROLL
+      for (int p = 1; p < kParts; ++p) {
+        const VI8 a_part = hn::LoadU(di8, a.qs + p * kVecBytes);
+        sum0 = hn::Add(sum0, DotU8I8Unscaled(q0[p], a_part));
+        sum1 = hn::Add(sum1, DotU8I8Unscaled(q1[p], a_part));
+      }
+      const VF2 ds = hn::LoadU(df2, &a.d);
+      const VF2 products0 = hn::Mul(dm0, ds);  // (d_w d_a, m_w s_a)
+      const VF2 products1 = hn::Mul(dm1, ds);
+      acc0[r] = hn::MulAdd(hn::Set(df, hn::GetLane(products0)), hn::ConvertTo(df, sum0), acc0[r]);
+      acc1[r] = hn::MulAdd(hn::Set(df, hn::GetLane(products1)), hn::ConvertTo(df, sum1), acc1[r]);
+      scaled0[r] = hn::Add(scaled0[r], products0);
+      scaled1[r] = hn::Add(scaled1[r], products1);
+    }
+  }
+  CLPORT_UNROLL
+  for (int r = 0; r < MR; ++r) {
+    out0[r] = SumLanes(acc0[r]) + hn::ExtractLane(scaled0[r], 1);
+    out1[r] = SumLanes(acc1[r]) + hn::ExtractLane(scaled1[r], 1);
+  }
+}
+
 // Q8_0 (34 bytes: d, 32 int8 codes) block b against MR activation rows.
 template <int MR>
 HWY_INLINE void Q8_0Step(const uint8_t* w, int64_t b, const uint8_t* const* acts, VF32* acc) {
@@ -564,20 +615,43 @@ void DotFloatRows(const uint8_t* w_bytes, int64_t k, const float* const* acts, f
 
 template <typename Act>
 using RowKernel = void (*)(const uint8_t* w, int64_t n, const Act* const* acts, float* out);
+// Two weight rows at once (DotBlock32RowPair).
+using PairKernel = void (*)(const uint8_t* w0, const uint8_t* w1, int64_t n, const uint8_t* const* acts,
+                            float* out0, float* out1);
 
 constexpr int kMaxRows = 4;  // activation rows per decoded weight block
 
-// Walks the tile: groups of up to kMaxRows activation rows outside, weight rows inside, so both
-// the weight rows of the tile and the activation group stay in L1.
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+constexpr bool kPairRows = true;  // 32 vector registers
+#else
+constexpr bool kPairRows = false;
+#endif
+
+// Walks the tile: groups of up to kMaxRows activation rows outside, weight rows inside (two at a
+// time where `pairs` is given), so both the weight rows of the tile and the activation group stay
+// in L1.
 template <typename Act>
-void RunTile(const RowKernel<Act> kernels[kMaxRows], int64_t n_per_row, const uint8_t* w,
-             int64_t w_stride, int64_t n_w, const Act* acts, int64_t act_stride, int64_t n_acts,
-             float* out, int64_t out_stride) {
+void RunTile(const RowKernel<Act> kernels[kMaxRows], const PairKernel pairs[kMaxRows], int64_t n_per_row,
+             const uint8_t* w, int64_t w_stride, int64_t n_w, const Act* acts, int64_t act_stride,
+             int64_t n_acts, float* out, int64_t out_stride) {
   for (int64_t r0 = 0; r0 < n_acts; r0 += kMaxRows) {
     const int mr = static_cast<int>(std::min<int64_t>(kMaxRows, n_acts - r0));
     const Act* rows[kMaxRows];
     for (int j = 0; j < mr; ++j) rows[j] = acts + (r0 + j) * act_stride;
-    for (int64_t n = 0; n < n_w; ++n) {
+    int64_t n = 0;
+    if constexpr (std::is_same_v<Act, uint8_t>) {
+      if (pairs != nullptr) {
+        for (; n + 2 <= n_w; n += 2) {
+          float dots0[kMaxRows], dots1[kMaxRows];
+          pairs[mr - 1](w + n * w_stride, w + (n + 1) * w_stride, n_per_row, rows, dots0, dots1);
+          for (int j = 0; j < mr; ++j) {
+            out[(r0 + j) * out_stride + n] = dots0[j];
+            out[(r0 + j) * out_stride + n + 1] = dots1[j];
+          }
+        }
+      }
+    }
+    for (; n < n_w; ++n) {
       float dots[kMaxRows];
       kernels[mr - 1](w + n * w_stride, n_per_row, rows, dots);
       for (int j = 0; j < mr; ++j) out[(r0 + j) * out_stride + n] = dots[j];
@@ -656,13 +730,34 @@ void DotTileQuantized(DType dtype, int64_t k, const uint8_t* w, int64_t w_stride
   static constexpr K kQ5_K[] = {DotQ4Q5KRows<true, 1>, DotQ4Q5KRows<true, 2>, DotQ4Q5KRows<true, 3>,
                                 DotQ4Q5KRows<true, 4>};
   static constexpr K kQ6_K[] = {DotQ6KRows<1>, DotQ6KRows<2>, DotQ6KRows<3>, DotQ6KRows<4>};
+  static constexpr PairKernel kQ4_0Pairs[] = {DotBlock32RowPair<Q4_0, 1>, DotBlock32RowPair<Q4_0, 2>,
+                                              DotBlock32RowPair<Q4_0, 3>, DotBlock32RowPair<Q4_0, 4>};
+  static constexpr PairKernel kQ4_1Pairs[] = {DotBlock32RowPair<Q4_1, 1>, DotBlock32RowPair<Q4_1, 2>,
+                                              DotBlock32RowPair<Q4_1, 3>, DotBlock32RowPair<Q4_1, 4>};
+  static constexpr PairKernel kQ5_0Pairs[] = {DotBlock32RowPair<Q5_0, 1>, DotBlock32RowPair<Q5_0, 2>,
+                                              DotBlock32RowPair<Q5_0, 3>, DotBlock32RowPair<Q5_0, 4>};
+  static constexpr PairKernel kQ5_1Pairs[] = {DotBlock32RowPair<Q5_1, 1>, DotBlock32RowPair<Q5_1, 2>,
+                                              DotBlock32RowPair<Q5_1, 3>, DotBlock32RowPair<Q5_1, 4>};
   const K* kernels = nullptr;
+  const PairKernel* pairs = nullptr;
   int64_t block = 32;
   switch (dtype) {
-    case DType::Q4_0: kernels = kQ4_0; break;
-    case DType::Q4_1: kernels = kQ4_1; break;
-    case DType::Q5_0: kernels = kQ5_0; break;
-    case DType::Q5_1: kernels = kQ5_1; break;
+    case DType::Q4_0:
+      kernels = kQ4_0;
+      pairs = kQ4_0Pairs;
+      break;
+    case DType::Q4_1:
+      kernels = kQ4_1;
+      pairs = kQ4_1Pairs;
+      break;
+    case DType::Q5_0:
+      kernels = kQ5_0;
+      pairs = kQ5_0Pairs;
+      break;
+    case DType::Q5_1:
+      kernels = kQ5_1;
+      pairs = kQ5_1Pairs;
+      break;
     case DType::Q8_0: kernels = kQ8_0; break;
     case DType::Q4_K:
       kernels = kQ4_K;
@@ -678,7 +773,9 @@ void DotTileQuantized(DType dtype, int64_t k, const uint8_t* w, int64_t w_stride
       break;
     default: return;  // callers only pass quantized weight dtypes
   }
-  RunTile<uint8_t>(kernels, k / block, w, w_stride, n_w, acts, act_stride, n_acts, out, out_stride);
+  // Decode steps (one activation row) stream the weights once either way: one row at a time.
+  if (!kPairRows || n_acts < 2) pairs = nullptr;
+  RunTile<uint8_t>(kernels, pairs, k / block, w, w_stride, n_w, acts, act_stride, n_acts, out, out_stride);
 #endif
 }
 
@@ -691,7 +788,7 @@ void DotTileFloat(DType dtype, int64_t k, const uint8_t* w, int64_t w_stride, in
   static constexpr K kF16[] = {DotFloatRows<true, 1>, DotFloatRows<true, 2>, DotFloatRows<true, 3>,
                                DotFloatRows<true, 4>};
   if (dtype != DType::F32 && dtype != DType::F16) return;  // callers only pass these
-  RunTile<float>(dtype == DType::F16 ? kF16 : kF32, k, w, w_stride, n_w, acts, act_stride, n_acts,
+  RunTile<float>(dtype == DType::F16 ? kF16 : kF32, nullptr, k, w, w_stride, n_w, acts, act_stride, n_acts,
                  out, out_stride);
 }
 

@@ -85,6 +85,27 @@ void SwigluRow(const float* gate, const float* up, float* out, int64_t n) {
   for (; i < n; ++i) out[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
 }
 
+// GELU (tanh approximation) of the gate times up: 0.5 g (1 + tanh(sqrt(2/pi) (g + 0.044715 g^3))).
+void GegluRow(const float* gate, const float* up, float* out, int64_t n) {
+  constexpr float kSqrt2OverPi = 0.7978845608f;
+  constexpr float kCubic = 0.044715f;
+  const DF df;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(df));
+  const auto half = hn::Set(df, 0.5f);
+  const auto one = hn::Set(df, 1.0f);
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const auto g = hn::LoadU(df, gate + i);
+    const auto inner = hn::Mul(hn::Set(df, kSqrt2OverPi), hn::MulAdd(hn::Mul(hn::Set(df, kCubic), g), hn::Mul(g, g), g));
+    const auto gelu = hn::Mul(hn::Mul(half, g), hn::Add(one, hn::Tanh(df, inner)));
+    hn::StoreU(hn::Mul(gelu, hn::LoadU(df, up + i)), df, out + i);
+  }
+  for (; i < n; ++i) {
+    const float g = gate[i];
+    out[i] = 0.5f * g * (1.0f + std::tanh(kSqrt2OverPi * (g + kCubic * g * g * g))) * up[i];
+  }
+}
+
 void AttentionGroupKernel(const AttentionGroup& a) {
   const DF df;
   const auto lanes = static_cast<int64_t>(hn::Lanes(df));
@@ -146,6 +167,7 @@ namespace clport::fastcpu {
 HWY_EXPORT(SumOfSquares);
 HWY_EXPORT(ScaleRow);
 HWY_EXPORT(SwigluRow);
+HWY_EXPORT(GegluRow);
 HWY_EXPORT(AttentionGroupKernel);
 HWY_EXPORT(OpKernelsTarget);
 
@@ -157,6 +179,10 @@ void scale_row(const float* x, float scale, const float* w, float* out, int64_t 
 
 void swiglu_row(const float* gate, const float* up, float* out, int64_t n) {
   HWY_DYNAMIC_DISPATCH(SwigluRow)(gate, up, out, n);
+}
+
+void geglu_row(const float* gate, const float* up, float* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(GegluRow)(gate, up, out, n);
 }
 
 void attention_group(const AttentionGroup& g) { HWY_DYNAMIC_DISPATCH(AttentionGroupKernel)(g); }

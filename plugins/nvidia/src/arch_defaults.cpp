@@ -20,7 +20,7 @@ GemvConfig gemv_config(uint32_t wg, uint32_t rows_per_warp, uint32_t blocks_per_
 }
 
 // sm_90 (H200): `clport bench ops --gemv-only` sweeps at the 8B shapes and `bench e2e` decode at
-// the smol / 1B / 8B shapes (docs/nvidia.md).
+// the smol / 1B / 8B shapes (measurements/README.md, the nvidia plugin section).
 const Row kMeasured[] = {
     {9, 0, gemv_config(512, 2, 2, 2), gemv_config(512, 2, 2, 2)},
 };
