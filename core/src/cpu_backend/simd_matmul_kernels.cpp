@@ -416,6 +416,20 @@ void DotQ8_0Rows(const uint8_t* w, int64_t nb, const uint8_t* const* acts, float
 
 // ---- 256-value K-quant super-blocks ------------------------------------------------------------
 
+// sum_j weights[j] * bsums[j] over an activation block's 16 run sums, as 32-bit lanes (their
+// total is the sum): the K-quants' minimum and offset terms, in vector registers instead of a
+// scalar loop per activation row and block.
+using D16x8 = hn::CappedTag<int16_t, 8>;
+using D32x4 = hn::Repartition<int32_t, D16x8>;
+HWY_INLINE hn::Vec<D32x4> RunSumDot(const int16_t weights[16], const int16_t* bsums) {
+  const D16x8 d16;
+  const D32x4 d32;
+  auto odd = hn::Zero(d32);
+  auto sum = hn::ReorderWidenMulAccumulate(d32, hn::LoadU(d16, weights), hn::LoadU(d16, bsums), hn::Zero(d32), odd);
+  sum = hn::ReorderWidenMulAccumulate(d32, hn::LoadU(d16, weights + 8), hn::LoadU(d16, bsums + 8), sum, odd);
+  return hn::Add(sum, odd);
+}
+
 // The 12 packed bytes of Q4_K / Q5_K: 6-bit scales sc[0..7] and minimums m[0..7].
 HWY_INLINE void UnpackScaleMin(const uint8_t* p, int16_t sc[8], int16_t m[8]) {
   for (int j = 0; j < 4; ++j) {
@@ -439,12 +453,13 @@ void DotQ4Q5KRows(const uint8_t* w, int64_t nb, const uint8_t* const* acts, floa
   const DI32 di32;
   const VU8 low_mask = hn::Set(du8, uint8_t{0x0f});
   const VU8 sixteen = hn::Set(du8, uint8_t{16});
+  const hn::Repartition<float, D32x4> df4;
   VF32 acc[MR];
-  float minimum[MR];
+  hn::Vec<decltype(df4)> minimum[MR];
   CLPORT_UNROLL
   for (int r = 0; r < MR; ++r) {
     acc[r] = hn::Zero(df);
-    minimum[r] = 0.0f;
+    minimum[r] = hn::Zero(df4);
   }
   for (int64_t b = 0; b < nb; ++b) {
     const uint8_t* block = w + b * kBytes;
@@ -452,6 +467,9 @@ void DotQ4Q5KRows(const uint8_t* w, int64_t nb, const uint8_t* const* acts, floa
     const float dmin = LoadHalf(block + 2);
     int16_t sc[8], mn[8];
     UnpackScaleMin(block + 4, sc, mn);
+    // Sub-block s covers runs 2s and 2s + 1.
+    alignas(16) int16_t run_mins[16];
+    for (int j = 0; j < 16; ++j) run_mins[j] = mn[j / 2];
     const uint8_t* qh = block + 16;
     const uint8_t* qs = block + (kFiveBit ? 48 : 16);
     VI32 isum[MR];
@@ -487,13 +505,12 @@ void DotQ4Q5KRows(const uint8_t* w, int64_t nb, const uint8_t* const* acts, floa
     for (int r = 0; r < MR; ++r) {
       const Q8BlockK& a = reinterpret_cast<const Q8BlockK*>(acts[r])[b];
       acc[r] = hn::MulAdd(hn::Set(df, d * a.d), hn::ConvertTo(df, isum[r]), acc[r]);
-      int32_t msum = 0;
-      for (int s = 0; s < 8; ++s) msum += mn[s] * (a.bsums[2 * s] + a.bsums[2 * s + 1]);
-      minimum[r] += dmin * a.d * static_cast<float>(msum);
+      minimum[r] = hn::MulAdd(hn::Set(df4, dmin * a.d), hn::ConvertTo(df4, RunSumDot(run_mins, a.bsums)),
+                              minimum[r]);
     }
   }
   CLPORT_UNROLL
-  for (int r = 0; r < MR; ++r) out[r] = SumLanes(acc[r]) - minimum[r];
+  for (int r = 0; r < MR; ++r) out[r] = SumLanes(acc[r]) - hn::GetLane(hn::SumOfLanes(df4, minimum[r]));
 }
 
 // Q6_K (210 bytes: ql[128], qh[64], int8 scales[16], d). Element 128n + 32k + l (l < 32) has
@@ -509,12 +526,13 @@ void DotQ6KRows(const uint8_t* w, int64_t nb, const uint8_t* const* acts, float*
   const DI32 di32;
   const VU8 low_mask = hn::Set(du8, uint8_t{0x0f});
   const VU8 two_bits = hn::Set(du8, uint8_t{3});
+  const hn::Repartition<float, D32x4> df4;
   VF32 acc[MR];
-  float offset[MR];
+  hn::Vec<decltype(df4)> offset[MR];
   CLPORT_UNROLL
   for (int r = 0; r < MR; ++r) {
     acc[r] = hn::Zero(df);
-    offset[r] = 0.0f;
+    offset[r] = hn::Zero(df4);
   }
   for (int64_t b = 0; b < nb; ++b) {
     const uint8_t* block = w + b * kBytes;
@@ -522,6 +540,8 @@ void DotQ6KRows(const uint8_t* w, int64_t nb, const uint8_t* const* acts, float*
     const uint8_t* qh = block + 128;
     const auto* scales = reinterpret_cast<const int8_t*>(block + 192);
     const float d = LoadHalf(block + 208);
+    alignas(16) int16_t run_scales[16];
+    for (int j = 0; j < 16; ++j) run_scales[j] = scales[j];
     VI32 isum[MR];
     CLPORT_UNROLL
     for (int r = 0; r < MR; ++r) isum[r] = hn::Zero(di32);
@@ -559,13 +579,12 @@ void DotQ6KRows(const uint8_t* w, int64_t nb, const uint8_t* const* acts, float*
     for (int r = 0; r < MR; ++r) {
       const Q8BlockK& a = reinterpret_cast<const Q8BlockK*>(acts[r])[b];
       acc[r] = hn::MulAdd(hn::Set(df, d * a.d), hn::ConvertTo(df, isum[r]), acc[r]);
-      int32_t bias = 0;
-      for (int j = 0; j < 16; ++j) bias += scales[j] * a.bsums[j];
-      offset[r] += d * a.d * static_cast<float>(32 * bias);
+      offset[r] = hn::MulAdd(hn::Set(df4, 32.0f * d * a.d), hn::ConvertTo(df4, RunSumDot(run_scales, a.bsums)),
+                             offset[r]);
     }
   }
   CLPORT_UNROLL
-  for (int r = 0; r < MR; ++r) out[r] = SumLanes(acc[r]) - offset[r];
+  for (int r = 0; r < MR; ++r) out[r] = SumLanes(acc[r]) - hn::GetLane(hn::SumOfLanes(df4, offset[r]));
 }
 
 #endif  // HWY_TARGET != HWY_SCALAR
