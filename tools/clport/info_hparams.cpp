@@ -3,6 +3,7 @@
 #include <string>
 
 #include "clport/llama_model.h"
+#include "model/arch/arch_family.h"
 
 namespace clport::cli {
 namespace {
@@ -31,16 +32,17 @@ void print_hparams(const GgufFile& file, std::ostream& out) {
     out << "hyper-parameters: not loadable (" << hp.status().message() << ")\n";
     return;
   }
+  const ArchFamily& family = *hp->family;
   out << "hyper-parameters (" << hp->arch << ", as the model runs):\n"
       << "  head size   " << hp->head_dim << " (q " << hp->q_rows() << " rows, k/v " << hp->kv_rows() << ")\n"
       << "  rope        " << (hp->rope_mode == 2 ? "neox" : "normal") << ", " << hp->n_rot << " dims, base "
       << hp->rope_freq_base << ", scale " << hp->rope_freq_scale << "\n"
-      << "  attention   scale " << hp->attn_scale << (hp->qk_norm ? ", RMSNorm per Q/K head" : "") << "\n"
-      << "  ffn         " << (hp->ffn_act == FfnActivation::GeluTanh ? "GELU(tanh)-gated" : "SwiGLU")
-      << (hp->post_norms ? ", post-attention and post-FFN norms" : "") << "\n"
+      << "  attention   scale " << hp->attn_scale << (family.has(Slot::AttnQNorm) ? ", RMSNorm per Q/K head" : "") << "\n"
+      << "  ffn         " << (family.ffn_act == FfnActivation::GeluTanh ? "GELU(tanh)-gated" : "SwiGLU")
+      << (family.has(Slot::PostAttnNorm) ? ", post-attention and post-FFN norms" : "") << "\n"
       << "  rms eps     " << hp->rms_eps << "\n";
-  if (hp->qkv_bias) out << "  projections Q/K/V biases\n";
-  if (hp->gate_up_joined) out << "  ffn weight  gate and up rows in one ffn_up\n";
+  if (family.has(Slot::Bq)) out << "  projections Q/K/V biases\n";
+  if (family.has(Slot::GateUp)) out << "  ffn weight  gate and up rows in one ffn_up\n";
   if (file.find_tensor("rope_freqs.weight") != nullptr) {
     out << "  rope freqs  " << hp->n_rot / 2 << " frequency factors (rope_freqs.weight)\n";
   } else if (file.find_tensor("rope_factors_long.weight") != nullptr) {
@@ -48,9 +50,11 @@ void print_hparams(const GgufFile& file, std::ostream& out) {
         << "attention factor " << hp->rope_attn_factor << "\n";
   }
   if (hp->embd_scale != 1.0f) out << "  embeddings  scaled by " << hp->embd_scale << "\n";
-  if (hp->n_swa > 0) {
-    out << "  sliding     window " << hp->n_swa << ", rope base " << hp->rope_freq_base_swa << " on layers "
+  for (const LayerAttention& local : hp->layer_attn) {
+    if (local.window == 0) continue;
+    out << "  sliding     window " << local.window << ", rope base " << local.rope_freq_base << " on layers "
         << layer_ranges(*hp, true) << "; global layers " << layer_ranges(*hp, false) << "\n";
+    break;
   }
 }
 

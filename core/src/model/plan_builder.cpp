@@ -84,14 +84,14 @@ PlanNode& PlanBuilder::add(clport_op_kind kind, std::vector<TensorRef> src, cons
 }
 
 PlanBuilder::AttentionParams PlanBuilder::attention_params(uint32_t layer) const {
-  const bool swa = hp_.is_swa_layer(layer);
+  const LayerAttention& l = hp_.layer_attn[layer];
   AttentionParams p;
   p.rope.rope.mode = hp_.rope_mode;
   p.rope.rope.n_rot = static_cast<int32_t>(hp_.n_rot);
-  p.rope.rope.freq_base = swa ? hp_.rope_freq_base_swa : hp_.rope_freq_base;
-  p.rope.rope.freq_scale = swa ? 1.0f : hp_.rope_freq_scale;
+  p.rope.rope.freq_base = l.rope_freq_base;
+  p.rope.rope.freq_scale = l.rope_freq_scale;
   p.attention.attention.scale = hp_.attn_scale;
-  p.attention.attention.window = swa ? static_cast<int32_t>(hp_.n_swa) : 0;
+  p.attention.attention.window = static_cast<int32_t>(l.window);
   p.rope_attention = p.rope;
   p.rope_attention.attention = p.attention.attention;
   return p;

@@ -1,9 +1,10 @@
-// Internal: the blocks the architecture graph builders share (llama_graph.cpp, gemma3_graph.cpp):
+// Internal: the blocks the architecture graph builders share (llama_graph.cpp, model/arch/):
 // the embedding, norm + Q/K/V projections, RoPE + KV-cache store + attention, a mat-mul into the
 // residual, the gated FFN and the vocabulary projection. Each block takes the fused pattern where
 // the plugin that runs its plain mat-mul claims it (LlamaModel::claims), else the plain ops.
 #pragma once
 
+#include "model/arch/arch_family.h"
 #include "model/llama_plan.h"
 #include "model/llama_weights.h"
 
@@ -20,8 +21,8 @@ class PlanBuilder {
   PlanNode& add(clport_op_kind kind, std::vector<TensorRef> src, const TensorRef& dst, cpu::OpParams params = {});
   ForwardPlan take() { return std::move(plan_); }
 
-  // The parameters of one layer's RoPE and attention ops: its RoPE base and scaling (sliding
-  // layers have their own), its window (0 = none) and the family's score scale.
+  // The parameters of one layer's RoPE and attention ops: its RoPE base and scaling and its window
+  // (hp.layer_attn) and the family's score scale.
   struct AttentionParams {
     cpu::OpParams rope, rope_attention, attention;
   };
@@ -106,10 +107,8 @@ class PlanBuilder {
   ForwardPlan plan_;
 };
 
-// The graph of each architecture family (one step).
+// The step of the llama family and of the families built like it (one step; a GraphBuilder).
 ForwardPlan build_llama_graph(PlanBuilder& b, const LlamaHParams& hp, const LlamaModel::Weights& w,
                               int64_t logit_rows, bool hooked);
-ForwardPlan build_gemma3_graph(PlanBuilder& b, const LlamaHParams& hp, const LlamaModel::Weights& w,
-                               int64_t logit_rows, bool hooked);
 
 }  // namespace clport
