@@ -8,16 +8,17 @@
 namespace clport::cli {
 namespace {
 
-// "0-4, 6-10": the layers that are local (sliding window) or, with local false, global.
-std::string layer_ranges(const LlamaHParams& hp, bool local) {
+// "0-4, 6-10": the layers whose attention `pick` says yes to.
+template <typename Pick>
+std::string layer_ranges(const LlamaHParams& hp, Pick pick) {
   std::string out;
   for (uint32_t i = 0; i < hp.n_layer;) {
-    if (hp.is_swa_layer(i) != local) {
+    if (!pick(hp.layer_attn[i])) {
       ++i;
       continue;
     }
     uint32_t j = i;
-    while (j + 1 < hp.n_layer && hp.is_swa_layer(j + 1) == local) ++j;
+    while (j + 1 < hp.n_layer && pick(hp.layer_attn[j + 1])) ++j;
     out += (out.empty() ? "" : ", ") + std::to_string(i) + (j > i ? "-" + std::to_string(j) : "");
     i = j + 1;
   }
@@ -53,9 +54,12 @@ void print_hparams(const GgufFile& file, std::ostream& out) {
   for (const LayerAttention& local : hp->layer_attn) {
     if (local.window == 0) continue;
     out << "  sliding     window " << local.window << ", rope base " << local.rope_freq_base << " on layers "
-        << layer_ranges(*hp, true) << "; global layers " << layer_ranges(*hp, false) << "\n";
+        << layer_ranges(*hp, [](const LayerAttention& l) { return l.window > 0; }) << "; global layers "
+        << layer_ranges(*hp, [](const LayerAttention& l) { return l.window == 0; }) << "\n";
     break;
   }
+  const auto unrotated = [](const LayerAttention& l) { return !l.rope; };
+  if (layer_ranges(*hp, unrotated) != "none") out << "  no rope     on layers " << layer_ranges(*hp, unrotated) << "\n";
 }
 
 }  // namespace clport::cli

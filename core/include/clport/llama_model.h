@@ -22,8 +22,9 @@ struct ForwardPlan;
 struct ArchFamily;  // an entry of the architecture registry (core/src/model/arch/arch_family.h)
 
 // How one layer attends, where a family's layers differ: a sliding window with a RoPE of its own
-// (gemma3's local layers).
+// (gemma3's local layers), or no RoPE at all (a layer that finds positions from the causal mask).
 struct LayerAttention {
+  bool rope = true;  // Q and K rotated
   float rope_freq_base = 10000.0f;
   float rope_freq_scale = 1.0f;
   uint32_t window = 0;  // attends to the last `window` positions only; 0: to every earlier one

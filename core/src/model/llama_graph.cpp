@@ -1,9 +1,10 @@
 // The forward step of the llama family and of those built like it (model/arch/ names this
 // builder in their entries): embeddings, then per layer RMSNorm -> Q/K/V (+ biases where the
 // family's files have them) -> RMSNorm per Q and K head (where they have the norm weights) ->
-// RoPE (with frequency factors where the file has them) -> KV-cache store -> causal GQA attention
-// -> output projection -> residual, RMSNorm -> gated FFN (the family's activation) -> residual;
-// then the final norm and the vocabulary projection.
+// RoPE (with frequency factors where the file has them; none on the layers the family runs
+// without) -> KV-cache store -> causal GQA attention -> output projection -> residual, RMSNorm ->
+// gated FFN (the family's activation) -> residual; then the final norm and the vocabulary
+// projection.
 #include "model/plan_builder.h"
 
 namespace clport {
