@@ -10,6 +10,7 @@ const ArchFamily& gemma3_family();
 const ArchFamily& qwen2_family();
 const ArchFamily& qwen3_family();
 const ArchFamily& phi3_family();
+const ArchFamily& smollm3_family();
 
 const std::vector<const ArchFamily*>& arch_families() {
   static const std::vector<const ArchFamily*> families{
@@ -18,6 +19,7 @@ const std::vector<const ArchFamily*>& arch_families() {
       &qwen2_family(),
       &qwen3_family(),
       &phi3_family(),
+      &smollm3_family(),
   };
   return families;
 }
