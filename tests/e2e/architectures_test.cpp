@@ -1,8 +1,8 @@
 // Random-weight models of the architectures built like llama (qwen2 with Q/K/V biases, qwen3 with
 // per-head Q/K norms and a head size of its own, phi3 with joined Q/K/V and gate/up weights and a
-// partial rotation, Llama 3.x with rope_freqs, Phi-3 LongRoPE): the device path and the fast CPU
-// backend against the CPU reference, by logits NMSE and greedy tokens, fused and unfused, on
-// float and on 8-bit activations.
+// partial rotation, smollm3 with a layer without RoPE, Llama 3.x with rope_freqs, Phi-3
+// LongRoPE): the device path and the fast CPU backend against the CPU reference, by logits NMSE
+// and greedy tokens, fused and unfused, on float and on 8-bit activations.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -28,7 +28,7 @@ struct Case {
 
 test::RandomModelSpec spec_of(const std::string& arch, DType dtype) {
   test::RandomModelSpec s = test::family_spec(arch, dtype);
-  s.n_layer = 2;
+  if (arch != "smollm3") s.n_layer = 2;  // smollm3 keeps its fourth layer, the one without RoPE
   if (arch == "qwen2") s.tied_output = false;
   return s;
 }
@@ -70,6 +70,9 @@ INSTANTIATE_TEST_SUITE_P(
                     make_case("qwen3_q4_k_int8", "qwen3", DType::Q4_K, true, true),
                     make_case("phi3_q8_0", "phi3", DType::Q8_0), make_case("phi3_q4_1_unfused", "phi3", DType::Q4_1, false),
                     make_case("phi3_q5_0_int8", "phi3", DType::Q5_0, true, true),
+                    make_case("smollm3_q8_0", "smollm3", DType::Q8_0),
+                    make_case("smollm3_q4_0_unfused", "smollm3", DType::Q4_0, false),
+                    make_case("smollm3_q8_0_int8", "smollm3", DType::Q8_0, true, true),
                     make_case("llama3_rope_freqs_q8_0", "llama", DType::Q8_0, true, false, "rope_freqs"),
                     make_case("llama3_rope_freqs_f16_unfused", "llama", DType::F16, false, false, "rope_freqs"),
                     make_case("llama3_rope_freqs_q4_0_int8", "llama", DType::Q4_0, true, true, "rope_freqs"),
@@ -112,10 +115,42 @@ TEST(Architectures, EachFeatureChangesTheLogits) {
   const auto with = logits_of(biased, "bias", 64), without = logits_of(unbiased, "nobias", 64);
   ASSERT_EQ(with.size(), without.size());
   EXPECT_GT(nmse(with.data(), without.data(), with.size()), 1e-4) << "the Q/K/V biases made no difference";
+  // The same weights as llama (every layer rotated) and as smollm3 (layer 3 not).
+  test::RandomModelSpec nope = spec_of("smollm3", DType::Q8_0), rotated = nope;
+  rotated.arch = "llama";
+  const auto n = logits_of(nope, "nope", 64), r = logits_of(rotated, "rotated", 64);
+  ASSERT_EQ(n.size(), r.size());
+  EXPECT_GT(nmse(n.data(), r.data(), n.size()), 1e-4) << "smollm3's layer without RoPE made no difference";
+}
+
+// SmolLM3 runs every fourth layer without RoPE (llama.cpp's rule: no key carries the step), and
+// rotates the whole head of the others.
+TEST(Architectures, SmolLM3LeavesEveryFourthLayerUnrotated) {
+  test::RandomModelSpec spec = spec_of("smollm3", DType::Q8_0);
+  spec.n_layer = 9;
+  const auto path = write_model(spec, "nope_layers");
+  auto file = GgufFile::open(path.string());
+  ASSERT_TRUE(file.ok());
+  auto hp = read_llama_hparams(*file.value());
+  ASSERT_TRUE(hp.ok()) << hp.status().to_string();
+  for (uint32_t i = 0; i < 9; ++i) EXPECT_EQ(hp->layer_attn[i].rope, i != 3 && i != 7) << "layer " << i;
+  EXPECT_EQ(hp->rope_mode, 0);
+  EXPECT_EQ(hp->n_rot, hp->head_dim);
+  std::filesystem::remove(path);
+
+  spec.partial_rotary = true;  // rope.dimension_count = half the head: llama.cpp refuses it too
+  const auto partial = write_model(spec, "partial");
+  auto partial_file = GgufFile::open(partial.string());
+  ASSERT_TRUE(partial_file.ok());
+  auto refused = read_llama_hparams(*partial_file.value());
+  EXPECT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("smollm3.rope.dimension_count"), std::string::npos)
+      << refused.status().to_string();
+  std::filesystem::remove(partial);
 }
 
 TEST(Architectures, FastCpuMatchesReference) {
-  for (const std::string arch : {"qwen2", "qwen3", "phi3"}) {
+  for (const std::string arch : {"qwen2", "qwen3", "phi3", "smollm3"}) {
     SCOPED_TRACE(arch);
     const auto path = write_model(spec_of(arch, DType::Q8_0), "fast");
     test::expect_fast_cpu_matches_reference(path);

@@ -117,7 +117,8 @@ TEST(Gemma3HParams, DefaultPatternIsFiveLocalThenOneGlobal) {
   EXPECT_FLOAT_EQ(hp->attn_scale, 1.0f / std::sqrt(128.0f));
   EXPECT_FLOAT_EQ(hp->embd_scale, 16.0f);
   EXPECT_FLOAT_EQ(hp->rope_freq_base, 1e6f);
-  EXPECT_FLOAT_EQ(hp->rope_freq_base_swa, 1e4f);
+  EXPECT_FLOAT_EQ(hp->layer_attn[0].rope_freq_base, 1e4f);  // a local layer
+  EXPECT_FLOAT_EQ(hp->layer_attn[5].rope_freq_base, 1e6f);  // a global one
   std::filesystem::remove(path);
 }
 

@@ -1,5 +1,5 @@
 // Writes a random-weight model (see random_model.h) for CLI tests and speed runs:
-//   make_test_model OUT.gguf [dtype] [arch=llama|gemma3|qwen2|qwen3|phi3] [key=value ...]
+//   make_test_model OUT.gguf [dtype] [arch=llama|gemma3|qwen2|qwen3|phi3|smollm3] [key=value ...]
 // keys: embd, ff, layers, heads, kv_heads, ctx, vocab, tied (0/1), seed, chat (gemma, chatml,
 // unknown: a tokenizer.chat_template of that family), rope_factors (rope_freqs, long_rope),
 // head_dim (gemma3, qwen3), window, swa_period (gemma3), partial_rotary (0/1); e.g. the SmolLM2-135M shape: make_test_model smol.gguf q4_1 embd=576 ff=1536

@@ -208,7 +208,7 @@ std::string setup_name(const testing::TestParamInfo<Setup>& p) {
 // take); llama also with K and V apart (plain COPY stores into two tensors).
 INSTANTIATE_TEST_SUITE_P(Families, MultiSequence,
                          testing::Combine(testing::Values("cpu", "auto"),
-                                          testing::Values("llama", "gemma3", "qwen2", "qwen3", "phi3", "llama3"),
+                                          testing::Values("llama", "gemma3", "qwen2", "qwen3", "phi3", "smollm3", "llama3"),
                                           testing::Values(KvCacheType::F16), testing::Values(KvCacheType::F16)),
                          setup_name);
 INSTANTIATE_TEST_SUITE_P(SplitCache, MultiSequence,

@@ -130,12 +130,15 @@ RandomModelSpec family_spec(const std::string& family, DType dtype) {
   if (family == "llama3") s.rope_factors = "rope_freqs";
   if (family == "qwen3") s.head_dim = 128;
   if (family == "phi3") s.partial_rotary = true;
+  if (family == "smollm3") s.n_layer = 4;  // layer 3 runs without RoPE
   return s;
 }
 
 Status write_random_llama(const std::string& path, const RandomModelSpec& s) {
-  if (s.arch != "llama" && s.arch != "gemma3" && s.arch != "qwen2" && s.arch != "qwen3" && s.arch != "phi3")
-    return Status(Stage::InvalidArgument, "random models are llama, gemma3, qwen2, qwen3 or phi3, not '" + s.arch + "'");
+  if (s.arch != "llama" && s.arch != "gemma3" && s.arch != "qwen2" && s.arch != "qwen3" && s.arch != "phi3" &&
+      s.arch != "smollm3")
+    return Status(Stage::InvalidArgument,
+                  "random models are llama, gemma3, qwen2, qwen3, phi3 or smollm3, not '" + s.arch + "'");
   if (!s.rope_factors.empty() && s.rope_factors != "rope_freqs" && s.rope_factors != "long_rope")
     return Status(Stage::InvalidArgument, "rope_factors is rope_freqs, long_rope or empty");
   const bool gemma = s.arch == "gemma3", qwen2 = s.arch == "qwen2", qwen3 = s.arch == "qwen3",

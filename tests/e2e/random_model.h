@@ -1,5 +1,5 @@
 // Small models with random weights, written as GGUF by the test suite itself (no model files are
-// committed): the llama or the gemma3 architecture, any weight dtype, tied or untied output,
+// committed): any architecture clport runs, any weight dtype, tied or untied output,
 // grouped-query attention, and a tiny SentencePiece-style vocabulary (byte tokens) so the
 // tokenizer loads too.
 #pragma once
@@ -16,7 +16,8 @@ namespace clport::test {
 struct RandomModelSpec {
   // "llama", "gemma3" (per-head Q/K norms, post-norms, GEGLU, sliding window), "qwen2" (Q/K/V
   // biases, NeoX RoPE), "qwen3" (per-head Q/K norms, head size of its own), "phi3" (one Q/K/V
-  // weight, one gate+up weight, NeoX RoPE on part of the head).
+  // weight, one gate+up weight, NeoX RoPE on part of the head), "smollm3" (llama's tensors and
+  // keys; the family runs every fourth layer without RoPE).
   std::string arch = "llama";
   DType weight_dtype = DType::Q8_0;
   // attn_v in another dtype (as Q4_K_M files do with Q6_K): Q, K and V cannot be one weight.
@@ -55,7 +56,8 @@ struct RandomModelSpec {
 };
 
 // A small model of each family as the tests run it: qwen3 with heads of 128 against n_embd 256,
-// phi3 rotating half of each head, "llama3" a llama file with rope_freqs; other names as they are.
+// phi3 rotating half of each head, smollm3 of 4 layers (the fourth has no RoPE), "llama3" a llama
+// file with rope_freqs; other names as they are.
 RandomModelSpec family_spec(const std::string& family, DType dtype);
 
 // Writes the model to `path` (any spec.arch: the name says the family the generator started

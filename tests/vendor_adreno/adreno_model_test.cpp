@@ -118,10 +118,10 @@ INSTANTIATE_TEST_SUITE_P(Dtypes, AdrenoRandomModel,
                                            DTypeCase{DType::Q6_K, CLPORT_DTYPE_Q6_K, "q6_k"}),
                          [](const ::testing::TestParamInfo<DTypeCase>& i) { return std::string(i.param.suffix); });
 
-// qwen2, qwen3, phi3 and Llama 3.x (rope_freqs) models: Adreno's mat-muls, the new ops on
-// whichever plugin claims them, greedy tokens as the CPU reference's.
+// qwen2, qwen3, phi3, smollm3 and Llama 3.x (rope_freqs) models: Adreno's mat-muls, the new ops
+// on whichever plugin claims them, greedy tokens as the CPU reference's.
 TEST(AdrenoArchitectures, RandomModelsOfEachArchitectureMatchCpu) {
-  for (const std::string family : {"qwen2", "qwen3", "phi3", "llama3"}) {
+  for (const std::string family : {"qwen2", "qwen3", "phi3", "smollm3", "llama3"}) {
     SCOPED_TRACE(family);
     test::RandomModelSpec spec = test::family_spec(family, DType::Q4_0);
     spec.seed = 7;

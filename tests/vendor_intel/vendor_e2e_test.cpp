@@ -262,10 +262,11 @@ TEST_F(VENDOR_SUITE, RandomGemma3ModelFallsBackToGenericForItsNewOps) {
 }
 
 // qwen2 (Q/K/V biases), qwen3 (per-head Q/K norms, head size of its own), phi3 (joined Q/K/V and
-// gate/up weights, partial rotation) and Llama 3.x (rope_freqs): the vendor's mat-muls with the
-// rest on whichever plugin claims it, greedy tokens and logits as the CPU reference's.
+// gate/up weights, partial rotation), smollm3 (a layer without RoPE) and Llama 3.x (rope_freqs):
+// the vendor's mat-muls with the rest on whichever plugin claims it, greedy tokens and logits as
+// the CPU reference's.
 TEST_F(VENDOR_SUITE, RandomModelsOfEachArchitectureMatchCpu) {
-  for (const std::string family : {"qwen2", "qwen3", "phi3", "llama3"}) {
+  for (const std::string family : {"qwen2", "qwen3", "phi3", "smollm3", "llama3"}) {
     SCOPED_TRACE(family);
     const auto path = std::filesystem::temp_directory_path() /
                       ("clport_vendor_" + family + "_" + std::string(VENDOR_PLUGIN) + std::to_string(::getpid()) +

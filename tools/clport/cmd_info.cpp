@@ -1,6 +1,7 @@
 // `clport info MODEL`: what a GGUF file holds — architecture and sizes, tensor types, every
 // metadata key, where the file came from — and which plugin would serve each op. --json prints
 // the same as one document (docs/json-output.md).
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -15,6 +16,7 @@
 #include "command_registry.h"
 #include "info_hparams.h"
 #include "json_output.h"
+#include "model/arch/arch_family.h"
 #include "option_ranges.h"
 
 namespace clport::cli {
@@ -259,6 +261,9 @@ nlohmann::json hparams_json(const GgufFile& f) {
   // The vocabulary size is token_embd's row count (the loader reads it there too).
   const GgufTensorInfo* embd = f.find_tensor("token_embd.weight");
   const int64_t n_vocab = embd != nullptr ? embd->ne[1] : hp->n_vocab;
+  const ArchFamily& family = *hp->family;
+  uint32_t sliding_window = 0;
+  for (const LayerAttention& layer : hp->layer_attn) sliding_window = std::max(sliding_window, layer.window);
   return {{"error", nullptr},          {"arch", hp->arch},
           {"n_vocab", n_vocab},        {"n_ctx_train", hp->n_ctx_train},
           {"n_embd", hp->n_embd},      {"n_layer", hp->n_layer},
@@ -267,11 +272,11 @@ nlohmann::json hparams_json(const GgufFile& f) {
           {"n_rot", hp->n_rot},        {"rope_mode", hp->rope_mode == 2 ? "neox" : "normal"},
           {"rope_freq_base", hp->rope_freq_base}, {"rope_freq_scale", hp->rope_freq_scale},
           {"rms_eps", hp->rms_eps},    {"attn_scale", hp->attn_scale},
-          {"qk_norm", hp->qk_norm},    {"post_norms", hp->post_norms},
-          {"qkv_bias", hp->qkv_bias},  {"gate_up_joined", hp->gate_up_joined},
+          {"qk_norm", family.has(Slot::AttnQNorm)}, {"post_norms", family.has(Slot::PostAttnNorm)},
+          {"qkv_bias", family.has(Slot::Bq)}, {"gate_up_joined", family.has(Slot::GateUp)},
           {"tied_output", hp->tied_output},
-          {"ffn", hp->ffn_act == FfnActivation::GeluTanh ? "geglu" : "swiglu"},
-          {"sliding_window", hp->n_swa}};
+          {"ffn", family.ffn_act == FfnActivation::GeluTanh ? "geglu" : "swiglu"},
+          {"sliding_window", sliding_window}};
 }
 
 int info_json(const InfoFlags& flags) {

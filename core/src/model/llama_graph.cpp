@@ -1,8 +1,10 @@
-// The forward step of the llama family and of those built like it (qwen2, qwen3, phi3):
-// embeddings, then per layer RMSNorm -> Q/K/V (+ biases: qwen2) -> RMSNorm per Q and K head
-// (qwen3) -> RoPE (with frequency factors where the file has them) -> KV-cache store -> causal GQA
-// attention -> output projection -> residual, RMSNorm -> SwiGLU FFN -> residual; then the final
-// norm and the vocabulary projection.
+// The forward step of the llama family and of those built like it (model/arch/ names this
+// builder in their entries): embeddings, then per layer RMSNorm -> Q/K/V (+ biases where the
+// family's files have them) -> RMSNorm per Q and K head (where they have the norm weights) ->
+// RoPE (with frequency factors where the file has them; none on the layers the family runs
+// without) -> KV-cache store -> causal GQA attention -> output projection -> residual, RMSNorm ->
+// gated FFN (the family's activation) -> residual; then the final norm and the vocabulary
+// projection.
 #include "model/plan_builder.h"
 
 namespace clport {
@@ -14,13 +16,13 @@ ForwardPlan build_llama_graph(PlanBuilder& b, const LlamaHParams& hp, const Llam
     const auto& L = w.layers[il];
     b.begin_layer(il);
     PlanBuilder::Heads h = b.project_qkv(L);
-    if (hp.qk_norm) {
+    if (L.attn_q_norm.valid()) {
       h.q = b.norm_heads(h.q, L.attn_q_norm, b.q_rope, b.q_tmp);
       h.k = b.norm_heads(h.k, L.attn_k_norm, b.k_rope, b.k_tmp);
     }
     b.rope_store_attend(L, h, b.attention_params(il));
     b.mul_mat_residual(L.wo, b.attn);
-    b.gated_ffn(L, hp.ffn_act);
+    b.gated_ffn(L, hp.family->ffn_act);
     b.hook_after(b.mul_mat_residual(L.w_down, b.act), il);
   }
   b.end_layers();

@@ -9,42 +9,14 @@
 #include "model/llama_model.h"
 #include "common/logger.h"
 #include "memory/file_pages.h"
+#include "model/arch/arch_family.h"
 #include "model/llama_plan.h"
 #include "model/memory_estimate.h"
 #include "model/llama_weights.h"
+#include "model/tensor_check.h"
 
 namespace clport {
 namespace {
-
-bool is_weight_dtype(DType d) {
-  return std::find(std::begin(kWeightDTypes), std::end(kWeightDTypes), d) !=
-         std::end(kWeightDTypes);
-}
-
-std::string shape_string(const std::array<int64_t, 4>& ne, int n_dims) {
-  std::string s = "[";
-  for (int i = 0; i < n_dims; ++i) s += (i ? ", " : "") + std::to_string(ne[i]);
-  return s + "]";
-}
-
-// Looks up a tensor and checks its shape ({ne0} or {ne0, ne1}) and dtype class.
-Result<const GgufTensorInfo*> expect(const GgufFile& file, const std::string& name,
-                                     std::vector<int64_t> shape, bool is_norm) {
-  const GgufTensorInfo* t = file.find_tensor(name);
-  if (t == nullptr) return Status(Stage::Model, "tensor '" + name + "' is missing");
-  std::array<int64_t, 4> want{1, 1, 1, 1};
-  for (size_t i = 0; i < shape.size(); ++i) want[i] = shape[i];
-  if (t->ne != want) {
-    return Status(Stage::Model, "tensor '" + name + "' has shape " + shape_string(t->ne, t->n_dims) +
-                                    ", expected " + shape_string(want, static_cast<int>(shape.size())));
-  }
-  if (is_norm ? t->dtype != DType::F32 : !is_weight_dtype(t->dtype)) {
-    return Status(Stage::Model, "tensor '" + name + "' has unsupported type " +
-                                    std::string(dtype_name(t->dtype)) +
-                                    (is_norm ? " (norm weights must be f32)" : ""));
-  }
-  return t;
-}
 
 // The bytes of a weight joined from parts of the file, concatenated; the parts' pages of a mapped
 // file are given back once copied (only the joined weight is placed).
@@ -132,105 +104,18 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
   const uint32_t n_ctx = context_length(hp, options);
 
   // Plan: every tensor, checked before anything is uploaded.
-  const int64_t E = hp.n_embd, F = hp.n_ff, V = hp.n_vocab, HD = hp.head_dim;
+  const int64_t E = hp.n_embd, F = hp.n_ff, V = hp.n_vocab;
   const int64_t NQ = hp.q_rows(), KV = hp.kv_rows();
-  struct Planned {
-    const GgufTensorInfo* info;
-    TensorRef* slot;
-    bool matmul;  // multiplied by MUL_MAT (may be repacked by the plugin)
-    // A weight joined from parts of the file (Q, K and V; their biases): its bytes are the parts'
-    // concatenated, made only when it is placed (joined_bytes), so that no more than one such
-    // copy exists at a time beside the weights already placed.
-    std::vector<const GgufTensorInfo*> parts;
-  };
+  using Planned = PlannedWeight;
   std::unique_ptr<LlamaModel> model(new LlamaModel(backend, hp));
   model->file_ = file;
   model->w_ = std::make_unique<Weights>();
   Weights& w = *model->w_;
   w.layers.resize(hp.n_layer);
-  std::vector<Planned> plan;
-  auto add = [&](const std::string& name, std::vector<int64_t> shape, bool norm,
-                 TensorRef* slot) -> Status {
-    auto t = expect(*file, name, std::move(shape), norm);
-    if (!t.ok()) return t.status();
-    // Norms are 1-D; the token embedding is a MUL_MAT weight only when it doubles as the output.
-    const bool matmul = !norm && (slot != &w.tok_embd || hp.tied_output);
-    plan.push_back({t.value(), slot, matmul, {}});
-    return Status();
-  };
-  CLPORT_RETURN_IF_ERROR(add("token_embd.weight", {E, V}, false, &w.tok_embd));
-  CLPORT_RETURN_IF_ERROR(add("output_norm.weight", {E}, true, &w.output_norm));
-  if (!hp.tied_output) CLPORT_RETURN_IF_ERROR(add("output.weight", {E, V}, false, &w.output));
-  // RoPE frequency factors: Llama 3.x's rope_freqs, or LongRoPE's short / long pair (the long
-  // factors when the context asked for exceeds the one the short ones were trained for).
-  const std::string factors = file->find_tensor("rope_freqs.weight") != nullptr ? "rope_freqs.weight"
-                              : file->find_tensor("rope_factors_long.weight") == nullptr &&
-                                      file->find_tensor("rope_factors_short.weight") == nullptr
-                                  ? ""
-                              : n_ctx > hp.n_ctx_orig ? "rope_factors_long.weight"
-                                                      : "rope_factors_short.weight";
-  if (!factors.empty()) {
-    CLPORT_RETURN_IF_ERROR(add(factors, {hp.n_rot / 2}, true, &w.rope_factors));
-    const auto* values = reinterpret_cast<const float*>(plan.back().info->data);
-    for (uint32_t i = 0; i < hp.n_rot / 2; ++i) {
-      float f;
-      std::memcpy(&f, values + i, sizeof f);
-      if (!(f > 0.0f) || !std::isfinite(f)) {
-        return Status(Stage::Model, "tensor '" + factors + "' holds a factor that is not positive and finite");
-      }
-    }
-  }
-  // Gate and up rows of one weight (phi3): two weights over the halves of the file's bytes.
-  std::vector<GgufTensorInfo> halves(hp.gate_up_joined ? 2 * hp.n_layer : 0);
-  for (uint32_t i = 0; i < hp.n_layer; ++i) {
-    const std::string b = "blk." + std::to_string(i) + ".";
-    auto& L = w.layers[i];
-    CLPORT_RETURN_IF_ERROR(add(b + "attn_norm.weight", {E}, true, &L.attn_norm));
-    // Q, K and V as one weight in the file (phi3), else three.
-    const bool qkv_in_file = file->find_tensor(b + "attn_qkv.weight") != nullptr;
-    if (qkv_in_file) {
-      CLPORT_RETURN_IF_ERROR(add(b + "attn_qkv.weight", {E, NQ + 2 * KV}, false, &L.wqkv));
-    } else {
-      CLPORT_RETURN_IF_ERROR(add(b + "attn_q.weight", {E, NQ}, false, &L.wq));
-      CLPORT_RETURN_IF_ERROR(add(b + "attn_k.weight", {E, KV}, false, &L.wk));
-      CLPORT_RETURN_IF_ERROR(add(b + "attn_v.weight", {E, KV}, false, &L.wv));
-    }
-    if (hp.qkv_bias && qkv_in_file) {
-      CLPORT_RETURN_IF_ERROR(add(b + "attn_qkv.bias", {NQ + 2 * KV}, true, &L.bqkv));
-    } else if (hp.qkv_bias) {
-      CLPORT_RETURN_IF_ERROR(add(b + "attn_q.bias", {NQ}, true, &L.bq));
-      CLPORT_RETURN_IF_ERROR(add(b + "attn_k.bias", {KV}, true, &L.bk));
-      CLPORT_RETURN_IF_ERROR(add(b + "attn_v.bias", {KV}, true, &L.bv));
-    }
-    CLPORT_RETURN_IF_ERROR(add(b + "attn_output.weight", {NQ, E}, false, &L.wo));
-    if (hp.qk_norm) {
-      CLPORT_RETURN_IF_ERROR(add(b + "attn_q_norm.weight", {HD}, true, &L.attn_q_norm));
-      CLPORT_RETURN_IF_ERROR(add(b + "attn_k_norm.weight", {HD}, true, &L.attn_k_norm));
-    }
-    if (hp.post_norms) {
-      CLPORT_RETURN_IF_ERROR(add(b + "post_attention_norm.weight", {E}, true, &L.post_attn_norm));
-      CLPORT_RETURN_IF_ERROR(add(b + "post_ffw_norm.weight", {E}, true, &L.post_ffn_norm));
-    }
-    CLPORT_RETURN_IF_ERROR(add(b + "ffn_norm.weight", {E}, true, &L.ffn_norm));
-    if (hp.gate_up_joined) {
-      auto joined = expect(*file, b + "ffn_up.weight", {E, 2 * F}, false);
-      if (!joined.ok()) return joined.status();
-      const GgufTensorInfo& up = *joined.value();
-      for (int half = 0; half < 2; ++half) {
-        GgufTensorInfo& h = halves[2 * i + half];
-        h = up;
-        h.name = up.name + (half == 0 ? "[gate rows]" : "[up rows]");
-        h.ne[1] = F;
-        h.bytes = up.bytes / 2;
-        h.data = up.data + half * h.bytes;
-        plan.push_back({&h, half == 0 ? &L.w_gate : &L.w_up, true, {}});
-      }
-    } else {
-      CLPORT_RETURN_IF_ERROR(add(b + "ffn_gate.weight", {E, F}, false, &L.w_gate));
-      CLPORT_RETURN_IF_ERROR(add(b + "ffn_up.weight", {E, F}, false, &L.w_up));
-    }
-    CLPORT_RETURN_IF_ERROR(add(b + "ffn_down.weight", {F, E}, false, &L.w_down));
-  }
+  std::vector<GgufTensorInfo> halves;
+  auto planned = plan_weights(*file, hp, n_ctx, w, halves);
+  if (!planned.ok()) return planned.status();
+  std::vector<Planned> plan = std::move(planned.value());
 
   model->plans_ = std::make_unique<Plans>();
   model->plans_->fusion = options.fusion;
@@ -238,7 +123,8 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
   // Which weights the decode step will read through a fused op its plugin claims: those keep
   // the plain layout (fused kernels read the file layout), every other mat-mul weight may be
   // repacked by its plugin. Q, K and V of one dtype become one weight on a device.
-  std::vector<GgufTensorInfo> joined_infos(hp.n_layer), joined_biases(hp.qkv_bias ? hp.n_layer : 0);
+  const bool qkv_bias = hp.family->has(Slot::Bq);
+  std::vector<GgufTensorInfo> joined_infos(hp.n_layer), joined_biases(qkv_bias ? hp.n_layer : 0);
   {
     const TensorRef x1 = shape_only(DType::F32, {E, 1, 1, 1}), xn1 = x1;
     const TensorRef norm_w = shape_only(DType::F32, {E, 1, 1, 1});
@@ -291,7 +177,7 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
         const std::string b = "blk." + std::to_string(i) + ".";
         auto parts = join(joined_infos[i], {q, k, v}, b + "attn_q+k+v");
         std::vector<const GgufTensorInfo*> bias_parts;
-        if (hp.qkv_bias) bias_parts = join(joined_biases[i], {find(&L.bq), find(&L.bk), find(&L.bv)}, b + "attn_q+k+v.bias");
+        if (qkv_bias) bias_parts = join(joined_biases[i], {find(&L.bq), find(&L.bk), find(&L.bv)}, b + "attn_q+k+v.bias");
         const bool fused = fused_norm_mm(wqkv);
         // The three parts (and their biases) are replaced by the one weight (and one bias).
         plan.erase(std::remove_if(plan.begin(), plan.end(),
@@ -306,13 +192,14 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
         for (Planned* part : {q, k, v}) part->matmul = !fused_norm_mm(weight_of(part->info));
       }
       // With post-norms the output and down projections feed a norm, not the residual.
+      const bool post_norms = hp.family->has(Slot::PostAttnNorm);
       Planned* wo = find(&L.wo);
-      wo->matmul = hp.post_norms || !fused_mm_add(weight_of(wo->info));
+      wo->matmul = post_norms || !fused_mm_add(weight_of(wo->info));
       Planned* down = find(&L.w_down);
-      down->matmul = hp.post_norms || !fused_mm_add(weight_of(down->info));
+      down->matmul = post_norms || !fused_mm_add(weight_of(down->info));
       Planned *g = find(&L.w_gate), *u = find(&L.w_up);
       const TensorRef wg = weight_of(g->info), wu = weight_of(u->info), act = out_of(wg.ne[1]);
-      const bool ffn = hp.ffn_act == FfnActivation::Silu
+      const bool ffn = hp.family->ffn_act == FfnActivation::Silu
                            ? model->claims(CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU, {&wg, &x1, &norm_w, &wu}, act, norm,
                                            &wg, &xn1, &act)
                            : fused_norm_mm(wg) && fused_norm_mm(wu);
@@ -430,7 +317,7 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
   s.up = slot(F);
   s.act = slot(F);
   s.logits = slot(V);
-  if (hp.qk_norm) {
+  if (hp.family->has(Slot::AttnQNorm)) {
     s.q_tmp = slot(NQ);
     s.k_tmp = slot(KV);
   }

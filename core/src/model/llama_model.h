@@ -1,7 +1,8 @@
-// Decoder-only transformers of the LLaMA lineage (llama: LLaMA 2/3, SmolLM2, TinyLlama; gemma3):
-// hyper-parameters from GGUF metadata, weights on a Backend, KV cache on the same backend, and
-// the forward pass written once for every backend (one graph builder per architecture family). Prompts run as batches (GEMM path), generation one token at a time
-// (GEMV path).
+// Decoder-only transformers of the LLaMA lineage: hyper-parameters from GGUF metadata, weights on
+// a Backend, KV cache on the same backend, and the forward pass written once for every backend
+// (each architecture family is a file under core/src/model/arch/ with its reader, tensor map and
+// graph builder, docs/architectures.md lists them). Prompts run as batches (GEMM path),
+// generation one token at a time (GEMV path).
 #pragma once
 
 #include <cstdint>
@@ -19,36 +20,34 @@ namespace clport {
 
 class GgufFile;
 struct ForwardPlan;
+struct ArchFamily;  // an entry of the architecture registry (core/src/model/arch/arch_family.h)
 
-enum class FfnActivation { Silu, GeluTanh };  // the gate's activation: SwiGLU or GEGLU
+// How one layer attends, where a family's layers differ: a sliding window with a RoPE of its own
+// (gemma3's local layers), or no RoPE at all (a layer that finds positions from the causal mask).
+struct LayerAttention {
+  bool rope = true;  // Q and K rotated
+  float rope_freq_base = 10000.0f;
+  float rope_freq_scale = 1.0f;
+  uint32_t window = 0;  // attends to the last `window` positions only; 0: to every earlier one
+};
 
 struct LlamaHParams {
-  std::string arch;  // "llama" (also what SmolLM2 and TinyLlama use), "gemma3", "qwen2", "qwen3", "phi3"
+  std::string arch;  // general.architecture
+  const ArchFamily* family = nullptr;  // what runs it: reader, tensors, graph builder
   uint32_t n_vocab = 0, n_ctx_train = 0, n_embd = 0, n_layer = 0, n_ff = 0;
   uint32_t n_head = 0, n_head_kv = 0, head_dim = 0, n_rot = 0;
   float rope_freq_base = 10000.0f;
   float rope_freq_scale = 1.0f;  // from rope.scaling (linear): 1 / factor
-  int32_t rope_mode = 0;         // 0 normal (llama), 2 NeoX (gemma3, qwen2, qwen3, phi3)
+  int32_t rope_mode = 0;         // 0 normal (interleaved pairs), 2 NeoX (halves)
   float rope_attn_factor = 1.0f; // rope.scaling.attn_factor: cos/sin multiplier (in attn_scale)
   uint32_t n_ctx_orig = 0;       // rope.scaling.original_context_length (LongRoPE factor choice)
   float rms_eps = 1e-5f;
   bool tied_output = false;      // output projection shares token_embd
-  bool qkv_bias = false;         // biases on the Q, K and V projections (qwen2)
-  bool gate_up_joined = false;   // ffn_up holds gate then up rows, no ffn_gate (phi3)
   float attn_scale = 0.0f;       // the scores' factor; 1/sqrt(head_dim) unless the family says
   float embd_scale = 1.0f;       // token embeddings are multiplied by it (gemma3: sqrt(n_embd))
-  bool qk_norm = false;          // RMSNorm per head on Q and K before RoPE (gemma3, qwen3)
-  bool post_norms = false;       // RMSNorm on the attention and FFN outputs before the residual
-  FfnActivation ffn_act = FfnActivation::Silu;
-  // Sliding-window layers (gemma3): swa_layers[i] says layer i attends to the last n_swa
-  // positions only and rotates with rope_freq_base_swa (no rope scaling); the others are global.
-  uint32_t n_swa = 0;
-  std::vector<bool> swa_layers;
-  float rope_freq_base_swa = 10000.0f;
+  std::vector<LayerAttention> layer_attn;  // one per layer
 
-  bool is_swa_layer(uint32_t layer) const {
-    return n_swa > 0 && layer < swa_layers.size() && swa_layers[layer];
-  }
+  bool is_swa_layer(uint32_t layer) const { return layer < layer_attn.size() && layer_attn[layer].window > 0; }
   uint32_t q_rows() const { return n_head * head_dim; }     // rows of the Q projection
   uint32_t kv_rows() const { return n_head_kv * head_dim; } // rows of the K and V projections
 };

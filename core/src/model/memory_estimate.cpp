@@ -6,6 +6,7 @@
 
 #include "backend/backend.h"
 #include "model/activation_arena.h"
+#include "model/arch/arch_family.h"
 
 namespace clport {
 
@@ -20,7 +21,7 @@ uint64_t activation_bytes(const LlamaHParams& hp, uint32_t n_batch) {
   // own, each aligned, and the token ids. The arena places slots by lifetime and so needs less.
   const int64_t E = hp.n_embd, F = hp.n_ff, V = hp.n_vocab, NQ = hp.q_rows(), KV = hp.kv_rows();
   std::vector<int64_t> rows{E, E, NQ + 2 * KV, NQ, KV, NQ, E, F, F, F, V};
-  if (hp.qk_norm) rows.insert(rows.end(), {NQ, KV});
+  if (hp.family->has(Slot::AttnQNorm)) rows.insert(rows.end(), {NQ, KV});
   uint64_t bytes = static_cast<uint64_t>(n_batch) * 4;
   for (int64_t r : rows) {
     const uint64_t slot = static_cast<uint64_t>(r) * n_batch * 4;

@@ -1,17 +1,12 @@
-// Hyper-parameters from GGUF metadata: the architecture picks the family's reader; the keys
-// all families share are read once here, and every value is checked before a model is built.
+// Hyper-parameters from GGUF metadata: the architecture picks the family's reader from the
+// registry; the keys all families share are read once here, and every value is checked before a
+// model is built.
 #include <cmath>
 
+#include "model/arch/arch_registry.h"
 #include "model/hparams_read.h"
 
 namespace clport {
-namespace {
-
-constexpr const char* kSupported =
-    "supported: llama (LLaMA 2/3.x, SmolLM2, TinyLlama), gemma3 (Gemma 3), qwen2 (Qwen 2/2.5), qwen3 (Qwen 3), "
-    "phi3 (Phi-3/3.5, Phi-4 mini)";
-
-}  // namespace
 
 Status read_shared_hparams(const GgufFile& file, LlamaHParams& hp) {
   const std::string p = hp.arch + ".";
@@ -26,6 +21,8 @@ Status read_shared_hparams(const GgufFile& file, LlamaHParams& hp) {
   CLPORT_READ(n_ff, "feed_forward_length")
   CLPORT_READ(n_head, "attention.head_count")
 #undef CLPORT_READ
+  // Checked before the per-layer table below is sized by it.
+  if (hp.n_layer == 0 || hp.n_layer > kMaxLayers) return hparams_error(p + "block_count out of range");
   auto n_head_kv = file.get_u32_or(p + "attention.head_count_kv", hp.n_head);
   if (!n_head_kv.ok()) return n_head_kv.status();
   hp.n_head_kv = n_head_kv.value();
@@ -59,6 +56,12 @@ Status read_shared_hparams(const GgufFile& file, LlamaHParams& hp) {
   auto n_ctx_orig = file.get_u32_or(p + "rope.scaling.original_context_length", hp.n_ctx_train);
   if (!n_ctx_orig.ok()) return n_ctx_orig.status();
   hp.n_ctx_orig = n_ctx_orig.value();
+  // Every layer rotates with the model's base and scaling and attends to every earlier position
+  // until its family says otherwise.
+  LayerAttention layer;
+  layer.rope_freq_base = hp.rope_freq_base;
+  layer.rope_freq_scale = hp.rope_freq_scale;
+  hp.layer_attn.assign(hp.n_layer, layer);
   return Status();
 }
 
@@ -84,10 +87,18 @@ Status read_head_size(const GgufFile& file, LlamaHParams& hp) {
   return Status();
 }
 
+Status read_llama_like_hparams(const GgufFile& file, LlamaHParams& hp, int32_t rope_mode) {
+  CLPORT_RETURN_IF_ERROR(read_shared_hparams(file, hp));
+  CLPORT_RETURN_IF_ERROR(read_head_size(file, hp));
+  hp.rope_mode = rope_mode;
+  hp.attn_scale = 1.0f / std::sqrt(static_cast<float>(hp.head_dim));
+  return Status();
+}
+
 Status check_hparams(const LlamaHParams& hp) {
   const std::string p = hp.arch + ".";
   if (hp.n_ctx_train == 0) return hparams_error(p + "context_length must be > 0");
-  if (hp.n_layer == 0 || hp.n_layer > 512) return hparams_error(p + "block_count out of range");
+  if (hp.n_layer == 0 || hp.n_layer > kMaxLayers) return hparams_error(p + "block_count out of range");
   if (hp.n_embd == 0 || hp.n_embd > 65536) return hparams_error(p + "embedding_length out of range");
   if (hp.n_ff == 0 || hp.n_ff > 262144) return hparams_error(p + "feed_forward_length out of range");
   if (hp.n_head == 0 || hp.n_head > 1024) return hparams_error(p + "attention.head_count out of range");
@@ -100,15 +111,19 @@ Status check_hparams(const LlamaHParams& hp) {
   if (hp.n_rot == 0 || hp.n_rot > hp.head_dim || hp.n_rot % 2 != 0) {
     return hparams_error(p + "rope.dimension_count must be even and <= the head size");
   }
-  if (!(hp.rms_eps > 0.0f) || !std::isfinite(hp.rope_freq_base) || hp.rope_freq_base <= 0.0f ||
-      !std::isfinite(hp.rope_freq_base_swa) || hp.rope_freq_base_swa <= 0.0f) {
+  if (!(hp.rms_eps > 0.0f) || !std::isfinite(hp.rope_freq_base) || hp.rope_freq_base <= 0.0f) {
     return hparams_error("rms epsilon and rope.freq_base must be positive");
+  }
+  for (const LayerAttention& layer : hp.layer_attn) {
+    if (!std::isfinite(layer.rope_freq_base) || layer.rope_freq_base <= 0.0f) {
+      return hparams_error("a layer's rope base must be positive");
+    }
+    if (layer.window > 0x7fffffffu) return hparams_error(p + "attention.sliding_window out of range");
   }
   if (!(hp.attn_scale > 0.0f) || !std::isfinite(hp.attn_scale) || !(hp.embd_scale > 0.0f) ||
       !std::isfinite(hp.embd_scale)) {
     return hparams_error("attention and embedding scales must be positive and finite");
   }
-  if (hp.n_swa > 0x7fffffffu) return hparams_error(p + "attention.sliding_window out of range");
   return Status();
 }
 
@@ -117,19 +132,11 @@ Result<LlamaHParams> read_llama_hparams(const GgufFile& file) {
   auto arch = file.get_string("general.architecture");
   if (!arch.ok()) return arch.status();
   hp.arch = arch.value();
-  if (hp.arch == "llama") {
-    CLPORT_RETURN_IF_ERROR(read_llama_family_hparams(file, hp));
-  } else if (hp.arch == "gemma3") {
-    CLPORT_RETURN_IF_ERROR(read_gemma3_hparams(file, hp));
-  } else if (hp.arch == "qwen2") {
-    CLPORT_RETURN_IF_ERROR(read_qwen2_hparams(file, hp));
-  } else if (hp.arch == "qwen3") {
-    CLPORT_RETURN_IF_ERROR(read_qwen3_hparams(file, hp));
-  } else if (hp.arch == "phi3") {
-    CLPORT_RETURN_IF_ERROR(read_phi3_hparams(file, hp));
-  } else {
-    return hparams_error("architecture '" + hp.arch + "' is not supported; " + kSupported);
+  hp.family = find_arch(hp.arch);
+  if (hp.family == nullptr) {
+    return hparams_error("architecture '" + hp.arch + "' is not supported; supported: " + supported_architectures());
   }
+  CLPORT_RETURN_IF_ERROR(hp.family->read_hparams(file, hp));
   hp.attn_scale *= hp.rope_attn_factor * hp.rope_attn_factor;
   CLPORT_RETURN_IF_ERROR(check_hparams(hp));
   return hp;

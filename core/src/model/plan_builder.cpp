@@ -84,14 +84,15 @@ PlanNode& PlanBuilder::add(clport_op_kind kind, std::vector<TensorRef> src, cons
 }
 
 PlanBuilder::AttentionParams PlanBuilder::attention_params(uint32_t layer) const {
-  const bool swa = hp_.is_swa_layer(layer);
+  const LayerAttention& l = hp_.layer_attn[layer];
   AttentionParams p;
+  p.rotate = l.rope;
   p.rope.rope.mode = hp_.rope_mode;
   p.rope.rope.n_rot = static_cast<int32_t>(hp_.n_rot);
-  p.rope.rope.freq_base = swa ? hp_.rope_freq_base_swa : hp_.rope_freq_base;
-  p.rope.rope.freq_scale = swa ? 1.0f : hp_.rope_freq_scale;
+  p.rope.rope.freq_base = l.rope_freq_base;
+  p.rope.rope.freq_scale = l.rope_freq_scale;
   p.attention.attention.scale = hp_.attn_scale;
-  p.attention.attention.window = swa ? static_cast<int32_t>(hp_.n_swa) : 0;
+  p.attention.attention.window = static_cast<int32_t>(l.window);
   p.rope_attention = p.rope;
   p.rope_attention.attention = p.attention.attention;
   return p;
@@ -205,12 +206,17 @@ void PlanBuilder::kv_store(const EntryViews& v, const TensorRef& k_heads, const 
     add(CLPORT_OP_COPY, {k_heads}, v.k_rope);
     add(CLPORT_OP_ROPE, with_factors({v.k_rope}), v.k_rope, rope);
   }
+  kv_copy(v, v.k_rope);
+}
+
+void PlanBuilder::kv_copy(const EntryViews& v, const TensorRef& k_rows) {
   // The slots of positions n_past .. n_past + n - 1 (the COPY's dst moves by one position's
   // bytes per n_past); a quantized cache row is whole blocks, which the COPY quantizes.
+  const Layer::SequenceCache& c = *v.cache;
   const int64_t HD = hp_.head_dim, HKV = hp_.n_head_kv;
   const TensorRef k_slot = view(c.k_cache, c.k_cache.dtype, {HD, HKV, v.n, 1}, c.k_cache.nb, 0);
   const TensorRef v_slot = view(c.v_cache, c.v_cache.dtype, {HD, HKV, v.n, 1}, c.v_cache.nb, 0);
-  add(CLPORT_OP_COPY, {v.k_rope}, k_slot).dst_position_stride = static_cast<uint64_t>(c.k_cache.nb[2]);
+  add(CLPORT_OP_COPY, {k_rows}, k_slot).dst_position_stride = static_cast<uint64_t>(c.k_cache.nb[2]);
   add(CLPORT_OP_COPY, {v.h.v}, v_slot).dst_position_stride = static_cast<uint64_t>(c.v_cache.nb[2]);
 }
 
@@ -245,6 +251,19 @@ void PlanBuilder::rope_store_attend_entry(const EntryViews& v, const AttentionPa
   attend(v, v.h.q, p);
 }
 
+void PlanBuilder::store_attend_entry(const EntryViews& v, const AttentionParams& p) {
+  // K and V into the cache as they are (a COPY reads strided rows), then plain attention: no
+  // fused op takes a layer without RoPE. The attention reads Q's heads contiguous.
+  kv_copy(v, v.h.k);
+  TensorRef q = v.h.q;
+  if (!contiguous_rows(q)) {
+    add(CLPORT_OP_COPY, {q}, v.q_rope);
+    q = v.q_rope;
+  }
+  const Layer::SequenceCache& c = *v.cache;
+  add(CLPORT_OP_ATTENTION, {q, c.k_cache, c.v_cache}, v.attn_heads, p.attention);
+}
+
 bool PlanBuilder::rope_store_attend_cells(const Layer& L, const Heads& h, const AttentionParams& p) {
   if (!L.kv_alloc.valid() || !s_.cells.valid()) return false;
   const TensorRef cells = view(s_.cells, {2, n_, 1, 1}, 0);
@@ -262,10 +281,15 @@ bool PlanBuilder::rope_store_attend_cells(const Layer& L, const Heads& h, const 
 }
 
 void PlanBuilder::rope_store_attend(const Layer& L, const Heads& h, const AttentionParams& p) {
-  if (entries_.size() > 1 && rope_store_attend_cells(L, h, p)) return;
+  if (p.rotate && entries_.size() > 1 && rope_store_attend_cells(L, h, p)) return;
   for (size_t e = 0; e < entries_.size(); ++e) {
     entry_ = static_cast<int>(e);
-    rope_store_attend_entry(entry_views(L, h, entries_[e]), p);
+    const EntryViews v = entry_views(L, h, entries_[e]);
+    if (p.rotate) {
+      rope_store_attend_entry(v, p);
+    } else {
+      store_attend_entry(v, p);
+    }
   }
   entry_ = -1;
 }

@@ -1,9 +1,10 @@
-// Internal: the blocks the architecture graph builders share (llama_graph.cpp, gemma3_graph.cpp):
+// Internal: the blocks the architecture graph builders share (llama_graph.cpp, model/arch/):
 // the embedding, norm + Q/K/V projections, RoPE + KV-cache store + attention, a mat-mul into the
 // residual, the gated FFN and the vocabulary projection. Each block takes the fused pattern where
 // the plugin that runs its plain mat-mul claims it (LlamaModel::claims), else the plain ops.
 #pragma once
 
+#include "model/arch/arch_family.h"
 #include "model/llama_plan.h"
 #include "model/llama_weights.h"
 
@@ -20,9 +21,10 @@ class PlanBuilder {
   PlanNode& add(clport_op_kind kind, std::vector<TensorRef> src, const TensorRef& dst, cpu::OpParams params = {});
   ForwardPlan take() { return std::move(plan_); }
 
-  // The parameters of one layer's RoPE and attention ops: its RoPE base and scaling (sliding
-  // layers have their own), its window (0 = none) and the family's score scale.
+  // The parameters of one layer's RoPE and attention ops: whether it rotates at all, its RoPE base
+  // and scaling and its window (hp.layer_attn) and the family's score scale.
   struct AttentionParams {
+    bool rotate = true;
     cpu::OpParams rope, rope_attention, attention;
   };
   AttentionParams attention_params(uint32_t layer) const;
@@ -44,9 +46,9 @@ class PlanBuilder {
   // shape); a strided slice is first copied to `tmp`.
   TensorRef norm_heads(const TensorRef& heads, const TensorRef& weight, const TensorRef& dst, const TensorRef& tmp);
   // Per entry of the step: K rotated into its sequence's cache at positions n_past.., then
-  // attention of Q rotated over that cache, into attn (heads). These nodes carry their entry
-  // (PlanNode::entry); with several entries they are not grouped, since a group runs at one
-  // n_past.
+  // attention of Q rotated over that cache, into attn (heads); on a layer without RoPE, K stored
+  // and Q attending as they are. These nodes carry their entry (PlanNode::entry); with several
+  // entries they are not grouped, since a group runs at one n_past.
   void rope_store_attend(const Layer& L, const Heads& h, const AttentionParams& p);
   // x += weight x input (one fused op where claimed).
   PlanNode& mul_mat_residual(const TensorRef& weight, const TensorRef& input);
@@ -91,7 +93,10 @@ class PlanBuilder {
   // added) when they do not, or the layer's K and V are two tensors.
   bool rope_store_attend_cells(const Layer& L, const Heads& h, const AttentionParams& p);
   void rope_store_attend_entry(const EntryViews& v, const AttentionParams& p);
+  void store_attend_entry(const EntryViews& v, const AttentionParams& p);
   void kv_store(const EntryViews& v, const TensorRef& k_heads, const cpu::OpParams& rope);
+  // K rows (rotated or not) and the entry's V rows into its cache slots at positions n_past..
+  void kv_copy(const EntryViews& v, const TensorRef& k_rows);
   void attend(const EntryViews& v, const TensorRef& q_heads, const AttentionParams& p);
 
   const LlamaModel& model_;
@@ -106,10 +111,8 @@ class PlanBuilder {
   ForwardPlan plan_;
 };
 
-// The graph of each architecture family (one step).
+// The step of the llama family and of the families built like it (one step; a GraphBuilder).
 ForwardPlan build_llama_graph(PlanBuilder& b, const LlamaHParams& hp, const LlamaModel::Weights& w,
                               int64_t logit_rows, bool hooked);
-ForwardPlan build_gemma3_graph(PlanBuilder& b, const LlamaHParams& hp, const LlamaModel::Weights& w,
-                               int64_t logit_rows, bool hooked);
 
 }  // namespace clport

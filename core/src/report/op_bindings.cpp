@@ -5,6 +5,7 @@
 #include <map>
 
 #include "gguf/gguf.h"
+#include "model/arch/arch_family.h"
 #include "model/llama_model.h"
 #include "report/report.h"
 
@@ -83,7 +84,7 @@ Result<std::vector<OpBindingLine>> op_bindings(const GgufFile& model, const Back
        {abi_tensor(DType::F32, {HD, hp->n_head, 8, 1}), abi_tensor(DType::F16, {HD, hp->n_head_kv, 64, 1}),
         abi_tensor(DType::F16, {HD, hp->n_head_kv, 64, 1})},
        abi_tensor(DType::F32, {HD, hp->n_head, 8, 1}));
-  const bool geglu = hp->ffn_act == FfnActivation::GeluTanh;
+  const bool geglu = hp->family->ffn_act == FfnActivation::GeluTanh;
   show(geglu ? "GEGLU" : "SWIGLU", geglu ? CLPORT_OP_GEGLU : CLPORT_OP_SWIGLU,
        {abi_tensor(DType::F32, {hp->n_ff, 8, 1, 1}), abi_tensor(DType::F32, {hp->n_ff, 8, 1, 1})},
        abi_tensor(DType::F32, {hp->n_ff, 8, 1, 1}));
