@@ -211,9 +211,6 @@ class CLPORT_API DeviceBinding {
   std::vector<Exclusion> exclusions_;
 };
 
-// Human-readable op name ("MUL_MAT"), "?" when unknown.
-CLPORT_API const char* op_kind_name(int32_t kind);
-
 // The dtype that tells variants of an op apart for exclusions: the KV cache's for ATTENTION,
 // ROPE_ATTENTION, KV_STORE_ROPE and ROPE_KV_STORE_ATTENTION, the destination's for COPY, else the first source's (the
 // weight for MUL_MAT / GET_ROWS and the fused mat-muls); -1 when the op has no such operand.

@@ -3,6 +3,7 @@
 
 #include "binding/binding.h"
 #include "clport/log.h"
+#include "ops/op_registry.h"
 
 namespace clport {
 

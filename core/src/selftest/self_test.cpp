@@ -16,6 +16,7 @@
 #include "runtime/device_context.h"
 #include "common/dtype.h"
 #include "common/logger.h"
+#include "ops/op_registry.h"
 #include "programs/program_cache.h"
 #include "selftest/verdict_file.h"
 #include "selftest/verdict_key.h"
