@@ -45,6 +45,10 @@ enum class FastCpu : uint8_t {
   Kernel,             // its own kernel (fast_kernel)
 };
 
+// What kind of dtype an op's key operand has (key_source): a driver self-test checks the ops of
+// a model by the model's tensor types and its KV-cache types.
+enum class KeyKind : uint8_t { Tensor, KvCache, KvCacheOrTensor };
+
 struct OpEntry {
   clport_op_kind kind = CLPORT_OP_COUNT_;
   const char* name = "?";        // "RMS_NORM+MUL_MAT": logs, errors, `clport devices`
@@ -54,7 +58,20 @@ struct OpEntry {
   FastCpu fast = FastCpu::Reference;
   FastKernelFn fast_kernel = nullptr;  // FastCpu::Kernel only
   CasesFn cases = nullptr;
+  // The operand whose dtype tells variants of the op apart (which a self-test verdict takes out
+  // of service): a source index, or kKeyDst for the destination.
+  int8_t key_source = 0;
+  KeyKind key_kind = KeyKind::Tensor;
+  // Sources that are weights (bit i: src i), which a plugin may repack with prepare_weight.
+  uint8_t weight_sources = 0;
+  // Multiplies a weight by activations: an integer path may round the activations to 8-bit
+  // blocks (cpu::OpParams::quantized_activations).
+  bool mat_mul = false;
+  // A fused pattern of plugin_abi.h: a plan takes it only where a plugin claims it.
+  bool fused = false;
 };
+
+inline constexpr int8_t kKeyDst = -1;
 
 // The entry of `kind`, nullptr when no op of that kind is registered.
 const OpEntry* find(int32_t kind);

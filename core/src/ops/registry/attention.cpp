@@ -84,6 +84,8 @@ OpEntry attention() {
   e.fast = FastCpu::Kernel;
   e.fast_kernel = fastcpu::attention;
   e.cases = attention_cases;
+  e.key_source = 1;
+  e.key_kind = KeyKind::KvCache;
   return e;
 }
 

@@ -73,6 +73,8 @@ OpEntry copy() {
   e.reference = cpu::detail::copy;
   e.fast = FastCpu::ReferenceOnCaller;
   e.cases = copy_cases;
+  e.key_source = kKeyDst;
+  e.key_kind = KeyKind::KvCacheOrTensor;
   return e;
 }
 

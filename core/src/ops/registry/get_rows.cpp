@@ -41,6 +41,7 @@ OpEntry get_rows() {
   e.reference = cpu::detail::get_rows;
   e.fast = FastCpu::ReferenceOnCaller;
   e.cases = get_rows_cases;
+  e.weight_sources = 1u << 0;
   return e;
 }
 

@@ -51,6 +51,9 @@ OpEntry kv_store_rope() {
   e.check = cpu::detail::check_kv_store_rope_operands;
   e.reference = cpu::detail::kv_store_rope;
   e.cases = kv_store_rope_cases;
+  e.key_source = kKeyDst;
+  e.key_kind = KeyKind::KvCache;
+  e.fused = true;
   return e;
 }
 

@@ -47,6 +47,8 @@ OpEntry kv_store_rope_cells() {
   e.check = cpu::detail::check_kv_store_rope_cells_operands;
   e.reference = cpu::detail::kv_store_rope_cells;
   e.cases = kv_store_rope_cells_cases;
+  e.key_source = kKeyDst;
+  e.key_kind = KeyKind::KvCache;
   return e;
 }
 

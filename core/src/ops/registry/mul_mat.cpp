@@ -67,6 +67,8 @@ OpEntry mul_mat() {
   e.fast = FastCpu::Kernel;
   e.fast_kernel = fastcpu::mul_mat;
   e.cases = mul_mat_cases;
+  e.weight_sources = 1u << 0;
+  e.mat_mul = true;
   return e;
 }
 

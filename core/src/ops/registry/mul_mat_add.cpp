@@ -18,6 +18,9 @@ OpEntry mul_mat_add() {
     fused_mul_mat_gemv_cases(out, CLPORT_OP_MUL_MAT_ADD, small);
     fused_mul_mat_gemm_cases(out, CLPORT_OP_MUL_MAT_ADD, small);
   };
+  e.weight_sources = 1u << 0;
+  e.mat_mul = true;
+  e.fused = true;
   return e;
 }
 

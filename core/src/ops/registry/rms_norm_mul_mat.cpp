@@ -18,6 +18,9 @@ OpEntry rms_norm_mul_mat() {
     fused_mul_mat_gemv_cases(out, CLPORT_OP_RMS_NORM_MUL_MAT, small);
     fused_mul_mat_gemm_cases(out, CLPORT_OP_RMS_NORM_MUL_MAT, small);
   };
+  e.weight_sources = 1u << 0;
+  e.mat_mul = true;
+  e.fused = true;
   return e;
 }
 

@@ -20,6 +20,9 @@ OpEntry rms_norm_mul_mat_swiglu() {
     if (!small) fused_mul_mat_case(out, CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU, DType::Q4_1, 576, 1536, 1);
     fused_mul_mat_gemm_cases(out, CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU, small);
   };
+  e.weight_sources = (1u << 0) | (1u << 3);
+  e.mat_mul = true;
+  e.fused = true;
   return e;
 }
 

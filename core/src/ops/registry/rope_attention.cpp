@@ -57,6 +57,9 @@ OpEntry rope_attention() {
   e.check = cpu::detail::check_rope_attention_operands;
   e.reference = cpu::detail::rope_attention;
   e.cases = rope_attention_cases;
+  e.key_source = 1;
+  e.key_kind = KeyKind::KvCache;
+  e.fused = true;
   return e;
 }
 

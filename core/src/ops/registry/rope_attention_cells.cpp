@@ -58,6 +58,8 @@ OpEntry rope_attention_cells() {
   e.check = cpu::detail::check_rope_attention_cells_operands;
   e.reference = cpu::detail::rope_attention_cells;
   e.cases = rope_attention_cells_cases;
+  e.key_source = 1;
+  e.key_kind = KeyKind::KvCache;
   return e;
 }
 

@@ -59,6 +59,9 @@ OpEntry rope_kv_store_attention() {
   e.check = cpu::detail::check_rope_kv_store_attention_operands;
   e.reference = cpu::detail::rope_kv_store_attention;
   e.cases = rope_kv_store_attention_cases;
+  e.key_source = 3;
+  e.key_kind = KeyKind::KvCache;
+  e.fused = true;
   return e;
 }
 
