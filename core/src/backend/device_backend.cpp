@@ -10,6 +10,7 @@
 #include "memory/memory_pool.h"
 #include "backend/op_description.h"
 #include "memory/file_pages.h"
+#include "ops/op_registry.h"
 
 namespace clport {
 namespace {

@@ -211,12 +211,10 @@ class CLPORT_API DeviceBinding {
   std::vector<Exclusion> exclusions_;
 };
 
-// Human-readable op name ("MUL_MAT"), "?" when unknown.
-CLPORT_API const char* op_kind_name(int32_t kind);
-
-// The dtype that tells variants of an op apart for exclusions: the KV cache's for ATTENTION,
-// ROPE_ATTENTION, KV_STORE_ROPE and ROPE_KV_STORE_ATTENTION, the destination's for COPY, else the first source's (the
-// weight for MUL_MAT / GET_ROWS and the fused mat-muls); -1 when the op has no such operand.
+// The dtype that tells variants of an op apart for exclusions: that of the operand the op's
+// registry entry names (key_source: the KV cache for the attention ops and the KV stores, the
+// destination for COPY, else the first source, the weight of MUL_MAT / GET_ROWS and the fused
+// mat-muls); -1 when the op has no such operand.
 CLPORT_API int32_t op_exclusion_dtype(const clport_op& op);
 
 }  // namespace clport

@@ -3,20 +3,14 @@
 
 #include "binding/binding.h"
 #include "clport/log.h"
+#include "ops/op_registry.h"
 
 namespace clport {
 
 int32_t op_exclusion_dtype(const clport_op& op) {
-  const clport_tensor* t = nullptr;
-  if (op.kind == CLPORT_OP_ATTENTION || op.kind == CLPORT_OP_ROPE_ATTENTION || op.kind == CLPORT_OP_ROPE_ATTENTION_CELLS) {
-    t = op.n_src > 1 ? op.src[1] : nullptr;
-  } else if (op.kind == CLPORT_OP_ROPE_KV_STORE_ATTENTION) {
-    t = op.n_src > 3 ? op.src[3] : nullptr;
-  } else if (op.kind == CLPORT_OP_COPY || op.kind == CLPORT_OP_KV_STORE_ROPE || op.kind == CLPORT_OP_KV_STORE_ROPE_CELLS) {
-    t = op.dst;
-  } else {
-    t = op.n_src > 0 ? op.src[0] : nullptr;
-  }
+  const ops::OpEntry* entry = ops::find(op.kind);
+  const int key = entry != nullptr ? entry->key_source : 0;
+  const clport_tensor* t = key == ops::kKeyDst ? op.dst : (op.n_src > key ? op.src[key] : nullptr);
   return t != nullptr ? static_cast<int32_t>(t->dtype) : -1;
 }
 

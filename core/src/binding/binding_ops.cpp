@@ -8,6 +8,7 @@
 #include "clport/log.h"
 #include "binding/op_desc.h"
 #include "binding/plugin_status.h"
+#include "ops/op_registry.h"
 
 namespace clport {
 namespace {

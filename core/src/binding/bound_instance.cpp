@@ -66,31 +66,4 @@ void WeightLayout::reset() {
   owner_.reset();
 }
 
-const char* op_kind_name(int32_t kind) {
-  switch (kind) {
-    case CLPORT_OP_GET_ROWS: return "GET_ROWS";
-    case CLPORT_OP_RMS_NORM: return "RMS_NORM";
-    case CLPORT_OP_MUL_MAT: return "MUL_MAT";
-    case CLPORT_OP_ROPE: return "ROPE";
-    case CLPORT_OP_ATTENTION: return "ATTENTION";
-    case CLPORT_OP_SOFTMAX: return "SOFTMAX";
-    case CLPORT_OP_SILU: return "SILU";
-    case CLPORT_OP_SWIGLU: return "SWIGLU";
-    case CLPORT_OP_ADD: return "ADD";
-    case CLPORT_OP_MUL: return "MUL";
-    case CLPORT_OP_SCALE: return "SCALE";
-    case CLPORT_OP_COPY: return "COPY";
-    case CLPORT_OP_RMS_NORM_MUL_MAT: return "RMS_NORM+MUL_MAT";
-    case CLPORT_OP_MUL_MAT_ADD: return "MUL_MAT+ADD";
-    case CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU: return "RMS_NORM+MUL_MAT+SWIGLU";
-    case CLPORT_OP_KV_STORE_ROPE: return "ROPE+KV_STORE";
-    case CLPORT_OP_ROPE_ATTENTION: return "ROPE+ATTENTION";
-    case CLPORT_OP_ROPE_KV_STORE_ATTENTION: return "ROPE+KV_STORE+ATTENTION";
-    case CLPORT_OP_GEGLU: return "GEGLU";
-    case CLPORT_OP_KV_STORE_ROPE_CELLS: return "ROPE+KV_STORE (cells)";
-    case CLPORT_OP_ROPE_ATTENTION_CELLS: return "ROPE+ATTENTION (cells)";
-    default: return "?";
-  }
-}
-
 }  // namespace clport

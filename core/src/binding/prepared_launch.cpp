@@ -5,6 +5,7 @@
 #include "binding/plugin_status.h"
 #include "binding/binding.h"
 #include "common/logger.h"
+#include "ops/op_registry.h"
 
 namespace clport {
 

@@ -16,6 +16,7 @@
 #include "common/logger.h"
 #include "common/nmse.h"
 #include "loader/opencl_loader.h"
+#include "ops/op_registry.h"
 #include "plugins/plugin_manager.h"
 #include "conformance_cases.h"
 #include "conformance_groups.h"
@@ -130,7 +131,8 @@ class CaseRunner {
   }
 
   static bool is_fused_mat_mul(int32_t kind) {
-    return kind == CLPORT_OP_RMS_NORM_MUL_MAT || kind == CLPORT_OP_MUL_MAT_ADD || kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU;
+    const ops::OpEntry* op = ops::find(kind);
+    return op != nullptr && op->fused && op->mat_mul;
   }
 
   Status execute(const CaseSpec& spec, std::vector<Operand>& src, Operand& dst, CaseResult& r, bool plain_supported) {
@@ -225,20 +227,21 @@ class CaseRunner {
     layouts.clear();
   }
 
-  // The weights of a MUL_MAT, GET_ROWS or fused mat-mul (src0, and the SwiGLU's up weight src3)
-  // go through the plugin's prepare_weight when it has one, as a model's weights do at load: the
-  // case then checks the kernels of the plugin's own layout. Layouts made are put into the views
-  // and appended to `layouts`. A fused op the plugin does not take on its prepared weights runs
+  // The weights of an op (its registry entry's weight_sources: src0 of MUL_MAT, GET_ROWS and the
+  // fused mat-muls, and the SwiGLU's up weight src3) go through the plugin's prepare_weight when
+  // it has one, as a model's weights do at load: the case then checks the kernels of the
+  // plugin's own layout. Layouts made are put into the views and appended to `layouts`. A fused op the plugin does not take on its prepared weights runs
   // on the plain ones when it takes those (plain_supported), else is Stage::Unsupported. A
   // weight the plugin says its layout owns reaches the op without its plain buffer, as a
   // model's does once the host freed it: the case then shows that nothing reads it.
   Status prepare_weights(clport_op& op, std::vector<clport_tensor>& views, bool plain_supported,
                          std::vector<void*>& layouts) {
     const bool fused = is_fused_mat_mul(op.kind);
-    if (table_.prepare_weight == nullptr || (op.kind != CLPORT_OP_MUL_MAT && op.kind != CLPORT_OP_GET_ROWS && !fused))
-      return Status();
-    std::vector<int> weights = {0};
-    if (op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU) weights.push_back(3);
+    const ops::OpEntry* entry = ops::find(op.kind);
+    std::vector<int> weights;
+    for (int i = 0; entry != nullptr && i < op.n_src; ++i)
+      if ((entry->weight_sources >> i) & 1u) weights.push_back(i);
+    if (table_.prepare_weight == nullptr || weights.empty()) return Status();
     std::vector<cl_mem> plain(views.size(), nullptr);
     for (int i : weights) {
       void* layout = nullptr;

@@ -5,14 +5,14 @@
 
 #include "common/nmse.h"
 #include "cpu_backend/activation_blocks.h"
+#include "ops/op_registry.h"
 #include "rounding_ties.h"
 
 namespace clport::conformance::detail {
 
 bool takes_quantized_activations(const CaseSpec& spec, const std::vector<Operand>& src) {
-  const bool mat_mul = spec.kind == CLPORT_OP_MUL_MAT || spec.kind == CLPORT_OP_RMS_NORM_MUL_MAT ||
-                       spec.kind == CLPORT_OP_MUL_MAT_ADD || spec.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU;
-  return mat_mul && !src.empty() &&
+  const ops::OpEntry* op = ops::find(spec.kind);
+  return op != nullptr && op->mat_mul && !src.empty() &&
          fastcpu::activation_layout(src[0].spec.dtype) != fastcpu::ActivationLayout::kNone;
 }
 

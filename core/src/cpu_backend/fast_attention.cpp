@@ -16,19 +16,13 @@ namespace clport::fastcpu {
 namespace {
 
 using cpu::HostTensor;
-using cpu::detail::check_same_shape;
-using cpu::detail::check_src_count;
-using cpu::detail::check_tensor;
-using cpu::detail::describe;
-using cpu::detail::invalid;
 using cpu::detail::row_f32;
 using cpu::detail::row_ptr;
 using cpu::detail::unsupported;
 
-// The reference's checks, plus what the SIMD rows need.
-Status check_operands(const Srcs& src, const HostTensor& dst, const cpu::OpParams& p) {
+// What the SIMD rows need beyond the op's registered checks.
+Status check_attention_rows(const Srcs& src, const HostTensor& dst) {
   constexpr const char* kOp = "attention";
-  CLPORT_RETURN_IF_ERROR(cpu::detail::check_attention_operands(src, dst, p));
   const HostTensor& q = src[0];
   if (q.nb[1] % sizeof(float) != 0 || dst.nb[1] % sizeof(float) != 0) {
     return unsupported(kOp, "q and dst heads must start on float boundaries");
@@ -58,9 +52,10 @@ void decode_cache(ThreadPool& pool, const HostTensor& cache, int64_t n_used, std
 
 }  // namespace
 
-Status attention(ThreadPool& pool, Scratch& scratch, const Srcs& src, const HostTensor& dst,
-                 const cpu::OpParams& p) {
-  CLPORT_RETURN_IF_ERROR(check_operands(src, dst, p));
+Status attention(FastContext& ctx, const Srcs& src, const HostTensor& dst, const cpu::OpParams& p) {
+  CLPORT_RETURN_IF_ERROR(check_attention_rows(src, dst));
+  ThreadPool& pool = ctx.pool;
+  Scratch& scratch = ctx.scratch;
   const HostTensor& q = src[0];
   const HostTensor& k = src[1];
   const HostTensor& v = src[2];

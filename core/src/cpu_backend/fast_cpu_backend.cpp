@@ -1,7 +1,8 @@
 // The fast CPU backend: what --device cpu and the no-OpenCL fallback run. Tensors live in host
 // memory exactly as on the CPU reference backend (which this backend holds and hands storage,
 // weight mapping and every op it does not accelerate to), so any op kind the reference learns
-// runs here too. The accelerated ops use SIMD kernels and one persistent thread pool.
+// runs here too. The op registry says which ops have a kernel here (SIMD kernels on one
+// persistent thread pool) and which the reference serves.
 #include <chrono>
 #include <exception>
 #include <new>
@@ -10,28 +11,10 @@
 #include "cpu_backend/fast_ops.h"
 #include "cpu_backend/kernel_self_check.h"
 #include "cpu_backend/simd_kernels.h"
+#include "ops/op_registry.h"
 
 namespace clport {
 namespace {
-
-const char* op_name(clport_op_kind kind) {
-  switch (kind) {
-    case CLPORT_OP_GET_ROWS: return "get_rows";
-    case CLPORT_OP_RMS_NORM: return "rms_norm";
-    case CLPORT_OP_MUL_MAT: return "mul_mat";
-    case CLPORT_OP_ROPE: return "rope";
-    case CLPORT_OP_ATTENTION: return "attention";
-    case CLPORT_OP_SOFTMAX: return "softmax";
-    case CLPORT_OP_SILU: return "silu";
-    case CLPORT_OP_SWIGLU: return "swiglu";
-    case CLPORT_OP_GEGLU: return "geglu";
-    case CLPORT_OP_ADD: return "add";
-    case CLPORT_OP_MUL: return "mul";
-    case CLPORT_OP_SCALE: return "scale";
-    case CLPORT_OP_COPY: return "copy";
-    default: return "op";
-  }
-}
 
 cpu::HostTensor to_host(const TensorRef& t) {
   cpu::HostTensor h;
@@ -82,7 +65,8 @@ class FastCpuBackend final : public Backend {
         return static_cast<uint64_t>(
             std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count());
       };
-      timings_.push_back({op_name(kind), ns(start), ns(end) - ns(start)});
+      const ops::OpEntry* op = ops::find(kind);
+      timings_.push_back({op != nullptr ? op->short_name : "op", ns(start), ns(end) - ns(start)});
     }
     return status;
   }
@@ -93,29 +77,15 @@ class FastCpuBackend final : public Backend {
   Status dispatch(clport_op_kind kind, const std::vector<const TensorRef*>& src,
                   const TensorRef& dst, const cpu::OpParams& params) {
     try {
+      const ops::OpEntry* op = ops::find(kind);
+      if (op == nullptr || op->fast == ops::FastCpu::Reference) return reference_->run(kind, src, dst, params);
       host_src_.clear();
       for (const TensorRef* s : src) host_src_.push_back(to_host(*s));
       const cpu::HostTensor out = to_host(dst);
-      switch (kind) {
-        case CLPORT_OP_MUL_MAT:
-          return fastcpu::mul_mat(pool_, scratch_, options_.float_activations, host_src_, out);
-        case CLPORT_OP_RMS_NORM: return fastcpu::rms_norm(pool_, host_src_, out, params);
-        case CLPORT_OP_SWIGLU: return fastcpu::swiglu(pool_, host_src_, out);
-        case CLPORT_OP_GEGLU: return fastcpu::geglu(pool_, host_src_, out);
-        case CLPORT_OP_ROPE: return fastcpu::rope(pool_, scratch_, host_src_, out, params);
-        case CLPORT_OP_ATTENTION:
-          return fastcpu::attention(pool_, scratch_, host_src_, out, params);
-        case CLPORT_OP_ADD:
-        case CLPORT_OP_SCALE:
-        case CLPORT_OP_COPY:
-        case CLPORT_OP_GET_ROWS:
-          // Memory-bound and small in a forward pass: the reference on this thread is as fast as
-          // it gets without starting threads for them.
-          return cpu::run_op(kind, host_src_, out, params, 1);
-        default:
-          // Everything else (and any op kind added later) runs on the reference.
-          return reference_->run(kind, src, dst, params);
-      }
+      if (op->fast == ops::FastCpu::ReferenceOnCaller) return cpu::run_op(kind, host_src_, out, params, 1);
+      CLPORT_RETURN_IF_ERROR(op->check(host_src_, out, params));
+      fastcpu::FastContext ctx{pool_, scratch_, options_.float_activations};
+      return op->fast_kernel(ctx, host_src_, out, params);
     } catch (const std::bad_alloc&) {
       return Status(Stage::OutOfMemory, "cpu: out of host memory for op scratch buffers");
     } catch (const std::exception& e) {

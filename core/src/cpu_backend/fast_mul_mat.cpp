@@ -16,11 +16,6 @@ namespace clport::fastcpu {
 namespace {
 
 using cpu::HostTensor;
-using cpu::detail::check_src_count;
-using cpu::detail::check_tensor;
-using cpu::detail::check_weight_tensor;
-using cpu::detail::describe;
-using cpu::detail::invalid;
 using cpu::detail::row_f32;
 using cpu::detail::row_ptr;
 using cpu::detail::unsupported;
@@ -32,10 +27,9 @@ constexpr int64_t kTileRows = 16;
 // Activation values below which quantizing the rows is not worth spreading over threads.
 constexpr int64_t kMinValuesForParallelQuantize = 32 * 1024;
 
-// The reference's checks, plus what the SIMD rows need.
-Status check_operands(const Srcs& src, const HostTensor& dst) {
+// What the SIMD rows need beyond the op's registered checks.
+Status check_mul_mat_rows(const Srcs& src, const HostTensor& dst) {
   constexpr const char* kOp = "mul_mat";
-  CLPORT_RETURN_IF_ERROR(cpu::detail::check_mul_mat_operands(src, dst));
   const HostTensor& a = src[1];
   if (a.nb[1] % sizeof(float) != 0 || dst.nb[1] % sizeof(float) != 0) {
     return unsupported(kOp, "activation and dst rows must start on float boundaries");
@@ -140,13 +134,14 @@ void run_float(ThreadPool& pool, Scratch& scratch, const Problem& p) {
 
 }  // namespace
 
-Status mul_mat(ThreadPool& pool, Scratch& scratch, bool float_activations, const Srcs& src,
-               const HostTensor& dst) {
-  CLPORT_RETURN_IF_ERROR(check_operands(src, dst));
+Status mul_mat(FastContext& ctx, const Srcs& src, const HostTensor& dst, const cpu::OpParams&) {
+  CLPORT_RETURN_IF_ERROR(check_mul_mat_rows(src, dst));
+  ThreadPool& pool = ctx.pool;
+  Scratch& scratch = ctx.scratch;
   const HostTensor& w = src[0];
   const HostTensor& a = src[1];
   const bool quantized =
-      activation_layout(w.dtype) != ActivationLayout::kNone && !float_activations;
+      activation_layout(w.dtype) != ActivationLayout::kNone && !ctx.float_activations;
   const int64_t r2 = a.ne[2] / w.ne[2], r3 = a.ne[3] / w.ne[3];
   for (int64_t i3 = 0; i3 < a.ne[3]; ++i3) {
     for (int64_t i2 = 0; i2 < a.ne[2]; ++i2) {

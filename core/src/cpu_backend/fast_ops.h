@@ -1,6 +1,7 @@
-// The ops the fast CPU backend runs itself (everything else goes to the CPU reference). Each
-// validates its operands with the reference's checks, so a bad call gets the same error on
-// both backends, and uses the backend's thread pool.
+// The ops the fast CPU backend runs itself (the op registry names them; everything else goes to
+// the CPU reference). Each is called after the op's registered check, the one the reference
+// runs, so a bad call gets the same error on both backends; a kernel checks only what its own
+// SIMD rows need beyond that. All use the backend's thread pool.
 #pragma once
 
 #include <cstdint>
@@ -34,18 +35,20 @@ struct Scratch {
   RopeTable rope;
 };
 
-// MUL_MAT. float_activations = precision fp32: quantized weights are dequantized to float and
-// multiplied with the float activations instead of with 8-bit activations.
-Status mul_mat(ThreadPool& pool, Scratch& scratch, bool float_activations, const Srcs& src,
-               const cpu::HostTensor& dst);
+// What the backend lends a kernel for one call.
+struct FastContext {
+  ThreadPool& pool;
+  Scratch& scratch;
+  // precision fp32: quantized weights are dequantized to float and multiplied with the float
+  // activations instead of with 8-bit activations (MUL_MAT).
+  bool float_activations = false;
+};
 
-Status rms_norm(ThreadPool& pool, const Srcs& src, const cpu::HostTensor& dst,
-                const cpu::OpParams& p);
-Status swiglu(ThreadPool& pool, const Srcs& src, const cpu::HostTensor& dst);
-Status geglu(ThreadPool& pool, const Srcs& src, const cpu::HostTensor& dst);
-Status rope(ThreadPool& pool, Scratch& scratch, const Srcs& src, const cpu::HostTensor& dst,
-            const cpu::OpParams& p);
-Status attention(ThreadPool& pool, Scratch& scratch, const Srcs& src, const cpu::HostTensor& dst,
-                 const cpu::OpParams& p);
+Status mul_mat(FastContext& ctx, const Srcs& src, const cpu::HostTensor& dst, const cpu::OpParams& p);
+Status rms_norm(FastContext& ctx, const Srcs& src, const cpu::HostTensor& dst, const cpu::OpParams& p);
+Status swiglu(FastContext& ctx, const Srcs& src, const cpu::HostTensor& dst, const cpu::OpParams& p);
+Status geglu(FastContext& ctx, const Srcs& src, const cpu::HostTensor& dst, const cpu::OpParams& p);
+Status rope(FastContext& ctx, const Srcs& src, const cpu::HostTensor& dst, const cpu::OpParams& p);
+Status attention(FastContext& ctx, const Srcs& src, const cpu::HostTensor& dst, const cpu::OpParams& p);
 
 }  // namespace clport::fastcpu

@@ -43,13 +43,11 @@ const RopeTable& table_for(RopeTable& t, const cpu::detail::RopeArgs& a, int64_t
 
 }  // namespace
 
-Status rope(ThreadPool& pool, Scratch& scratch, const Srcs& src, const HostTensor& dst,
-            const cpu::OpParams& p) {
-  cpu::detail::RopeArgs a;
-  CLPORT_RETURN_IF_ERROR(cpu::detail::check_rope_operands("rope", src, dst, p, a));
+Status rope(FastContext& ctx, const Srcs& src, const HostTensor& dst, const cpu::OpParams& p) {
+  const cpu::detail::RopeArgs a = cpu::detail::rope_args(src, p);
   const HostTensor& x = src[0];
   const int64_t half = a.n_rot / 2, head_dim = x.ne[0], n_tokens = x.ne[2];
-  const RopeTable& table = table_for(scratch.rope, a, n_tokens);
+  const RopeTable& table = table_for(ctx.scratch.rope, a, n_tokens);
   auto body = [&](int, int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       const int64_t t = (r / x.ne[1]) % n_tokens;
@@ -60,7 +58,7 @@ Status rope(ThreadPool& pool, Scratch& scratch, const Srcs& src, const HostTenso
   if (rows(x) * head_dim < kMinValuesForPool) {
     body(0, 0, rows(x));
   } else {
-    pool.parallel_for(rows(x), 4, body);
+    ctx.pool.parallel_for(rows(x), 4, body);
   }
   return Status::ok_status();
 }

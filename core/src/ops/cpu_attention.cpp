@@ -88,7 +88,6 @@ Status check_attention_operands(const Srcs& src, const HostTensor& dst, const Op
 }
 
 Status attention(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads) {
-  CLPORT_RETURN_IF_ERROR(check_attention_operands(src, dst, p));
   const HostTensor& q = src[0];
   const int64_t hd = q.ne[0], n_head = q.ne[1], n_tokens = q.ne[2];
   const int64_t group = n_head / src[1].ne[1];

@@ -6,6 +6,7 @@
 
 #include "ops/cpu_common.h"
 #include "ops/cpu_kernels.h"
+#include "ops/op_registry.h"
 
 namespace clport::cpu::detail {
 namespace {
@@ -52,11 +53,15 @@ Status check_cells(const char* op, const HostTensor& cells, const HostTensor& ca
 
 }  // namespace
 
-Status kv_store_rope_cells(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads) {
+Status check_kv_store_rope_cells_operands(const Srcs& src, const HostTensor& dst, const OpParams&) {
   constexpr const char* kOp = "kv_store_rope_cells";
   CLPORT_RETURN_IF_ERROR(check_src_count(kOp, src, 3, 4));
+  return check_cells(kOp, src[2], dst, src[0].ne[2]);
+}
+
+Status kv_store_rope_cells(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads) {
+  constexpr const char* kOp = "kv_store_rope_cells";
   const HostTensor &k = src[0], &v = src[1], &cells = src[2];
-  CLPORT_RETURN_IF_ERROR(check_cells(kOp, cells, dst, k.ne[2]));
   for (int64_t t = 0; t < k.ne[2]; ++t) {
     int64_t seq = 0, pos = 0;
     CLPORT_RETURN_IF_ERROR(cell_of(kOp, cells, dst, t, &seq, &pos));
@@ -64,16 +69,21 @@ Status kv_store_rope_cells(const Srcs& src, const HostTensor& dst, const OpParam
     at.n_past = static_cast<int32_t>(pos);
     Srcs one{token_row(k, t), token_row(v, t)};
     if (src.size() == 4) one.push_back(src[3]);
-    CLPORT_RETURN_IF_ERROR(kv_store_rope(one, sequence_cache(dst, seq), at, n_threads));
+    CLPORT_RETURN_IF_ERROR(
+        ops::run_reference(CLPORT_OP_KV_STORE_ROPE, one, sequence_cache(dst, seq), at, n_threads));
   }
   return Status::ok_status();
 }
 
-Status rope_attention_cells(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads) {
+Status check_rope_attention_cells_operands(const Srcs& src, const HostTensor&, const OpParams&) {
   constexpr const char* kOp = "rope_attention_cells";
   CLPORT_RETURN_IF_ERROR(check_src_count(kOp, src, 3, 4));
+  return check_cells(kOp, src[2], src[1], src[0].ne[2]);
+}
+
+Status rope_attention_cells(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads) {
+  constexpr const char* kOp = "rope_attention_cells";
   const HostTensor &q = src[0], &cache = src[1], &cells = src[2];
-  CLPORT_RETURN_IF_ERROR(check_cells(kOp, cells, cache, q.ne[2]));
   for (int64_t t = 0; t < q.ne[2]; ++t) {
     int64_t seq = 0, pos = 0;
     CLPORT_RETURN_IF_ERROR(cell_of(kOp, cells, cache, t, &seq, &pos));
@@ -86,7 +96,8 @@ Status rope_attention_cells(const Srcs& src, const HostTensor& dst, const OpPara
     vv.data = static_cast<uint8_t*>(c.data) + c.nb[3];
     Srcs one{token_row(q, t), k, vv};
     if (src.size() == 4) one.push_back(src[3]);
-    CLPORT_RETURN_IF_ERROR(rope_attention(one, token_row(dst, t), at, n_threads));
+    CLPORT_RETURN_IF_ERROR(
+        ops::run_reference(CLPORT_OP_ROPE_ATTENTION, one, token_row(dst, t), at, n_threads));
   }
   return Status::ok_status();
 }

@@ -62,7 +62,7 @@ Status copy_quantized(const HostTensor& s, const HostTensor& dst) {
 
 }  // namespace
 
-Status copy(const Srcs& src, const HostTensor& dst, const OpParams&, int) {
+Status check_copy_operands(const Srcs& src, const HostTensor& dst, const OpParams&) {
   constexpr const char* kOp = "copy";
   CLPORT_RETURN_IF_ERROR(check_src_count(kOp, src, 1, 1));
   const HostTensor& s = src[0];
@@ -76,8 +76,13 @@ Status copy(const Srcs& src, const HostTensor& dst, const OpParams&, int) {
     if (!same_shape(s, dst)) return unsupported(kOp, "a quantized dst needs src0's shape, got " + describe(s) + " -> " + describe(dst));
     if (dst.nb[0] != static_cast<int64_t>(traits(dst.dtype).block_bytes))
       return unsupported(kOp, "a quantized dst needs contiguous blocks in its rows");
-    return copy_quantized(s, dst);
   }
+  return Status::ok_status();
+}
+
+Status copy(const Srcs& src, const HostTensor& dst, const OpParams&, int) {
+  const HostTensor& s = src[0];
+  if (dst.dtype == DType::Q8_0 || dst.dtype == DType::Q4_0) return copy_quantized(s, dst);
   const auto* in = static_cast<const uint8_t*>(s.data);
   auto* out = static_cast<uint8_t*>(dst.data);
   if (same_shape(s, dst)) {

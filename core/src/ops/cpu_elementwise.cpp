@@ -11,13 +11,9 @@ namespace {
 
 float silu_value(float x) { return x / (1.0f + std::exp(-x)); }
 
-// Shared body of the unary ops: checks src0/dst are same-shape F32 and maps `f` over rows.
+// Shared body of the unary ops: maps `f` over rows.
 template <typename Fn>
-Status unary(const char* op, const Srcs& src, const HostTensor& dst, int n_threads, Fn f) {
-  CLPORT_RETURN_IF_ERROR(check_src_count(op, src, 1, 1));
-  CLPORT_RETURN_IF_ERROR(check_tensor(op, "src0", src[0], {DType::F32}));
-  CLPORT_RETURN_IF_ERROR(check_tensor(op, "dst", dst, {DType::F32}));
-  CLPORT_RETURN_IF_ERROR(check_same_shape(op, "src0", src[0], "dst", dst));
+Status unary(const Srcs& src, const HostTensor& dst, int n_threads, Fn f) {
   const int64_t n = dst.ne[0];
   run_parallel(plan_threads(rows(dst), 10.0 * static_cast<double>(n), n_threads), rows(dst),
                [&](int, int64_t begin, int64_t end) {
@@ -32,21 +28,9 @@ Status unary(const char* op, const Srcs& src, const HostTensor& dst, int n_threa
 
 // Shared body of ADD / MUL.
 template <typename Fn>
-Status binary_broadcast(const char* op, const Srcs& src, const HostTensor& dst, int n_threads,
-                        Fn f) {
-  CLPORT_RETURN_IF_ERROR(check_src_count(op, src, 2, 2));
+Status binary_broadcast(const Srcs& src, const HostTensor& dst, int n_threads, Fn f) {
   const HostTensor& a = src[0];
   const HostTensor& b = src[1];
-  CLPORT_RETURN_IF_ERROR(check_tensor(op, "src0", a, {DType::F32}));
-  CLPORT_RETURN_IF_ERROR(check_tensor(op, "src1", b, {DType::F32}));
-  CLPORT_RETURN_IF_ERROR(check_tensor(op, "dst", dst, {DType::F32}));
-  CLPORT_RETURN_IF_ERROR(check_same_shape(op, "src0", a, "dst", dst));
-  for (int i = 0; i < 4; ++i) {
-    if (a.ne[i] % b.ne[i] != 0) {
-      return invalid(op, "src1 " + describe(b) + " does not broadcast to src0 " + describe(a) +
-                             " (dimension " + std::to_string(i) + " must be 1 or divide it)");
-    }
-  }
   const int64_t n = a.ne[0];
   const int64_t nb0 = b.ne[0];
   run_parallel(plan_threads(rows(dst), 2.0 * static_cast<double>(n), n_threads), rows(dst),
@@ -70,14 +54,27 @@ Status binary_broadcast(const char* op, const Srcs& src, const HostTensor& dst, 
 
 }  // namespace
 
+// src0 and dst: F32, the same shape (SILU, SCALE).
+Status check_unary_operands(const char* op, const Srcs& src, const HostTensor& dst) {
+  CLPORT_RETURN_IF_ERROR(check_src_count(op, src, 1, 1));
+  CLPORT_RETURN_IF_ERROR(check_tensor(op, "src0", src[0], {DType::F32}));
+  CLPORT_RETURN_IF_ERROR(check_tensor(op, "dst", dst, {DType::F32}));
+  CLPORT_RETURN_IF_ERROR(check_same_shape(op, "src0", src[0], "dst", dst));
+  return Status::ok_status();
+}
+
+Status check_scale_operands(const Srcs& src, const HostTensor& dst, const OpParams& p) {
+  if (!std::isfinite(p.scale)) return invalid("scale", "the scale must be finite");
+  return check_unary_operands("scale", src, dst);
+}
+
 Status silu(const Srcs& src, const HostTensor& dst, const OpParams&, int n_threads) {
-  return unary("silu", src, dst, n_threads, silu_value);
+  return unary(src, dst, n_threads, silu_value);
 }
 
 Status scale(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads) {
   const float s = p.scale;
-  if (!std::isfinite(s)) return invalid("scale", "the scale must be finite");
-  return unary("scale", src, dst, n_threads, [s](float x) { return x * s; });
+  return unary(src, dst, n_threads, [s](float x) { return x * s; });
 }
 
 // gate, up and dst: F32, the same shape (SWIGLU, GEGLU).
@@ -95,8 +92,7 @@ namespace {
 
 // Shared body of the gated activations: dst = act(gate) * up, all three the same shape.
 template <typename Act>
-Status gated(const char* op, const Srcs& src, const HostTensor& dst, int n_threads, double cost, Act act) {
-  CLPORT_RETURN_IF_ERROR(check_gated_operands(op, src, dst));
+Status gated(const Srcs& src, const HostTensor& dst, int n_threads, double cost, Act act) {
   const int64_t n = dst.ne[0];
   run_parallel(plan_threads(rows(dst), cost * static_cast<double>(n), n_threads), rows(dst),
                [&](int, int64_t begin, int64_t end) {
@@ -118,19 +114,37 @@ float gelu_tanh_value(float x) {
 }
 
 Status swiglu(const Srcs& src, const HostTensor& dst, const OpParams&, int n_threads) {
-  return gated("swiglu", src, dst, n_threads, 12.0, silu_value);
+  return gated(src, dst, n_threads, 12.0, silu_value);
 }
 
 Status geglu(const Srcs& src, const HostTensor& dst, const OpParams&, int n_threads) {
-  return gated("geglu", src, dst, n_threads, 16.0, gelu_tanh_value);
+  return gated(src, dst, n_threads, 16.0, gelu_tanh_value);
+}
+
+// src0, src1 and dst F32, src0 and dst the same shape, src1 broadcast to it (ADD, MUL).
+Status check_broadcast_operands(const char* op, const Srcs& src, const HostTensor& dst) {
+  CLPORT_RETURN_IF_ERROR(check_src_count(op, src, 2, 2));
+  const HostTensor& a = src[0];
+  const HostTensor& b = src[1];
+  CLPORT_RETURN_IF_ERROR(check_tensor(op, "src0", a, {DType::F32}));
+  CLPORT_RETURN_IF_ERROR(check_tensor(op, "src1", b, {DType::F32}));
+  CLPORT_RETURN_IF_ERROR(check_tensor(op, "dst", dst, {DType::F32}));
+  CLPORT_RETURN_IF_ERROR(check_same_shape(op, "src0", a, "dst", dst));
+  for (int i = 0; i < 4; ++i) {
+    if (a.ne[i] % b.ne[i] != 0) {
+      return invalid(op, "src1 " + describe(b) + " does not broadcast to src0 " + describe(a) +
+                             " (dimension " + std::to_string(i) + " must be 1 or divide it)");
+    }
+  }
+  return Status::ok_status();
 }
 
 Status add(const Srcs& src, const HostTensor& dst, const OpParams&, int n_threads) {
-  return binary_broadcast("add", src, dst, n_threads, [](float x, float y) { return x + y; });
+  return binary_broadcast(src, dst, n_threads, [](float x, float y) { return x + y; });
 }
 
 Status mul(const Srcs& src, const HostTensor& dst, const OpParams&, int n_threads) {
-  return binary_broadcast("mul", src, dst, n_threads, [](float x, float y) { return x * y; });
+  return binary_broadcast(src, dst, n_threads, [](float x, float y) { return x * y; });
 }
 
 }  // namespace clport::cpu::detail

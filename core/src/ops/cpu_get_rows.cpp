@@ -7,7 +7,7 @@
 
 namespace clport::cpu::detail {
 
-Status get_rows(const Srcs& src, const HostTensor& dst, const OpParams&, int) {
+Status check_get_rows_operands(const Srcs& src, const HostTensor& dst, const OpParams&) {
   constexpr const char* kOp = "get_rows";
   CLPORT_RETURN_IF_ERROR(check_src_count(kOp, src, 2, 2));
   const HostTensor& table = src[0];
@@ -33,7 +33,13 @@ Status get_rows(const Srcs& src, const HostTensor& dst, const OpParams&, int) {
                               ")");
     }
   }
-  for (int64_t i = 0; i < n; ++i) {
+  return Status::ok_status();
+}
+
+Status get_rows(const Srcs& src, const HostTensor& dst, const OpParams&, int) {
+  const HostTensor& table = src[0];
+  const auto* id_data = static_cast<const int32_t*>(src[1].data);
+  for (int64_t i = 0; i < src[1].ne[0]; ++i) {
     CLPORT_RETURN_IF_ERROR(
         dequantize_row(table.dtype, row_ptr(table, id_data[i]), row_f32(dst, i), table.ne[0]));
   }

@@ -1,5 +1,7 @@
-// Internal: one function per op (or op family), called by run_op after the tensors' strides are
-// filled in. Each validates its own operands.
+// Internal: the reference of every op and its operand checks, which the op registry pairs
+// (ops/registry/): run_op fills in the tensors' strides and runs an op's check, then its
+// reference, so a reference takes its operands as checked. The fast CPU backend runs the same
+// checks before its own kernels.
 #pragma once
 
 #include <vector>
@@ -26,19 +28,28 @@ Status mul(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_thre
 Status scale(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
 Status copy(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
 
-// Operand checks of the reference ops, shared with the fast CPU backend.
-Status check_mul_mat_operands(const Srcs& src, const HostTensor& dst);
-Status check_gated_operands(const char* op, const Srcs& src, const HostTensor& dst);
+// The operand checks of the ops above (shared with the fast CPU backend through the registry).
+Status check_get_rows_operands(const Srcs& src, const HostTensor& dst, const OpParams& p);
+Status check_rms_norm_operands(const Srcs& src, const HostTensor& dst, const OpParams& p);
+Status check_softmax_operands(const Srcs& src, const HostTensor& dst, const OpParams& p);
+Status check_mul_mat_operands(const Srcs& src, const HostTensor& dst, const OpParams& p);
+Status check_rope_operands(const Srcs& src, const HostTensor& dst, const OpParams& p);
 Status check_attention_operands(const Srcs& src, const HostTensor& dst, const OpParams& p);
-// ROPE's parameters and optional frequency factors (src[1]), checked; shared with the fast CPU
-// backend, which computes the same table and rotation.
+Status check_unary_operands(const char* op, const Srcs& src, const HostTensor& dst);     // SILU, SCALE
+Status check_scale_operands(const Srcs& src, const HostTensor& dst, const OpParams& p);
+Status check_gated_operands(const char* op, const Srcs& src, const HostTensor& dst);     // SWIGLU, GEGLU
+Status check_broadcast_operands(const char* op, const Srcs& src, const HostTensor& dst); // ADD, MUL
+Status check_copy_operands(const Srcs& src, const HostTensor& dst, const OpParams& p);
+
+// ROPE's parameters and optional frequency factors (src[1]) of checked operands; shared with the
+// fast CPU backend, which computes the same table and rotation.
 struct RopeArgs {
   int mode = 0;
   int64_t pos0 = 0, n_rot = 0;
   double base = 0, freq_scale = 0;
   const float* factors = nullptr;  // [n_rot / 2] or none
 };
-Status check_rope_operands(const char* op, const Srcs& src, const HostTensor& dst, const OpParams& p, RopeArgs& out);
+RopeArgs rope_args(const Srcs& src, const OpParams& p);
 // cos / sin of every pair's angle for tokens 0 .. n_tokens - 1 ([n_tokens][n_rot / 2] each).
 void rope_cos_sin_table(const RopeArgs& a, int64_t n_tokens, float* cos_out, float* sin_out);
 // One head's row rotated with one token's table row (in place allowed).
@@ -47,15 +58,24 @@ void rope_rotate_row(const RopeArgs& a, int64_t head_dim, const float* in, float
 // `window` (0 = none) limits it to the last `window` of them.
 int64_t first_visible_key(int64_t n_keys, int32_t window);
 
-// Fused patterns: each is the composition of the ops above (cpu_fused.cpp).
+// Fused patterns: each is the composition of the registered ops above (cpu_fused.cpp), whose
+// own checks run as they are composed; a pattern's check covers what the composition adds.
 Status rms_norm_mul_mat(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
 Status mul_mat_add(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
 Status rms_norm_mul_mat_swiglu(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
 Status kv_store_rope(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
 Status rope_attention(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
 Status rope_kv_store_attention(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
+Status check_rms_norm_mul_mat_operands(const Srcs& src, const HostTensor& dst, const OpParams& p);
+Status check_mul_mat_add_operands(const Srcs& src, const HostTensor& dst, const OpParams& p);
+Status check_rms_norm_mul_mat_swiglu_operands(const Srcs& src, const HostTensor& dst, const OpParams& p);
+Status check_kv_store_rope_operands(const Srcs& src, const HostTensor& dst, const OpParams& p);
+Status check_rope_attention_operands(const Srcs& src, const HostTensor& dst, const OpParams& p);
+Status check_rope_kv_store_attention_operands(const Srcs& src, const HostTensor& dst, const OpParams& p);
 // The *_CELLS ops: a step over several sequences, token by token (cpu_cells.cpp).
 Status kv_store_rope_cells(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
 Status rope_attention_cells(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
+Status check_kv_store_rope_cells_operands(const Srcs& src, const HostTensor& dst, const OpParams& p);
+Status check_rope_attention_cells_operands(const Srcs& src, const HostTensor& dst, const OpParams& p);
 
 }  // namespace clport::cpu::detail

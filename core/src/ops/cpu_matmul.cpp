@@ -43,7 +43,7 @@ HostTensor round_activations(const HostTensor& a, DType weight, std::vector<floa
 
 }  // namespace
 
-Status check_mul_mat_operands(const Srcs& src, const HostTensor& dst) {
+Status check_mul_mat_operands(const Srcs& src, const HostTensor& dst, const OpParams&) {
   constexpr const char* kOp = "mul_mat";
   CLPORT_RETURN_IF_ERROR(check_src_count(kOp, src, 2, 2));
   const HostTensor& w = src[0];
@@ -68,7 +68,6 @@ Status check_mul_mat_operands(const Srcs& src, const HostTensor& dst) {
 }
 
 Status mul_mat(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads) {
-  CLPORT_RETURN_IF_ERROR(check_mul_mat_operands(src, dst));
   const HostTensor& w = src[0];
   const int64_t K = w.ne[0], N = w.ne[1];
   std::vector<float> rounded;

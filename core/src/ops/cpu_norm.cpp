@@ -10,26 +10,30 @@
 
 namespace clport::cpu::detail {
 
-Status rms_norm(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads) {
+Status check_rms_norm_operands(const Srcs& src, const HostTensor& dst, const OpParams& p) {
   constexpr const char* kOp = "rms_norm";
   CLPORT_RETURN_IF_ERROR(check_src_count(kOp, src, 1, 2));
   const HostTensor& x = src[0];
   CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "src0", x, {DType::F32}));
   CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "dst", dst, {DType::F32}));
   CLPORT_RETURN_IF_ERROR(check_same_shape(kOp, "src0", x, "dst", dst));
-  const float* weight = nullptr;
   if (src.size() == 2) {
     const HostTensor& w = src[1];
     CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "src1 (weight)", w, {DType::F32}));
     if (w.ne[0] != x.ne[0] || w.elements() != w.ne[0]) {
       return invalid(kOp, "weight must be [" + std::to_string(x.ne[0]) + "], got " + describe(w));
     }
-    weight = static_cast<const float*>(w.data);
   }
   const float eps = p.eps;
   if (!(eps >= 0.0f) || !std::isfinite(eps))
     return invalid(kOp, "eps must be finite and >= 0");
+  return Status::ok_status();
+}
 
+Status rms_norm(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads) {
+  const HostTensor& x = src[0];
+  const float* weight = src.size() == 2 ? static_cast<const float*>(src[1].data) : nullptr;
+  const float eps = p.eps;
   const int64_t n = x.ne[0];
   const int threads = plan_threads(rows(x), 3.0 * static_cast<double>(n), n_threads);
   run_parallel(threads, rows(x), [&](int, int64_t begin, int64_t end) {
@@ -45,16 +49,20 @@ Status rms_norm(const Srcs& src, const HostTensor& dst, const OpParams& p, int n
   return Status::ok_status();
 }
 
-Status softmax(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads) {
+Status check_softmax_operands(const Srcs& src, const HostTensor& dst, const OpParams& p) {
   constexpr const char* kOp = "softmax";
   CLPORT_RETURN_IF_ERROR(check_src_count(kOp, src, 1, 1));
   const HostTensor& x = src[0];
   CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "src0", x, {DType::F32}));
   CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "dst", dst, {DType::F32}));
   CLPORT_RETURN_IF_ERROR(check_same_shape(kOp, "src0", x, "dst", dst));
-  const float scale = p.scale;
-  if (!std::isfinite(scale)) return invalid(kOp, "the scale must be finite");
+  if (!std::isfinite(p.scale)) return invalid(kOp, "the scale must be finite");
+  return Status::ok_status();
+}
 
+Status softmax(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads) {
+  const HostTensor& x = src[0];
+  const float scale = p.scale;
   const int64_t n = x.ne[0];
   const int threads = plan_threads(rows(x), 20.0 * static_cast<double>(n), n_threads);
   run_parallel(threads, rows(x), [&](int, int64_t begin, int64_t end) {

@@ -17,41 +17,46 @@ constexpr int kModeNeox = 2;
 
 }  // namespace
 
-Status check_rope_operands(const char* op, const Srcs& src, const HostTensor& dst, const OpParams& p,
-                           RopeArgs& out) {
-  CLPORT_RETURN_IF_ERROR(check_src_count(op, src, 1, 2));
+RopeArgs rope_args(const Srcs& src, const OpParams& p) {
+  RopeArgs a;
+  a.mode = p.rope.mode;
+  a.pos0 = p.n_past;
+  a.n_rot = p.rope.n_rot;
+  a.base = p.rope.freq_base;
+  a.freq_scale = p.rope.freq_scale;
+  a.factors = src.size() == 2 ? row_f32(src[1], 0) : nullptr;
+  return a;
+}
+
+Status check_rope_operands(const Srcs& src, const HostTensor& dst, const OpParams& p) {
+  constexpr const char* kOp = "rope";
+  CLPORT_RETURN_IF_ERROR(check_src_count(kOp, src, 1, 2));
   const HostTensor& x = src[0];
-  CLPORT_RETURN_IF_ERROR(check_tensor(op, "src0", x, {DType::F32}));
-  CLPORT_RETURN_IF_ERROR(check_tensor(op, "dst", dst, {DType::F32}));
-  CLPORT_RETURN_IF_ERROR(check_same_shape(op, "src0", x, "dst", dst));
-  out.mode = p.rope.mode;
-  out.pos0 = p.n_past;
-  out.n_rot = p.rope.n_rot;
-  out.base = p.rope.freq_base;
-  out.freq_scale = p.rope.freq_scale;
-  out.factors = nullptr;
-  if (out.mode != kModeNormal && out.mode != kModeNeox) {
-    return unsupported(op, "mode " + std::to_string(out.mode) + " is not 0 (normal) or 2 (NeoX)");
+  CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "src0", x, {DType::F32}));
+  CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "dst", dst, {DType::F32}));
+  CLPORT_RETURN_IF_ERROR(check_same_shape(kOp, "src0", x, "dst", dst));
+  const RopeArgs a = rope_args(src, p);
+  if (a.mode != kModeNormal && a.mode != kModeNeox) {
+    return unsupported(kOp, "mode " + std::to_string(a.mode) + " is not 0 (normal) or 2 (NeoX)");
   }
-  if (out.n_rot <= 0 || out.n_rot % 2 != 0 || out.n_rot > x.ne[0]) {
-    return invalid(op, "n_rot = " + std::to_string(out.n_rot) +
+  if (a.n_rot <= 0 || a.n_rot % 2 != 0 || a.n_rot > x.ne[0]) {
+    return invalid(kOp, "n_rot = " + std::to_string(a.n_rot) +
                            " must be even and in (0, head_dim = " + std::to_string(x.ne[0]) + "]");
   }
-  if (!(out.base > 0.0) || !std::isfinite(out.base)) return invalid(op, "freq_base must be > 0");
-  if (!(out.freq_scale > 0.0) || !std::isfinite(out.freq_scale)) {
-    return invalid(op, "freq_scale must be > 0 (1 = no scaling)");
+  if (!(a.base > 0.0) || !std::isfinite(a.base)) return invalid(kOp, "freq_base must be > 0");
+  if (!(a.freq_scale > 0.0) || !std::isfinite(a.freq_scale)) {
+    return invalid(kOp, "freq_scale must be > 0 (1 = no scaling)");
   }
   if (src.size() == 2) {
     const HostTensor& ff = src[1];
-    CLPORT_RETURN_IF_ERROR(check_tensor(op, "src1 (frequency factors)", ff, {DType::F32}));
-    if (ff.ne[0] != out.n_rot / 2 || rows(ff) != 1) {
-      return invalid(op, "frequency factors " + describe(ff) + " must be [n_rot / 2 = " +
-                             std::to_string(out.n_rot / 2) + "]");
+    CLPORT_RETURN_IF_ERROR(check_tensor(kOp, "src1 (frequency factors)", ff, {DType::F32}));
+    if (ff.ne[0] != a.n_rot / 2 || rows(ff) != 1) {
+      return invalid(kOp, "frequency factors " + describe(ff) + " must be [n_rot / 2 = " +
+                             std::to_string(a.n_rot / 2) + "]");
     }
-    out.factors = row_f32(ff, 0);
-    for (int64_t i = 0; i < out.n_rot / 2; ++i) {
-      if (!(out.factors[i] > 0.0f) || !std::isfinite(out.factors[i])) {
-        return invalid(op, "frequency factor " + std::to_string(i) + " must be positive and finite");
+    for (int64_t i = 0; i < a.n_rot / 2; ++i) {
+      if (!(a.factors[i] > 0.0f) || !std::isfinite(a.factors[i])) {
+        return invalid(kOp, "frequency factor " + std::to_string(i) + " must be positive and finite");
       }
     }
   }
@@ -89,8 +94,7 @@ void rope_rotate_row(const RopeArgs& a, int64_t head_dim, const float* in, float
 }
 
 Status rope(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads) {
-  RopeArgs a;
-  CLPORT_RETURN_IF_ERROR(check_rope_operands("rope", src, dst, p, a));
+  const RopeArgs a = rope_args(src, p);
   const HostTensor& x = src[0];
   const int64_t half = a.n_rot / 2, head_dim = x.ne[0], n_tokens = x.ne[2];
   // Angles depend only on the token, so cos/sin are computed once per token.

@@ -12,6 +12,7 @@
 #include "policy/policy.h"
 #include "selftest/self_test.h"
 #include "report/plugins_report.h"
+#include "ops/op_registry.h"
 
 namespace clport::report {
 namespace {

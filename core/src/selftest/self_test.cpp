@@ -16,6 +16,7 @@
 #include "runtime/device_context.h"
 #include "common/dtype.h"
 #include "common/logger.h"
+#include "ops/op_registry.h"
 #include "programs/program_cache.h"
 #include "selftest/verdict_file.h"
 #include "selftest/verdict_key.h"
@@ -154,14 +155,10 @@ uint64_t runs_in_process() { return g_runs.load(); }
 bool TestScope::includes(int32_t op_kind, int32_t key_dtype) const {
   if (everything()) return true;
   const auto has = [key_dtype](const std::vector<int32_t>& v) { return std::binary_search(v.begin(), v.end(), key_dtype); };
-  switch (op_kind) {
-    case CLPORT_OP_ATTENTION:
-    case CLPORT_OP_ROPE_ATTENTION:
-    case CLPORT_OP_ROPE_ATTENTION_CELLS:
-    case CLPORT_OP_ROPE_KV_STORE_ATTENTION:
-    case CLPORT_OP_KV_STORE_ROPE:
-    case CLPORT_OP_KV_STORE_ROPE_CELLS: return has(kv_types);
-    case CLPORT_OP_COPY: return has(kv_types) || has(tensor_dtypes);  // into the cache, or a tensor
+  const ops::OpEntry* op = ops::find(op_kind);
+  switch (op != nullptr ? op->key_kind : ops::KeyKind::Tensor) {
+    case ops::KeyKind::KvCache: return has(kv_types);
+    case ops::KeyKind::KvCacheOrTensor: return has(kv_types) || has(tensor_dtypes);  // COPY: the cache or a tensor
     default: return has(tensor_dtypes);
   }
 }

@@ -7,6 +7,7 @@
 
 #include "bench_matmul.h"
 #include "binding/op_desc.h"
+#include "ops/op_registry.h"
 #include "quant/quant.h"
 
 namespace clport::bench::detail {

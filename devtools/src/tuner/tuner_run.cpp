@@ -10,6 +10,7 @@
 
 #include "binding/binding.h"
 #include "ops/cpu_ops.h"
+#include "ops/op_registry.h"
 #include "runtime/device_context.h"
 #include "common/logger.h"
 #include "common/nmse.h"
