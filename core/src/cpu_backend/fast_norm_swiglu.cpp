@@ -1,4 +1,4 @@
-// RMS_NORM, SWIGLU and GEGLU on the fast CPU backend: SIMD rows (GEGLU: a float loop; the
+// RMS_NORM, SWIGLU and GEGLU on the fast CPU backend: SIMD rows (GEGLU's tanh from Highway; the
 // reference computes GELU in double), rows split over the pool when a prompt batch makes them
 // worth it. The operands come checked (the ops' registered checks).
 #include <cmath>
