@@ -146,7 +146,7 @@ struct AdrenoPlugin {
     }
     // Same admission rule as llama.cpp's Adreno backend: OpenCL C 2.0 marks a driver whose
     // compiler handles these kernels (older A6x phone compilers do not).
-    if (vendor::opencl_c_level(d.opencl_c_version) < 20) {
+    if (clport_opencl_version(d.opencl_c_version) < 200) {
       *reason = "driver offers OpenCL C below 2.0: old Adreno compiler";
       return 0;
     }
