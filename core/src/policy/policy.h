@@ -15,20 +15,27 @@
 #include <vector>
 
 #include "probe/device_info.h"
+#include "probe/family_table.h"
 #include "clport/export.h"
 #include "clport/status.h"
 
 namespace clport {
 
-// A driver version reduced to comparable numbers. Schemes are only compared with themselves:
-// "adreno-compiler" (Compiler E031.42.23.01 -> 31.42.23.1), "mali" (r32p1 -> 32.1) and "numeric"
-// (the first dotted number run: Intel 31.0.101.4502, NVIDIA 550.54.14, PoCL 5.0).
+// A driver version reduced to comparable numbers. Schemes are only compared with themselves; the
+// shipped ones (configs/device_families.yaml `driver_versions`) are "adreno-compiler"
+// (Compiler E031.42.23.01 -> 31.42.23.1), "mali" (r32p1 -> 32.1) and "numeric" (the first dotted
+// number run: Intel 31.0.101.4502, NVIDIA 550.54.14, PoCL 5.0).
 struct DriverVersion {
   std::string scheme;
   std::vector<int64_t> parts;
   std::string text;  // what was parsed, for logs
 };
+// With the schemes of the device-family table (probe/device_classifier.h), the first whose regex
+// is found; nullopt when none is, or the table is unusable.
 CLPORT_API std::optional<DriverVersion> parse_driver_version(std::string_view driver_string);
+// The same with the given schemes (a table under test).
+CLPORT_API std::optional<DriverVersion> parse_driver_version(std::string_view driver_string,
+                                                             const std::vector<probe::DriverVersionScheme>& schemes);
 // <0, 0, >0 like strcmp; std::nullopt when the schemes differ (not comparable).
 CLPORT_API std::optional<int> compare_driver_versions(const DriverVersion& a, const DriverVersion& b);
 

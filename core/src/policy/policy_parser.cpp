@@ -146,7 +146,10 @@ std::map<std::string, std::string> read_plugin_settings(const YAML::Node& node, 
 DriverVersion read_version(const YAML::Node& node, const std::string& key) {
   const std::string text = read_string(node, key);
   auto parsed = parse_driver_version(text);
-  if (!parsed) fail(node, "'" + key + "': cannot read a driver version from '" + text + "'");
+  if (!parsed) {
+    fail(node, "'" + key + "': cannot read a driver version from '" + text +
+                   "' (no driver_versions scheme of the device-family table reads it)");
+  }
   return *parsed;
 }
 
