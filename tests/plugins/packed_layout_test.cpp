@@ -56,7 +56,10 @@ class PackedLayout : public ::testing::Test {
 
   // A host table with these policy settings, checked against the plugin's declarations.
   const clport_host* make_host(const std::string& settings_yaml) {
-    auto typed = check_plugin_settings(plugin_->table(), settings_yaml);
+    auto written = parse_settings_text(settings_yaml, "test settings");
+    EXPECT_TRUE(written.ok()) << written.status().to_string();
+    if (!written.ok()) return nullptr;
+    auto typed = check_plugin_settings(plugin_->table(), written.value());
     EXPECT_TRUE(typed.ok()) << typed.status().to_string();
     return typed.ok() ? ctx_->make_host("generic", typed.value(), 0) : nullptr;
   }

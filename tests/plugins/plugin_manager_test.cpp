@@ -8,7 +8,6 @@
 #include <fstream>
 
 #include "plugins/plugin_manager.h"
-#include "policy/plugin_settings.h"
 
 namespace fs = std::filesystem;
 
@@ -74,37 +73,6 @@ TEST(PluginManager, RefusesAnAbiOnePluginNamingBothVersions) {
                         std::to_string(CLPORT_PLUGIN_ABI_MINOR)),
             std::string::npos)
       << reason;
-}
-
-// The host checks a policy's settings against what the plugin declares (the fake declares an INT
-// tile in 1..64, a BOOL fast and a TEXT note) and types them.
-TEST(PluginSettings, PolicyValuesAreCheckedAgainstTheDeclarationsAndTyped) {
-  auto m = PluginManager::discover(only({FAKE_PLUGIN_fake_vendor}));
-  ASSERT_EQ(m->plugins().size(), 1u);
-  const clport_plugin& table = m->plugins()[0]->table();
-  auto ok = check_plugin_settings(table, "tile: 8\nfast: false\nnote: -DX=1\n");
-  ASSERT_TRUE(ok.ok()) << ok.status().to_string();
-  ASSERT_EQ(ok.value().size(), 3u);
-  EXPECT_EQ(ok.value()[0].name, "tile");
-  EXPECT_EQ(ok.value()[0].int_value, 8);
-  EXPECT_EQ(ok.value()[1].type, CLPORT_SETTING_BOOL);
-  EXPECT_EQ(ok.value()[1].int_value, 0);
-  EXPECT_EQ(ok.value()[2].text, "-DX=1");
-  EXPECT_TRUE(check_plugin_settings(table, "").ok());
-
-  const auto expect_error = [&](const std::string& yaml, const std::string& words) {
-    auto r = check_plugin_settings(table, yaml);
-    ASSERT_FALSE(r.ok()) << yaml;
-    EXPECT_EQ(r.status().stage(), Stage::Config);
-    EXPECT_NE(r.status().message().find("plugin 'fakevendor'"), std::string::npos) << r.status().message();
-    EXPECT_NE(r.status().message().find(words), std::string::npos) << r.status().message();
-  };
-  expect_error("tiles: 8\n", "'tiles' is not a setting it declares (it declares: tile, fast, note)");
-  expect_error("tile: 0\n", "'tile' must be in 1..64, got 0");
-  expect_error("tile: four\n", "'tile' must be an integer, got 'four'");
-  expect_error("fast: maybe\n", "'fast' must be true or false, got 'maybe'");
-  expect_error("tile: [1, 2]\n", "'tile' must be a single value");
-  expect_error("- tile\n", "must be a map of key: value");
 }
 
 TEST(PluginManager, RefusesALibraryWithoutTheEntrySymbol) {

@@ -13,6 +13,7 @@
 #include "clport/log.h"
 #include "plugins/plugin_manager.h"
 #include "plugins/elf_check.h"
+#include "policy/plugin_settings.h"
 #include "policy/policy_parser.h"
 
 namespace clport {
@@ -74,6 +75,9 @@ std::string settings_problem(const clport_plugin& t) {
       return which + " has an unknown type " + std::to_string(d.type);
     if (d.type == CLPORT_SETTING_INT && d.min_value > d.max_value) return which + " has an empty range";
     if (d.n_candidates > 0 && d.candidates == nullptr) return which + " declares candidates but no array";
+    for (size_t j = 0; j < d.n_candidates; ++j) {
+      if (auto c = candidate_setting(d, d.candidates[j]); !c.ok()) return which + ": " + c.status().message();
+    }
     for (size_t j = 0; j < i; ++j) {
       if (std::string(d.name) == t.settings[j].name) return which + " is declared twice";
     }

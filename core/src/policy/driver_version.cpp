@@ -67,8 +67,4 @@ const char* precision_name(Precision p) {
   return "auto";
 }
 
-std::string SourceMark::to_string() const {
-  return file + ":" + std::to_string(line) + ":" + std::to_string(column);
-}
-
 }  // namespace clport
