@@ -15,10 +15,12 @@
 
 namespace {
 
+const char* const kSwitch[] = {"off", "on", "auto"};
 const clport_setting_decl kDecls[] = {
-    {"gemv_wg", CLPORT_SETTING_INT, "an INT", 1, 65536, "gemv", nullptr, 0},
-    {"flag", CLPORT_SETTING_BOOL, "a BOOL", 0, 1, nullptr, nullptr, 0},
-    {"note", CLPORT_SETTING_TEXT, "a TEXT", 0, 0, nullptr, nullptr, 0},
+    {"gemv_wg", CLPORT_SETTING_INT, "an INT", 1, 65536, "gemv", nullptr, 0, nullptr, 0},
+    {"flag", CLPORT_SETTING_BOOL, "a BOOL", 0, 1, nullptr, nullptr, 0, nullptr, 0},
+    {"note", CLPORT_SETTING_TEXT, "a TEXT", 0, 0, nullptr, nullptr, 0, nullptr, 0},
+    {"int_dot", CLPORT_SETTING_ENUM, "an ENUM", 0, 2, nullptr, nullptr, 0, kSwitch, 3},
 };
 
 clport_plugin table_named(const char* name) {

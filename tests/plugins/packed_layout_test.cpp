@@ -66,8 +66,8 @@ class PackedLayout : public ::testing::Test {
 
   // An instance with gemv_packed on; `host_override` replaces the host table when given.
   void create(const clport_host* host_override = nullptr) {
-    // int_dot 0: the plain GEMV these tests compare the packed one with is the float kernel.
-    const clport_host* host = make_host("gemv_packed: 1\nint_dot: 0\n");
+    // int_dot off: the plain GEMV these tests compare the packed one with is the float kernel.
+    const clport_host* host = make_host("gemv_packed: 1\nint_dot: off\n");
     ASSERT_NE(host, nullptr);
     host_ = *host;
     if (host_override != nullptr) host_ = *host_override;

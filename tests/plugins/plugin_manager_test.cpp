@@ -64,6 +64,27 @@ TEST(PluginManager, RefusesADifferentAbiMajorNamingBothVersions) {
   EXPECT_NE(reason.find("ABI " + std::to_string(CLPORT_PLUGIN_ABI_MAJOR) + "."), std::string::npos) << reason;
 }
 
+// The settings declarations of ABI 2 are shorter (no enum names): read with ABI 3's stride, the
+// table would be garbage, so the major version refuses it first.
+TEST(PluginManager, RefusesAnAbiTwoPluginNamingBothVersions) {
+  auto m = PluginManager::discover(only({FAKE_PLUGIN_abi2}));
+  EXPECT_TRUE(m->plugins().empty());
+  const std::string reason = refusal_for(*m, FAKE_PLUGIN_abi2);
+  EXPECT_NE(reason.find("plugin ABI 2.3, this clport speaks ABI " + std::to_string(CLPORT_PLUGIN_ABI_MAJOR) + "." +
+                        std::to_string(CLPORT_PLUGIN_ABI_MINOR) + " (major versions must match)"),
+            std::string::npos)
+      << reason;
+  EXPECT_EQ(CLPORT_PLUGIN_ABI_MAJOR, 3);
+}
+
+TEST(PluginManager, RefusesAnEnumCandidateBeyondItsNames) {
+  auto m = PluginManager::discover(only({FAKE_PLUGIN_bad_enum}));
+  EXPECT_TRUE(m->plugins().empty());
+  EXPECT_NE(refusal_for(*m, FAKE_PLUGIN_bad_enum).find("setting 3 'mode': candidate 3 is not one of its values"),
+            std::string::npos)
+      << refusal_for(*m, FAKE_PLUGIN_bad_enum);
+}
+
 TEST(PluginManager, RefusesAnAbiOnePluginNamingBothVersions) {
   auto m = PluginManager::discover(only({FAKE_PLUGIN_abi1}));
   EXPECT_TRUE(m->plugins().empty());

@@ -31,6 +31,20 @@ std::string range_of(const clport_setting_decl& decl) {
   return std::to_string(decl.min_value) + ".." + std::to_string(decl.max_value);
 }
 
+std::string names_of(const clport_setting_decl& decl) {
+  std::string names;
+  for (size_t i = 0; i < decl.n_values; ++i) names += (i == 0 ? "" : ", ") + std::string(decl.value_names[i]);
+  return names;
+}
+
+// The index of `name` among an enum's names, -1 when it is none of them.
+int64_t index_of(const clport_setting_decl& decl, const std::string& name) {
+  for (size_t i = 0; decl.value_names != nullptr && i < decl.n_values; ++i) {
+    if (decl.value_names[i] != nullptr && name == decl.value_names[i]) return static_cast<int64_t>(i);
+  }
+  return -1;
+}
+
 }  // namespace
 
 const clport_setting_decl* find_setting(const clport_plugin& plugin, const std::string& name) {
@@ -44,7 +58,9 @@ Result<TypedSetting> check_setting(const clport_plugin& plugin, const std::strin
                                    const SourceMark& mark) {
   const std::string name = plugin.name != nullptr ? plugin.name : "?";
   const clport_setting_decl* decl = find_setting(plugin, key);
-  if (decl == nullptr) return bad(name, key, "is not a setting it declares (it declares: " + declared_names(plugin) + ")", mark);
+  if (decl == nullptr) {
+    return bad(name, key, "is not a setting it declares (it declares: " + declared_names(plugin) + ")", mark);
+  }
   if (!value.IsScalar()) return bad(name, key, "must be a single value, got '" + shown(value) + "'", mark);
   TypedSetting t;
   t.name = key;
@@ -52,7 +68,9 @@ Result<TypedSetting> check_setting(const clport_plugin& plugin, const std::strin
   switch (decl->type) {
     case CLPORT_SETTING_BOOL: {
       bool on = false;
-      if (!YAML::convert<bool>::decode(value, on)) return bad(name, key, "must be true or false, got '" + shown(value) + "'", mark);
+      if (!YAML::convert<bool>::decode(value, on)) {
+        return bad(name, key, "must be true or false, got '" + shown(value) + "'", mark);
+      }
       t.int_value = on ? 1 : 0;
       break;
     }
@@ -65,6 +83,14 @@ Result<TypedSetting> check_setting(const clport_plugin& plugin, const std::strin
       }
       break;
     case CLPORT_SETTING_TEXT:
+      t.text = value.Scalar();
+      break;
+    case CLPORT_SETTING_ENUM:
+      // Only the names: a number (the index) would make the policy depend on their order.
+      t.int_value = index_of(*decl, value.Scalar());
+      if (t.int_value < 0) {
+        return bad(name, key, "must be one of " + names_of(*decl) + ", got '" + shown(value) + "'", mark);
+      }
       t.text = value.Scalar();
       break;
     default:
@@ -88,11 +114,14 @@ Result<TypedSetting> candidate_setting(const clport_setting_decl& decl, int64_t 
   t.name = decl.name != nullptr ? decl.name : "";
   t.type = decl.type;
   t.int_value = value;
+  const bool is_enum = decl.type == CLPORT_SETTING_ENUM && decl.value_names != nullptr;
   const bool fits = (decl.type == CLPORT_SETTING_BOOL && (value == 0 || value == 1)) ||
-                    (decl.type == CLPORT_SETTING_INT && value >= decl.min_value && value <= decl.max_value);
+                    (decl.type == CLPORT_SETTING_INT && value >= decl.min_value && value <= decl.max_value) ||
+                    (is_enum && value >= 0 && static_cast<uint64_t>(value) < decl.n_values);
   if (!fits) {
     return Status(Stage::Config, "candidate " + std::to_string(value) + " is not one of its values");
   }
+  if (is_enum) t.text = decl.value_names[value];
   return t;
 }
 

@@ -20,8 +20,8 @@ namespace clport {
 struct TypedSetting {
   std::string name;
   int32_t type = CLPORT_SETTING_INT;  // clport_setting_type
-  int64_t int_value = 0;              // BOOL (0 / 1) and INT
-  std::string text;                   // TEXT
+  int64_t int_value = 0;              // BOOL (0 / 1), INT, ENUM (the index of its name)
+  std::string text;                   // TEXT, ENUM (the name)
 };
 
 // The declaration of `name` in plugin's table, NULL when it declares none.
@@ -46,7 +46,7 @@ CLPORT_API Result<TypedSetting> candidate_setting(const clport_setting_decl& dec
 CLPORT_API std::vector<TypedSetting> merge_settings(const std::vector<TypedSetting>& base,
                                                     const std::vector<TypedSetting>& over);
 
-// The value as a policy writes it ("32", "true", the text).
+// The value as a policy writes it ("32", "true", an enum's name, the text).
 CLPORT_API std::string value_text(const TypedSetting& setting);
 // "name: value, ..." in the given order (logs, the tuner's report).
 CLPORT_API std::string describe(const std::vector<TypedSetting>& settings);
