@@ -164,7 +164,7 @@ struct AdrenoPlugin {
     const adreno::KernelShapes shapes = adreno::shapes_for(d);
     adreno::Workarounds quirks = adreno::quirks_for(d);
     for (const std::string& q : quirks.applied) h.log(CLPORT_LOG_INFO, "adreno: quirk " + q);
-    if (const std::string settings = clport::plugin_common::settings_text(host); !settings.empty())
+    if (const std::string settings = clport::plugin_common::describe_settings(host); !settings.empty())
       h.log(CLPORT_LOG_INFO, "adreno: policy settings " + settings);
     adreno::apply_settings(quirks, h);
     auto inst = std::make_unique<AdrenoInstance>(host, d, shapes, quirks);

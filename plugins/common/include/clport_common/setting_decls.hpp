@@ -40,7 +40,7 @@ clport_setting_decl enum_setting(const char* name, const char* const (&names)[N]
 }
 
 // "name: value, ..." of the settings the host hands over, for a plugin's log.
-inline std::string settings_text(const clport_host& host) {
+inline std::string describe_settings(const clport_host& host) {
   std::string text;
   for (size_t i = 0; host.settings != nullptr && i < host.n_settings; ++i) {
     const clport_setting_value& v = host.settings[i];
