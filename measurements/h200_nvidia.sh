@@ -101,7 +101,7 @@ for step in "$@"; do
         echo "== host share $name"; grep -E "^decode" "$out/hostshare-$name.log"
       done ;;
     attcheck)  # the long-cache decode attention cases, three times each, split and not
-      echo 'att_split: 0' >"$out/nosplit.yaml"
+      echo 'att_split: off' >"$out/nosplit.yaml"
       for round in 1 2 3; do
         for plugin in nvidia generic; do
           echo "$plugin round $round: $(clport conformance --plugin $plugin --filter 'past=477|past=1000|past=301' 2>&1 | grep -E 'FAIL|passed,' | tr '\n' ' ' | cut -c1-300)"

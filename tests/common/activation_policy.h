@@ -1,5 +1,5 @@
 // A policy file that puts the device on one activation path: float activations everywhere
-// (`precision: fp32`) or the generic plugin's integer GEMV on 8-bit activations (`int_dot: 1`),
+// (`precision: fp32`) or the generic plugin's integer GEMV on 8-bit activations (`int_dot: on`),
 // optionally with its packed GEMV layout.
 #pragma once
 
@@ -18,7 +18,7 @@ constexpr double kIntegerPathLogitNmse = 5e-4;
 inline void write_activation_policy(const std::string& path, bool integer, bool packed = false) {
   std::ofstream yaml(path);
   yaml << "version: 1\n" << (integer ? "" : "precision: fp32\n") << "plugins:\n  generic:\n"
-       << "    gemv_packed: " << (packed ? 1 : 0) << "\n    int_dot: " << (integer ? 1 : 0) << "\n";
+       << "    gemv_packed: " << (packed ? 1 : 0) << "\n    int_dot: " << (integer ? "on" : "off") << "\n";
 }
 
 }  // namespace clport::test

@@ -6,12 +6,11 @@
 // layout), so a layout test cannot pass by silently testing the plain path.
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string>
 
 #include "clport_devtools/conformance_report.h"
+#include "policy/written_settings.h"
 
 int main(int argc, char** argv) {
   clport::conformance::Options options;
@@ -33,15 +32,12 @@ int main(int argc, char** argv) {
     else if (a == "--filter") options.filter = value("a text");
     else if (a == "--seed") options.seed = std::strtoull(value("a number"), nullptr, 10);
     else if (a == "--settings") {
-      const char* path = value("a YAML file of plugin settings");
-      std::ifstream in(path);
-      std::ostringstream text;
-      text << in.rdbuf();
-      if (!in) {
-        std::cerr << "cannot read " << path << "\n";
+      auto settings = clport::read_settings_file(value("a YAML file of plugin settings"));
+      if (!settings.ok()) {
+        std::cerr << settings.status().to_string() << "\n";
         return 2;
       }
-      options.settings_yaml = text.str();
+      options.settings = std::move(settings.value());
     }
     else {
       std::cerr << "unknown argument " << a << "\n";

@@ -22,7 +22,7 @@ struct Case {
   std::string name;
   test::RandomModelSpec spec;
   bool fusion = true;
-  bool integer = false;  // 8-bit activations (generic int_dot: 1) against the rounding reference
+  bool integer = false;  // 8-bit activations (generic int_dot: on) against the rounding reference
   uint32_t n_ctx = 64;   // the context the model is loaded with (LongRoPE picks its factors by it)
 };
 

@@ -2,7 +2,7 @@
 // itself: every weight dtype, tied and untied output, grouped-query attention; prompt (GEMM
 // path) and single-token steps (GEMV path) compared by NMSE of the logits. Each case runs on
 // float activations (policy `precision: fp32`) against the exact reference; the dtypes with an
-// integer GEMV also run on 8-bit activations (generic `int_dot: 1`) against the reference that
+// integer GEMV also run on 8-bit activations (generic `int_dot: on`) against the reference that
 // rounds activations the same way (tests/common/activation_policy.h says how close).
 #include <gtest/gtest.h>
 

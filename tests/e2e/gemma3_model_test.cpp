@@ -19,7 +19,7 @@ struct Case {
   DType dtype;
   bool fusion = true;
   std::optional<DType> v_dtype = std::nullopt;  // attn_v in another dtype (Q, K, V not joined)
-  bool integer = false;  // 8-bit activations (generic int_dot: 1) against the rounding reference
+  bool integer = false;  // 8-bit activations (generic int_dot: on) against the rounding reference
 };
 
 std::string case_name(const testing::TestParamInfo<Case>& info) {

@@ -68,7 +68,7 @@ inline std::vector<int32_t> greedy(LlamaModel& model, int n) { return greedy(mod
 
 struct DeviceComparison {
   bool fusion = true;
-  bool integer = false;  // 8-bit activations (generic int_dot: 1) against the rounding reference
+  bool integer = false;  // 8-bit activations (generic int_dot: on) against the rounding reference
   uint32_t n_ctx = 64;
   std::function<void(const LlamaHParams&)> check_hparams;  // optional, on the CPU model's
 };

@@ -50,7 +50,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   for (const clport::DeviceInfo& device : kDevices) {
     const clport::DevicePolicy result = policy.evaluate(device);
-    for (const auto& [plugin, yaml] : result.settings) (void)result.settings_for(plugin);
+    for (const auto& [plugin, written] : result.settings) (void)clport::describe(result.settings_for(plugin));
   }
   return 0;
 }

@@ -63,4 +63,25 @@ run(${prefix}/bin/clport conformance --plugin oot_shared --filter mul_mat --seed
 if(NOT out MATCHES "([1-9][0-9]*) passed, 0 failed")
   message(FATAL_ERROR "the plugin on clport::plugin_common did not pass the mat-mul conformance:\n${out}\n${err}")
 endif()
+# Settings reach the installed plugins typed: an enum declared through the plain ABI struct, the
+# shared tuning's switches through clport::plugin_common; a number given for an enum is refused
+# with its place in the file.
+file(WRITE ${WORK_DIR}/oot_one.yaml "local_size: one\n")
+run(${prefix}/bin/clport conformance --plugin oot --filter scale --seed 1 --settings ${WORK_DIR}/oot_one.yaml)
+if(NOT out MATCHES "([1-9][0-9]*) passed, 0 failed")
+  message(FATAL_ERROR "the out-of-tree plugin's SCALE with local_size: one did not pass:\n${out}\n${err}")
+endif()
+file(WRITE ${WORK_DIR}/int_dot_off.yaml "int_dot: off\n")
+run(${prefix}/bin/clport conformance --plugin oot_shared --filter "mul_mat q4_0" --seed 1
+    --settings ${WORK_DIR}/int_dot_off.yaml)
+if(NOT out MATCHES "([1-9][0-9]*) passed, 0 failed")
+  message(FATAL_ERROR "the plugin on clport::plugin_common did not pass with int_dot: off:\n${out}\n${err}")
+endif()
+file(WRITE ${WORK_DIR}/int_dot_number.yaml "q8a_rows: 8\nint_dot: 1\n")
+execute_process(COMMAND ${prefix}/bin/clport conformance --plugin oot_shared --filter "mul_mat q4_0"
+                        --settings ${WORK_DIR}/int_dot_number.yaml
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc EQUAL 0 OR NOT err MATCHES "int_dot_number.yaml:2:1: settings of plugin 'oot_shared': 'int_dot' must be one of off, on, auto, got '1'")
+  message(FATAL_ERROR "an enum setting given a number was not refused with its place (${rc}):\n${out}\n${err}")
+endif()
 message(STATUS "out-of-tree plugins installed, bound and used")

@@ -56,15 +56,18 @@ class PackedLayout : public ::testing::Test {
 
   // A host table with these policy settings, checked against the plugin's declarations.
   const clport_host* make_host(const std::string& settings_yaml) {
-    auto typed = check_plugin_settings(plugin_->table(), settings_yaml);
+    auto written = parse_settings_text(settings_yaml, "test settings");
+    EXPECT_TRUE(written.ok()) << written.status().to_string();
+    if (!written.ok()) return nullptr;
+    auto typed = check_plugin_settings(plugin_->table(), written.value());
     EXPECT_TRUE(typed.ok()) << typed.status().to_string();
     return typed.ok() ? ctx_->make_host("generic", typed.value(), 0) : nullptr;
   }
 
   // An instance with gemv_packed on; `host_override` replaces the host table when given.
   void create(const clport_host* host_override = nullptr) {
-    // int_dot 0: the plain GEMV these tests compare the packed one with is the float kernel.
-    const clport_host* host = make_host("gemv_packed: 1\nint_dot: 0\n");
+    // int_dot off: the plain GEMV these tests compare the packed one with is the float kernel.
+    const clport_host* host = make_host("gemv_packed: 1\nint_dot: off\n");
     ASSERT_NE(host, nullptr);
     host_ = *host;
     if (host_override != nullptr) host_ = *host_override;

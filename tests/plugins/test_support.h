@@ -31,7 +31,7 @@ inline DeviceInfo fake_device(const std::string& family, const std::string& name
 
 inline HostFactory null_hosts() {
   static const clport_host host{};
-  return [](const LoadedPlugin&, const std::string&, int32_t) -> Result<const clport_host*> { return &host; };
+  return [](const LoadedPlugin&, const WrittenSettings&, int32_t) -> Result<const clport_host*> { return &host; };
 }
 
 inline clport_tensor tensor(clport_dtype dtype, int64_t ne0, int64_t ne1) {

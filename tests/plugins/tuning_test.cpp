@@ -22,17 +22,25 @@ clport_device_desc device(cl_device_type type, size_t max_wg) {
   return d;
 }
 
-// A host table carrying typed settings as the core hands them over (INT, or BOOL for
-// private_vector_arrays); nothing else of it is used by Tuning or OpRunner's constructor.
+const clport_setting_decl* declared(const char* name) {
+  for (const clport_setting_decl& d : tuning_settings())
+    if (std::strcmp(d.name, name) == 0) return &d;
+  return nullptr;
+}
+
+// A host table carrying typed settings as the core hands them over (of their declared type; BOOL
+// for private_vector_arrays; an ENUM's value as its index and name); nothing else of it is used by
+// Tuning or OpRunner's constructor.
 class Settings {
  public:
   explicit Settings(const std::vector<std::pair<const char*, int64_t>>& values) {
     for (size_t i = 0; i < values.size(); ++i) {
       clport_setting_value v{};
+      const clport_setting_decl* decl = declared(values[i].first);
       v.name = values[i].first;
-      v.type = std::strcmp(v.name, "private_vector_arrays") == 0 ? CLPORT_SETTING_BOOL : CLPORT_SETTING_INT;
+      v.type = decl != nullptr ? decl->type : CLPORT_SETTING_BOOL;
       v.int_value = values[i].second;
-      v.text_value = "";
+      v.text_value = v.type == CLPORT_SETTING_ENUM ? decl->value_names[v.int_value] : "";
       values_.push_back(v);
     }
     host_.struct_size = sizeof(host_);
@@ -154,17 +162,21 @@ TEST(Tuning, ValidateChecksThePackedGemvShape) {
   EXPECT_EQ(small.validate(16), "");
 }
 
-const clport_setting_decl* declared(const char* name) {
-  for (const clport_setting_decl& d : tuning_settings())
-    if (std::strcmp(d.name, name) == 0) return &d;
-  return nullptr;
-}
-
 TEST(TuningSettings, DeclareEveryTunableOnceWithTheTunersGroups) {
-  std::set<std::string> names, tuned;
+  std::set<std::string> names, tuned, switches;
   for (const clport_setting_decl& d : tuning_settings()) {
     EXPECT_TRUE(names.insert(d.name).second) << d.name;
-    EXPECT_EQ(d.type, CLPORT_SETTING_INT) << d.name;
+    if (d.type == CLPORT_SETTING_ENUM) {
+      // The switches that can be left to the device type: index = the Tuning field's value.
+      switches.insert(d.name);
+      ASSERT_EQ(d.n_values, 3u) << d.name;
+      EXPECT_STREQ(d.value_names[0], "off");
+      EXPECT_STREQ(d.value_names[1], "on");
+      EXPECT_STREQ(d.value_names[2], "auto");
+      EXPECT_EQ(d.max_value, 2) << d.name;
+    } else {
+      EXPECT_EQ(d.type, CLPORT_SETTING_INT) << d.name;
+    }
     EXPECT_LE(d.min_value, d.max_value) << d.name;
     ASSERT_NE(d.description, nullptr);
     EXPECT_NE(std::string(d.description).find("default"), std::string::npos) << d.name << ": say the default";
@@ -181,6 +193,12 @@ TEST(TuningSettings, DeclareEveryTunableOnceWithTheTunersGroups) {
   }
   EXPECT_EQ(tuned, (std::set<std::string>{"gemv/gemv_wg", "gemv/gemv_rows", "gemm/gemm_tn", "gemm/gemm_tm",
                                           "gemm/gemm_rn", "gemm/gemm_rm", "norm/norm_wg"}));
+  EXPECT_EQ(switches,
+            (std::set<std::string>{"gemm_kmajor", "f16_bits", "att_serial", "att_split", "int_dot", "q8a_x8"}));
+  // Each stock value of a switch is auto (resolved by device type).
+  const Tuning stock;
+  for (uint32_t v : {stock.gemm_kmajor, stock.f16_bits, stock.att_serial, stock.att_split, stock.int_dot, stock.q8a_x8})
+    EXPECT_EQ(v, 2u);
   // The stock values of every device type are inside the declared ranges (validate checks them).
   for (cl_device_type type : {CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU}) {
     Tuning t = default_tuning(1024);

@@ -39,5 +39,26 @@ TEST(DriverVersion, ComparesWithinASchemeOnly) {
   EXPECT_FALSE(compare_driver_versions(v("r32p1"), v("550.54.14")));
 }
 
+// The dialects are data (configs/device_families.yaml `driver_versions`): a table with another
+// scheme reads another dialect, and a table without schemes reads none.
+TEST(DriverVersion, SchemesComeFromTheFamilyTable) {
+  auto table = probe::parse_family_table(R"(
+rules:
+  - {id: a, source: made up, family: f, type: cpu}
+driver_versions:
+  - scheme: acme
+    source: made up for this test
+    regex: 'acme-(\d+)_(\d+)(?:_(\d+))?'
+)", "test.yaml");
+  ASSERT_TRUE(table.ok()) << table.status().to_string();
+  auto acme = parse_driver_version("Acme driver ACME-7_3 (beta)", table->driver_versions);
+  ASSERT_TRUE(acme);
+  EXPECT_EQ(acme->scheme, "acme");
+  EXPECT_EQ(acme->parts, (std::vector<int64_t>{7, 3}));  // the group that did not take part is left out
+  EXPECT_EQ(acme->text, "ACME-7_3");
+  EXPECT_FALSE(parse_driver_version("r32p1", table->driver_versions));  // no mali scheme in this table
+  EXPECT_FALSE(parse_driver_version("31.0.101.4502", {}));
+}
+
 }  // namespace
 }  // namespace clport

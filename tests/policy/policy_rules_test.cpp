@@ -61,7 +61,7 @@ TEST(PolicyRules, QuirksFireOnTheDevicesTheyDescribe) {
   const auto old_a6 = p->evaluate(device("adreno", "a6xx", 630, "OpenCL 2.0 QUALCOMM build: Compiler E031.25.03.00"));
   EXPECT_TRUE(fired(old_a6, "adreno-a6xx-old-compiler"));
   EXPECT_EQ(old_a6.denied.count("adreno"), 1u);
-  EXPECT_NE(old_a6.settings_for("generic").find("private_vector_arrays: false"), std::string::npos);
+  EXPECT_EQ(describe(old_a6.settings_for("generic")), "private_vector_arrays: false");
 
   const auto a740 = p->evaluate(device("adreno", "a7xx", 740, "OpenCL 3.0 QUALCOMM build: Compiler E031.42.23.01"));
   EXPECT_FALSE(fired(a740, "adreno-a6xx-old-compiler"));
@@ -97,10 +97,48 @@ TEST(PolicyRules, UserLayerOverridesAndDisables) {
   EXPECT_EQ(p->globals().precision, Precision::Fp32);
   EXPECT_FALSE(p->evaluate(device("mali", "midgard", 880, "v1.r9p0-05rel0")).device_denied);
   const auto a6 = p->evaluate(device("adreno", "a6xx", 640, "OpenCL 2.0 Compiler E031.41.00.00"));
-  const std::string settings = a6.settings_for("generic");
+  const WrittenSettings& settings = a6.settings_for("generic");
   // Quirk said false, the user's later rule says true; the global gemv_wg survives the merge.
-  EXPECT_NE(settings.find("private_vector_arrays: true"), std::string::npos) << settings;
-  EXPECT_NE(settings.find("gemv_wg: 64"), std::string::npos) << settings;
+  EXPECT_EQ(describe(settings), "gemv_wg: 64, private_vector_arrays: true");
+  // Each value keeps where it was written: the user's file, not the quirk's.
+  ASSERT_EQ(settings.count("private_vector_arrays"), 1u);
+  const SourceMark& mark = settings.at("private_vector_arrays").mark;
+  EXPECT_EQ(mark.file, path);
+  EXPECT_EQ(mark.line, 5);
+  EXPECT_EQ(mark.column, 66);
+  EXPECT_EQ(settings.at("gemv_wg").mark.to_string(), path + ":4:21");
+}
+
+// Later rules win per key, and keep the values as written (untyped until the plugin's
+// declarations type them at binding).
+TEST(PolicyRules, SettingsMergePerKeyAsWritten) {
+  Policy p;
+  ASSERT_TRUE(p.add_layer(R"(
+plugins:
+  generic:
+    gemv_wg: 64
+    att_serial: auto
+rules:
+  - id: first
+    match: {family: adreno}
+    settings:
+      generic: {gemv_wg: 128, note: "-DX=1"}
+  - id: second
+    match: {family: adreno}
+    settings:
+      generic:
+        gemv_wg: 256
+)", "p.yaml").ok());
+  const DevicePolicy d = p.evaluate(device("adreno", "a7xx", 740, "OpenCL 3.0 Compiler E031.42.23.01"));
+  const WrittenSettings& s = d.settings_for("generic");
+  EXPECT_EQ(describe(s), "att_serial: auto, gemv_wg: 256, note: -DX=1");
+  EXPECT_EQ(s.at("gemv_wg").mark.to_string(), "p.yaml:15:9");
+  EXPECT_EQ(s.at("att_serial").mark.to_string(), "p.yaml:5:5");
+  EXPECT_EQ(s.at("note").mark.to_string(), "p.yaml:10:31");
+  EXPECT_TRUE(d.settings_for("adreno").empty());
+  // On another device only the global section applies.
+  EXPECT_EQ(describe(p.evaluate(device("mali", "valhall", 78, "v1.r32p1")).settings_for("generic")),
+            "att_serial: auto, gemv_wg: 64");
 }
 
 }  // namespace

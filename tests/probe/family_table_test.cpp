@@ -77,6 +77,22 @@ const Bad kBad[] = {
      "rules:\n  - {id: a, source: s, family: f, type: cpu}\n  - {id: a, source: s, family: g, type: gpu}",
      "duplicate"},
     {"wrong scalar type", "rules:\n  - {id: a, source: s, family: f, all: {vendor: [1, 2], name: n}}", ""},
+    {"unknown top-level key", "rules:\n  - {id: a, source: s, family: f, type: cpu}\ndriver_version: []",
+     "unknown top-level key 'driver_version'"},
+    {"driver versions not a list", "rules:\n  - {id: a, source: s, family: f, type: cpu}\ndriver_versions: {a: 1}",
+     "'driver_versions' must be a list"},
+    {"scheme without groups",
+     "rules:\n  - {id: a, source: s, family: f, type: cpu}\ndriver_versions:\n  - {scheme: x, source: s, regex: 'r\\d+'}",
+     "scheme 'x': the regex needs capture groups"},
+    {"scheme without source",
+     "rules:\n  - {id: a, source: s, family: f, type: cpu}\ndriver_versions:\n  - {scheme: x, regex: 'r(\\d+)'}",
+     "scheme 'x': missing 'source'"},
+    {"scheme with a bad regex",
+     "rules:\n  - {id: a, source: s, family: f, type: cpu}\ndriver_versions:\n  - {scheme: x, source: s, regex: '('}",
+     "scheme 'x': invalid regex"},
+    {"scheme with an unknown key",
+     "rules:\n  - {id: a, source: s, family: f, type: cpu}\ndriver_versions:\n  - {scheme: x, source: s, regex: '(1)', min: 2}",
+     "unknown key 'min'"},
 };
 
 void PrintTo(const Bad& b, std::ostream* os) { *os << b.what; }
@@ -100,6 +116,13 @@ TEST(FamilyTable, ShippedTableParsesAndEveryRuleHasASource) {
   ASSERT_TRUE(table.ok()) << table.status().to_string();
   EXPECT_GE(table->rules.size(), 10u);
   for (const auto& rule : table->rules) EXPECT_FALSE(rule.source.empty()) << rule.id;
+  // The driver version dialects the policy's ranges compare, most specific first.
+  std::vector<std::string> schemes;
+  for (const auto& s : table->driver_versions) {
+    schemes.push_back(s.scheme);
+    EXPECT_FALSE(s.source.empty()) << s.scheme;
+  }
+  EXPECT_EQ(schemes, (std::vector<std::string>{"adreno-compiler", "mali", "numeric"}));
 }
 
 }  // namespace

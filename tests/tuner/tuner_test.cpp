@@ -17,6 +17,7 @@
 #include "loader/opencl_loader.h"
 #include "plugins/plugin_manager.h"
 #include "clport_devtools/tuner.h"
+#include "policy/plugin_settings.h"
 
 namespace clport {
 namespace {
@@ -154,13 +155,24 @@ TEST_F(Tuner, FastTinyRunWritesTheFileAndTheBindingReadsItBack) {
 TEST_F(Tuner, PolicySettingsWinAndNoneIgnoresTheFile) {
   const tuner::Report r = tune_fast();
   ASSERT_FALSE(r.stored.empty());
-  const std::string policy_yaml = "norm_wg: 16";
-  const std::string merged = tuner::settings_with_stored(*context_, "generic", policy_yaml, TuningLevel::Normal);
-  EXPECT_NE(merged.find("norm_wg: 16"), std::string::npos) << merged;
-  EXPECT_EQ(merged.find("norm_wg: " + r.stored.at("norm_wg") + "\n"), std::string::npos) << merged;
-  EXPECT_NE(merged.find("gemv_wg: " + r.stored.at("gemv_wg")), std::string::npos) << merged;
-  EXPECT_EQ(tuner::settings_with_stored(*context_, "generic", policy_yaml, TuningLevel::None), policy_yaml);
-  EXPECT_EQ(tuner::settings_with_stored(*context_, "nosuchplugin", policy_yaml, TuningLevel::Normal), policy_yaml);
+  const clport_plugin& table = generic_->table();
+  auto written = parse_settings_text("norm_wg: 16", "test.yaml");
+  ASSERT_TRUE(written.ok());
+  auto policy = check_plugin_settings(table, written.value());
+  ASSERT_TRUE(policy.ok()) << policy.status().to_string();
+  const auto value_of = [](const std::vector<TypedSetting>& settings, const std::string& name) {
+    for (const auto& s : settings)
+      if (s.name == name) return value_text(s);
+    return std::string("<unset>");
+  };
+  const auto merged = tuner::settings_with_stored(*context_, table, "generic", policy.value(), TuningLevel::Normal);
+  EXPECT_EQ(value_of(merged, "norm_wg"), "16") << describe(merged);  // the policy wins
+  EXPECT_EQ(value_of(merged, "gemv_wg"), r.stored.at("gemv_wg")) << describe(merged);
+  EXPECT_EQ(std::count_if(merged.begin(), merged.end(), [](const TypedSetting& s) { return s.name == "norm_wg"; }), 1);
+  EXPECT_EQ(describe(tuner::settings_with_stored(*context_, table, "generic", policy.value(), TuningLevel::None)),
+            "norm_wg: 16");
+  EXPECT_EQ(describe(tuner::settings_with_stored(*context_, table, "nosuchplugin", policy.value(), TuningLevel::Normal)),
+            "norm_wg: 16");
 
   LogCapture log;
   auto b = bind("tuning: none\n");
@@ -192,6 +204,36 @@ TEST_F(Tuner, CorruptFileIsIgnoredWithAWarning) {
   // Control: the untouched file is accepted.
   std::ofstream(r.file, std::ios::trunc) << good.dump();
   EXPECT_TRUE(tuner::load_stored(*context_, "generic").ok());
+}
+
+// Stored winners are typed one by one against the plugin's declarations: one that no longer
+// validates (tuned for another version of the plugin) is dropped with a warning, the others stay.
+TEST_F(Tuner, AStoredValueThatNoLongerValidatesIsDropped) {
+  const tuner::Report r = tune_fast();
+  ASSERT_TRUE(fs::exists(r.file));
+  ASSERT_EQ(r.stored.count("norm_wg"), 1u);
+  nlohmann::json doc;
+  {
+    std::ifstream in(r.file);
+    doc = nlohmann::json::parse(in);
+  }
+  doc["plugins"]["generic"]["settings"]["gemv_wg"] = "0";       // below its declared range
+  doc["plugins"]["generic"]["settings"]["retired_knob"] = "3";  // no longer declared
+  std::ofstream(r.file, std::ios::trunc) << doc.dump();
+  ASSERT_TRUE(tuner::load_stored(*context_, "generic").ok());
+
+  LogCapture log;
+  auto b = bind();
+  ASSERT_TRUE(b->has_device());
+  const std::string text = log.text();
+  EXPECT_NE(text.find("ignoring a stored tuning value of plugin 'generic': " + r.file +
+                      ": settings of plugin 'generic': 'gemv_wg' must be in 1..65536, got 0"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("'retired_knob' is not a setting it declares"), std::string::npos) << text;
+  EXPECT_NE(text.find("gets stored tuning"), std::string::npos) << text;
+  EXPECT_NE(text.find("norm_wg: " + r.stored.at("norm_wg")), std::string::npos) << text;
+  EXPECT_EQ(text.find("gemv_wg: 0"), std::string::npos) << text;
 }
 
 TEST_F(Tuner, NoCacheDirectoryIsAClearError) {

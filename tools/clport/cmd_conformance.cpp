@@ -1,12 +1,11 @@
 // `clport conformance --plugin NAME [--device N]`: runs the conformance suite for one plugin on
 // one device and prints the table. Exit code 0 when every supported case passed, 1 when a case
 // failed, 10 + stage when the run could not start.
-#include <fstream>
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include "clport_devtools/conformance_report.h"
+#include "policy/written_settings.h"
 #include "command_registry.h"
 #include "option_ranges.h"
 
@@ -42,14 +41,12 @@ const RegisterCommand kRegisterConformance{
            ->check(CLI::ExistingFile);
        return [args]() {
          if (!args->settings_file.empty()) {
-           std::ifstream in(args->settings_file);
-           std::ostringstream text;
-           text << in.rdbuf();
-           if (!in && !in.eof()) {
-             std::cerr << "clport conformance: cannot read " << args->settings_file << "\n";
+           auto settings = read_settings_file(args->settings_file);
+           if (!settings.ok()) {
+             std::cerr << "clport conformance: " << settings.status().to_string() << "\n";
              return 2;
            }
-           args->options.settings_yaml = text.str();
+           args->options.settings = std::move(settings.value());
          }
          auto report = conformance::run(args->options);
          if (!report.ok()) {

@@ -26,13 +26,6 @@ struct TuneArgs {
   double accept_within = -0.02;
 };
 
-std::string one_line(std::string s) {
-  for (auto& c : s)
-    if (c == '\n') c = ' ';
-  while (!s.empty() && s.back() == ' ') s.pop_back();
-  return s.empty() ? "defaults" : s;
-}
-
 void print(const tuner::Report& r) {
   std::cout << "plugin " << r.plugin << " on " << r.device << " (" << (r.profiled ? "profiling events" : "wall clock")
             << ")\n";
@@ -40,7 +33,7 @@ void print(const tuner::Report& r) {
     std::cout << "  " << std::left << std::setw(5) << g.group << " " << g.shape << "\n";
     for (size_t i = 0; i < g.trials.size(); ++i) {
       const auto& t = g.trials[i];
-      std::cout << "    " << (static_cast<int>(i) == g.best ? "* " : "  ") << std::setw(48) << one_line(t.settings);
+      std::cout << "    " << (static_cast<int>(i) == g.best ? "* " : "  ") << std::setw(48) << (t.settings.empty() ? "defaults" : describe(t.settings));
       if (t.ok) {
         std::cout << std::fixed << std::setprecision(3) << t.ms << " ms\n";
       } else {
@@ -102,7 +95,7 @@ int run_tune(const TuneArgs& args) {
   const DevicePolicy device_policy = policy->evaluate(chosen.info);
   // (DevicePolicy::settings_for is not exported from libclport; same lookup.)
   const auto settings = device_policy.settings.find(name);
-  options.policy_settings = settings == device_policy.settings.end() ? std::string() : settings->second;
+  if (settings != device_policy.settings.end()) options.policy_settings = settings->second;
   options.precision = device_policy.precision_code();
   auto report = tuner::tune(*ctx.value(), plugin, options);
   if (!report.ok()) return report_failure("tune", report.status());

@@ -26,8 +26,8 @@
 extern "C" {
 #endif
 
-#define CLPORT_PLUGIN_ABI_MAJOR 2
-#define CLPORT_PLUGIN_ABI_MINOR 3
+#define CLPORT_PLUGIN_ABI_MAJOR 3
+#define CLPORT_PLUGIN_ABI_MINOR 0
 #define CLPORT_PLUGIN_ENTRY_SYMBOL "clport_plugin_entry"
 
 #if defined(_WIN32)
@@ -212,34 +212,42 @@ typedef struct clport_launch clport_launch; /* opaque, owned by the plugin */
 
 /* Typed settings. A plugin declares every setting it reads (clport_plugin.settings); the host
  * checks the policy's section for the plugin against the declarations (an unknown key, a value
- * of the wrong type or outside the allowed range is an error naming the plugin and the key) and
- * hands the values the policy sets over typed (clport_host.settings). A setting the policy does
- * not set keeps the plugin's own default, which may depend on the device. */
+ * of the wrong type, outside the allowed range or not one of an enum's names is an error naming
+ * the plugin, the key and where the policy wrote it) and hands the values the policy sets over
+ * typed (clport_host.settings). A setting the policy does not set keeps the plugin's own
+ * default, which may depend on the device. */
 typedef enum clport_setting_type {
   CLPORT_SETTING_BOOL = 1,  /* true / false */
   CLPORT_SETTING_INT = 2,   /* an integer within [min_value, max_value] */
-  CLPORT_SETTING_TEXT = 3   /* free text (e.g. extra build options) */
+  CLPORT_SETTING_TEXT = 3,  /* free text (e.g. extra build options) */
+  CLPORT_SETTING_ENUM = 4   /* one of value_names, written by name, handed over as its index */
 } clport_setting_type;
 
+/* An array of these is the plugin's settings table: a new field changes the stride, so the
+ * layout is fixed for a major ABI version. */
 typedef struct clport_setting_decl {
   const char* name;         /* as written in the policy */
   int32_t type;             /* clport_setting_type */
   const char* description;  /* one line: what it does and what the default is */
-  int64_t min_value;        /* CLPORT_SETTING_INT: the allowed range, inclusive */
-  int64_t max_value;
+  int64_t min_value;        /* CLPORT_SETTING_INT: the allowed range, inclusive (unused by the */
+  int64_t max_value;        /* host for the other types) */
   /* Tunables: the settings of one tuning group are timed together by `clport tune` on that
-   * group's op shape ("gemv", "gemm", "norm"), over these candidate values (INT and BOOL
-   * settings). NULL group = not tuned. */
+   * group's op shape ("gemv", "gemm", "norm"), over these candidate values (INT values, BOOL 0 /
+   * 1, ENUM indexes; TEXT settings are not tuned). NULL group = not tuned. */
   const char* tuning_group;
   const int64_t* candidates;
   size_t n_candidates;
+  /* CLPORT_SETTING_ENUM: the names the policy writes (n_values >= 1, distinct, not empty); name
+   * i is handed over as int_value i. NULL / 0 for the other types. */
+  const char* const* value_names;
+  size_t n_values;
 } clport_setting_decl;
 
 typedef struct clport_setting_value {
   const char* name;        /* a declared setting */
   int32_t type;            /* its declared type */
-  int64_t int_value;       /* BOOL (0 / 1) and INT */
-  const char* text_value;  /* TEXT ("" otherwise) */
+  int64_t int_value;       /* BOOL (0 / 1), INT, ENUM (the index of the name in value_names) */
+  const char* text_value;  /* TEXT, ENUM (the name); "" otherwise */
 } clport_setting_value;
 
 typedef struct clport_plugin_error clport_plugin_error; /* opaque, owned by the plugin */
@@ -320,7 +328,7 @@ typedef struct clport_host {
   /* Called after each enqueue with the kernel's event when the host profiles (may be NULL).
    * The host retains the event itself. */
   void (*record_event)(void* host_ctx, const char* kernel_name, cl_event event);
-  /* ABI 2.2, optional (beyond the struct_size of an older host's table, or NULL): called from
+  /* Optional (NULL, or beyond the struct_size of a host table without it): called from
    * prepare_weight once the plugin has read bytes [offset, offset + bytes) of the weight's plain
    * buffer for the last time in that call, after the kernels that read them have finished. The
    * host may drop them from memory: on a device that shares host memory the plain buffer can be
@@ -389,7 +397,7 @@ typedef struct clport_plugin {
   const char* (*error_message)(const clport_plugin_error* error);
   void (*release_error)(clport_plugin_error* error);
 
-  /* ABI 2.1, optional (NULL, or beyond the struct_size of a 2.0 table): plan time, one launch that
+  /* Optional (NULL, or beyond the struct_size of a table without it): plan time, one launch that
    * does what ops[0 .. n_ops) do, in that order: every op's dst (and a KV cache an op updates)
    * ends up as those ops would leave it. The core offers the ops of one group of its plan (a
    * transformer layer of a step), each of which this instance claimed and would prepare itself;

@@ -79,7 +79,7 @@ struct clport_plugin_instance {
   // more: the host may then free it, and the weight's buffer is NULL in later ops.
   virtual bool owns_weight(const void* /*layout*/) const { return false; }
   virtual void release_layout(void* /*layout*/) {}
-  // Plan time (ABI 2.1): one launch doing what ops[0 .. n) do in order (each was claimed by this
+  // Plan time: one launch doing what ops[0 .. n) do in order (each was claimed by this
   // instance), or nullptr to let them run as their own launches.
   virtual std::unique_ptr<clport_launch> prepare_group(const clport_op* const* /*ops*/, size_t /*n*/) {
     return nullptr;
@@ -175,10 +175,12 @@ class Host {
     const clport_setting_value* v = setting(name);
     return v != nullptr ? v->int_value != 0 : fallback;
   }
+  // INT, and ENUM: the index of the name the policy wrote.
   int64_t setting_int(const char* name, int64_t fallback) const {
     const clport_setting_value* v = setting(name);
     return v != nullptr ? v->int_value : fallback;
   }
+  // TEXT, and ENUM: the name the policy wrote.
   std::string setting_text(const char* name, const std::string& fallback) const {
     const clport_setting_value* v = setting(name);
     return v != nullptr && v->text_value != nullptr ? v->text_value : fallback;

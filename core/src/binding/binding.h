@@ -37,7 +37,7 @@ struct PluginCandidate {
 class CLPORT_API BoundInstance {
  public:
   // `keepalive` holds what the instance's host table points into (the DeviceContext).
-  // `settings`: the policy's YAML settings the instance was created with (its host config).
+  // `settings`: the policy's settings the instance was created with, described (written_settings.h).
   BoundInstance(std::shared_ptr<LoadedPlugin> plugin, clport_plugin_instance* instance, int64_t rank,
                 std::shared_ptr<void> keepalive, std::string settings = {});
   ~BoundInstance();
@@ -133,9 +133,9 @@ struct OpBindingRow {
   std::string plugin;   // plugin name or "cpu"
 };
 
-// Builds the host table for one plugin: (the plugin, its settings as policy YAML, precision
-// code). An error (settings the plugin does not declare, ...) leaves the plugin unbound.
-using HostFactory = std::function<Result<const clport_host*>(const LoadedPlugin&, const std::string&, int32_t)>;
+// Builds the host table for one plugin: (the plugin, its settings as the policy writes them,
+// precision code). An error (settings the plugin does not declare, ...) leaves the plugin unbound.
+using HostFactory = std::function<Result<const clport_host*>(const LoadedPlugin&, const WrittenSettings&, int32_t)>;
 
 class CLPORT_API DeviceBinding {
  public:

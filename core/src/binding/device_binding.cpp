@@ -62,19 +62,17 @@ DeviceBinding::~DeviceBinding() = default;
 std::unique_ptr<DeviceBinding> DeviceBinding::create(PluginManager& manager, const Policy& policy,
                                                      const std::shared_ptr<DeviceContext>& context) {
   HostFactory hosts = [ctx = context.get(), tuning = policy.globals().tuning](
-                          const LoadedPlugin& plugin, const std::string& yaml, int32_t precision) -> Result<const clport_host*> {
-    // Stored tuner winners (core/src/tuner) go under the policy's settings: the policy wins;
-    // `tuning: none` ignores them. Winners stored for another version of the plugin that no
-    // longer validate are dropped, not an error: the cache must never keep a plugin unbound. The
-    // policy's own settings must validate.
-    auto with_stored = check_plugin_settings(plugin.table(), tuner::settings_with_stored(*ctx, plugin.name(), yaml, tuning));
-    if (!with_stored.ok()) {
-      auto from_policy = check_plugin_settings(plugin.table(), yaml);
-      if (!from_policy.ok()) return from_policy.status();
-      logger("plugins")->warn("ignoring the stored tuning of plugin '{}': {}", plugin.name(), with_stored.status().message());
-      return ctx->make_host(plugin.name(), from_policy.value(), precision);
-    }
-    return ctx->make_host(plugin.name(), with_stored.value(), precision);
+                          const LoadedPlugin& plugin, const WrittenSettings& written,
+                          int32_t precision) -> Result<const clport_host*> {
+    // The policy's settings must validate. Stored tuner winners (core/src/tuner) go under them:
+    // the policy wins, `tuning: none` ignores them, and a stored value that no longer validates
+    // (tuned for another version of the plugin) is dropped with a warning: the cache must never
+    // keep a plugin unbound.
+    auto from_policy = check_plugin_settings(plugin.table(), written);
+    if (!from_policy.ok()) return from_policy.status();
+    return ctx->make_host(plugin.name(),
+                          tuner::settings_with_stored(*ctx, plugin.table(), plugin.name(), from_policy.value(), tuning),
+                          precision);
   };
   return create(manager, context->info(), policy.evaluate(context->info()), hosts, context);
 }
@@ -147,7 +145,7 @@ std::unique_ptr<DeviceBinding> DeviceBinding::create(PluginManager& manager, con
     return x.first.plugin < y.first.plugin;
   });
   for (auto& [c, plugin] : ranked) {
-    const std::string settings = policy.settings_for(c.plugin);
+    const WrittenSettings& settings = policy.settings_for(c.plugin);
     const Result<const clport_host*> host = make_host(*plugin, settings, policy.precision_code());
     clport_plugin_instance* instance = nullptr;
     bool threw = false;
@@ -166,7 +164,8 @@ std::unique_ptr<DeviceBinding> DeviceBinding::create(PluginManager& manager, con
     c.outcome = c.forced ? "bound (forced)" : "bound";
     note("plugin '" + c.plugin + "' bound, rank " + std::to_string(b->instances_.size() + 1) +
          " (score " + std::to_string(c.probe_score) + (c.bonus ? ", bonus " + std::to_string(c.bonus) : "") + ")");
-    b->instances_.push_back(std::make_shared<BoundInstance>(plugin, instance, c.rank_score, b->keepalive_, settings));
+    b->instances_.push_back(
+        std::make_shared<BoundInstance>(plugin, instance, c.rank_score, b->keepalive_, describe(settings)));
     b->candidates_.push_back(c);
   }
   // Report order: bound plugins best first, then the others by name.

@@ -13,6 +13,7 @@
 #include "clport/export.h"
 #include "clport_plugin/plugin_abi.h"
 #include "clport/status.h"
+#include "policy/written_settings.h"
 
 namespace clport {
 class DeviceContext;
@@ -28,10 +29,10 @@ struct Options {
   std::string filter;         // run only cases whose name contains this text (or any of "a|b")
   uint64_t seed = 0;          // 0: derived from the clock (printed, so a failure can be re-run)
   int32_t precision = 0;      // handed to the plugin (0 auto, 1 fp32, 2 fp16)
-  // The plugin's settings as YAML text (what a policy's `settings: {plugin: ...}` section holds;
-  // checked and typed as at load), so that a tuning or kernel variant is checked exactly as it
-  // will run. Empty: defaults.
-  std::string settings_yaml;
+  // The plugin's settings as a policy's section for it writes them (a settings file:
+  // read_settings_file), checked and typed as at binding, so that a tuning or kernel variant is
+  // checked exactly as it will run. Empty: defaults.
+  WrittenSettings settings;
   // Profile the queue and name the kernels each case ran (CaseResult::kernels): which of a
   // plugin's kernel variants really served a case.
   bool record_kernels = false;

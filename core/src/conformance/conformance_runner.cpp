@@ -337,7 +337,7 @@ Result<Report> run_impl(const Options& options) {
   if (score <= 0)
     return Status(Stage::Plugin, "plugin " + options.plugin + " declines device '" + dev.name +
                                      "': " + (reason ? reason : "no reason given"));
-  auto settings = check_plugin_settings(table, options.settings_yaml);
+  auto settings = check_plugin_settings(table, options.settings);
   if (!settings.ok()) return settings.status();
   const clport_host* host = ctx.value()->make_host(plugin.value()->name(), settings.value(), options.precision);
   Instance inst;

@@ -13,6 +13,7 @@
 #include "clport/log.h"
 #include "plugins/plugin_manager.h"
 #include "plugins/elf_check.h"
+#include "policy/plugin_settings.h"
 #include "policy/policy_parser.h"
 
 namespace clport {
@@ -70,10 +71,24 @@ std::string settings_problem(const clport_plugin& t) {
     const clport_setting_decl& d = t.settings[i];
     const std::string which = "setting " + std::to_string(i) + (d.name != nullptr ? " '" + std::string(d.name) + "'" : "");
     if (d.name == nullptr || *d.name == '\0') return which + " has no name";
-    if (d.type != CLPORT_SETTING_BOOL && d.type != CLPORT_SETTING_INT && d.type != CLPORT_SETTING_TEXT)
+    if (d.type != CLPORT_SETTING_BOOL && d.type != CLPORT_SETTING_INT && d.type != CLPORT_SETTING_TEXT &&
+        d.type != CLPORT_SETTING_ENUM)
       return which + " has an unknown type " + std::to_string(d.type);
     if (d.type == CLPORT_SETTING_INT && d.min_value > d.max_value) return which + " has an empty range";
+    if (d.type == CLPORT_SETTING_ENUM) {
+      if (d.n_values == 0 || d.value_names == nullptr) return which + " is an enum without value names";
+      for (size_t j = 0; j < d.n_values; ++j) {
+        if (d.value_names[j] == nullptr || *d.value_names[j] == '\0') return which + " has an empty value name";
+        for (size_t k = 0; k < j; ++k) {
+          if (std::string(d.value_names[j]) == d.value_names[k])
+            return which + " names the value '" + d.value_names[j] + "' twice";
+        }
+      }
+    }
     if (d.n_candidates > 0 && d.candidates == nullptr) return which + " declares candidates but no array";
+    for (size_t j = 0; j < d.n_candidates; ++j) {
+      if (auto c = candidate_setting(d, d.candidates[j]); !c.ok()) return which + ": " + c.status().message();
+    }
     for (size_t j = 0; j < i; ++j) {
       if (std::string(d.name) == t.settings[j].name) return which + " is declared twice";
     }

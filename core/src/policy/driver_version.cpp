@@ -1,40 +1,49 @@
 // Driver version strings come in vendor dialects; rules need to compare them, so each dialect is
 // reduced to a list of numbers tagged with its scheme. Only same-scheme versions are compared.
+// The dialects are data: the `driver_versions` schemes of configs/device_families.yaml.
 #include <algorithm>
+#include <charconv>
 #include <regex>
 
 #include "policy/policy.h"
+#include "probe/device_classifier.h"
 
 namespace clport {
 namespace {
 
+// The numbers of the capture groups that took part; a group's leading digits (at most 12: no
+// overflow), a group without any skipped (a scheme's regex is data and may capture more).
 std::vector<int64_t> numbers_of(const std::smatch& m, size_t first) {
   std::vector<int64_t> out;
   for (size_t i = first; i < m.size(); ++i) {
     if (!m[i].matched) continue;
-    const std::string digits = m[i].str().substr(0, 12);  // bounded: no overflow in stoll
-    out.push_back(std::stoll(digits));
+    const std::string text = m[i].str().substr(0, 12);
+    int64_t value = 0;
+    if (text.empty() || text[0] == '-') continue;
+    if (std::from_chars(text.data(), text.data() + text.size(), value).ec == std::errc()) out.push_back(value);
   }
   return out;
 }
 
 }  // namespace
 
-std::optional<DriverVersion> parse_driver_version(std::string_view driver_string) {
-  // Bounded input: regexes below are linear, but a hostile driver string should not cost much.
+std::optional<DriverVersion> parse_driver_version(std::string_view driver_string,
+                                                  const std::vector<probe::DriverVersionScheme>& schemes) {
+  // Bounded input: a hostile driver string should not cost much.
   const std::string s(driver_string.substr(0, 1024));
   std::smatch m;
-  // Qualcomm reports the compiler build at the end: "... Compiler E031.42.23.01".
-  static const std::regex adreno(R"((?:^|[^A-Za-z0-9])(?:Compiler\s+)?E(\d{1,4})\.(\d{1,4})\.(\d{1,4})\.(\d{1,4}))",
-                                 std::regex::icase);
-  // Arm: "v1.r32p1-01eac0.5f4..." or plain "r32p1".
-  static const std::regex mali(R"((?:^|[^A-Za-z0-9])r(\d{1,4})p(\d{1,4}))", std::regex::icase);
-  // Everything else: the first dotted number run ("31.0.101.4502", "550.54.14", "5.0+debian").
-  static const std::regex numeric(R"((\d{1,9})(?:\.(\d{1,9}))?(?:\.(\d{1,9}))?(?:\.(\d{1,9}))?)");
-  if (std::regex_search(s, m, adreno)) return DriverVersion{"adreno-compiler", numbers_of(m, 1), m.str()};
-  if (std::regex_search(s, m, mali)) return DriverVersion{"mali", numbers_of(m, 1), m.str()};
-  if (std::regex_search(s, m, numeric)) return DriverVersion{"numeric", numbers_of(m, 1), m.str()};
+  for (const auto& scheme : schemes) {
+    if (!std::regex_search(s, m, scheme.regex)) continue;
+    std::vector<int64_t> parts = numbers_of(m, 1);
+    if (!parts.empty()) return DriverVersion{scheme.scheme, std::move(parts), m.str()};
+  }
   return std::nullopt;
+}
+
+std::optional<DriverVersion> parse_driver_version(std::string_view driver_string) {
+  const auto& table = probe::default_family_table();
+  if (!table.ok()) return std::nullopt;
+  return parse_driver_version(driver_string, table->driver_versions);
 }
 
 std::optional<int> compare_driver_versions(const DriverVersion& a, const DriverVersion& b) {
@@ -56,10 +65,6 @@ const char* precision_name(Precision p) {
     case Precision::Auto: break;
   }
   return "auto";
-}
-
-std::string SourceMark::to_string() const {
-  return file + ":" + std::to_string(line) + ":" + std::to_string(column);
 }
 
 }  // namespace clport

@@ -53,9 +53,15 @@ Result<std::string> read_file(const std::string& path) {
 
 }  // namespace
 
-std::string DevicePolicy::settings_for(const std::string& plugin) const {
+std::string SourceMark::to_string() const {
+  if (line <= 0) return file;
+  return file + ":" + std::to_string(line) + ":" + std::to_string(column);
+}
+
+const WrittenSettings& DevicePolicy::settings_for(const std::string& plugin) const {
+  static const WrittenSettings kNone;
   auto it = settings.find(plugin);
-  return it == settings.end() ? std::string() : it->second;
+  return it == settings.end() ? kNone : it->second;
 }
 
 Status Policy::add_layer(const std::string& text, const std::string& file_name) {
@@ -74,13 +80,13 @@ Status Policy::add_layer(const std::string& text, const std::string& file_name) 
   if (layer.cache_type_k) globals_.cache_type_k = *layer.cache_type_k;
   if (layer.cache_type_v) globals_.cache_type_v = *layer.cache_type_v;
   if (layer.memory_limit_bytes) globals_.memory_limit_bytes = *layer.memory_limit_bytes;
-  for (auto& [plugin, yaml] : layer.plugin_settings) {
+  for (auto& [plugin, written] : layer.plugin_settings) {
     // Global plugin settings become an always-matching rule so that later rules merge over them.
     PolicyRule rule;
     rule.id = "plugins." + plugin;
     rule.reason = "settings from the 'plugins' section";
     rule.mark = SourceMark{file_name, 0, 0};
-    rule.settings[plugin] = yaml;
+    rule.settings[plugin] = std::move(written);
     layer.rules.insert(layer.rules.begin(), std::move(rule));
   }
   auto drop = [&](const std::string& id) {

@@ -15,33 +15,34 @@
 #include <vector>
 
 #include "probe/device_info.h"
+#include "probe/family_table.h"
+#include "policy/source_mark.h"
+#include "policy/written_settings.h"
 #include "clport/export.h"
 #include "clport/status.h"
 
 namespace clport {
 
-// A driver version reduced to comparable numbers. Schemes are only compared with themselves:
-// "adreno-compiler" (Compiler E031.42.23.01 -> 31.42.23.1), "mali" (r32p1 -> 32.1) and "numeric"
-// (the first dotted number run: Intel 31.0.101.4502, NVIDIA 550.54.14, PoCL 5.0).
+// A driver version reduced to comparable numbers. Schemes are only compared with themselves; the
+// shipped ones (configs/device_families.yaml `driver_versions`) are "adreno-compiler"
+// (Compiler E031.42.23.01 -> 31.42.23.1), "mali" (r32p1 -> 32.1) and "numeric" (the first dotted
+// number run: Intel 31.0.101.4502, NVIDIA 550.54.14, PoCL 5.0).
 struct DriverVersion {
   std::string scheme;
   std::vector<int64_t> parts;
   std::string text;  // what was parsed, for logs
 };
+// With the schemes of the device-family table (probe/device_classifier.h), the first whose regex
+// is found; nullopt when none is, or the table is unusable.
 CLPORT_API std::optional<DriverVersion> parse_driver_version(std::string_view driver_string);
+// The same with the given schemes (a table under test).
+CLPORT_API std::optional<DriverVersion> parse_driver_version(std::string_view driver_string,
+                                                             const std::vector<probe::DriverVersionScheme>& schemes);
 // <0, 0, >0 like strcmp; std::nullopt when the schemes differ (not comparable).
 CLPORT_API std::optional<int> compare_driver_versions(const DriverVersion& a, const DriverVersion& b);
 
 enum class Precision : int32_t { Auto = 0, Fp32 = 1, Fp16 = 2 };
 CLPORT_API const char* precision_name(Precision p);
-
-// Where a value came from, for messages ("file:line:column").
-struct SourceMark {
-  std::string file;
-  int line = 0;    // 1-based
-  int column = 0;  // 1-based
-  CLPORT_API std::string to_string() const;
-};
 
 // Which devices a rule applies to. Every present field must match (regexes are Perl-compatible,
 // compiled by PCRE2 with a step limit,
@@ -66,7 +67,7 @@ struct PolicyRule {
   std::vector<std::string> deny_plugins;
   bool deny_device = false;
   std::optional<Precision> precision;
-  std::map<std::string, std::string> settings;  // plugin -> YAML map text
+  std::map<std::string, WrittenSettings> settings;  // plugin -> its settings as written
 };
 
 // Driver self-test: auto = run once per device/driver/clport version and cache the
@@ -105,11 +106,14 @@ struct DevicePolicy {
   std::map<std::string, int32_t> bonus;      // summed over rules
   std::map<std::string, std::string> denied;  // plugin -> rule id
   Precision precision = Precision::Auto;      // already clamped to what the device can do
-  std::map<std::string, std::string> settings;  // plugin -> YAML map text (merged)
+  // plugin -> its settings as written, merged per key over the rules that fired (later wins);
+  // typed against the plugin's declarations at binding (policy/plugin_settings.h).
+  std::map<std::string, WrittenSettings> settings;
   std::vector<std::string> fired;             // "rule <id> (<file:line>): <what it did>"
   std::vector<std::string> notes;             // e.g. fp16 requested but absent
 
-  std::string settings_for(const std::string& plugin) const;
+  // The plugin's merged settings (empty when the policy sets none).
+  const WrittenSettings& settings_for(const std::string& plugin) const;
   int32_t precision_code() const { return static_cast<int32_t>(precision); }
 };
 

@@ -1,8 +1,4 @@
 // Applies the rules to one device: which fire, and what they add up to.
-#include "policy/settings_text.h"
-
-#include <yaml-cpp/yaml.h>
-
 #include "policy/policy.h"
 #include "policy/policy_pattern.h"
 
@@ -49,15 +45,6 @@ bool rule_matches(const DeviceMatch& m, const DeviceInfo& d) {
   return type_matches(m.device_type, d.type) && version_in_range(m, d.driver_version);
 }
 
-// Later keys win, top level only: a plugin's settings are a flat map of knobs.
-std::string merge_settings(const std::string& base, const std::string& over) {
-  if (base.empty()) return over;
-  YAML::Node merged = YAML::Load(base);
-  const YAML::Node top = YAML::Load(over);
-  for (const auto& kv : top) merged[kv.first.Scalar()] = kv.second;
-  return policy_detail::settings_text(merged);
-}
-
 }  // namespace
 
 DevicePolicy Policy::evaluate(const DeviceInfo& device) const {
@@ -88,15 +75,14 @@ DevicePolicy Policy::evaluate(const DeviceInfo& device) const {
       result.precision = *rule.precision;
       add(std::string("sets precision ") + precision_name(*rule.precision));
     }
-    for (const auto& [plugin, yaml] : rule.settings) {
-      try {
-        result.settings[plugin] = merge_settings(result.settings[plugin], yaml);
-      } catch (const std::exception&) {
-        result.settings[plugin] = yaml;  // both sides were emitted by us; keep the newest
-      }
+    // A plugin's settings are a flat map of knobs: a later rule's key replaces an earlier one's,
+    // as written (with its place in its file).
+    for (const auto& [plugin, written] : rule.settings) {
+      WrittenSettings& merged = result.settings[plugin];
+      for (const auto& [key, setting] : written) merged[key] = setting;
       add("settings for '" + plugin + "'");
     }
-    std::string where = rule.mark.line > 0 ? rule.mark.to_string() : rule.mark.file;
+    const std::string where = rule.mark.to_string();
     std::string line = "rule '" + rule.id + "' (" + where + "): " + did;
     if (!rule.reason.empty()) line += " — " + rule.reason;
     if (!rule.source.empty()) line += " [source: " + rule.source + "]";

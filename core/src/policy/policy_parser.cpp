@@ -1,9 +1,10 @@
 // Turns one YAML policy file into a PolicyLayer. Every key is known, every value is type- and
 // range-checked, and every error names file:line:column, before anything is applied.
-#include "policy/settings_text.h"
 #include "policy/policy_parser.h"
 
+#include <fstream>
 #include <set>
+#include <sstream>
 
 #include <yaml-cpp/yaml.h>
 
@@ -127,18 +128,31 @@ std::vector<std::string> read_string_list(const YAML::Node& node, const std::str
   return out;
 }
 
-// A plugin's settings: any YAML map, handed to the plugin as text.
-std::string read_settings_map(const YAML::Node& node, const std::string& plugin) {
-  if (!node.IsMap()) fail(node, "settings for plugin '" + plugin + "' must be a map");
-  return policy_detail::settings_text(node);
+SourceMark mark_in(const std::string& file, const YAML::Node& node) {
+  return SourceMark{file, node.Mark().line + 1, node.Mark().column + 1};
 }
 
-std::map<std::string, std::string> read_plugin_settings(const YAML::Node& node, const std::string& key) {
+// A plugin's settings: a map of keys to values kept as written. Which keys and values the plugin
+// takes, only its declarations say (checked at binding, policy/plugin_settings.h).
+WrittenSettings read_settings_map(const YAML::Node& node, const std::string& what, const std::string& file) {
+  if (!node.IsMap()) fail(node, what + " must be a map (key: value)");
+  WrittenSettings out;
+  for (const auto& kv : node) {
+    if (!kv.first.IsScalar()) fail(kv.first, what + ": keys must be plain strings");
+    const std::string key = kv.first.Scalar();
+    if (out.count(key) != 0) fail(kv.first, what + ": '" + key + "' is set twice");
+    out[key] = WrittenSetting{kv.second, mark_in(file, kv.first)};
+  }
+  return out;
+}
+
+std::map<std::string, WrittenSettings> read_plugin_settings(const YAML::Node& node, const std::string& key,
+                                                            const std::string& file) {
   require_map(node, "'" + key + "'");
-  std::map<std::string, std::string> out;
+  std::map<std::string, WrittenSettings> out;
   for (const auto& kv : node) {
     const std::string plugin = read_plugin_name(kv.first, key);
-    out[plugin] = read_settings_map(kv.second, plugin);
+    out[plugin] = read_settings_map(kv.second, "settings for plugin '" + plugin + "'", file);
   }
   return out;
 }
@@ -146,7 +160,10 @@ std::map<std::string, std::string> read_plugin_settings(const YAML::Node& node, 
 DriverVersion read_version(const YAML::Node& node, const std::string& key) {
   const std::string text = read_string(node, key);
   auto parsed = parse_driver_version(text);
-  if (!parsed) fail(node, "'" + key + "': cannot read a driver version from '" + text + "'");
+  if (!parsed) {
+    fail(node, "'" + key + "': cannot read a driver version from '" + text +
+                   "' (no driver_versions scheme of the device-family table reads it)");
+  }
   return *parsed;
 }
 
@@ -198,7 +215,7 @@ DeviceMatch read_match(const YAML::Node& node) {
 PolicyRule read_rule(const YAML::Node& node, const std::string& file) {
   require_map(node, "a rule");
   PolicyRule rule;
-  rule.mark = SourceMark{file, node.Mark().line + 1, node.Mark().column + 1};
+  rule.mark = mark_in(file, node);
   static const std::set<std::string> keys = {"id", "reason", "source", "match", "force", "prefer",
                                              "deny", "deny_device", "precision", "settings"};
   bool has_action = false;
@@ -235,7 +252,7 @@ PolicyRule read_rule(const YAML::Node& node, const std::string& file) {
       rule.precision = read_precision(value);
       has_action = true;
     } else if (key == "settings") {
-      rule.settings = read_plugin_settings(value, key);
+      rule.settings = read_plugin_settings(value, key, file);
       has_action = true;
     }
   });
@@ -307,7 +324,7 @@ void read_layer(const YAML::Node& root, const std::string& file, PolicyLayer* ou
     } else if (key == "memory_limit") {
       out->memory_limit_bytes = read_bytes(value, key);
     } else if (key == "plugins") {
-      out->plugin_settings = read_plugin_settings(value, key);
+      out->plugin_settings = read_plugin_settings(value, key, file);
     } else if (key == "disable_rules") {
       out->disable_rules = read_string_list(value, key);
     } else if (key == "rules") {
@@ -321,6 +338,25 @@ void read_layer(const YAML::Node& root, const std::string& file, PolicyLayer* ou
   });
 }
 
+// Runs `read` over the YAML text's root, turning what it or yaml-cpp throws into a Config status
+// "file:line:column: ...".
+template <typename Read>
+Status read_yaml(const std::string& text, const std::string& file_name, Read&& read) {
+  CLPORT_RETURN_IF_ERROR(check_yaml_shape(text, file_name));
+  try {
+    read(YAML::Load(text));
+  } catch (const ConfigError& e) {
+    return Status(Stage::Config, file_name + ":" + std::to_string(e.mark.line + 1) + ":" +
+                                     std::to_string(e.mark.column + 1) + ": " + e.message);
+  } catch (const YAML::Exception& e) {
+    return Status(Stage::Config, file_name + ":" + std::to_string(e.mark.line + 1) + ":" +
+                                     std::to_string(e.mark.column + 1) + ": " + e.msg);
+  } catch (const std::exception& e) {
+    return Status(Stage::Config, file_name + ": " + e.what());
+  }
+  return Status();
+}
+
 }  // namespace
 
 bool valid_plugin_name(const std::string& name) {
@@ -332,21 +368,31 @@ bool valid_plugin_name(const std::string& name) {
 }
 
 Status parse_policy_layer(const std::string& text, const std::string& file_name, PolicyLayer* out) {
-  CLPORT_RETURN_IF_ERROR(check_yaml_shape(text, file_name));
   PolicyLayer layer;
-  try {
-    read_layer(YAML::Load(text), file_name, &layer);
-  } catch (const ConfigError& e) {
-    return Status(Stage::Config, file_name + ":" + std::to_string(e.mark.line + 1) + ":" +
-                                     std::to_string(e.mark.column + 1) + ": " + e.message);
-  } catch (const YAML::Exception& e) {
-    return Status(Stage::Config, file_name + ":" + std::to_string(e.mark.line + 1) + ":" +
-                                     std::to_string(e.mark.column + 1) + ": " + e.msg);
-  } catch (const std::exception& e) {
-    return Status(Stage::Config, file_name + ": " + e.what());
-  }
+  CLPORT_RETURN_IF_ERROR(read_yaml(text, file_name, [&](const YAML::Node& root) { read_layer(root, file_name, &layer); }));
   *out = std::move(layer);
   return Status();
 }
 
 }  // namespace clport::policy_detail
+
+namespace clport {
+
+Result<WrittenSettings> parse_settings_text(const std::string& text, const std::string& file_name) {
+  WrittenSettings settings;
+  CLPORT_RETURN_IF_ERROR(policy_detail::read_yaml(text, file_name, [&](const YAML::Node& root) {
+    if (!root.IsNull()) settings = policy_detail::read_settings_map(root, "a settings file", file_name);
+  }));
+  return settings;
+}
+
+Result<WrittenSettings> read_settings_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status(Stage::Config, "cannot open settings file '" + path + "'");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in.good() && !in.eof()) return Status(Stage::Io, "cannot read settings file '" + path + "'");
+  return parse_settings_text(text.str(), path);
+}
+
+}  // namespace clport

@@ -1,4 +1,5 @@
-// One policy file, parsed and validated into plain values (no YAML nodes escape this step).
+// One policy file, parsed and validated into plain values; only the plugins' settings keep their
+// YAML nodes (written_settings.h), which the plugins' own declarations type at binding.
 #pragma once
 
 #include <map>
@@ -20,7 +21,7 @@ struct PolicyLayer {
   std::optional<TuningLevel> tuning;
   std::optional<std::string> cache_type_k, cache_type_v;
   std::optional<uint64_t> memory_limit_bytes;
-  std::map<std::string, std::string> plugin_settings;  // top-level `plugins:` section
+  std::map<std::string, WrittenSettings> plugin_settings;  // top-level `plugins:` section
   std::vector<PolicyRule> rules;
   std::vector<std::string> disable_rules;
 };

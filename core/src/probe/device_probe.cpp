@@ -1,8 +1,8 @@
 // probe_device / probe_all_devices (probe/device_info.h): one snapshot per device, classified.
 #include <algorithm>
-#include <cstdio>
 #include <sstream>
 
+#include "clport_plugin/opencl_version.h"
 #include "probe/device_info.h"
 #include "common/logger.h"
 #include "loader/opencl_loader.h"
@@ -21,13 +21,6 @@ std::vector<std::string> split_extensions(const std::string& text) {
 
 bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
-// "OpenCL 3.0 ..." -> 3 (0 when unparsable).
-int major_version(const std::string& device_version) {
-  int major = 0, minor = 0;
-  if (std::sscanf(device_version.c_str(), "OpenCL %d.%d", &major, &minor) != 2) return 0;
-  return major;
-}
-
 void fill_capabilities(const clport_cl_api& cl, DeviceInfo& info) {
   info.has_fp16 = info.has_extension("cl_khr_fp16");
   info.has_fp64 = info.has_extension("cl_khr_fp64");
@@ -40,7 +33,7 @@ void fill_capabilities(const clport_cl_api& cl, DeviceInfo& info) {
                                      return starts_with(e, "cl_qcom_") &&
                                             e.find("sub_group") != std::string::npos;
                                    });
-  if (!info.has_subgroups && major_version(info.device_version) >= 3) {
+  if (!info.has_subgroups && clport_opencl_version(info.device_version.c_str()) >= 300) {
     info.has_subgroups =
         probe::device_scalar<cl_uint>(cl, info.device, CL_DEVICE_MAX_NUM_SUB_GROUPS, 0) > 0;
   }

@@ -16,6 +16,8 @@ const std::set<std::string> kFields = {"name",          "vendor",          "devi
                                        "platform_vendor", "platform_version"};
 const std::set<std::string> kRuleKeys = {"id",         "source", "family", "generation", "type",
                                          "all",        "any",    "number", "generations"};
+const std::set<std::string> kTopKeys = {"default_family", "rules", "driver_versions"};
+const std::set<std::string> kSchemeKeys = {"scheme", "source", "regex"};
 
 // Thrown inside this file only; parse_family_table catches it.
 struct TableError {
@@ -122,6 +124,32 @@ FamilyRule parse_rule(const YAML::Node& node, size_t index) {
   return rule;
 }
 
+DriverVersionScheme parse_scheme(const YAML::Node& node, size_t index) {
+  const std::string where = "driver_versions #" + std::to_string(index);
+  if (!node.IsMap()) fail("", where + ": a scheme must be a map");
+  for (const auto& entry : node) {
+    const auto key = entry.first.as<std::string>();
+    if (kSchemeKeys.count(key) == 0) fail("", where + ": unknown key '" + key + "'");
+  }
+  DriverVersionScheme s;
+  if (!node["scheme"] || node["scheme"].as<std::string>().empty()) fail("", where + ": missing 'scheme'");
+  s.scheme = node["scheme"].as<std::string>();
+  const std::string what = "driver version scheme '" + s.scheme + "'";
+  if (!node["source"] || node["source"].as<std::string>().empty()) {
+    fail("", what + ": missing 'source' (say where driver strings of this form were seen)");
+  }
+  s.source = node["source"].as<std::string>();
+  if (!node["regex"]) fail("", what + ": missing 'regex'");
+  s.pattern = node["regex"].as<std::string>();
+  try {
+    s.regex = std::regex(s.pattern, std::regex::ECMAScript | std::regex::icase);
+  } catch (const std::regex_error& e) {
+    fail("", what + ": invalid regex '" + s.pattern + "': " + e.what());
+  }
+  if (s.regex.mark_count() == 0) fail("", what + ": the regex needs capture groups (the version's numbers)");
+  return s;
+}
+
 }  // namespace
 
 std::optional<std::string> identity_field(const DeviceIdentity& d, const std::string& field) {
@@ -140,6 +168,10 @@ Result<FamilyTable> parse_family_table(const std::string& yaml_text, const std::
   try {
     const YAML::Node root = YAML::Load(yaml_text);
     if (!root.IsMap()) throw TableError{"the top level must be a map with 'rules'"};
+    for (const auto& entry : root) {
+      const auto key = entry.first.as<std::string>();
+      if (kTopKeys.count(key) == 0) throw TableError{"unknown top-level key '" + key + "'"};
+    }
     FamilyTable table;
     if (root["default_family"]) table.default_family = root["default_family"].as<std::string>();
     const YAML::Node rules = root["rules"];
@@ -151,6 +183,10 @@ Result<FamilyTable> parse_family_table(const std::string& yaml_text, const std::
       FamilyRule rule = parse_rule(rules[i], i);
       if (!ids.insert(rule.id).second) fail(rule.id, "duplicate id");
       table.rules.push_back(std::move(rule));
+    }
+    if (const YAML::Node schemes = root["driver_versions"]) {
+      if (!schemes.IsSequence()) throw TableError{"'driver_versions' must be a list"};
+      for (size_t i = 0; i < schemes.size(); ++i) table.driver_versions.push_back(parse_scheme(schemes[i], i));
     }
     return table;
   } catch (const TableError& e) {

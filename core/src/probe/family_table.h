@@ -1,6 +1,7 @@
 // The device-family table (configs/device_families.yaml) in memory: ordered regex rules that
-// turn a device's identity strings into a family, generation and model number. The table is
-// data so that a new GPU needs a YAML edit, not a code change.
+// turn a device's identity strings into a family, generation and model number, and the schemes
+// that read vendors' driver version strings. The table is data so that a new GPU or driver
+// dialect needs a YAML edit, not a code change.
 #pragma once
 
 #include <optional>
@@ -49,13 +50,25 @@ struct FamilyRule {
   std::vector<GenerationRange> generations;
 };
 
+// One vendor dialect of CL_DRIVER_VERSION (the table's `driver_versions`): where `regex` is
+// found, its capture groups are the version's numbers, compared only with versions of the same
+// scheme (the policy's driver_version ranges).
+struct DriverVersionScheme {
+  std::string scheme;   // "adreno-compiler", "mali", "numeric"
+  std::string source;   // where strings of this form were seen (required)
+  std::string pattern;  // as written in the YAML, for messages
+  std::regex regex;     // case-insensitive ECMAScript, at least one capture group
+};
+
 struct FamilyTable {
   std::vector<FamilyRule> rules;
   std::string default_family = "unknown";
+  std::vector<DriverVersionScheme> driver_versions;  // tried in order; may be empty
 };
 
 // Parses the YAML text. A malformed table (bad YAML, unknown field, bad regex, a rule that would
-// decide by one substring alone) is a Config status naming the rule; never an exception.
+// decide by one substring alone, a driver version scheme without capture groups) is a Config
+// status naming the rule or scheme; never an exception.
 Result<FamilyTable> parse_family_table(const std::string& yaml_text, const std::string& origin);
 
 // The text of a field of `identity` by its YAML key; nullopt for an unknown key.

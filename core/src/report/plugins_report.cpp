@@ -147,7 +147,7 @@ void describe_plugins(const std::shared_ptr<OpenClLibrary>& library, const Devic
     } else {
       // Without a context nothing can be created; still show what each plugin's probe says.
       if (!device_policy.device_denied) context_problem = context.status().to_string();
-      HostFactory none = [](const LoadedPlugin&, const std::string&, int32_t) -> Result<const clport_host*> {
+      HostFactory none = [](const LoadedPlugin&, const WrittenSettings&, int32_t) -> Result<const clport_host*> {
         return static_cast<const clport_host*>(nullptr);
       };
       binding = DeviceBinding::create(manager, device, device_policy, none);

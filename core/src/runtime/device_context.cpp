@@ -2,9 +2,9 @@
 // everything bound to the device shares.
 #include "runtime/device_context.h"
 
-#include <cstdio>
 #include <sstream>
 
+#include "clport_plugin/opencl_version.h"
 #include "memory/memory_pool.h"
 #include "programs/program_cache.h"
 #include "runtime/device_context_impl.h"
@@ -18,19 +18,12 @@ std::string cl_failure(const char* call, cl_int err) {
   return out.str();
 }
 
-// "OpenCL 2.1 pocl ..." -> 201; 0 when the string does not start with a version.
-int opencl_version(const std::string& version_string) {
-  int major = 0, minor = 0;
-  if (std::sscanf(version_string.c_str(), "OpenCL %d.%d", &major, &minor) != 2) return 0;
-  return major * 100 + minor;
-}
-
 // clCreateCommandQueueWithProperties is only used when the platform and device claim 2.0+:
 // ICD loaders export the symbol even when the vendor driver behind them is 1.2-only.
 cl_command_queue create_queue(const clport_cl_api& cl, cl_context context, const DeviceInfo& info,
                               bool profiling, cl_int* err) {
-  const bool v2 = opencl_version(info.platform_version) >= 200 &&
-                  opencl_version(info.device_version) >= 200;
+  const bool v2 = clport_opencl_version(info.platform_version.c_str()) >= 200 &&
+                  clport_opencl_version(info.device_version.c_str()) >= 200;
   const cl_command_queue_properties props = profiling ? CL_QUEUE_PROFILING_ENABLE : 0;
   if (v2 && cl.clCreateCommandQueueWithProperties != nullptr) {
     const cl_queue_properties list[] = {CL_QUEUE_PROPERTIES, props, 0};

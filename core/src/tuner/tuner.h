@@ -5,14 +5,17 @@
 // built-in defaults again.
 //
 // At plugin creation (DeviceBinding::create over a DeviceContext) settings_with_stored() puts the
-// stored winners under the policy's explicit settings for that plugin: the policy wins, and
-// `tuning: none` ignores the file.
+// stored winners, typed against the plugin's declarations, under the policy's explicit settings
+// for that plugin: the policy wins, and `tuning: none` ignores the file.
 #pragma once
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "clport/export.h"
+#include "clport_plugin/plugin_abi.h"
+#include "policy/plugin_settings.h"
 #include "policy/policy.h"
 #include "clport/status.h"
 
@@ -26,17 +29,22 @@ namespace tuner {
 CLPORT_API std::string kernel_source_hash();
 // The tuning file for the context's device; "" when the program cache directory is off.
 CLPORT_API std::string tuning_file(const DeviceContext& context);
-// The stored settings of `plugin` on this device (empty map: none). A corrupt or foreign file is
-// ignored with a warning (Status for callers that want to know).
+// The stored settings of `plugin` on this device, each value as a policy would write it (empty
+// map: none). A corrupt or foreign file is ignored with a warning (Status for callers that want
+// to know).
 CLPORT_API Result<std::map<std::string, std::string>> load_stored(const DeviceContext& context,
                                                                   const std::string& plugin);
-// The settings YAML a plugin instance gets: stored winners under `policy_yaml` (policy wins).
-// Returns policy_yaml unchanged when level is None, nothing is stored, or anything goes wrong.
-CLPORT_API std::string settings_with_stored(const DeviceContext& context, const std::string& plugin,
-                                            const std::string& policy_yaml, TuningLevel level);
-// Flat YAML merge: every key of `base` that `over` does not set, then `over` (which wins);
-// `over` unchanged when it is not a YAML map.
-CLPORT_API std::string merge_settings(const std::map<std::string, std::string>& base, const std::string& over);
+// The stored values checked against the plugin's declarations and typed, as the policy's are;
+// one that no longer validates (tuned for another version of the plugin) is dropped with a
+// warning naming `origin` (the tuning file).
+CLPORT_API std::vector<TypedSetting> typed_stored(const clport_plugin& plugin, const std::string& plugin_name,
+                                                  const std::map<std::string, std::string>& stored,
+                                                  const std::string& origin);
+// The settings a plugin instance gets: `policy` (the policy's, typed) over the stored winners.
+// `policy` unchanged when level is None, nothing is stored, or the file is unusable (warning).
+CLPORT_API std::vector<TypedSetting> settings_with_stored(const DeviceContext& context, const clport_plugin& plugin,
+                                                          const std::string& plugin_name,
+                                                          const std::vector<TypedSetting>& policy, TuningLevel level);
 
 CLPORT_API const char* level_name(TuningLevel level);
 

@@ -1,9 +1,9 @@
 // The tuning file: {"format", "key", "device", "driver", "platform", "kernel_hash",
 // "plugins": {name: {"level", "settings": {key: value}, "measurements": [...]}}}. Written to a
 // temp file and renamed; anything malformed is ignored with a warning (defaults stay in force).
-#include "policy/settings_text.h"
 #include "tuner/tuning_store.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -117,9 +117,12 @@ Result<std::map<std::string, std::string>> parse_entry(const std::string& text, 
     for (const auto& [k, v] : settings->items()) {
       if (!v.is_string() || k.empty() || k.find_first_of(":#\n{}[],") != std::string::npos)
         return bad("setting '" + k + "' is not a plain string value");
+      // A number, true / false or an enum's name: one plain word, never YAML syntax.
       const std::string value = v.get<std::string>();
-      if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos)
-        return bad("setting '" + k + "' = '" + value + "' is not a number");
+      if (value.empty() || value.size() > 64 ||
+          value.find_first_not_of("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-") !=
+              std::string::npos)
+        return bad("setting '" + k + "' = '" + value + "' is not a plain value");
       out[k] = value;
     }
     return out;
@@ -153,46 +156,47 @@ Result<std::map<std::string, std::string>> load_stored(const DeviceContext& cont
   return entry;
 }
 
-std::string merge_settings(const std::map<std::string, std::string>& base, const std::string& over) {
-  if (base.empty()) return over;
-  // `over` is the policy's settings text, checked when the policy was read; text that is not
-  // YAML after all is left alone (the plugin reports it) instead of escaping as an exception.
-  try {
-    YAML::Node merged(YAML::NodeType::Map);
-    for (const auto& [k, v] : base) merged[k] = v;
-    const YAML::Node top = YAML::Load(over);
-    if (top.IsMap()) {
-      for (const auto& kv : top) merged[kv.first.Scalar()] = kv.second;
-    } else if (!top.IsNull()) {
-      return over;  // not a map: leave the policy's text alone
+std::vector<TypedSetting> typed_stored(const clport_plugin& plugin, const std::string& plugin_name,
+                                       const std::map<std::string, std::string>& stored, const std::string& origin) {
+  std::vector<TypedSetting> out;
+  for (const auto& [key, value] : stored) {
+    auto typed = check_setting(plugin, key, YAML::Node(value), SourceMark{origin, 0, 0});
+    if (typed.ok()) {
+      out.push_back(std::move(typed.value()));
+    } else {
+      logger("tuner")->warn("ignoring a stored tuning value of plugin '{}': {} (re-run `clport tune`)", plugin_name,
+                            typed.status().message());
     }
-    return policy_detail::settings_text(merged);
-  } catch (const YAML::Exception&) {
-    return over;
   }
+  return out;
 }
 
-std::string settings_with_stored(const DeviceContext& context, const std::string& plugin,
-                                 const std::string& policy_yaml, TuningLevel level) {
-  if (level == TuningLevel::None) return policy_yaml;
+std::vector<TypedSetting> settings_with_stored(const DeviceContext& context, const clport_plugin& plugin,
+                                               const std::string& plugin_name, const std::vector<TypedSetting>& policy,
+                                               TuningLevel level) {
+  if (level == TuningLevel::None) return policy;
   auto log = logger("tuner");
   try {
-    auto stored = load_stored(context, plugin);
+    auto stored = load_stored(context, plugin_name);
     if (!stored.ok()) {
       log->warn("ignoring the tuning file: {} (built-in defaults stay in force; re-run `clport tune`)",
                 stored.status().message());
-      return policy_yaml;
+      return policy;
     }
-    if (stored.value().empty()) return policy_yaml;
-    std::string merged = merge_settings(stored.value(), policy_yaml);
-    std::string flat = merged;
-    for (auto& c : flat)
-      if (c == '\n') c = ' ';
-    log->info("plugin '{}' gets stored tuning from {}: {}", plugin, tuning_file(context), flat);
-    return merged;
+    if (stored.value().empty()) return policy;
+    const std::string file = tuning_file(context);
+    std::vector<TypedSetting> used;
+    for (TypedSetting& s : typed_stored(plugin, plugin_name, stored.value(), file)) {
+      const bool overridden =
+          std::any_of(policy.begin(), policy.end(), [&](const TypedSetting& p) { return p.name == s.name; });
+      if (!overridden) used.push_back(std::move(s));
+    }
+    if (used.empty()) return policy;
+    log->info("plugin '{}' gets stored tuning from {}: {}", plugin_name, file, describe(used));
+    return merge_settings(used, policy);
   } catch (const std::exception& e) {
-    log->warn("ignoring stored tuning for plugin '{}': {}", plugin, e.what());
-    return policy_yaml;
+    log->warn("ignoring stored tuning for plugin '{}': {}", plugin_name, e.what());
+    return policy;
   }
 }
 

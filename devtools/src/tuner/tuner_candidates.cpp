@@ -82,18 +82,20 @@ std::vector<Group> groups(const clport_plugin& plugin, TuningLevel level, bool t
     Group g;
     g.name = name;
     if (!shape_for(name, tiny, &g.spec)) continue;
-    // Every combination of the candidates (mixed radix over the settings), thinned evenly.
+    // Every combination of the candidates (mixed radix over the settings), thinned evenly. The
+    // loader refused candidates that are not values of their setting, so none fails here.
     size_t total = 1;
     for (const clport_setting_decl* d : settings) total *= d->n_candidates;
     const size_t wanted = std::min(total, cap_for(level));
     for (size_t k = 0; k < wanted; ++k) {
       size_t index = wanted == total ? k : k * total / wanted;
-      std::string text;
+      std::vector<TypedSetting> candidate;
       for (const clport_setting_decl* d : settings) {
-        text += std::string(d->name) + ": " + std::to_string(d->candidates[index % d->n_candidates]) + "\n";
+        auto value = candidate_setting(*d, d->candidates[index % d->n_candidates]);
+        if (value.ok()) candidate.push_back(std::move(value.value()));
         index /= d->n_candidates;
       }
-      g.candidates.push_back(std::move(text));
+      g.candidates.push_back(std::move(candidate));
     }
     out.push_back(std::move(g));
   }

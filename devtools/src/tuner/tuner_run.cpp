@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <chrono>
 #include <random>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -26,20 +25,6 @@ namespace clport::tuner {
 namespace {
 
 using conformance::detail::Operand;
-
-std::map<std::string, std::string> parse_flat(const std::string& text) {
-  std::map<std::string, std::string> out;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    const size_t colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    std::string value = line.substr(colon + 1);
-    value.erase(0, value.find_first_not_of(' '));
-    out[line.substr(0, colon)] = value;
-  }
-  return out;
-}
 
 std::string plugin_error(const clport_plugin& t, clport_plugin_error* e) {
   if (e == nullptr) return "no error object";
@@ -112,19 +97,14 @@ Result<double> timed_run(DeviceContext& ctx, const clport_plugin& t, clport_plug
   return ns > 0 ? static_cast<double>(ns) / 1e6 : wall;
 }
 
-Trial run_trial(DeviceContext& ctx, const LoadedPlugin& plugin, const Options& options, const std::string& candidate,
-                Bench& b, const conformance::detail::CaseSpec& spec, int repeats, bool* profiled) {
+// `policy`: the policy's settings for the plugin, typed; they win over the candidate's.
+Trial run_trial(DeviceContext& ctx, const LoadedPlugin& plugin, const Options& options,
+                const std::vector<TypedSetting>& policy, const std::vector<TypedSetting>& candidate, Bench& b,
+                const conformance::detail::CaseSpec& spec, int repeats, bool* profiled) {
   Trial trial;
   trial.settings = candidate;
-  const std::string settings =
-      candidate.empty() ? options.policy_settings : merge_settings(parse_flat(candidate), options.policy_settings);
   const clport_plugin& t = plugin.table();
-  auto typed = check_plugin_settings(t, settings);
-  if (!typed.ok()) {
-    trial.error = typed.status().message();
-    return trial;
-  }
-  const clport_host* host = ctx.make_host(plugin.name(), typed.value(), options.precision);
+  const clport_host* host = ctx.make_host(plugin.name(), merge_settings(candidate, policy), options.precision);
   const clport_device_desc desc = ctx.info().to_desc();
   clport_plugin_instance* inst = nullptr;
   clport_plugin_error* error = nullptr;
@@ -191,6 +171,9 @@ Result<Report> tune(DeviceContext& ctx, const std::shared_ptr<LoadedPlugin>& plu
   report.file = tuning_file(ctx);
   if (report.file.empty())
     return Status(Stage::Config, "there is nowhere to store tuning results; " + ctx.programs().location().describe());
+  // Checked once: every trial keeps them.
+  auto policy = check_plugin_settings(plugin->table(), options.policy_settings);
+  if (!policy.ok()) return policy.status();
   auto log = logger("tuner");
   if (!ctx.profiling()) log->warn("the queue has no profiling: timing with the wall clock");
   std::mt19937_64 rng(0x7475'6e65ULL);  // fixed data: every candidate sees the same inputs
@@ -206,15 +189,15 @@ Result<Report> tune(DeviceContext& ctx, const std::shared_ptr<LoadedPlugin>& plu
       release(ctx, bench);
       return st;
     }
-    std::vector<std::string> all = {""};
+    std::vector<std::vector<TypedSetting>> all = {{}};
     all.insert(all.end(), group.candidates.begin(), group.candidates.end());
     for (const auto& candidate : all) {
       bool profiled = false;
-      gr.trials.push_back(run_trial(ctx, *plugin, options, candidate, bench, group.spec, repeats, &profiled));
+      gr.trials.push_back(
+          run_trial(ctx, *plugin, options, policy.value(), candidate, bench, group.spec, repeats, &profiled));
       report.profiled = report.profiled || profiled;
       const Trial& tr = gr.trials.back();
-      std::string label = candidate.empty() ? std::string("defaults") : candidate;
-      std::replace(label.begin(), label.end(), '\n', ' ');
+      const std::string label = candidate.empty() ? std::string("defaults") : describe(candidate);
       log->info("{} [{}]: {} {}", gr.group, label, tr.ok ? std::to_string(tr.ms) + " ms" : "failed:", tr.error);
     }
     release(ctx, bench);
@@ -231,10 +214,10 @@ Result<Report> tune(DeviceContext& ctx, const std::shared_ptr<LoadedPlugin>& plu
       gr.best = defaults.ok ? 0 : -1;
     }
     if (gr.stored)
-      for (const auto& [k, v] : parse_flat(gr.trials[static_cast<size_t>(gr.best)].settings)) report.stored[k] = v;
+      for (const TypedSetting& s : gr.trials[static_cast<size_t>(gr.best)].settings) report.stored[s.name] = value_text(s);
     nlohmann::json trials = nlohmann::json::array();
     for (const auto& tr : gr.trials)
-      trials.push_back({{"settings", tr.settings}, {"ok", tr.ok}, {"ms", tr.ms}, {"error", tr.error}});
+      trials.push_back({{"settings", describe(tr.settings)}, {"ok", tr.ok}, {"ms", tr.ms}, {"error", tr.error}});
     measurements.push_back({{"group", gr.group}, {"shape", gr.shape}, {"best", gr.best}, {"stored", gr.stored},
                             {"trials", trials}});
     report.groups.push_back(std::move(gr));

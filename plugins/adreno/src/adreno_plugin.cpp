@@ -146,7 +146,7 @@ struct AdrenoPlugin {
     }
     // Same admission rule as llama.cpp's Adreno backend: OpenCL C 2.0 marks a driver whose
     // compiler handles these kernels (older A6x phone compilers do not).
-    if (vendor::opencl_c_level(d.opencl_c_version) < 20) {
+    if (clport_opencl_version(d.opencl_c_version) < 200) {
       *reason = "driver offers OpenCL C below 2.0: old Adreno compiler";
       return 0;
     }
@@ -164,7 +164,7 @@ struct AdrenoPlugin {
     const adreno::KernelShapes shapes = adreno::shapes_for(d);
     adreno::Workarounds quirks = adreno::quirks_for(d);
     for (const std::string& q : quirks.applied) h.log(CLPORT_LOG_INFO, "adreno: quirk " + q);
-    if (const std::string settings = clport::plugin_common::settings_text(host); !settings.empty())
+    if (const std::string settings = clport::plugin_common::describe_settings(host); !settings.empty())
       h.log(CLPORT_LOG_INFO, "adreno: policy settings " + settings);
     adreno::apply_settings(quirks, h);
     auto inst = std::make_unique<AdrenoInstance>(host, d, shapes, quirks);

@@ -1,13 +1,13 @@
 // Helpers of the Adreno plugin: the driver's strings (shared with the other vendor plugins, see
-// clport_common/device_strings.hpp).
+// clport_common/device_strings.hpp and clport_plugin/opencl_version.h).
 #pragma once
 
 #include "clport_common/device_strings.hpp"
+#include "clport_plugin/opencl_version.h"
 
 namespace vendor {
 
 // Driver-string helpers are shared by every vendor plugin.
 using clport::plugin_common::has_extension;
-using clport::plugin_common::opencl_c_level;
 
 }  // namespace vendor

@@ -53,7 +53,7 @@ bool OpRunner::takes_q8a_gemv(const clport_op& op) const {
   if (w.layout != nullptr && rows8_layout(w) == nullptr) return false;
   // Every M, so that a model's mat-muls all see the same rounding (the fused kernels are GEMVs
   // at any M anyway). At M = 64, 2048 x 8192 on PoCL (`bench ops --gemm-only`, against
-  // int_dot: 0's float GEMM) that is faster for Q5_0 (62-115 vs 113-126 ms) and Q4_K (43 vs
+  // int_dot: off's float GEMM) that is faster for Q5_0 (62-115 vs 113-126 ms) and Q4_K (43 vs
   // 137 ms) but slower for Q6_K (164-178 vs 113-121 ms): an integer GEMM tile is the next step.
   switch (op.kind) {
     case CLPORT_OP_MUL_MAT:

@@ -23,6 +23,10 @@ const int64_t kGemmTileCandidates[] = {8, 16, 32, 64, 128};
 const int64_t kGemmMicroTileCandidates[] = {1, 2, 4, 8, 16};
 const int64_t kNormWgCandidates[] = {8, 16, 32, 64, 128, 256, 512, 1024};
 
+// The switches that may also be left to the device type: the index of each name is the Tuning
+// field's value (off 0, on 1, auto 2; apply_device_defaults resolves auto).
+const char* const kOffOnAuto[] = {"off", "on", "auto"};
+
 template <auto Member>
 int64_t get_field(const Tuning& t) {
   return static_cast<int64_t>(t.*Member);
@@ -84,12 +88,13 @@ const std::vector<Field>& fields() {
       {tuned_int_setting("gemm_rm", 1, 128, "gemm", kGemmMicroTileCandidates,
                          "GEMM micro-tile along M per work-item (default device dependent: 16 on CPUs, 4 on GPUs)"),
        CLPORT_TUNING_ACCESSORS(gemm_rm)},
-      {int_setting("gemm_kmajor", 0, 2,
-                   "GEMM local tile layout: 1 k-major, 0 row-major, 2 = by device type (default 2: 0 on CPUs, 1 on GPUs)"),
+      {enum_setting("gemm_kmajor", kOffOnAuto,
+                    "GEMM local tile layout: on k-major, off row-major, auto by device type (default auto: off on "
+                    "CPUs, on on GPUs)"),
        CLPORT_TUNING_ACCESSORS(gemm_kmajor)},
-      {int_setting("f16_bits", 0, 2,
-                   "half-precision scales widened with integer bit moves (1) or vload_half (0); 2 = by device type "
-                   "(default 2: 1 on CPUs, 0 on GPUs)"),
+      {enum_setting("f16_bits", kOffOnAuto,
+                    "half-precision scales widened with integer bit moves (on) or vload_half (off); auto by device "
+                    "type (default auto: on on CPUs, off on GPUs)"),
        CLPORT_TUNING_ACCESSORS(f16_bits)},
       {tuned_int_setting("norm_wg", 1, kMaxWorkGroup, "norm", kNormWgCandidates,
                          "RMSNorm work-group size, a power of two (default device dependent: 64)"),
@@ -103,13 +108,13 @@ const std::vector<Field>& fields() {
                    "output dims per attention work-item, head_dim <= att_wg * att_dpt (default 4, more on devices "
                    "with small work-groups)"),
        CLPORT_TUNING_ACCESSORS(att_dpt)},
-      {int_setting("att_serial", 0, 2,
-                   "attention as one work-item per (head, token) without barriers: 1 on, 0 off, 2 = on for CPUs "
-                   "(default 2)"),
+      {enum_setting("att_serial", kOffOnAuto,
+                    "attention as one work-item per (head, token) without barriers: on, off, or auto = on for CPUs "
+                    "(default auto)"),
        CLPORT_TUNING_ACCESSORS(att_serial)},
-      {int_setting("att_split", 0, 2,
-                   "decode attention split over ranges of cached keys plus a merge launch: 1 on, 0 off, 2 = on for "
-                   "GPUs (default 2)"),
+      {enum_setting("att_split", kOffOnAuto,
+                    "decode attention split over ranges of cached keys plus a merge launch: on, off, or auto = on "
+                    "for GPUs (default auto)"),
        CLPORT_TUNING_ACCESSORS(att_split)},
       {int_setting("att_split_keys", 1, 65536, "fewest cached keys per range of the split decode attention (default 64)"),
        CLPORT_TUNING_ACCESSORS(att_split_keys)},
@@ -117,9 +122,9 @@ const std::vector<Field>& fields() {
                    "1 claims ROPE_ATTENTION (the query's RoPE inside the attention kernel), 0 leaves ROPE + ATTENTION "
                    "(default 1)"),
        CLPORT_TUNING_ACCESSORS(rope_attention)},
-      {int_setting("int_dot", 0, 2,
-                   "mat-muls of quantized weights on 8-bit activations: 1 on, 0 off, 2 = on for CPUs (default 2; "
-                   "precision fp32 turns it off)"),
+      {enum_setting("int_dot", kOffOnAuto,
+                    "mat-muls of quantized weights on 8-bit activations: on, off, or auto = on for CPUs (default "
+                    "auto; precision fp32 turns it off)"),
        CLPORT_TUNING_ACCESSORS(int_dot)},
       {int_setting("q8a_rows", 1, 32, "weight rows per work-item of the integer GEMV (default 8)"),
        CLPORT_TUNING_ACCESSORS(q8a_rows)},
@@ -129,10 +134,10 @@ const std::vector<Field>& fields() {
        CLPORT_TUNING_ACCESSORS(q8s)},
       {int_setting("q8s_items", 0, 65536, "work-items of the one-row integer GEMV, 0 = 4 per compute unit (default 0)"),
        CLPORT_TUNING_ACCESSORS(q8s_items)},
-      {int_setting("q8a_x8", 0, 2,
-                   "1 repacks Q4_0 / Q4_1 / Q5_0 / Q5_1 / Q8_0 / Q4_K / Q6_K weights eight rows at a time for the "
-                   "integer GEMV (a second copy in device memory), 0 keeps the plain layout, 2 = on for CPUs "
-                   "(default 2)"),
+      {enum_setting("q8a_x8", kOffOnAuto,
+                    "on repacks Q4_0 / Q4_1 / Q5_0 / Q5_1 / Q8_0 / Q4_K / Q6_K weights eight rows at a time for "
+                    "the integer GEMV (a second copy in device memory), off keeps the plain layout, auto = on for "
+                    "CPUs (default auto)"),
        CLPORT_TUNING_ACCESSORS(q8a_x8)},
       {int_setting("x8s_items", 0, 65536, "work-items of the one-row x8 GEMV, 0 = one per compute unit (default 0)"),
        CLPORT_TUNING_ACCESSORS(x8s_items)},
@@ -147,8 +152,8 @@ constexpr const char* kPrivateVectorArrays = "private_vector_arrays";
 std::string private_vector_array_conflicts(const Tuning& t) {
   std::ostringstream err;
   if (t.gemv_split == 1) err << "gemv_split 1 (whole-run GEMV) ";
-  if (t.int_dot == 1) err << "int_dot 1 (integer GEMV) ";
-  if (t.att_serial == 1) err << "att_serial 1 (serial attention) ";
+  if (t.int_dot == 1) err << "int_dot on (integer GEMV) ";
+  if (t.att_serial == 1) err << "att_serial on (serial attention) ";
   if (t.gemv_packed == 1) err << "gemv_packed 1 (packed GEMV) ";
   const std::string which = err.str();
   return which.empty() ? "" : which + "runs kernels with private vector arrays, which private_vector_arrays false excludes; ";

@@ -3,11 +3,11 @@
 // policy section, e.g. "gemv_wg: 128"; the settings are plugins/common's tuning_settings() and
 // private_vector_arrays). Low probe score, so any vendor plugin that serves a device wins and
 // this one remains the per-op fallback.
-#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "clport_plugin/opencl_version.h"
 #include "clport_plugin/plugin_sdk.hpp"
 #include "clport_common/op_runner.hpp"
 #include "clport_common/tuning.hpp"
@@ -16,16 +16,6 @@ namespace {
 
 using clport::plugin_common::OpRunner;
 using clport::plugin_common::Tuning;
-
-bool version_at_least_1_2(const char* version, const char* prefix) {
-  // "OpenCL 1.2 ...", "OpenCL C 3.0 ..."
-  if (version == nullptr) return false;
-  const std::string v(version), p(prefix);
-  if (v.compare(0, p.size(), p) != 0) return false;
-  int major = 0, minor = 0;
-  if (std::sscanf(v.c_str() + p.size(), "%d.%d", &major, &minor) != 2) return false;
-  return major > 1 || (major == 1 && minor >= 2);
-}
 
 class GenericInstance final : public clport_plugin_instance {
  public:
@@ -57,11 +47,11 @@ struct GenericPlugin {
   }
 
   static int32_t probe(const clport_device_desc& d, const char** reason) {
-    if (!version_at_least_1_2(d.device_version, "OpenCL ")) {
+    if (clport_opencl_version(d.device_version) < 102) {
       *reason = "device is older than OpenCL 1.2";
       return 0;
     }
-    if (d.opencl_c_version != nullptr && !version_at_least_1_2(d.opencl_c_version, "OpenCL C ")) {
+    if (d.opencl_c_version != nullptr && clport_opencl_version(d.opencl_c_version) < 102) {
       *reason = "device compiler is older than OpenCL C 1.2";
       return 0;
     }

@@ -12,6 +12,7 @@
 
 #include "clport_plugin/plugin_sdk.hpp"
 #include "clport_common/device_strings.hpp"
+#include "clport_plugin/opencl_version.h"
 #include "clport_common/own_gemv_instance.hpp"
 #include "clport_common/setting_decls.hpp"
 #include "clport_common/tuning.hpp"
@@ -91,7 +92,7 @@ struct MaliPlugin {
       *reason = "Mali Midgard (T-series) is not served (generic kernels instead)";
       return 0;
     }
-    if (clport::plugin_common::opencl_c_level(d.opencl_c_version) < 12) {
+    if (clport_opencl_version(d.opencl_c_version) < 102) {
       *reason = "driver offers OpenCL C below 1.2";
       return 0;
     }

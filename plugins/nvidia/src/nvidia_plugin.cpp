@@ -28,6 +28,7 @@
 
 #include "clport_plugin/plugin_sdk.hpp"
 #include "clport_common/device_strings.hpp"
+#include "clport_plugin/opencl_version.h"
 #include "clport_common/op_checks.hpp"
 #include "clport_common/op_runner.hpp"
 #include "clport_common/setting_decls.hpp"
@@ -249,7 +250,7 @@ struct NvidiaPlugin {
       *reason = "not an NVIDIA GPU";
       return 0;
     }
-    if (clport::plugin_common::opencl_c_level(d.opencl_c_version) < 12) {
+    if (clport_opencl_version(d.opencl_c_version) < 102) {
       *reason = "driver offers OpenCL C below 1.2";
       return 0;
     }

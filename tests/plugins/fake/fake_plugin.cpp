@@ -127,10 +127,17 @@ const char* error_message(const clport_plugin_error* e) { return e->message.c_st
 void release_error(clport_plugin_error* e) { delete e; }
 
 const int64_t kTileCandidates[] = {2, 4, 8};
+#ifdef FAKE_BAD_ENUM
+const int64_t kModeCandidates[] = {0, 3};  // index 3: beyond the names
+#else
+const int64_t kModeCandidates[] = {0, 2};
+#endif
+const char* const kModeNames[] = {"off", "on", "auto"};
 const clport_setting_decl kSettings[] = {
-    {"tile", CLPORT_SETTING_INT, "a tunable (default 4)", 1, 64, "gemv", kTileCandidates, 3},
-    {"fast", CLPORT_SETTING_BOOL, "a switch (default on)", 0, 1, nullptr, nullptr, 0},
-    {"note", CLPORT_SETTING_TEXT, "free text (default empty)", 0, 0, nullptr, nullptr, 0},
+    {"tile", CLPORT_SETTING_INT, "a tunable (default 4)", 1, 64, "gemv", kTileCandidates, 3, nullptr, 0},
+    {"fast", CLPORT_SETTING_BOOL, "a switch (default on)", 0, 1, nullptr, nullptr, 0, nullptr, 0},
+    {"note", CLPORT_SETTING_TEXT, "free text (default empty)", 0, 0, nullptr, nullptr, 0, nullptr, 0},
+    {"mode", CLPORT_SETTING_ENUM, "a tunable enum (default auto)", 0, 0, "gemv", kModeCandidates, 2, kModeNames, 3},
 };
 
 // Unused where FAKE_NO_ENTRY leaves the entry point out.

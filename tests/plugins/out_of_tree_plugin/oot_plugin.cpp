@@ -1,7 +1,9 @@
 // Out-of-tree test plugin: serves SCALE on any device with its own kernel, built through the
-// host's program cache. Only the installed SDK headers are used.
+// host's program cache, and declares one enum setting through the plain ABI struct. Only the
+// installed SDK headers are used.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "clport_plugin/plugin_sdk.hpp"
 
@@ -20,11 +22,15 @@ bool dense_f32(const clport_tensor* t) {
          t->nb[2] == t->nb[1] * t->ne[1] && t->nb[3] == t->nb[2] * t->ne[2];
 }
 
+// local_size: auto leaves the work-group size to the driver, one runs work-groups of one item.
+const char* const kLocalSizes[] = {"auto", "one"};
+
 class OotInstance final : public clport_plugin_instance {
  public:
   explicit OotInstance(const clport_host& host)
       : host_(host), program_(host.cl, clport::sdk::Host(host).build_program(kSource, "")),
-        kernel_(*host.cl, program_, "oot_scale") {}
+        kernel_(*host.cl, program_, "oot_scale"),
+        one_item_groups_(clport::sdk::Host(host).setting_int("local_size", 0) == 1) {}
 
   bool supports(const clport_op& op) override {
     return op.kind == CLPORT_OP_SCALE && op.n_src == 1 && dense_f32(op.src[0]) && dense_f32(op.dst) &&
@@ -36,19 +42,29 @@ class OotInstance final : public clport_plugin_instance {
     const cl_ulong src_off = op.src[0]->offset, dst_off = op.dst->offset;
     clport::sdk::set_args(*host_.cl, kernel_, op.src[0]->buffer, src_off, op.dst->buffer, dst_off, op.params.scale);
     const size_t n = static_cast<size_t>(op.dst->ne[0] * op.dst->ne[1] * op.dst->ne[2] * op.dst->ne[3]);
-    clport::sdk::enqueue(host_, kernel_, 1, &n, nullptr);
+    const size_t one = 1;
+    clport::sdk::enqueue(host_, kernel_, 1, &n, one_item_groups_ ? &one : nullptr);
   }
 
  private:
   const clport_host& host_;
   clport::sdk::Program program_;
   clport::sdk::Kernel kernel_;
+  bool one_item_groups_;
 };
 
 struct OotPlugin {
   static constexpr const char* kName = "oot";
   static constexpr const char* kVersion = "1.0-test";
   static constexpr bool kHasPrepareWeight = false;
+  static const std::vector<clport_setting_decl>& settings() {
+    static const std::vector<clport_setting_decl> decls = {
+        {"local_size", CLPORT_SETTING_ENUM,
+         "auto leaves the work-group size to the driver, one runs work-groups of one work-item (default auto)", 0, 1,
+         nullptr, nullptr, 0, kLocalSizes, 2},
+    };
+    return decls;
+  }
   static int32_t probe(const clport_device_desc&, const char** reason) {
     *reason = "out-of-tree test plugin: SCALE on any device";
     return 500;

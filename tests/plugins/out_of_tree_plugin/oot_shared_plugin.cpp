@@ -1,8 +1,10 @@
 // Out-of-tree test plugin on the installed shared launch code (clport::plugin_common): every op
-// the shared kernels run, with default tuning, as a vendor plugin would start before replacing
-// what it does better. Scores above the generic plugin so that it is the one bound.
+// the shared kernels run, with default tuning under the policy's values of the shared tuning
+// settings, as a vendor plugin would start before replacing what it does better. Scores above the
+// generic plugin so that it is the one bound.
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "clport_common/op_runner.hpp"
 #include "clport_common/tuning.hpp"
@@ -32,9 +34,14 @@ struct OotSharedPlugin {
     *reason = "out-of-tree test plugin: the shared kernels through clport::plugin_common";
     return 20;
   }
+  static const std::vector<clport_setting_decl>& settings() {
+    static const std::vector<clport_setting_decl> decls = clport::plugin_common::with_tuning_settings({});
+    return decls;
+  }
   static std::unique_ptr<clport_plugin_instance> create(const clport_host& host, const clport_device_desc& device) {
-    return std::make_unique<OotSharedInstance>(host, device,
-                                               clport::plugin_common::default_tuning(device.max_work_group_size));
+    Tuning tuning = clport::plugin_common::default_tuning(device.max_work_group_size);
+    tuning.apply_settings(clport::sdk::Host(host));
+    return std::make_unique<OotSharedInstance>(host, device, std::move(tuning));
   }
 };
 

@@ -12,6 +12,9 @@
 
 namespace clport::plugin_common {
 
+// The switches that can be left to the device type (gemm_kmajor, f16_bits, att_serial, att_split,
+// int_dot, q8a_x8) hold 0 off, 1 on, 2 auto: the policy writes the names (ENUM settings), the
+// plugin gets these indexes.
 struct Tuning {
   uint32_t elt_wg = 64;      // element-wise ops, get_rows, rope, copy (ELT_WG)
   // GEMV work-group: a power of two >= gemv_rows, or 1 = one work-item walks gemv_rows whole
@@ -93,7 +96,7 @@ struct Tuning {
   // false: every program is built with -DCLPORT_NO_PRIVATE_VECTOR_ARRAYS=1, for drivers that
   // mis-write private arrays of vectors (configs/quirks.yaml). The GEMM then stages its tiles
   // without them (same results); the kernels that still declare such arrays are the CPU-shaped
-  // ones (gemv_split 1, int_dot 1, att_serial 1) and the packed GEMV, which validate() refuses
+  // ones (gemv_split 1, int_dot on, att_serial on) and the packed GEMV, which validate() refuses
   // and apply_device_defaults() does not pick.
   bool private_vector_arrays = true;
   std::string extra_options; // appended to every program's build options (set by plugins)
