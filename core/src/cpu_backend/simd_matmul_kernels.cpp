@@ -1,5 +1,6 @@
-// MUL_MAT kernels of the fast CPU backend: activation quantization, integer dot products of every
-// quantized weight dtype with 8-bit activations, and float dot products for F32 / F16 weights.
+// MUL_MAT kernels of the fast CPU backend: integer dot products of every quantized weight dtype
+// with 8-bit activations (quantized by simd_quantize_kernels.cpp), and float dot products for
+// F32 / F16 weights.
 // Highway compiles this file once per instruction set (foreach_target.h re-includes it).
 //
 // The integer dot works on 32 weight codes at a time. Codes are made non-negative (Q4_0's and
@@ -680,54 +681,6 @@ void RunTile(const RowKernel<Act> kernels[kMaxRows], const PairKernel pairs[kMax
 
 }  // namespace
 
-void QuantizeRowQ8Block32(const float* x, int64_t k, Q8Block32* out) {
-  const hn::CappedTag<float, 8> df;
-  const hn::RebindToSigned<decltype(df)> di32;
-  const hn::Rebind<int8_t, decltype(df)> di8;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
-  for (int64_t b = 0; b < k / 32; ++b) {
-    const float* xb = x + 32 * b;
-    auto amax = hn::Zero(df);
-    for (int64_t i = 0; i < 32; i += lanes) amax = hn::Max(amax, hn::Abs(hn::LoadU(df, xb + i)));
-    const float max = hn::GetLane(hn::MaxOfLanes(df, amax));
-    const float d = max / 127.0f;
-    const float inv = d != 0.0f ? 1.0f / d : 0.0f;
-    auto sum = hn::Zero(di32);
-    for (int64_t i = 0; i < 32; i += lanes) {
-      const auto q = hn::NearestInt(hn::Mul(hn::LoadU(df, xb + i), hn::Set(df, inv)));
-      sum = hn::Add(sum, q);
-      hn::StoreU(hn::DemoteTo(di8, q), di8, out[b].qs + i);
-    }
-    out[b].d = d;
-    out[b].s = d * static_cast<float>(hn::GetLane(hn::SumOfLanes(di32, sum)));
-  }
-}
-
-void QuantizeRowQ8BlockK(const float* x, int64_t k, Q8BlockK* out) {
-  const hn::CappedTag<float, 16> df;
-  const hn::RebindToSigned<decltype(df)> di32;
-  const hn::Rebind<int8_t, decltype(df)> di8;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
-  for (int64_t b = 0; b < k / 256; ++b) {
-    const float* xb = x + 256 * b;
-    auto amax = hn::Zero(df);
-    for (int64_t i = 0; i < 256; i += lanes) amax = hn::Max(amax, hn::Abs(hn::LoadU(df, xb + i)));
-    const float max = hn::GetLane(hn::MaxOfLanes(df, amax));
-    const float d = max / 127.0f;
-    const float inv = d != 0.0f ? 1.0f / d : 0.0f;
-    for (int64_t run = 0; run < 16; ++run) {
-      auto sum = hn::Zero(di32);
-      for (int64_t i = 16 * run; i < 16 * run + 16; i += lanes) {
-        const auto q = hn::NearestInt(hn::Mul(hn::LoadU(df, xb + i), hn::Set(df, inv)));
-        sum = hn::Add(sum, q);
-        hn::StoreU(hn::DemoteTo(di8, q), di8, out[b].qs + i);
-      }
-      out[b].bsums[run] = static_cast<int16_t>(hn::GetLane(hn::SumOfLanes(di32, sum)));
-    }
-    out[b].d = d;
-  }
-}
-
 void DotTileQuantized(DType dtype, int64_t k, const uint8_t* w, int64_t w_stride, int64_t n_w,
                       const uint8_t* acts, int64_t act_stride, int64_t n_acts, float* out,
                       int64_t out_stride) {
@@ -761,22 +714,10 @@ void DotTileQuantized(DType dtype, int64_t k, const uint8_t* w, int64_t w_stride
   const PairKernel* pairs = nullptr;
   int64_t block = 32;
   switch (dtype) {
-    case DType::Q4_0:
-      kernels = kQ4_0;
-      pairs = kQ4_0Pairs;
-      break;
-    case DType::Q4_1:
-      kernels = kQ4_1;
-      pairs = kQ4_1Pairs;
-      break;
-    case DType::Q5_0:
-      kernels = kQ5_0;
-      pairs = kQ5_0Pairs;
-      break;
-    case DType::Q5_1:
-      kernels = kQ5_1;
-      pairs = kQ5_1Pairs;
-      break;
+    case DType::Q4_0: kernels = kQ4_0; pairs = kQ4_0Pairs; break;
+    case DType::Q4_1: kernels = kQ4_1; pairs = kQ4_1Pairs; break;
+    case DType::Q5_0: kernels = kQ5_0; pairs = kQ5_0Pairs; break;
+    case DType::Q5_1: kernels = kQ5_1; pairs = kQ5_1Pairs; break;
     case DType::Q8_0: kernels = kQ8_0; break;
     case DType::Q4_K:
       kernels = kQ4_K;
@@ -820,19 +761,9 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace clport::fastcpu {
 
-HWY_EXPORT(QuantizeRowQ8Block32);
-HWY_EXPORT(QuantizeRowQ8BlockK);
 HWY_EXPORT(DotTileQuantized);
 HWY_EXPORT(DotTileFloat);
 HWY_EXPORT(CurrentTarget);
-
-void quantize_row_q8_block32(const float* x, int64_t k, Q8Block32* out) {
-  HWY_DYNAMIC_DISPATCH(QuantizeRowQ8Block32)(x, k, out);
-}
-
-void quantize_row_q8_block_k(const float* x, int64_t k, Q8BlockK* out) {
-  HWY_DYNAMIC_DISPATCH(QuantizeRowQ8BlockK)(x, k, out);
-}
 
 void dot_tile_quantized(DType dtype, int64_t k, const uint8_t* w, int64_t w_stride, int64_t n_w,
                         const uint8_t* acts, int64_t act_stride, int64_t n_acts, float* out,
