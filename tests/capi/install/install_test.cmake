@@ -77,25 +77,6 @@ if(flags MATCHES "std=c\\+\\+|stdc\\+\\+|-lspdlog|-lyaml")
   message(FATAL_ERROR "pkg-config --cflags --libs clport names C++ flags or libraries: ${flags}")
 endif()
 
-execute_process(COMMAND ${program} ${MODEL} ${MALFORMED} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-message("${out}")
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "capi_example failed (${rc}):\n${err}")
-endif()
-if(err MATCHES "Sanitizer|runtime error")
-  message(FATAL_ERROR "capi_example: sanitizer report:\n${err}")
-endif()
-
-# The C++ example through pkg-config: the C++ compiler, and still no library but clport named.
-set(cxx_program ${PREFIX}/engine_example)
-set(line "${CXX} -std=c++17 -Wall -Wextra -Werror ${EXTRA_CFLAGS} ${CXX_SOURCE} -o ${cxx_program} $(pkg-config --cflags --libs clport) -Wl,-rpath,${libdir}")
-message(STATUS "PKG_CONFIG_PATH=${pc_dir} ${line}")
-execute_process(COMMAND ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${pc_dir} sh -c "${line}"
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "compiling the C++ example against the installed package failed (${rc}):\n${out}\n${err}")
-endif()
-
 function(run_example)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   message("${out}")
@@ -106,12 +87,23 @@ function(run_example)
     message(FATAL_ERROR "${ARGN}: sanitizer report:\n${err}")
   endif()
 endfunction()
+run_example(${program} ${MODEL} ${MALFORMED})
+
+# The C++ example through pkg-config: the C++ compiler, and still no library but clport named.
+set(cxx_program ${PREFIX}/engine_example)
+set(line "${CXX} -std=c++17 -Wall -Wextra -Werror ${EXTRA_CFLAGS} ${CXX_SOURCE} -o ${cxx_program} $(pkg-config --cflags --libs clport) -Wl,-rpath,${libdir}")
+message(STATUS "PKG_CONFIG_PATH=${pc_dir} ${line}")
+execute_process(COMMAND ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${pc_dir} sh -c "${line}"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "compiling the C++ example against the installed package failed (${rc}):\n${out}\n${err}")
+endif()
 run_example(${cxx_program} ${MODEL})
 
 # Both examples as a CMake project that finds the install (and nothing else) by find_package.
 set(consumer_build ${PREFIX}/consumer-build)
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${consumer_build} -G ${GENERATOR}
-                        -DCMAKE_PREFIX_PATH=${PREFIX} -DCMAKE_FIND_USE_CMAKE_SYSTEM_PATH=ON
+                        -DCMAKE_PREFIX_PATH=${PREFIX}
                         -DCMAKE_C_COMPILER=${CC} -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_BUILD_TYPE=Release
                         "-DCMAKE_C_FLAGS=${EXTRA_CFLAGS}" "-DCMAKE_CXX_FLAGS=${EXTRA_CFLAGS}"
                         -DEXAMPLES_DIR=${CMAKE_CURRENT_LIST_DIR}
