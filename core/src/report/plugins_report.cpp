@@ -58,7 +58,7 @@ void write_text(std::ostream& o, const Policy& policy, const PluginManager& mana
   o << "  binding:          " << (b.has_device() ? "" : "no plugin: every op on the CPU") << "\n";
   if (!b.has_device()) return;
   for (const auto& [op, by_plugin] : group_rows(b.summary())) {
-    o << "    " << std::left << std::setw(16) << op;
+    o << "    " << std::left << std::setw(15) << op << ' ';  // a label of 15 or more still gets its space
     bool first = true;
     for (const auto& [plugin, dtypes] : by_plugin) {
       o << (first ? "" : "; ") << plugin;
