@@ -273,27 +273,44 @@ struct Q5_1 {
   }
 };
 
+// An activation block's 32 codes, in kParts vectors.
+HWY_INLINE void LoadActivationCodes(const Q8Block32& a, VI8 qa[kParts]) {
+  const DI8 di8;
+  CLPORT_UNROLL
+  for (int p = 0; p < kParts; ++p) qa[p] = hn::LoadU(di8, a.qs + p * kVecBytes);
+}
+
+// sum(q * qa) of one block, in 32-bit lanes.
+HWY_INLINE VI32 DotCodes(const VU8 q[kParts], const VI8 qa[kParts]) {
+  VI32 sum = DotU8I8Unscaled(q[0], qa[0]);
+  CLPORT_UNROLL
+  for (int p = 1; p < kParts; ++p) sum = hn::Add(sum, DotU8I8Unscaled(q[p], qa[p]));
+  return sum;
+}
+
+// acc += d_w * d_a * sum; lane 1 of scaled collects m_w * s_a (lane 0 collects d_w * d_a and is
+// ignored). dm is the weight block's (d, m).
+HWY_INLINE void AddBlock32(VF2 dm, VI32 sum, const Q8Block32& a, VF32& acc, VF2& scaled) {
+  static_assert(offsetof(Q8Block32, s) == offsetof(Q8Block32, d) + sizeof(float), "d, s pair");
+  const DF32 df;
+  const VF2 products = hn::Mul(dm, hn::LoadU(DF2(), &a.d));  // (d_w d_a, m_w s_a)
+  acc = hn::MulAdd(hn::Set(df, hn::GetLane(products)), hn::ConvertTo(df, sum), acc);
+  scaled = hn::Add(scaled, products);
+}
+
 // Block b of a weight row against MR activation rows: acc[r] += d_w * d_a * sum(q * qa); lane 1
 // of scaled[r] collects m_w * s_a (lane 0 collects d_w * d_a and is ignored).
 template <class Format, int MR>
 HWY_INLINE void Block32Step(const uint8_t* w, int64_t b, const uint8_t* const* acts, VF32* acc,
                             VF2* scaled) {
-  static_assert(offsetof(Q8Block32, s) == offsetof(Q8Block32, d) + sizeof(float), "d, s pair");
-  const DF32 df;
-  const DF2 df2;
-  const DI8 di8;
   VU8 q[kParts];
   const VF2 dm = Format::Decode(w + b * Format::kBytes, q);
   CLPORT_UNROLL
   for (int r = 0; r < MR; ++r) {
     const Q8Block32& a = reinterpret_cast<const Q8Block32*>(acts[r])[b];
-    VI32 sum = DotU8I8Unscaled(q[0], hn::LoadU(di8, a.qs));
-    CLPORT_UNROLL
-    for (int p = 1; p < kParts; ++p)
-      sum = hn::Add(sum, DotU8I8Unscaled(q[p], hn::LoadU(di8, a.qs + p * kVecBytes)));
-    const VF2 products = hn::Mul(dm, hn::LoadU(df2, &a.d));  // (d_w d_a, m_w s_a)
-    acc[r] = hn::MulAdd(hn::Set(df, hn::GetLane(products)), hn::ConvertTo(df, sum), acc[r]);
-    scaled[r] = hn::Add(scaled[r], products);
+    VI8 qa[kParts];
+    LoadActivationCodes(a, qa);
+    AddBlock32(dm, DotCodes(q, qa), a, acc[r], scaled[r]);
   }
 }
 
@@ -330,10 +347,8 @@ void DotBlock32Rows(const uint8_t* w, int64_t nb, const uint8_t* const* acts, fl
 template <class Format, int MR>
 void DotBlock32RowPair(const uint8_t* w0, const uint8_t* w1, int64_t nb, const uint8_t* const* acts,
                        float* out0, float* out1) {
-  static_assert(offsetof(Q8Block32, s) == offsetof(Q8Block32, d) + sizeof(float), "d, s pair");
   const DF32 df;
   const DF2 df2;
-  const DI8 di8;
   VF32 acc0[MR], acc1[MR];
   VF2 scaled0[MR], scaled1[MR];
   CLPORT_UNROLL
@@ -348,22 +363,10 @@ void DotBlock32RowPair(const uint8_t* w0, const uint8_t* w1, int64_t nb, const u
     CLPORT_UNROLL
     for (int r = 0; r < MR; ++r) {
       const Q8Block32& a = reinterpret_cast<const Q8Block32*>(acts[r])[b];
-      const VI8 a_first = hn::LoadU(di8, a.qs);
-      VI32 sum0 = DotU8I8Unscaled(q0[0], a_first);
-      VI32 sum1 = DotU8I8Unscaled(q1[0], a_first);
-      CLPORT_UNROLL
-      for (int p = 1; p < kParts; ++p) {
-        const VI8 a_part = hn::LoadU(di8, a.qs + p * kVecBytes);
-        sum0 = hn::Add(sum0, DotU8I8Unscaled(q0[p], a_part));
-        sum1 = hn::Add(sum1, DotU8I8Unscaled(q1[p], a_part));
-      }
-      const VF2 ds = hn::LoadU(df2, &a.d);
-      const VF2 products0 = hn::Mul(dm0, ds);  // (d_w d_a, m_w s_a)
-      const VF2 products1 = hn::Mul(dm1, ds);
-      acc0[r] = hn::MulAdd(hn::Set(df, hn::GetLane(products0)), hn::ConvertTo(df, sum0), acc0[r]);
-      acc1[r] = hn::MulAdd(hn::Set(df, hn::GetLane(products1)), hn::ConvertTo(df, sum1), acc1[r]);
-      scaled0[r] = hn::Add(scaled0[r], products0);
-      scaled1[r] = hn::Add(scaled1[r], products1);
+      VI8 qa[kParts];
+      LoadActivationCodes(a, qa);
+      AddBlock32(dm0, DotCodes(q0, qa), a, acc0[r], scaled0[r]);
+      AddBlock32(dm1, DotCodes(q1, qa), a, acc1[r], scaled1[r]);
     }
   }
   CLPORT_UNROLL
