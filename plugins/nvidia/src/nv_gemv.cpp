@@ -17,6 +17,9 @@ uint64_t row_local_bytes(int64_t K) { return static_cast<uint64_t>(K / 32) * (32
 // The kernel's own local arrays (the reduction slots of nv_gemv.cl, the SwiGLU form's two).
 uint64_t reduction_bytes(const GemvConfig& c) { return 2ull * (c.wg / 32) * c.rows_per_warp * 33 * sizeof(float); }
 
+// Activation rows a work-group of nv_gemv_rows.cl takes, largest first.
+const uint32_t kGroupRows[] = {8, 4, 2};
+
 }  // namespace
 
 std::string GemvConfig::validate(uint32_t max_work_group_size) const {
@@ -46,17 +49,34 @@ std::string gemv_source(const clport::sdk::Host& h) {
          clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_gemv.cl");
 }
 
+std::string gemv_rows_source(const clport::sdk::Host& h) {
+  return gemv_source(h) + "\n" + clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_gemv_rows.cl");
+}
+
 bool NvGemv::covers(int32_t weight_dtype) { return dtype_suffix(weight_dtype) != nullptr; }
 
-bool NvGemv::fits(int64_t K) const {
+bool NvGemv::fits(int64_t K) const { return fits_rows(K, 1); }
+
+bool NvGemv::fits_rows(int64_t K, uint32_t rows) const {
   // A margin for what the compiler adds to a kernel's local memory.
-  return K % 32 == 0 && row_local_bytes(K) + reduction_bytes(config_) + 1024 <= local_mem_bytes_;
+  return K % 32 == 0 && rows * row_local_bytes(K) + reduction_bytes(config_) + 1024 <= local_mem_bytes_;
+}
+
+uint32_t NvGemv::group_rows(int64_t K, int64_t M) const {
+  // The fewest rows a group that cover M in one group, else as many as fit: every group reads the
+  // weights once, and rows past M are work for nothing.
+  uint32_t best = 1;
+  for (uint32_t rows : kGroupRows) {
+    if (!fits_rows(K, rows)) continue;
+    if (best == 1 || rows >= M) best = rows;
+  }
+  return M > 1 ? best : 1;
 }
 
 const clport::sdk::Kernel& NvGemv::kernel(const std::string& name) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (program_.get() == nullptr) {
-    program_ = clport::sdk::Program(&h_.cl(), h_.build_program(gemv_source(h_), config_.build_options()));
+    program_ = clport::sdk::Program(&h_.cl(), h_.build_program(gemv_rows_source(h_), config_.build_options()));
   }
   auto it = kernels_.find(name);
   if (it == kernels_.end()) it = kernels_.emplace(name, clport::sdk::Kernel(h_.cl(), program_, name.c_str())).first;
@@ -67,32 +87,51 @@ void NvGemv::enqueue(const clport_op& op, const PackedWeight& w, const PackedWei
   const clport_tensor &x = *op.src[1], &d = *op.dst;
   const char* suffix = dtype_suffix(w.dtype);
   if (suffix == nullptr) throw clport::sdk::unsupported("nvidia: no GEMV for this weight dtype");
-  const cl_int K = static_cast<cl_int>(w.K), N = static_cast<cl_int>(w.N);
-  const clport::sdk::LocalMem codes{static_cast<size_t>(K / 32) * 32}, scales{static_cast<size_t>(K / 32) * 8};
+  const cl_int K = static_cast<cl_int>(w.K), N = static_cast<cl_int>(w.N), M = static_cast<cl_int>(x.ne[1]);
+  // Several activation rows: nv_gemv_rows.cl's groups of `rows` (one pass over the weights per
+  // group); one row: nv_gemv.cl's.
+  const uint32_t rows = group_rows(K, M);
+  const std::string form = rows > 1 ? "r" + std::to_string(rows) + "_" : "";
+  const clport::sdk::LocalMem codes{static_cast<size_t>(rows) * (K / 32) * 32},
+      scales{static_cast<size_t>(rows) * (K / 32) * 8};
   const bool swiglu = op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU;
-  const clport::sdk::Kernel& k = kernel(std::string(swiglu ? "nv_gemv_swiglu_" : "nv_gemv_") + suffix);
+  const clport::sdk::Kernel& k = kernel(std::string(swiglu ? "nv_gemv_swiglu_" : "nv_gemv_") + form + suffix);
   const clport_cl_api& cl = h_.cl();
   if (swiglu) {
     if (up == nullptr) throw clport::sdk::Failure("nvidia: SwiGLU GEMV without its up weight");
     const clport_tensor& g = *op.src[2];
-    clport::sdk::set_args(cl, k, w.q, w.s, up->q, up->s, x.buffer, cl_ulong(x.offset), g.buffer, cl_ulong(g.offset),
-                          cl_float(op.params.eps), d.buffer, cl_ulong(d.offset), K, N, codes, scales);
+    if (rows > 1)
+      clport::sdk::set_args(cl, k, w.q, w.s, up->q, up->s, x.buffer, cl_ulong(x.offset), g.buffer,
+                            cl_ulong(g.offset), cl_float(op.params.eps), d.buffer, cl_ulong(d.offset), K, N, M, codes,
+                            scales);
+    else
+      clport::sdk::set_args(cl, k, w.q, w.s, up->q, up->s, x.buffer, cl_ulong(x.offset), g.buffer,
+                            cl_ulong(g.offset), cl_float(op.params.eps), d.buffer, cl_ulong(d.offset), K, N, codes,
+                            scales);
   } else {
     const bool norm = op.kind == CLPORT_OP_RMS_NORM_MUL_MAT, add = op.kind == CLPORT_OP_MUL_MAT_ADD;
     // Absent operands point at x: the kernel never reads them (norm / has_res are 0).
     const clport_tensor& g = norm ? *op.src[2] : x;
     const clport_tensor& res = add ? *op.src[2] : x;
-    clport::sdk::set_args(cl, k, w.q, w.s, x.buffer, cl_ulong(x.offset), g.buffer, cl_ulong(g.offset),
-                          cl_int(norm ? 1 : 0), cl_float(norm ? op.params.eps : 0.0f), res.buffer,
-                          cl_ulong(res.offset), cl_int(add ? 1 : 0), d.buffer, cl_ulong(d.offset), K, N, codes,
-                          scales);
+    if (rows > 1)
+      clport::sdk::set_args(cl, k, w.q, w.s, x.buffer, cl_ulong(x.offset), g.buffer, cl_ulong(g.offset),
+                            cl_int(norm ? 1 : 0), cl_float(norm ? op.params.eps : 0.0f), res.buffer,
+                            cl_ulong(res.offset), cl_int(add ? 1 : 0), d.buffer, cl_ulong(d.offset), K, N, M, codes,
+                            scales);
+    else
+      clport::sdk::set_args(cl, k, w.q, w.s, x.buffer, cl_ulong(x.offset), g.buffer, cl_ulong(g.offset),
+                            cl_int(norm ? 1 : 0), cl_float(norm ? op.params.eps : 0.0f), res.buffer,
+                            cl_ulong(res.offset), cl_int(add ? 1 : 0), d.buffer, cl_ulong(d.offset), K, N, codes,
+                            scales);
   }
   const size_t rows_per_group = static_cast<size_t>(config_.wg / 32) * config_.rows_per_warp;
   const size_t chunks = (static_cast<size_t>(N) + rows_per_group - 1) / rows_per_group;
   const size_t resident = static_cast<size_t>(compute_units_) * config_.groups_per_cu;
   const size_t groups = config_.groups_per_cu == 0 || resident > chunks ? chunks : resident;
-  // The rows are dimension 0: the groups of all rows that walk one chunk start together.
-  const size_t global[2] = {static_cast<size_t>(x.ne[1]) * config_.wg, groups};
+  // The activation-row groups are dimension 0: the groups of all of them that walk one chunk
+  // start together.
+  const size_t row_groups = (static_cast<size_t>(M) + rows - 1) / rows;
+  const size_t global[2] = {row_groups * config_.wg, groups};
   const size_t local[2] = {config_.wg, 1};
   clport::sdk::enqueue(host_, k, 2, global, local);
 }

@@ -39,6 +39,11 @@ class NvGemv {
   static bool covers(int32_t weight_dtype);
   // Whether the activation row of K values fits the group's local memory.
   bool fits(int64_t K) const;
+  // Whether `rows` activation rows of K values fit it (nv_gemv_rows.cl's groups).
+  bool fits_rows(int64_t K, uint32_t rows) const;
+  // Activation rows a work-group takes for an M-row product: 1 (nv_gemv.cl) for M = 1, else 2,
+  // 4 or 8 (nv_gemv_rows.cl), the fewest that cover M among those whose rows fit.
+  uint32_t group_rows(int64_t K, int64_t M) const;
   // up is the second weight of RMS_NORM_MUL_MAT_SWIGLU (NULL for the other kinds).
   void enqueue(const clport_op& op, const clport::plugin_common::PackedWeight& w,
                const clport::plugin_common::PackedWeight* up);

@@ -29,6 +29,14 @@ void fused_mul_mat_gemv_cases(std::vector<CaseSpec>& out, clport_op_kind kind, b
     const int64_t base_k = traits(d).block_size == 256 ? 256 : 64;
     fused_mul_mat_case(out, kind, d, small ? base_k : 4 * base_k, small ? 9 : 37, 1);
   }
+  // A few activation rows, as a decode step of several sequences has: a GPU GEMV may take them
+  // in one group (one pass over the weights), a count that is not a power of two leaving rows
+  // of the group unused.
+  for (DType d : {DType::Q4_1, DType::Q8_0, DType::Q4_0}) {
+    if (small && d == DType::Q4_0) continue;
+    fused_mul_mat_case(out, kind, d, small ? 64 : 256, small ? 9 : 37, 3);
+    if (!small) fused_mul_mat_case(out, kind, d, 256, 37, 4);
+  }
 }
 
 void fused_mul_mat_gemm_cases(std::vector<CaseSpec>& out, clport_op_kind kind, bool small) {
