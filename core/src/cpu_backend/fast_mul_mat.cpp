@@ -99,7 +99,9 @@ void run_quantized(ThreadPool& pool, Scratch& scratch, const Problem& p) {
     scratch.activations.resize(static_cast<size_t>(q_stride * p.M));
   uint8_t* q = scratch.activations.data();
   quantize_activations(pool, p, layout, q, q_stride);
-  const int64_t sub = p.M >= kMinRowsForPromptKernels ? prompt_sub_values(p.dtype) : 0;
+  // The prompt kernels address 16 weight rows with 32-bit offsets.
+  const bool prompt_shape = p.M >= kMinRowsForPromptKernels && p.w_stride <= (int64_t{1} << 26);
+  const int64_t sub = prompt_shape ? prompt_sub_values(p.dtype) : 0;
   if (sub > 0) {
     const float* sums = nullptr;
     if (layout == ActivationLayout::kQ8BlockK) {

@@ -59,6 +59,12 @@ HWY_INLINE __m512i DotAdd(__m512i acc, __m512i w, __m512i a) {
   }
 }
 
+HWY_INLINE float Half(const uint8_t* p) {
+  uint16_t h;
+  std::memcpy(&h, p, sizeof h);
+  return _cvtsh_ss(h);
+}
+
 // One weight format: kSub values per scale (a sub-block), decoded per row into kSub unsigned
 // codes q with value = dscale * q + bias.
 //   Decode(row, j, codes, &dscale, &bias): sub-block j of one weight row.
@@ -84,9 +90,9 @@ struct Block32Format {
     __m256i q = Nibbles32(b + kQs);
     if constexpr (kQh >= 0) q = AddFifthBits(q, b + kQh);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(codes), q);
-    const float d = load_half_inline(b);
+    const float d = Half(b);
     *dscale = d;
-    *bias = kHasMin ? load_half_inline(b + 2) : -static_cast<float>(kOffset) * d;
+    *bias = kHasMin ? Half(b + 2) : -static_cast<float>(kOffset) * d;
   }
 };
 using Q4_0 = Block32Format<18, 2, -1, false, 8>;
@@ -122,8 +128,8 @@ struct QK45Format {
       sc = (p[s + 4] & 0xf) | ((p[s - 4] >> 6) << 4);
       m = (p[s + 4] >> 4) | ((p[s] >> 6) << 4);
     }
-    *dscale = load_half_inline(block) * static_cast<float>(sc);
-    *bias = -load_half_inline(block + 2) * static_cast<float>(m);
+    *dscale = Half(block) * static_cast<float>(sc);
+    *bias = -Half(block + 2) * static_cast<float>(m);
   }
 };
 
@@ -142,7 +148,7 @@ struct Q6KFormat {
     __m128i top = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 128 + 32 * n + i));
     top = _mm_and_si128(_mm_srl_epi16(top, _mm_cvtsi32_si128(2 * k)), _mm_set1_epi8(3));
     _mm_storeu_si128(reinterpret_cast<__m128i*>(codes), _mm_or_si128(low, _mm_slli_epi16(top, 4)));
-    const float d = load_half_inline(block + 208) * static_cast<float>(static_cast<int8_t>(block[192 + s]));
+    const float d = Half(block + 208) * static_cast<float>(static_cast<int8_t>(block[192 + s]));
     *dscale = d;
     *bias = -32.0f * d;
   }
@@ -155,15 +161,65 @@ constexpr int64_t SubBytes() {
   return (kSub / 4) * 64 + 2 * 64;
 }
 
+// The 16 rows' codes of one sub-block, codes[n] = kSub bytes of row n, into the interleaved
+// layout (vector g, lane n = 32-bit word g of row n): a transpose of 32-bit words in registers.
+// (Gathers would be shorter to write, but are slow on AMD Zen 4.)
+HWY_INLINE void Interleave32(const uint8_t (*codes)[32], uint8_t* out) {
+  __m512i z[8], a[8], b[8];
+  // z[k]: row k in the low 256 bits, row k + 8 in the high; the three steps below transpose
+  // both 8 x 8 word blocks at once.
+  CLPORT_UNROLL
+  for (int k = 0; k < 8; ++k) {
+    const __m256i lo = _mm256_load_si256(reinterpret_cast<const __m256i*>(codes[k]));
+    const __m256i hi = _mm256_load_si256(reinterpret_cast<const __m256i*>(codes[k + 8]));
+    z[k] = _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+  }
+  CLPORT_UNROLL
+  for (int k = 0; k < 8; k += 2) {
+    a[k] = _mm512_unpacklo_epi32(z[k], z[k + 1]);
+    a[k + 1] = _mm512_unpackhi_epi32(z[k], z[k + 1]);
+  }
+  // b[4h + i], in each 256-bit half: word i of rows 4h .. 4h + 3, then their word i + 4.
+  CLPORT_UNROLL
+  for (int h = 0; h < 2; ++h) {
+    b[4 * h + 0] = _mm512_unpacklo_epi64(a[4 * h], a[4 * h + 2]);
+    b[4 * h + 1] = _mm512_unpackhi_epi64(a[4 * h], a[4 * h + 2]);
+    b[4 * h + 2] = _mm512_unpacklo_epi64(a[4 * h + 1], a[4 * h + 3]);
+    b[4 * h + 3] = _mm512_unpackhi_epi64(a[4 * h + 1], a[4 * h + 3]);
+  }
+  const __m512i first = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
+  const __m512i second = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
+  CLPORT_UNROLL
+  for (int i = 0; i < 4; ++i) {
+    _mm512_store_si512(out + 64 * i, _mm512_permutex2var_epi64(b[i], first, b[4 + i]));
+    _mm512_store_si512(out + 64 * (i + 4), _mm512_permutex2var_epi64(b[i], second, b[4 + i]));
+  }
+}
+
+HWY_INLINE void Interleave16(const uint8_t (*codes)[16], uint8_t* out) {
+  __m512i z[4];
+  // z[k]: rows k, k + 4, k + 8, k + 12 in its four 128-bit lanes; a 4 x 4 word transpose per lane.
+  CLPORT_UNROLL
+  for (int k = 0; k < 4; ++k) {
+    __m512i v = _mm512_castsi128_si512(_mm_load_si128(reinterpret_cast<const __m128i*>(codes[k])));
+    v = _mm512_inserti32x4(v, _mm_load_si128(reinterpret_cast<const __m128i*>(codes[k + 4])), 1);
+    v = _mm512_inserti32x4(v, _mm_load_si128(reinterpret_cast<const __m128i*>(codes[k + 8])), 2);
+    z[k] = _mm512_inserti32x4(v, _mm_load_si128(reinterpret_cast<const __m128i*>(codes[k + 12])), 3);
+  }
+  const __m512i a0 = _mm512_unpacklo_epi32(z[0], z[1]), a1 = _mm512_unpackhi_epi32(z[0], z[1]);
+  const __m512i a2 = _mm512_unpacklo_epi32(z[2], z[3]), a3 = _mm512_unpackhi_epi32(z[2], z[3]);
+  _mm512_store_si512(out, _mm512_unpacklo_epi64(a0, a2));
+  _mm512_store_si512(out + 64, _mm512_unpackhi_epi64(a0, a2));
+  _mm512_store_si512(out + 128, _mm512_unpacklo_epi64(a1, a3));
+  _mm512_store_si512(out + 192, _mm512_unpackhi_epi64(a1, a3));
+}
+
 template <class Format>
 void DecodeTile(const uint8_t* w, int64_t w_stride, int64_t n_w, int64_t n_sub, uint8_t* tile) {
   constexpr int kSub = Format::kSub;
   constexpr int kGroups = kSub / 4;
   alignas(64) uint8_t codes[kLanes][kSub];
   alignas(64) float dscale[kLanes], bias[kLanes];
-  // Lane n of group g gathers the 32-bit word g of row n.
-  const __m512i index = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
-                                           _mm512_set1_epi32(kSub / 4));
   for (int n = n_w; n < kLanes; ++n) {
     std::memset(codes[n], 0, kSub);
     dscale[n] = bias[n] = 0.0f;
@@ -171,10 +227,10 @@ void DecodeTile(const uint8_t* w, int64_t w_stride, int64_t n_w, int64_t n_sub, 
   for (int64_t j = 0; j < n_sub; ++j) {
     for (int n = 0; n < n_w; ++n) Format::Decode(w + n * w_stride, j, codes[n], &dscale[n], &bias[n]);
     uint8_t* out = tile + j * SubBytes<kSub>();
-    CLPORT_UNROLL
-    for (int g = 0; g < kGroups; ++g) {
-      const __m512i words = _mm512_i32gather_epi32(_mm512_add_epi32(index, _mm512_set1_epi32(g)), codes, 4);
-      _mm512_store_si512(out + 64 * g, words);
+    if constexpr (kSub == 32) {
+      Interleave32(codes, out);
+    } else {
+      Interleave16(codes, out);
     }
     _mm512_store_ps(reinterpret_cast<float*>(out + 64 * kGroups), _mm512_load_ps(dscale));
     _mm512_store_ps(reinterpret_cast<float*>(out + 64 * kGroups + 64), _mm512_load_ps(bias));
@@ -357,8 +413,9 @@ namespace clport::fastcpu {
 HWY_EXPORT(PromptSubValues);
 HWY_EXPORT(DotTilePrompt);
 
+// No use_safe_simd_targets() here, unlike simd_target_name: it runs CPUID (slow in a VM) and this
+// is asked once per mat-mul.
 int64_t prompt_sub_values(DType dtype) {
-  use_safe_simd_targets();
   return HWY_DYNAMIC_DISPATCH(PromptSubValues)(dtype);
 }
 
