@@ -150,6 +150,45 @@ TEST_P(FastMulMat, FloatActivationsMatchTheReference) {
 INSTANTIATE_TEST_SUITE_P(Weights, FastMulMat, ::testing::ValuesIn(kWeightDTypes),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 
+// The prompt kernels (16 weight rows per AVX-512 vector), called directly on every target that
+// has them, with and without AVX512-VNNI's multiply-add, against the scalar product over the
+// same 8-bit activations: tail tiles of fewer than 16 weight rows, activation row counts that
+// are not multiples of 4.
+TEST(FastMulMatPrompt, KernelsMatchTheScalarProduct) {
+  int tested = 0;
+  for (const int64_t target : fastcpu::simd_targets_available()) {
+    hwy::SetSupportedTargetsForTest(target);
+    for (const DType dtype : kWeightDTypes) {
+      const int64_t sub = fastcpu::prompt_sub_values(dtype);
+      if (sub == 0) continue;
+      const bool k_quant = traits(dtype).block_size == 256;
+      for (const Shape s : {Shape{k_quant ? 512 : 96, 37, 11}, Shape{k_quant ? 256 : 640, 16, 4}}) {
+        const Case c = make_case(dtype, s, 500 + static_cast<unsigned>(s.m), true);
+        int64_t act_row_bytes = 0;
+        const auto q = quantize_rows(dtype, c.act, s.k, s.m, &act_row_bytes);
+        const auto* w = static_cast<const uint8_t*>(c.w.view.data);
+        std::vector<float> want(static_cast<size_t>(s.n * s.m)), got(want.size());
+        fastcpu::scalar_dot_tile_quantized(dtype, s.k, w, c.w.view.nb[1], s.n, q.data(), act_row_bytes,
+                                           s.m, want.data(), s.n);
+        std::vector<float> sums(static_cast<size_t>(s.m * (s.k / sub)));
+        fastcpu::prompt_activation_sums(dtype, s.k, q.data(), act_row_bytes, s.m, sums.data());
+        for (const bool vnni : {true, false}) {
+          fastcpu::set_prompt_vnni_allowed(vnni);
+          std::fill(got.begin(), got.end(), 0.0f);
+          fastcpu::dot_tile_quantized_prompt(dtype, s.k, w, c.w.view.nb[1], s.n, q.data(), act_row_bytes,
+                                             s.m, k_quant ? sums.data() : nullptr, got.data(), s.n);
+          EXPECT_LT(nmse(want.data(), got.data(), want.size()), 1e-6)
+              << label(dtype, s) << " on " << hwy::TargetName(target) << (vnni ? "" : " without VNNI");
+          ++tested;
+        }
+        fastcpu::set_prompt_vnni_allowed(true);
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  std::cout << "prompt kernel cases: " << tested << "\n";
+}
+
 // The 8-bit activation blocks: codes within [-127, 127], every value within half a step of
 // d * q, the block sums as documented.
 TEST(ActivationQuantization, BlocksHoldTheRoundedValues) {

@@ -4,6 +4,7 @@
 // backend does not run itself still works (it is handed to the reference).
 #include <cmath>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "common/nmse.h"
@@ -67,26 +68,33 @@ TEST_P(FastOps, RopeBothModes) {
   }
 }
 
+// Head sizes and groups: 3 query heads of 64 per KV head, and 5 of 88 (the kernel takes query
+// heads four at a time and head vectors two at a time: both leave remainders, and 88 values a
+// scalar tail on 16-lane targets).
 TEST_P(FastOps, AttentionOverF16AndF32Caches) {
   const int64_t T = GetParam();
   const int64_t n_ctx = 160;
   const int n_past = 100;
-  auto q = random_f32({64, 9, T, 1}, 4);
-  for (const DType cache : {DType::F16, DType::F32}) {
-    OwnedTensor k(cache, {64, 3, n_ctx, 1}), v(cache, {64, 3, n_ctx, 1});
-    const auto kv = test::random_values(static_cast<size_t>(64 * 3 * n_ctx), 5);
-    const auto vv = test::random_values(static_cast<size_t>(64 * 3 * n_ctx), 6);
-    ASSERT_TRUE(
-        quantize_row(cache, kv.data(), k.bytes.data(), static_cast<int64_t>(kv.size())).ok());
-    ASSERT_TRUE(
-        quantize_row(cache, vv.data(), v.bytes.data(), static_cast<int64_t>(vv.size())).ok());
-    OwnedTensor dst(DType::F32, {64, 9, T, 1});
-    cpu::OpParams p;
-    p.n_past = n_past;
-    p.attention.scale = 0.125f;
-    EXPECT_LT(compare(CLPORT_OP_ATTENTION, {&q, &k, &v}, dst, p), 1e-10) << dtype_name(cache);
-    p.attention.window = 7;  // a sliding window of the last 7 positions
-    EXPECT_LT(compare(CLPORT_OP_ATTENTION, {&q, &k, &v}, dst, p), 1e-10) << dtype_name(cache) << " window";
+  for (const auto& [hd, heads, kv_heads] :
+       {std::tuple<int64_t, int64_t, int64_t>{64, 9, 3}, {88, 10, 2}}) {
+    auto q = random_f32({hd, heads, T, 1}, 4);
+    for (const DType cache : {DType::F16, DType::F32}) {
+      OwnedTensor k(cache, {hd, kv_heads, n_ctx, 1}), v(cache, {hd, kv_heads, n_ctx, 1});
+      const auto kv = test::random_values(static_cast<size_t>(hd * kv_heads * n_ctx), 5);
+      const auto vv = test::random_values(static_cast<size_t>(hd * kv_heads * n_ctx), 6);
+      ASSERT_TRUE(
+          quantize_row(cache, kv.data(), k.bytes.data(), static_cast<int64_t>(kv.size())).ok());
+      ASSERT_TRUE(
+          quantize_row(cache, vv.data(), v.bytes.data(), static_cast<int64_t>(vv.size())).ok());
+      OwnedTensor dst(DType::F32, {hd, heads, T, 1});
+      cpu::OpParams p;
+      p.n_past = n_past;
+      p.attention.scale = 0.125f;
+      const std::string where = std::string(dtype_name(cache)) + " head_dim " + std::to_string(hd);
+      EXPECT_LT(compare(CLPORT_OP_ATTENTION, {&q, &k, &v}, dst, p), 1e-10) << where;
+      p.attention.window = 7;  // a sliding window of the last 7 positions
+      EXPECT_LT(compare(CLPORT_OP_ATTENTION, {&q, &k, &v}, dst, p), 1e-10) << where << " window";
+    }
   }
 }
 

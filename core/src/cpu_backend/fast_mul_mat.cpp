@@ -26,6 +26,9 @@ constexpr int64_t kTileRows = 16;
 // Below this many multiply-adds a call runs on the calling thread: waking the pool costs more.
 // Activation values below which quantizing the rows is not worth spreading over threads.
 constexpr int64_t kMinValuesForParallelQuantize = 32 * 1024;
+// Activation rows from which a call takes the prompt kernels where the target has them: each
+// tile of weight rows is decoded once per call, which fewer rows do not pay back.
+constexpr int64_t kMinRowsForPromptKernels = 8;
 
 // What the SIMD rows need beyond the op's registered checks.
 Status check_mul_mat_rows(const Srcs& src, const HostTensor& dst) {
@@ -96,6 +99,22 @@ void run_quantized(ThreadPool& pool, Scratch& scratch, const Problem& p) {
     scratch.activations.resize(static_cast<size_t>(q_stride * p.M));
   uint8_t* q = scratch.activations.data();
   quantize_activations(pool, p, layout, q, q_stride);
+  // The prompt kernels address 16 weight rows with 32-bit offsets.
+  const bool prompt_shape = p.M >= kMinRowsForPromptKernels && p.w_stride <= (int64_t{1} << 26);
+  const int64_t sub = prompt_shape ? prompt_sub_values(p.dtype) : 0;
+  if (sub > 0) {
+    const float* sums = nullptr;
+    if (layout == ActivationLayout::kQ8BlockK) {
+      scratch.activation_sums.resize(static_cast<size_t>(p.M * (p.K / sub)));
+      prompt_activation_sums(p.dtype, p.K, q, q_stride, p.M, scratch.activation_sums.data());
+      sums = scratch.activation_sums.data();
+    }
+    for_each_tile(pool, p, [&](int, int64_t n0, int64_t rows) {
+      dot_tile_quantized_prompt(p.dtype, p.K, p.w + n0 * p.w_stride, p.w_stride, rows, q, q_stride,
+                                p.M, sums, p.out + n0, p.out_stride);
+    });
+    return;
+  }
   for_each_tile(pool, p, [&](int, int64_t n0, int64_t rows) {
     dot_tile_quantized(p.dtype, p.K, p.w + n0 * p.w_stride, p.w_stride, rows, q, q_stride, p.M,
                        p.out + n0, p.out_stride);

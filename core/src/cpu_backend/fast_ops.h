@@ -30,6 +30,7 @@ struct RopeTable {
 // Reusable buffers, kept by the backend so decode does not allocate per op.
 struct Scratch {
   std::vector<uint8_t> activations;            // quantized activation rows
+  std::vector<float> activation_sums;          // their sub-block sums for the prompt kernels
   std::vector<std::vector<float>> per_thread;  // dequantized weight rows, attention scores
   std::vector<float> k_rows, v_rows;           // a quantized K / V cache decoded for one attention
   RopeTable rope;

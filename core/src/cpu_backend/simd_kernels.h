@@ -31,6 +31,21 @@ void dot_tile_float(DType dtype, int64_t k, const uint8_t* w, int64_t w_stride, 
                     const float* acts, int64_t act_stride, int64_t n_acts, float* out,
                     int64_t out_stride);
 
+// Prompt mat-muls (simd_prompt_kernels.cpp): 16 weight rows per AVX-512 vector, each tile of
+// weight rows decoded once per call and used for every activation row. Same arguments and
+// result as dot_tile_quantized, plus `sums`: for activations in Q8BlockK blocks, the sums of
+// each sub-block of prompt_sub_values(dtype) codes times the block scale, k / sub floats per
+// activation row, from prompt_activation_sums (NULL for Q8Block32 activations, which carry theirs).
+// prompt_sub_values is 0 where the current target or dtype has no such kernel.
+int64_t prompt_sub_values(DType dtype);
+void prompt_activation_sums(DType dtype, int64_t k, const uint8_t* acts, int64_t act_stride,
+                            int64_t n_acts, float* sums);
+void dot_tile_quantized_prompt(DType dtype, int64_t k, const uint8_t* w, int64_t w_stride,
+                               int64_t n_w, const uint8_t* acts, int64_t act_stride,
+                               int64_t n_acts, const float* sums, float* out, int64_t out_stride);
+// Tests: false makes the prompt kernels use the multiply-add of CPUs without AVX512-VNNI.
+void set_prompt_vnni_allowed(bool allowed);
+
 // ---- the other ops ----
 
 // sum(x[i]^2) over n floats (RMS_NORM).

@@ -106,26 +106,57 @@ void GegluRow(const float* gate, const float* up, float* out, int64_t n) {
   }
 }
 
-void AttentionGroupKernel(const AttentionGroup& a) {
+// Loops over the NH heads are unrolled so that their accumulators stay in registers (at -O2 GCC
+// keeps such arrays in memory otherwise).
+#define CLPORT_OP_UNROLL _Pragma("GCC unroll 4")
+
+// Attention of NH query heads (heads g0 .. g0 + NH - 1 of the group), NH <= 4: each K and V row is
+// loaded (and widened) once for all of them, and every head keeps two accumulators per key, so
+// the multiply-adds of one dot product do not wait on one another.
+template <int NH>
+HWY_INLINE void AttentionHeads(const AttentionGroup& a, int64_t g0) {
   const DF df;
   const auto lanes = static_cast<int64_t>(hn::Lanes(df));
   const int64_t hd = a.head_dim;
   const int64_t vec_end = hd - hd % lanes;
-  // Scores: each K row is read (and converted) once for all query heads of the group.
+  const float* q[NH];
+  float* scores[NH];
+  CLPORT_OP_UNROLL
+  for (int h = 0; h < NH; ++h) {
+    q[h] = a.q + (g0 + h) * a.q_head_stride;
+    scores[h] = a.scores + (g0 + h) * a.n_keys;
+  }
   for (int64_t j = 0; j < a.n_keys; ++j) {
     const uint8_t* k = a.k + j * a.k_pos_stride;
-    for (int64_t g = 0; g < a.n_heads; ++g) {
-      const float* q = a.q + g * a.q_head_stride;
-      auto acc = hn::Zero(df);
-      for (int64_t i = 0; i < vec_end; i += lanes)
-        acc = hn::MulAdd(hn::LoadU(df, q + i), LoadCache(df, k, a.k_f16, i), acc);
-      float dot = hn::GetLane(hn::SumOfLanes(df, acc));
-      for (int64_t i = vec_end; i < hd; ++i) dot += q[i] * LoadCacheScalar(k, a.k_f16, i);
-      a.scores[g * a.n_keys + j] = a.scale * dot;
+    hn::Vec<DF> even[NH], odd[NH];
+    CLPORT_OP_UNROLL
+    for (int h = 0; h < NH; ++h) even[h] = odd[h] = hn::Zero(df);
+    int64_t i = 0;
+    for (; i + 2 * lanes <= vec_end; i += 2 * lanes) {
+      const auto k0 = LoadCache(df, k, a.k_f16, i);
+      const auto k1 = LoadCache(df, k, a.k_f16, i + lanes);
+      CLPORT_OP_UNROLL
+      for (int h = 0; h < NH; ++h) {
+        even[h] = hn::MulAdd(hn::LoadU(df, q[h] + i), k0, even[h]);
+        odd[h] = hn::MulAdd(hn::LoadU(df, q[h] + i + lanes), k1, odd[h]);
+      }
+    }
+    if (i < vec_end) {
+      const auto k0 = LoadCache(df, k, a.k_f16, i);
+      CLPORT_OP_UNROLL
+      for (int h = 0; h < NH; ++h) even[h] = hn::MulAdd(hn::LoadU(df, q[h] + i), k0, even[h]);
+    }
+    CLPORT_OP_UNROLL
+    for (int h = 0; h < NH; ++h) {
+      float dot = hn::GetLane(hn::SumOfLanes(df, hn::Add(even[h], odd[h])));
+      for (int64_t t = vec_end; t < hd; ++t) dot += q[h][t] * LoadCacheScalar(k, a.k_f16, t);
+      scores[h][j] = a.scale * dot;
     }
   }
-  for (int64_t g = 0; g < a.n_heads; ++g) {
-    float* s = a.scores + g * a.n_keys;
+  float inv_sum[NH];
+  CLPORT_OP_UNROLL
+  for (int h = 0; h < NH; ++h) {
+    float* s = scores[h];
     // Softmax with the row maximum subtracted, so large scores do not overflow.
     const float max = *std::max_element(s, s + a.n_keys);
     const auto vmax = hn::Set(df, max);
@@ -141,17 +172,65 @@ void AttentionGroupKernel(const AttentionGroup& a) {
       s[j] = std::exp(s[j] - max);
       sum += s[j];
     }
-    float* out = a.out + g * a.out_head_stride;
-    std::fill(out, out + hd, 0.0f);
-    for (int64_t jj = 0; jj < a.n_keys; ++jj) {
-      const uint8_t* v = a.v + jj * a.v_pos_stride;
-      const auto p = hn::Set(df, s[jj]);
-      for (int64_t i = 0; i < vec_end; i += lanes)
-        hn::StoreU(hn::MulAdd(p, LoadCache(df, v, a.v_f16, i), hn::LoadU(df, out + i)), df,
-                   out + i);
-      for (int64_t i = vec_end; i < hd; ++i) out[i] += s[jj] * LoadCacheScalar(v, a.v_f16, i);
+    inv_sum[h] = static_cast<float>(1.0 / sum);
+  }
+  // out_h = sum_j p_hj v_j, two vectors of the head at a time: 2 NH accumulators in registers
+  // over all keys instead of a load and store of the output per key.
+  int64_t i = 0;
+  for (; i + 2 * lanes <= vec_end; i += 2 * lanes) {
+    hn::Vec<DF> lo[NH], hi[NH];
+    CLPORT_OP_UNROLL
+    for (int h = 0; h < NH; ++h) lo[h] = hi[h] = hn::Zero(df);
+    for (int64_t j = 0; j < a.n_keys; ++j) {
+      const uint8_t* v = a.v + j * a.v_pos_stride;
+      const auto v0 = LoadCache(df, v, a.v_f16, i);
+      const auto v1 = LoadCache(df, v, a.v_f16, i + lanes);
+      CLPORT_OP_UNROLL
+      for (int h = 0; h < NH; ++h) {
+        const auto p = hn::Set(df, scores[h][j]);
+        lo[h] = hn::MulAdd(p, v0, lo[h]);
+        hi[h] = hn::MulAdd(p, v1, hi[h]);
+      }
     }
-    ScaleRow(out, static_cast<float>(1.0 / sum), nullptr, out, hd);
+    CLPORT_OP_UNROLL
+    for (int h = 0; h < NH; ++h) {
+      float* out = a.out + (g0 + h) * a.out_head_stride;
+      hn::StoreU(hn::Mul(lo[h], hn::Set(df, inv_sum[h])), df, out + i);
+      hn::StoreU(hn::Mul(hi[h], hn::Set(df, inv_sum[h])), df, out + i + lanes);
+    }
+  }
+  for (; i < vec_end; i += lanes) {
+    hn::Vec<DF> acc[NH];
+    CLPORT_OP_UNROLL
+    for (int h = 0; h < NH; ++h) acc[h] = hn::Zero(df);
+    for (int64_t j = 0; j < a.n_keys; ++j) {
+      const auto v0 = LoadCache(df, a.v + j * a.v_pos_stride, a.v_f16, i);
+      CLPORT_OP_UNROLL
+      for (int h = 0; h < NH; ++h) acc[h] = hn::MulAdd(hn::Set(df, scores[h][j]), v0, acc[h]);
+    }
+    CLPORT_OP_UNROLL
+    for (int h = 0; h < NH; ++h) {
+      hn::StoreU(hn::Mul(acc[h], hn::Set(df, inv_sum[h])), df, a.out + (g0 + h) * a.out_head_stride + i);
+    }
+  }
+  for (; i < hd; ++i) {
+    CLPORT_OP_UNROLL
+    for (int h = 0; h < NH; ++h) {
+      float sum = 0.0f;
+      for (int64_t j = 0; j < a.n_keys; ++j) sum += scores[h][j] * LoadCacheScalar(a.v + j * a.v_pos_stride, a.v_f16, i);
+      a.out[(g0 + h) * a.out_head_stride + i] = sum * inv_sum[h];
+    }
+  }
+}
+
+void AttentionGroupKernel(const AttentionGroup& a) {
+  for (int64_t g0 = 0; g0 < a.n_heads; g0 += 4) {
+    switch (std::min<int64_t>(4, a.n_heads - g0)) {
+      case 4: AttentionHeads<4>(a, g0); break;
+      case 3: AttentionHeads<3>(a, g0); break;
+      case 2: AttentionHeads<2>(a, g0); break;
+      default: AttentionHeads<1>(a, g0); break;
+    }
   }
 }
 
