@@ -89,12 +89,18 @@ TEST_F(MemoryAccounting, OnTheDeviceEveryWeightHasOneCopyAndTheAllocationsAddUp)
   lo.n_batch = 8;
   auto model = LlamaModel::load(file_, *device, lo);
   ASSERT_TRUE(model.ok()) << model.status().to_string();
-  // A prompt and a decode step, so that the plans (and the plugins' scratch) exist.
+  // The load prepared the full-batch prompt plan and the decode plan, so the plugins' scratch
+  // (the generic plugin's quantized activation rows on a CPU device) was allocated then: running
+  // out of memory for it is an error at load. A prompt of another length and a decode step take
+  // no more.
+  const ModelMemory at_load = model.value()->memory();
+  EXPECT_GT(sum(at_load.plugin_scratch), 0u) << model_memory_text(at_load);
   std::vector<float> logits;
   ASSERT_TRUE(model.value()->forward({1, 260, 70, 261, 100}, 0, false, logits).ok());
   ASSERT_TRUE(model.value()->forward({5}, 5, false, logits).ok());
 
   const ModelMemory m = model.value()->memory();
+  EXPECT_EQ(sum(m.plugin_scratch), sum(at_load.plugin_scratch)) << model_memory_text(m);
   // The repacked layouts (the generic plugin's eight-row one on a CPU device, the nvidia
   // plugin's packed one on an NVIDIA GPU) hold every mat-mul weight, the tied embedding
   // included; only the norms stay in the file's layout (in place from the mapped file on a device

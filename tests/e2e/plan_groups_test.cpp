@@ -118,8 +118,9 @@ TEST_F(PlanGroups, EachLayerIsOfferedAndATakenGroupGivesTheSameLogits) {
   const std::vector<float> got = generate(grouping, true);
   ASSERT_EQ(got.size(), want.size());
   EXPECT_EQ(got, want);  // the same reference ops in the same order
-  // Two plans (the prompt's and the decode step's), each offering every layer once.
-  ASSERT_EQ(grouping.offered.size(), 2 * spec_.n_layer);
+  // Three plans, each offering every layer once: the full-batch prompt's and the one-token
+  // decode step's, which the load prepares, and the 5-token prompt's.
+  ASSERT_EQ(grouping.offered.size(), 3 * spec_.n_layer);
   for (const auto& kinds : grouping.offered) {
     EXPECT_GT(kinds.size(), 1u);
     EXPECT_EQ(kinds.front(), CLPORT_OP_RMS_NORM);  // a layer starts with its attention norm
@@ -135,7 +136,7 @@ TEST_F(PlanGroups, AGroupTheBackendDeclinesRunsOpByOp) {
   const std::vector<float> want = generate(*reference, true);
   GroupingBackend declining(false);
   EXPECT_EQ(generate(declining, true), want);
-  EXPECT_EQ(declining.offered.size(), 2 * spec_.n_layer);
+  EXPECT_EQ(declining.offered.size(), 3 * spec_.n_layer);  // the plans of the test above
   EXPECT_EQ(declining.runs, 0);
   EXPECT_EQ(summary_.grouped_runs, 0);
   EXPECT_EQ(summary_.launches, summary_.nodes);

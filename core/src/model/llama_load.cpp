@@ -321,10 +321,14 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
     s.q_tmp = slot(NQ);
     s.k_tmp = slot(KV);
   }
-  // The arena is sized for a whole prompt batch now, so that running out of memory shows at load;
-  // a plan that needs more later (every row's logits, for perplexity) grows it.
-  auto prompt_plan = model->plan_for(StepShape{{{0, model->n_batch_}}}, 1, false);
-  if (!prompt_plan.ok()) return prompt_plan.status();
+  // The arena is sized for a whole prompt batch now, and the prompt and one-token decode plans are
+  // prepared, which is when plugins allocate their scratch (quantized activations, partial
+  // results): running out of memory shows at load, where the recovery handles it, not at the
+  // first step. A plan that needs more later (every row's logits, for perplexity) grows the arena.
+  for (const uint32_t rows : {model->n_batch_, 1u}) {
+    auto plan = model->prepared_plan_for(StepShape{{{0, rows}}}, 1, false);
+    if (!plan.ok()) return plan.status();
+  }
   logger("model")->info("loaded {} ({} layers, n_embd {}, n_head {}/{} kv, head size {}), vocab {}, ctx {} x {} sequence(s), on {}",
                         hp.arch, hp.n_layer, hp.n_embd, hp.n_head, hp.n_head_kv, hp.head_dim, hp.n_vocab, model->n_ctx_,
                         model->n_seq_, backend.description());
