@@ -106,6 +106,7 @@ void GegluRow(const float* gate, const float* up, float* out, int64_t n) {
   }
 }
 
+#if !HWY_HAVE_SCALABLE
 // Loops over the NH heads are unrolled so that their accumulators stay in registers (at -O2 GCC
 // keeps such arrays in memory otherwise).
 #define CLPORT_OP_UNROLL _Pragma("GCC unroll 4")
@@ -233,6 +234,58 @@ void AttentionGroupKernel(const AttentionGroup& a) {
     }
   }
 }
+#else
+// Scalable vectors (SVE) cannot live in the arrays above: those targets take one head at a time,
+// each K row still read once for all heads of the group.
+void AttentionGroupKernel(const AttentionGroup& a) {
+  const DF df;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(df));
+  const int64_t hd = a.head_dim;
+  const int64_t vec_end = hd - hd % lanes;
+  // Scores: each K row is read (and converted) once for all query heads of the group.
+  for (int64_t j = 0; j < a.n_keys; ++j) {
+    const uint8_t* k = a.k + j * a.k_pos_stride;
+    for (int64_t g = 0; g < a.n_heads; ++g) {
+      const float* q = a.q + g * a.q_head_stride;
+      auto acc = hn::Zero(df);
+      for (int64_t i = 0; i < vec_end; i += lanes)
+        acc = hn::MulAdd(hn::LoadU(df, q + i), LoadCache(df, k, a.k_f16, i), acc);
+      float dot = hn::GetLane(hn::SumOfLanes(df, acc));
+      for (int64_t i = vec_end; i < hd; ++i) dot += q[i] * LoadCacheScalar(k, a.k_f16, i);
+      a.scores[g * a.n_keys + j] = a.scale * dot;
+    }
+  }
+  for (int64_t g = 0; g < a.n_heads; ++g) {
+    float* s = a.scores + g * a.n_keys;
+    // Softmax with the row maximum subtracted, so large scores do not overflow.
+    const float max = *std::max_element(s, s + a.n_keys);
+    const auto vmax = hn::Set(df, max);
+    auto vsum = hn::Zero(df);
+    int64_t j = 0;
+    for (; j + lanes <= a.n_keys; j += lanes) {
+      const auto e = hn::Exp(df, hn::Sub(hn::LoadU(df, s + j), vmax));
+      hn::StoreU(e, df, s + j);
+      vsum = hn::Add(vsum, e);
+    }
+    double sum = hn::GetLane(hn::SumOfLanes(df, vsum));
+    for (; j < a.n_keys; ++j) {
+      s[j] = std::exp(s[j] - max);
+      sum += s[j];
+    }
+    float* out = a.out + g * a.out_head_stride;
+    std::fill(out, out + hd, 0.0f);
+    for (int64_t jj = 0; jj < a.n_keys; ++jj) {
+      const uint8_t* v = a.v + jj * a.v_pos_stride;
+      const auto p = hn::Set(df, s[jj]);
+      for (int64_t i = 0; i < vec_end; i += lanes)
+        hn::StoreU(hn::MulAdd(p, LoadCache(df, v, a.v_f16, i), hn::LoadU(df, out + i)), df,
+                   out + i);
+      for (int64_t i = vec_end; i < hd; ++i) out[i] += s[jj] * LoadCacheScalar(v, a.v_f16, i);
+    }
+    ScaleRow(out, static_cast<float>(1.0 / sum), nullptr, out, hd);
+  }
+}
+#endif  // !HWY_HAVE_SCALABLE
 
 int64_t OpKernelsTarget() { return HWY_TARGET; }
 
