@@ -78,21 +78,29 @@
       a6 = fma(LOAD4(d / 4, r6_), qd, a6);                                                     \
       a7 = fma(LOAD4(d / 4, r7_), qd, a7);                                                     \
     }                                                                                          \
+    float t0 = (a0.x + a0.y) + (a0.z + a0.w), t1 = (a1.x + a1.y) + (a1.z + a1.w);              \
+    float t2 = (a2.x + a2.y) + (a2.z + a2.w), t3 = (a3.x + a3.y) + (a3.z + a3.w);              \
+    float t4 = (a4.x + a4.y) + (a4.z + a4.w), t5 = (a5.x + a5.y) + (a5.z + a5.w);              \
+    float t6 = (a6.x + a6.y) + (a6.z + a6.w), t7 = (a7.x + a7.y) + (a7.z + a7.w);              \
     for (; d < head_dim; ++d) {                                                                \
       const float qd = qv[d];                                                                  \
-      a0.x = fma(LOAD1(d, r0_), qd, a0.x);                                                     \
-      a1.x = fma(LOAD1(d, r1_), qd, a1.x);                                                     \
-      a2.x = fma(LOAD1(d, r2_), qd, a2.x);                                                     \
-      a3.x = fma(LOAD1(d, r3_), qd, a3.x);                                                     \
-      a4.x = fma(LOAD1(d, r4_), qd, a4.x);                                                     \
-      a5.x = fma(LOAD1(d, r5_), qd, a5.x);                                                     \
-      a6.x = fma(LOAD1(d, r6_), qd, a6.x);                                                     \
-      a7.x = fma(LOAD1(d, r7_), qd, a7.x);                                                     \
+      t0 = fma(LOAD1(d, r0_), qd, t0);                                                         \
+      t1 = fma(LOAD1(d, r1_), qd, t1);                                                         \
+      t2 = fma(LOAD1(d, r2_), qd, t2);                                                         \
+      t3 = fma(LOAD1(d, r3_), qd, t3);                                                         \
+      t4 = fma(LOAD1(d, r4_), qd, t4);                                                         \
+      t5 = fma(LOAD1(d, r5_), qd, t5);                                                         \
+      t6 = fma(LOAD1(d, r6_), qd, t6);                                                         \
+      t7 = fma(LOAD1(d, r7_), qd, t7);                                                         \
     }                                                                                          \
-    const float8 lo_ = (float8)(a0.s01, a1.s01, a2.s01, a3.s01) + (float8)(a0.s23, a1.s23, a2.s23, a3.s23); \
-    const float8 hi_ = (float8)(a4.s01, a5.s01, a6.s01, a7.s01) + (float8)(a4.s23, a5.s23, a6.s23, a7.s23); \
-    const float8 s_ = (float8)(lo_.s0246, hi_.s0246) + (float8)(lo_.s1357, hi_.s1357);         \
-    vstore8(s_ * scale, 0, sc);                                                                \
+    sc[0] = t0 * scale;                                                                        \
+    sc[1] = t1 * scale;                                                                        \
+    sc[2] = t2 * scale;                                                                        \
+    sc[3] = t3 * scale;                                                                        \
+    sc[4] = t4 * scale;                                                                        \
+    sc[5] = t5 * scale;                                                                        \
+    sc[6] = t6 * scale;                                                                        \
+    sc[7] = t7 * scale;                                                                        \
   }
 
 #define CLPORT_ATTENTION_SERIAL(NAME, STORE_NEW, SPLIT, CELLS, EXTRA, KLOAD1, KLOAD4, VLOAD1, VLOAD4, ROW, VNB1, VNB2) \
