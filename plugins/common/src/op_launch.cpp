@@ -206,8 +206,11 @@ void OpRunner::attention(const clport_op& op) {
   const size_t wg = serial ? 1 : tuning_.att_wg;
   // Serial kernels: the query heads of one KV head form a work-group, which a CPU runtime runs
   // on one core one after the other, so the second and later heads read K and V from its cache.
-  const size_t serial_local = static_cast<size_t>(q.ne[1] / kc.ne[1]);
+  // Unless that leaves fewer work-groups than compute units (an unsplit decode step of few KV
+  // groups): then a work-item each.
   const int splits = attention_splits(op);
+  const int64_t kv_groups = kc.ne[1] * q.ne[2] * splits;
+  const size_t serial_local = kv_groups >= compute_units_ ? static_cast<size_t>(q.ne[1] / kc.ne[1]) : 1;
   if (splits > 1) {
     const size_t part_bytes = static_cast<size_t>(q.ne[1]) * splits * (q.ne[0] + 2) * sizeof(float);
     if (cl_mem part = attention_parts_.grow(part_bytes, "the split attention's partial results"); part != nullptr) {
@@ -248,8 +251,11 @@ int OpRunner::attention_splits(const clport_op& op) const {
   // that does not divide among the cores leaves one idle for a whole range.
   const int64_t n_head = op.src[0]->ne[1], n_past = op.n_past, window = op.params.attention.window;
   const int64_t cached = window > 0 ? std::min<int64_t>(n_past, window - 1) : n_past;
-  const int64_t by_keys = cached / static_cast<int64_t>(tuning_.att_split_keys);
-  const int64_t per_unit = tuning_.att_serial == 1 ? 8 : 4;
+  // A CPU's merge launch costs about what a range of 200 keys does (PoCL, Gemma 3 270M decode):
+  // serial ranges take 4x att_split_keys.
+  const bool serial = tuning_.att_serial == 1;
+  const int64_t by_keys = cached / (static_cast<int64_t>(tuning_.att_split_keys) * (serial ? 4 : 1));
+  const int64_t per_unit = serial ? 8 : 4;
   const int64_t by_groups = (per_unit * static_cast<int64_t>(compute_units_) + n_head - 1) / n_head;
   return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>({by_keys, by_groups, 256})));
 }
