@@ -2,9 +2,8 @@
 // of head_dim + 2 floats (the range's largest score m, its sum of exp(score - m) l and its
 // output not yet divided by l). Global size (round_up(head_dim, work-group), n_head, n_tokens).
 // A range without keys (m = -inf, l = 0) adds nothing. The split kernels of attention.cl and the
-// nvidia plugin's decode attention write this form. CPU devices run serial attention, which
-// never splits (ATT_SERIAL 1).
-#if !defined(ATT_SERIAL) || !ATT_SERIAL
+// nvidia plugin's decode attention write this form, and so do the serial split kernels of CPU
+// devices (attention_serial.cl).
 kernel void attention_merge(const global float* part, int n_split, int head_dim, global uchar* out, ulong out_off) {
   const int d = get_global_id(0), h = get_global_id(1), t = get_global_id(2), n_head = get_global_size(1);
   if (d >= head_dim) return;
@@ -21,4 +20,3 @@ kernel void attention_merge(const global float* part, int n_split, int head_dim,
   }
   ((global float*)(out + out_off))[row * head_dim + d] = acc / l;
 }
-#endif

@@ -7,6 +7,11 @@
 #define ELT_WG 64
 #endif
 
+// Whether a tensor of elements es bytes apart is packed in its logical order (offset i * es).
+inline int is_packed(int4 ne, ulong4 nb, ulong es) {
+  return nb.x == es && nb.y == es * ne.x && nb.z == nb.y * ne.y && nb.w == nb.z * ne.z;
+}
+
 inline ulong strided_offset(uint i, int4 ne, ulong4 nb) {
   const uint i0 = i % ne.x;
   i /= ne.x;
@@ -17,6 +22,8 @@ inline ulong strided_offset(uint i, int4 ne, ulong4 nb) {
   return i0 * nb.x + i1 * nb.y + i2 * nb.z + i3 * nb.w;
 }
 
+#define CLPORT_SIZE_f32 4
+#define CLPORT_SIZE_f16 2
 #define CLPORT_LOAD_AS_F32_f32(p) (*(const global float*)(p))
 #define CLPORT_LOAD_AS_F32_f16(p) vload_half(0, (const global half*)(p))
 #define CLPORT_STORE_F32_AS_f32(v, p) (*(global float*)(p) = (v))
@@ -28,8 +35,11 @@ inline ulong strided_offset(uint i, int4 ne, ulong4 nb) {
       ulong dst_off, int4 dne, ulong4 dnb, uint n) {                                          \
     const uint i = get_global_id(0);                                                          \
     if (i >= n) return;                                                                       \
-    const float v = CLPORT_LOAD_AS_F32_##S(src + src_off + strided_offset(i, sne, snb));      \
-    CLPORT_STORE_F32_AS_##D(v, dst + dst_off + strided_offset(i, dne, dnb));                  \
+    /* Packed sides skip the index arithmetic (twelve integer divisions per element). */      \
+    const ulong so = is_packed(sne, snb, CLPORT_SIZE_##S) ? i * CLPORT_SIZE_##S : strided_offset(i, sne, snb); \
+    const ulong dof = is_packed(dne, dnb, CLPORT_SIZE_##D) ? i * CLPORT_SIZE_##D : strided_offset(i, dne, dnb); \
+    const float v = CLPORT_LOAD_AS_F32_##S(src + src_off + so);                               \
+    CLPORT_STORE_F32_AS_##D(v, dst + dst_off + dof);                                          \
   }
 CLPORT_COPY(f32, f32)
 CLPORT_COPY(f32, f16)

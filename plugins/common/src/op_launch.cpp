@@ -204,16 +204,23 @@ void OpRunner::attention(const clport_op& op) {
   };
   constexpr cl_uint kSplitArgs = 34;  // index of the split (or mixed) kernel's first own argument
   const size_t wg = serial ? 1 : tuning_.att_wg;
-  const int splits = serial ? 1 : attention_splits(op);
+  // Serial kernels: the query heads of one KV head form a work-group, which a CPU runtime runs
+  // on one core one after the other, so the second and later heads read K and V from its cache.
+  // Unless that leaves fewer work-groups than compute units (an unsplit decode step of few KV
+  // groups): then a work-item each.
+  const int splits = attention_splits(op);
+  const int64_t kv_groups = kc.ne[1] * q.ne[2] * splits;
+  const size_t serial_local = kv_groups >= compute_units_ ? static_cast<size_t>(q.ne[1] / kc.ne[1]) : 1;
   if (splits > 1) {
     const size_t part_bytes = static_cast<size_t>(q.ne[1]) * splits * (q.ne[0] + 2) * sizeof(float);
     if (cl_mem part = attention_parts_.grow(part_bytes, "the split attention's partial results"); part != nullptr) {
-      const sdk::Kernel& ks = kernel(ProgramId::Attention, "attention_split_store_" + types, types);
+      const std::string split_name = serial ? "attention_serial_split_store_" : "attention_split_store_";
+      const sdk::Kernel& ks = kernel(ProgramId::Attention, split_name + types, types);
       set_attention_args(ks);
       sdk::detail::set_one(h_.cl(), ks, kSplitArgs, cl_int(splits));
       sdk::detail::set_one(h_.cl(), ks, kSplitArgs + 1, part);
       const size_t global_s[2] = {static_cast<size_t>(q.ne[1]) * wg, static_cast<size_t>(splits)};
-      const size_t local_s[2] = {wg, 1};
+      const size_t local_s[2] = {serial ? serial_local : wg, 1};
       run(ks, 2, global_s, local_s);
       const sdk::Kernel& km = kernel(ProgramId::Attention, "attention_merge", types);
       set_args(h_.cl(), km, part, cl_int(splits), i32(q.ne[0]), d.buffer, u64(d.offset));
@@ -232,17 +239,24 @@ void OpRunner::attention(const clport_op& op) {
     sdk::detail::set_one(h_.cl(), k, kSplitArgs + 3, cl_int(vc.dtype));
   }
   const size_t global[2] = {static_cast<size_t>(q.ne[1]) * wg, static_cast<size_t>(q.ne[2])};
-  const size_t local[2] = {wg, 1};
+  const size_t local[2] = {serial ? serial_local : wg, 1};
   run(k, 2, global, local);
 }
 
 int OpRunner::attention_splits(const clport_op& op) const {
   if (op.kind != CLPORT_OP_ROPE_KV_STORE_ATTENTION || tuning_.att_split != 1 || op.src[0]->ne[2] != 1) return 1;
-  // Enough work-groups for a few per compute unit, each range at least att_split_keys keys.
+  // Enough work-groups for a few per compute unit, each range at least att_split_keys keys. The
+  // serial kernels of CPU devices take 8 (head, range) work-items per core: their work-groups
+  // are whole KV groups (a single one for Gemma 3 270M's 4 heads), and with few ranges a count
+  // that does not divide among the cores leaves one idle for a whole range.
   const int64_t n_head = op.src[0]->ne[1], n_past = op.n_past, window = op.params.attention.window;
   const int64_t cached = window > 0 ? std::min<int64_t>(n_past, window - 1) : n_past;
-  const int64_t by_keys = cached / static_cast<int64_t>(tuning_.att_split_keys);
-  const int64_t by_groups = (4 * static_cast<int64_t>(compute_units_) + n_head - 1) / n_head;
+  // A CPU's merge launch costs about what a range of 200 keys does (PoCL, Gemma 3 270M decode):
+  // serial ranges take 4x att_split_keys.
+  const bool serial = tuning_.att_serial == 1;
+  const int64_t by_keys = cached / (static_cast<int64_t>(tuning_.att_split_keys) * (serial ? 4 : 1));
+  const int64_t per_unit = serial ? 8 : 4;
+  const int64_t by_groups = (per_unit * static_cast<int64_t>(compute_units_) + n_head - 1) / n_head;
   return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>({by_keys, by_groups, 256})));
 }
 

@@ -11,7 +11,8 @@
 namespace clport::plugin_common {
 
 OpRunner::OpRunner(const clport_host& host, const clport_device_desc& device, Tuning tuning)
-    : host_(host), h_(host), tuning_(std::move(tuning)), compute_units_(device.compute_units > 0 ? device.compute_units : 1) {
+    : host_(host), h_(host), tuning_(std::move(tuning)), compute_units_(device.compute_units > 0 ? device.compute_units : 1),
+      cpu_device_((device.device_type & CL_DEVICE_TYPE_CPU) != 0) {
   apply_device_defaults(tuning_, device);
   if (host.precision == 1) tuning_.int_dot = 0;  // precision fp32: float activations everywhere
   if (std::string e = tuning_.validate(device.max_work_group_size); !e.empty())
@@ -31,7 +32,7 @@ std::vector<const char*> OpRunner::program_files(ProgramId id) {
     case ProgramId::Gemm: return {"common.cl", "blocks.cl", "mul_mat_gemm.cl"};
     case ProgramId::Norm: return {"common.cl", "reduce.cl", "norm.cl"};
     case ProgramId::Softmax: return {"common.cl", "reduce.cl", "softmax.cl"};
-    case ProgramId::Attention: return {"common.cl", "reduce.cl", "rope_math.cl", "attention.cl", "attention_merge.cl"};
+    case ProgramId::Attention: return {"common.cl", "reduce.cl", "rope_math.cl", "attention.cl", "attention_serial.cl", "attention_merge.cl"};
     case ProgramId::Rope: return {"common.cl", "rope_math.cl", "rope.cl"};
     case ProgramId::Elementwise: return {"common.cl", "elementwise.cl"};
     case ProgramId::Copy: return {"common.cl", "copy.cl"};
@@ -64,6 +65,11 @@ std::string OpRunner::program_options(ProgramId id, const std::string& dtype) co
     case ProgramId::Softmax: o << " -DSOFTMAX_WG=" << t.softmax_wg; break;
     case ProgramId::Attention:
       o << " -DATT_WG=" << t.att_wg << " -DATT_DPT=" << t.att_dpt << " -DATT_SERIAL=" << t.att_serial;
+      if (cpu_device_) o << " -DCLPORT_ROPE_POLY=1";  // rope_math.cl: RoPE angles the compiler vectorizes
+      break;
+    case ProgramId::Rope:
+      if (cpu_device_) o << " -DCLPORT_ROPE_POLY=1";
+      o << " -DELT_WG=" << t.elt_wg;
       break;
     default: o << " -DELT_WG=" << t.elt_wg; break;
   }

@@ -114,7 +114,7 @@ const std::vector<Field>& fields() {
        CLPORT_TUNING_ACCESSORS(att_serial)},
       {enum_setting("att_split", kOffOnAuto,
                     "decode attention split over ranges of cached keys plus a merge launch: on, off, or auto = on "
-                    "for GPUs (default auto)"),
+                    "for GPUs and serial attention (default auto)"),
        CLPORT_TUNING_ACCESSORS(att_split)},
       {int_setting("att_split_keys", 1, 65536, "fewest cached keys per range of the split decode attention (default 64)"),
        CLPORT_TUNING_ACCESSORS(att_split_keys)},
@@ -262,7 +262,9 @@ void apply_device_defaults(Tuning& t, const clport_device_desc& device) {
   if (t.q8a_x8 == 2) t.q8a_x8 = cpu_shapes && t.int_dot == 1 ? 1 : 0;
   // A GPU needs the work-group's threads; a CPU runs each barrier region as a loop of its own.
   if (t.att_serial == 2) t.att_serial = cpu_shapes ? 1 : 0;
-  if (t.att_split == 2) t.att_split = gpu ? 1 : 0;
+  // Split decode attention: a GPU fills its units, a CPU's serial kernels spread a decode step's
+  // few KV groups over the cores.
+  if (t.att_split == 2) t.att_split = gpu || t.att_serial == 1 ? 1 : 0;
   // 4 per compute unit: the compute units share the rows evenly, and the redundant
   // quantization of the row stays small (SmolLM2 decode on PoCL, 2 cores: 4 per unit ran as
   // fast as the separate quantize launch, 8 per unit 5-10% slower, 32 per unit 30% slower).

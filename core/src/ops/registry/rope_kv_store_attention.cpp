@@ -46,6 +46,7 @@ void rope_kv_store_attention_cases(std::vector<CaseSpec>& out, bool small) {
       rope_kv_store_attention_case(out, kv, mode, small ? 32 : 64, small ? 4 : 8, 2, small ? 2 : 37, small ? 8 : 64);
     if (big) rope_kv_store_attention_case(out, kv, 0, 256, 4, 1, 130, 256);  // Gemma 3 270M's head size
     if (big) rope_kv_store_attention_case(out, kv, 0, 64, 2, 1, 477, 512);   // split into key ranges
+    if (big) rope_kv_store_attention_case(out, kv, 2, 64, 4, 1, 1000, 1024);  // CPU ranges are longer
   }
 }
 

@@ -145,6 +145,7 @@ class OpRunner {
   ScratchBuffer activations_{host_};      // quantized activation rows
   ScratchBuffer attention_parts_{host_};  // partial results of the split decode attention
   uint32_t compute_units_ = 1;
+  bool cpu_device_ = false;  // CPU devices build RoPE angles without the trig builtins
   std::atomic<bool> act_out_of_memory_{false};
 };
 

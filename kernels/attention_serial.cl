@@ -1,0 +1,243 @@
+// Attention for CPU devices (the attention_serial_* kernels): one work-item computes one (query
+// head, token) row serially over its keys, with no barriers. Same arguments, layouts and results
+// as the work-group kernels of attention.cl (which this file follows). Why: a CPU OpenCL
+// runtime (PoCL) runs each barrier-separated region of a work-group as its own loop over the
+// work-items, which at decode sizes (tens of keys) costs more than the arithmetic.
+// The softmax is online: the running maximum m, sum l and output acc are rescaled when a key's
+// score raises m. Global size (n_head, n_tokens), any local size; head_dim <= ATT_SERIAL_HD.
+// attention_serial_split_store_* (one decode token): a work-item per (head, key range), global
+// size (n_head, n_split), writing the partial results attention_merge combines (the layout and
+// ranges of the split kernels of attention.cl). Without it a decode step has only n_head
+// work-items: over a long cache a 9-head model keeps one of two cores idle half the time.
+
+#ifndef ATT_SERIAL_HD
+#define ATT_SERIAL_HD 256
+#endif
+
+// acc += p.x V[0] + p.y V[1] + p.z V[2] + p.w V[3], the four value rows from v0 on, VNB2 apart.
+#define CLPORT_SERIAL_VALUES4(p, v0, VLOAD4, VLOAD1, VNB2)                                      \
+  {                                                                                            \
+    const global uchar *r0 = (v0), *r1 = r0 + VNB2, *r2 = r1 + VNB2, *r3 = r2 + VNB2;          \
+    int d = 0;                                                                                 \
+    for (; d + 4 <= head_dim; d += 4)                                                          \
+      vstore4(vload4(d / 4, acc) + ((p).x * VLOAD4(d / 4, r0) + (p).y * VLOAD4(d / 4, r1)) +    \
+                  ((p).z * VLOAD4(d / 4, r2) + (p).w * VLOAD4(d / 4, r3)), d / 4, acc);        \
+    for (; d < head_dim; ++d)                                                                  \
+      acc[d] += ((p).x * VLOAD1(d, r0) + (p).y * VLOAD1(d, r1)) + ((p).z * VLOAD1(d, r2) + (p).w * VLOAD1(d, r3)); \
+  }
+// One key's step of the online softmax: score s, value row vr.
+#define CLPORT_SERIAL_STEP(s, VALUE4, VALUE1)                                                  \
+  {                                                                                            \
+    if (s > m) {                                                                               \
+      const float corr = exp(m - s); /* 0 on the first key: m starts at -inf */                \
+      l *= corr;                                                                               \
+      for (int d = 0; d < head_dim; ++d) acc[d] *= corr;                                       \
+      m = s;                                                                                   \
+    }                                                                                          \
+    const float p = exp(s - m);                                                                \
+    l += p;                                                                                    \
+    int d = 0;                                                                                 \
+    for (; d + 4 <= head_dim; d += 4) vstore4(vload4(d / 4, acc) + p * VALUE4, d / 4, acc);    \
+    for (; d < head_dim; ++d) acc[d] += p * VALUE1;                                            \
+  }
+
+// out = scale * (q . key row kr): two vector accumulators, summed across once (a sum per four
+// dims would chain every addition of the row).
+#define CLPORT_SERIAL_SCORE(out, kr, LOAD4, LOAD1)                                             \
+  {                                                                                            \
+    float4 s0 = (float4)(0.0f), s1 = (float4)(0.0f);                                          \
+    int d = 0;                                                                                 \
+    for (; d + 8 <= head_dim; d += 8) {                                                        \
+      s0 = fma(LOAD4(d / 4, kr), vload4(d / 4, qv), s0);                                       \
+      s1 = fma(LOAD4(d / 4 + 1, kr), vload4(d / 4 + 1, qv), s1);                               \
+    }                                                                                          \
+    for (; d + 4 <= head_dim; d += 4) s0 = fma(LOAD4(d / 4, kr), vload4(d / 4, qv), s0);       \
+    s0 += s1;                                                                                  \
+    float sum = (s0.x + s0.y) + (s0.z + s0.w);                                                 \
+    for (; d < head_dim; ++d) sum += LOAD1(d, kr) * qv[d];                                     \
+    out = sum * scale;                                                                         \
+  }
+// sc[0 .. 8) = scale * (q . key row), eight rows from k0 on, KNB2 apart: the dims are the outer
+// loop, so the eight sums are independent chains a CPU overlaps (one row at a time waits on
+// each fma of a single chain) and each q element is loaded once for the eight. Named
+// accumulators, not an array: PoCL leaves a private array indexed in a loop in memory.
+#define CLPORT_SERIAL_SCORE8(sc, k0, KNB2, LOAD4, LOAD1)                                        \
+  {                                                                                            \
+    const global uchar *r0_ = (k0), *r1_ = r0_ + (KNB2), *r2_ = r1_ + (KNB2), *r3_ = r2_ + (KNB2); \
+    const global uchar *r4_ = r3_ + (KNB2), *r5_ = r4_ + (KNB2), *r6_ = r5_ + (KNB2), *r7_ = r6_ + (KNB2); \
+    float4 a0 = (float4)(0.0f), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;  \
+    int d = 0;                                                                                 \
+    for (; d + 4 <= head_dim; d += 4) {                                                        \
+      const float4 qd = vload4(d / 4, qv);                                                     \
+      a0 = fma(LOAD4(d / 4, r0_), qd, a0);                                                     \
+      a1 = fma(LOAD4(d / 4, r1_), qd, a1);                                                     \
+      a2 = fma(LOAD4(d / 4, r2_), qd, a2);                                                     \
+      a3 = fma(LOAD4(d / 4, r3_), qd, a3);                                                     \
+      a4 = fma(LOAD4(d / 4, r4_), qd, a4);                                                     \
+      a5 = fma(LOAD4(d / 4, r5_), qd, a5);                                                     \
+      a6 = fma(LOAD4(d / 4, r6_), qd, a6);                                                     \
+      a7 = fma(LOAD4(d / 4, r7_), qd, a7);                                                     \
+    }                                                                                          \
+    float t0 = (a0.x + a0.y) + (a0.z + a0.w), t1 = (a1.x + a1.y) + (a1.z + a1.w);              \
+    float t2 = (a2.x + a2.y) + (a2.z + a2.w), t3 = (a3.x + a3.y) + (a3.z + a3.w);              \
+    float t4 = (a4.x + a4.y) + (a4.z + a4.w), t5 = (a5.x + a5.y) + (a5.z + a5.w);              \
+    float t6 = (a6.x + a6.y) + (a6.z + a6.w), t7 = (a7.x + a7.y) + (a7.z + a7.w);              \
+    for (; d < head_dim; ++d) {                                                                \
+      const float qd = qv[d];                                                                  \
+      t0 = fma(LOAD1(d, r0_), qd, t0);                                                         \
+      t1 = fma(LOAD1(d, r1_), qd, t1);                                                         \
+      t2 = fma(LOAD1(d, r2_), qd, t2);                                                         \
+      t3 = fma(LOAD1(d, r3_), qd, t3);                                                         \
+      t4 = fma(LOAD1(d, r4_), qd, t4);                                                         \
+      t5 = fma(LOAD1(d, r5_), qd, t5);                                                         \
+      t6 = fma(LOAD1(d, r6_), qd, t6);                                                         \
+      t7 = fma(LOAD1(d, r7_), qd, t7);                                                         \
+    }                                                                                          \
+    sc[0] = t0 * scale;                                                                        \
+    sc[1] = t1 * scale;                                                                        \
+    sc[2] = t2 * scale;                                                                        \
+    sc[3] = t3 * scale;                                                                        \
+    sc[4] = t4 * scale;                                                                        \
+    sc[5] = t5 * scale;                                                                        \
+    sc[6] = t6 * scale;                                                                        \
+    sc[7] = t7 * scale;                                                                        \
+  }
+
+#define CLPORT_ATTENTION_SERIAL(NAME, STORE_NEW, SPLIT, CELLS, EXTRA, KLOAD1, KLOAD4, VLOAD1, VLOAD4, ROW, VNB1, VNB2) \
+  kernel void NAME(                                                                            \
+      CLPORT_ATTENTION_PARAMS CLPORT_ATTENTION_SPLIT_##SPLIT EXTRA) {                          \
+    const int h = get_global_id(0), t = SPLIT ? 0 : get_global_id(1), qpos = CLPORT_ATT_POS_##CELLS(t); \
+    const int nsplit = CLPORT_ATT_NSPLIT_##SPLIT, split = SPLIT ? get_global_id(1) : 0;        \
+    const int last = split == nsplit - 1;                                                      \
+    if (h >= n_head || split >= nsplit) return;                                                \
+    const int group = n_head / n_kv_head, kvh = h / group;                                     \
+    float qv[ATT_SERIAL_HD], acc[ATT_SERIAL_HD];                                               \
+    float2 cs[ATT_SERIAL_HD / 2]; /* the angles of position n_past + t, pair by pair */         \
+    const global float* qg = (const global float*)(q + q_off + h * q_nb1 + t * q_nb2);         \
+    for (int d = 0; d < head_dim; ++d) {                                                       \
+      qv[d] = qg[d];                                                                           \
+      acc[d] = 0.0f;                                                                           \
+    }                                                                                          \
+    /* The angles in a loop of their own: with CLPORT_ROPE_POLY it vectorizes. */              \
+    for (int i = 0; i < n_rot / 2; ++i)                                                        \
+      cs[i] = rope_cos_sin(i, qpos, n_rot, freq_base, freq_scale, rope_factor(ff, ff_off, has_ff, i)); \
+    for (int i = 0; i < n_rot / 2; ++i) {                                                      \
+      const int2 e = rope_pair(i, n_rot, neox);                                                \
+      const float2 r = rope_rotate(qv[e.x], qv[e.y], cs[i]);                                   \
+      qv[e.x] = r.x;                                                                           \
+      qv[e.y] = r.y;                                                                           \
+    }                                                                                          \
+    float m = -INFINITY, l = 0.0f;                                                             \
+    /* Keys read from the cache; with STORE_NEW the last one (n_past) is this step's own. */   \
+    int n_keys = STORE_NEW ? n_past : qpos + 1;                                                \
+    int first = window > 0 ? max(0, qpos + 1 - window) : 0;                                    \
+    if (SPLIT) { /* this work-item's range of the cached keys, as attention.cl cuts them */    \
+      const int per = (n_keys - first + nsplit - 1) / nsplit;                                  \
+      const int begin = min(n_keys, first + split * per);                                      \
+      n_keys = min(n_keys, begin + per);                                                       \
+      first = begin;                                                                           \
+    }                                                                                          \
+    const size_t seq_off = CLPORT_ATT_SEQ_OFF_##CELLS(t);                                      \
+    const global uchar* kbase = k + k_off + seq_off + (size_t)kvh * kv_nb1;                    \
+    const global uchar* vbase = v + v_off + seq_off + (size_t)kvh * VNB1;                      \
+    /* Keys in eights: eight independent scores, their exponentials as one vector (a CPU's     \
+       vector exp is most of the cost of a key otherwise), one rescale of acc per eight, and    \
+       the value rows added four to a pass over acc. */                                        \
+    int j = first;                                                                             \
+    for (; j + 8 <= n_keys; j += 8) {                                                          \
+      float sc[8];                                                                             \
+      CLPORT_SERIAL_SCORE8(sc, kbase + (size_t)j * kv_nb2, kv_nb2, KLOAD4, KLOAD1)             \
+      const float8 s8 = vload8(0, sc);                                                         \
+      const float4 m4 = fmax(s8.lo, s8.hi);                                                    \
+      const float mb = fmax(fmax(m4.x, m4.y), fmax(m4.z, m4.w));                               \
+      if (mb > m) {                                                                            \
+        const float corr = exp(m - mb); /* 0 on the first keys: m starts at -inf */            \
+        l *= corr;                                                                             \
+        for (int d = 0; d < head_dim; ++d) acc[d] *= corr;                                     \
+        m = mb;                                                                                \
+      }                                                                                        \
+      const float8 p8 = exp(s8 - m);                                                           \
+      const float4 l4 = p8.lo + p8.hi;                                                         \
+      l += (l4.x + l4.y) + (l4.z + l4.w);                                                      \
+      CLPORT_SERIAL_VALUES4(p8.lo, vbase + (size_t)j * VNB2, VLOAD4, VLOAD1, VNB2)             \
+      CLPORT_SERIAL_VALUES4(p8.hi, vbase + (size_t)(j + 4) * VNB2, VLOAD4, VLOAD1, VNB2)       \
+    }                                                                                          \
+    for (; j < n_keys; ++j) {                                                                  \
+      const global uchar* vr = vbase + (size_t)j * VNB2;                                       \
+      float s;                                                                                 \
+      CLPORT_SERIAL_SCORE(s, kbase + (size_t)j * kv_nb2, KLOAD4, KLOAD1)                       \
+      CLPORT_SERIAL_STEP(s, VLOAD4(d / 4, vr), VLOAD1(d, vr))                                  \
+    }                                                                                          \
+    if (STORE_NEW && last) {                                                                   \
+      /* This token's K (rotated) and V, rounded to the cache type; the first query head of    \
+         each KV group stores them at slot n_past, every head computes them itself. One token  \
+         (t = 0): K sits at q's position and takes q's angles. */                              \
+      float kv_new[ATT_SERIAL_HD], vv_new[ATT_SERIAL_HD];                                      \
+      const global float* kg = (const global float*)(kn + kn_off + kvh * kn_nb1);              \
+      const global float* vg = (const global float*)(vn + vn_off + kvh * vn_nb1);              \
+      for (int d = 0; d < head_dim; ++d) {                                                     \
+        kv_new[d] = kg[d];                                                                     \
+        vv_new[d] = vg[d];                                                                     \
+      }                                                                                        \
+      for (int i = 0; i < n_rot / 2; ++i) {                                                    \
+        const int2 e = rope_pair(i, n_rot, neox);                                              \
+        const float2 r = rope_rotate(kv_new[e.x], kv_new[e.y], cs[i]);                         \
+        kv_new[e.x] = r.x;                                                                     \
+        kv_new[e.y] = r.y;                                                                     \
+      }                                                                                        \
+      {                                                                                        \
+        const int store = h % group == 0;                                                      \
+        global uchar* slot = cache + cache_off + (size_t)kvh * kv_nb1 + (size_t)n_past * kv_nb2; \
+        ROW(private, kv_new, slot, store, 0, 1)                                                \
+        ROW(private, vv_new, (slot + kv_nb3), store, 0, 1)                                     \
+      }                                                                                        \
+      float s = 0.0f;                                                                          \
+      for (int d = 0; d < head_dim; ++d) s += kv_new[d] * qv[d];                               \
+      s *= scale;                                                                              \
+      CLPORT_SERIAL_STEP(s, vload4(d / 4, vv_new), vv_new[d])                                  \
+    }                                                                                          \
+    if (SPLIT) { /* the range's max, sum and unnormalised output (an empty range: -inf, 0) */  \
+      global float* pg = CLPORT_ATT_PART_##SPLIT + ((size_t)h * nsplit + split) * (head_dim + 2); \
+      pg[0] = m;                                                                               \
+      pg[1] = l;                                                                               \
+      for (int d = 0; d < head_dim; ++d) pg[2 + d] = acc[d];                                   \
+    } else {                                                                                   \
+      global float* og = CLPORT_AT(global float*, out, out_off) + ((size_t)t * n_head + h) * head_dim; \
+      const float inv_l = 1.0f / l;                                                            \
+      for (int d = 0; d < head_dim; ++d) og[d] = acc[d] * inv_l;                               \
+    }                                                                                          \
+  }
+
+#define CLPORT_ATTENTION_SERIAL_OF(T, t)                                                        \
+  CLPORT_ATTENTION_SERIAL(attention_serial_##t, 0, 0, 0, , CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_LOAD_##T, \
+                          CLPORT_KV_LOAD4_##T, CLPORT_KV_ROW_##T, kv_nb1, kv_nb2)               \
+  CLPORT_ATTENTION_SERIAL(attention_serial_store_##t, 1, 0, 0, , CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, \
+                          CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_ROW_##T, kv_nb1, kv_nb2) \
+  CLPORT_ATTENTION_SERIAL(attention_serial_split_store_##t, 1, 1, 0, , CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, \
+                          CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_ROW_##T, kv_nb1, kv_nb2)
+#if CLPORT_WANT(f32) && CLPORT_ATT_SERIAL
+CLPORT_ATTENTION_SERIAL_OF(F32, f32)
+#endif
+#if CLPORT_WANT(f16) && CLPORT_ATT_SERIAL
+CLPORT_ATTENTION_SERIAL_OF(F16, f16)
+#endif
+// ROPE_ATTENTION_CELLS on CPU devices: a work-item per (head, token), as above.
+#if CLPORT_WANT(f32) && CLPORT_ATT_SERIAL
+CLPORT_ATTENTION_SERIAL(attention_serial_cells_f32, 0, 0, 1, CLPORT_ATTENTION_CELLS_PARAMS, CLPORT_KV_LOAD_F32,
+                        CLPORT_KV_LOAD4_F32, CLPORT_KV_LOAD_F32, CLPORT_KV_LOAD4_F32, CLPORT_KV_ROW_F32, kv_nb1, kv_nb2)
+#endif
+#if CLPORT_WANT(f16) && CLPORT_ATT_SERIAL
+CLPORT_ATTENTION_SERIAL(attention_serial_cells_f16, 0, 0, 1, CLPORT_ATTENTION_CELLS_PARAMS, CLPORT_KV_LOAD_F16,
+                        CLPORT_KV_LOAD4_F16, CLPORT_KV_LOAD_F16, CLPORT_KV_LOAD4_F16, CLPORT_KV_ROW_F16, kv_nb1, kv_nb2)
+#endif
+#if CLPORT_WANT(q8_0) && CLPORT_ATT_SERIAL
+CLPORT_ATTENTION_SERIAL_OF(Q8_0, q8_0)
+#endif
+#if CLPORT_WANT(q4_0) && CLPORT_ATT_SERIAL
+CLPORT_ATTENTION_SERIAL_OF(Q4_0, q4_0)
+#endif
+#if CLPORT_WANT(mixed) && CLPORT_ATT_SERIAL
+CLPORT_ATTENTION_SERIAL(attention_serial_mixed, 0, 0, 0, CLPORT_ATTENTION_MIXED_PARAMS, CLPORT_KV_LOAD_K_ANY,
+                        CLPORT_KV_LOAD4_K_ANY, CLPORT_KV_LOAD_V_ANY, CLPORT_KV_LOAD4_V_ANY, CLPORT_KV_ROW_F32, v_nb1, v_nb2)
+#endif
+
