@@ -7,6 +7,7 @@
 #include <hwy/targets.h>
 
 #include <cmath>
+#include <cstring>
 #include <iostream>
 #include <string>
 
@@ -29,7 +30,7 @@ std::vector<Shape> shapes_for(DType dtype) {
     return {{256, 7, 1}, {768, 33, 1}, {512, 19, 5}, {256, 40, 9}};
   }
   // 576 and 1536 are SmolLM2's hidden and FFN sizes; 576 is not a multiple of 256.
-  return {{32, 5, 1}, {576, 33, 1}, {96, 17, 6}, {576, 20, 9}, {1536, 9, 2}};
+  return {{32, 5, 1}, {576, 33, 1}, {96, 17, 6}, {576, 20, 9}, {1536, 9, 2}, {576, 37, 4}};
 }
 
 // The activation rows quantized as the fast backend quantizes them.
@@ -187,6 +188,61 @@ TEST(FastMulMatPrompt, KernelsMatchTheScalarProduct) {
   }
   hwy::SetSupportedTargetsForTest(0);
   std::cout << "prompt kernel cases: " << tested << "\n";
+}
+
+// The four-row decode kernels against the scalar product over the same 8-bit activations: one
+// block (no even / odd pair), an odd block count, a tail tile of fewer than 16 weight rows, row
+// counts that are not multiples of four; with and without AVX512-VNNI. The integer sums are
+// exact, so only float summation order differs from the scalar product, and none between a row
+// run alone, in a group, or through the prompt kernels.
+TEST(FastMulMatRows4, KernelsMatchTheScalarProduct) {
+  int tested = 0;
+  for (const int64_t target : fastcpu::simd_targets_available()) {
+    hwy::SetSupportedTargetsForTest(target);
+    for (const DType dtype : kWeightDTypes) {
+      if (!fastcpu::rows4_supported(dtype)) continue;
+      for (const Shape s :
+           {Shape{32, 5, 4}, Shape{576, 16, 4}, Shape{1504, 11, 7}, Shape{96, 9, 1}, Shape{64, 3, 2}, Shape{160, 21, 13}}) {
+        const Case c = make_case(dtype, s, 700 + static_cast<unsigned>(s.k), true);
+        int64_t act_row_bytes = 0;
+        const auto q = quantize_rows(dtype, c.act, s.k, s.m, &act_row_bytes);
+        const auto* w = static_cast<const uint8_t*>(c.w.view.data);
+        std::vector<float> want(static_cast<size_t>(s.n * s.m)), got(want.size());
+        fastcpu::scalar_dot_tile_quantized(dtype, s.k, w, c.w.view.nb[1], s.n, q.data(), act_row_bytes,
+                                           s.m, want.data(), s.n);
+        for (const bool vnni : {true, false}) {
+          fastcpu::set_rows4_vnni_allowed(vnni);
+          std::fill(got.begin(), got.end(), 0.0f);
+          fastcpu::dot_tile_quantized_rows4(dtype, s.k, w, c.w.view.nb[1], s.n, q.data(), act_row_bytes, s.m,
+                                            got.data(), s.n);
+          const std::string where = label(dtype, s) + " on " + hwy::TargetName(target) + (vnni ? "" : " without VNNI");
+          EXPECT_LT(nmse(want.data(), got.data(), want.size()), 1e-10) << where;
+          // Each row alone gives the same bits as in the group (what keeps a sequence's logits
+          // independent of the others in its decode step).
+          for (int64_t r = 0; r < s.m; ++r) {
+            std::vector<float> alone(static_cast<size_t>(s.n));
+            fastcpu::dot_tile_quantized_rows4(dtype, s.k, w, c.w.view.nb[1], s.n, q.data() + r * act_row_bytes,
+                                              act_row_bytes, 1, alone.data(), s.n);
+            EXPECT_EQ(std::memcmp(alone.data(), got.data() + r * s.n, alone.size() * sizeof(float)), 0)
+                << where << " row " << r;
+          }
+          // The prompt kernels' rows are the same bits too, where the target has them.
+          if (fastcpu::prompt_sub_values(dtype) == 32) {
+            std::vector<float> prompt(got.size());
+            fastcpu::set_prompt_vnni_allowed(vnni);
+            fastcpu::dot_tile_quantized_prompt(dtype, s.k, w, c.w.view.nb[1], s.n, q.data(), act_row_bytes, s.m,
+                                               nullptr, prompt.data(), s.n);
+            fastcpu::set_prompt_vnni_allowed(true);
+            EXPECT_EQ(std::memcmp(prompt.data(), got.data(), got.size() * sizeof(float)), 0) << where << " vs prompt";
+          }
+          ++tested;
+        }
+        fastcpu::set_rows4_vnni_allowed(true);
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  std::cout << "four-row kernel cases: " << tested << "\n";
 }
 
 // The 8-bit activation blocks: codes within [-127, 127], every value within half a step of

@@ -7,41 +7,14 @@
 #include <tuple>
 #include <utility>
 
-#include "common/nmse.h"
 #include "fast_cpu_test_util.h"
 
 namespace clport {
 namespace {
 
 using test::OwnedTensor;
-
-OwnedTensor random_f32(std::array<int64_t, 4> ne, unsigned seed, float stddev = 1.0f) {
-  OwnedTensor t(DType::F32, ne);
-  const auto v = test::random_values(t.bytes.size() / sizeof(float), seed, stddev);
-  std::copy(v.begin(), v.end(), t.f32());
-  return t;
-}
-
-// Runs `kind` on the reference and the fast backend (2 threads) into copies of `dst` and
-// returns the NMSE between the two results; fails the test if either run fails.
-double compare(clport_op_kind kind, const std::vector<const OwnedTensor*>& src,
-               const OwnedTensor& dst, const cpu::OpParams& p) {
-  // Same initial contents (COPY writes only a slot), views at the same offset.
-  const auto offset = static_cast<const uint8_t*>(dst.view.data) - dst.bytes.data();
-  OwnedTensor want = dst, got = dst;
-  want.view.data = want.bytes.data() + offset;
-  got.view.data = got.bytes.data() + offset;
-  auto reference = make_cpu_backend(1);
-  auto fast = make_fast_cpu_backend(2);
-  const Status a = test::run_on(*reference, kind, src, want, p);
-  const Status b = test::run_on(*fast, kind, src, got, p);
-  EXPECT_TRUE(a.ok()) << a.to_string();
-  EXPECT_TRUE(b.ok()) << b.to_string();
-  if (!a.ok() || !b.ok()) return INFINITY;
-  if (dst.view.dtype == DType::F16) return want.bytes == got.bytes ? 0.0 : INFINITY;
-  const auto w = want.values(), g = got.values();
-  return nmse(w.data(), g.data(), w.size());
-}
+using test::compare;
+using test::random_f32;
 
 class FastOps : public ::testing::TestWithParam<int64_t> {};  // parameter: tokens in the batch
 

@@ -166,6 +166,12 @@ class CLPORT_API Backend {
     (void)op;
     return "cpu";
   }
+  // Whether the backend runs `op` with a kernel of its own rather than a plugin's or the
+  // reference's (the fast CPU backend): a plan then takes a fused pattern there too.
+  virtual bool runs_own_kernel(const clport_op& op) const {
+    (void)op;
+    return false;
+  }
   // The OpenCL device this backend runs on; nullptr on the CPU.
   virtual const DeviceInfo* device_info() const { return nullptr; }
   // Device backends: records that the device failed during a run, so that later starts avoid

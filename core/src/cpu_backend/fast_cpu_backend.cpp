@@ -73,6 +73,16 @@ class FastCpuBackend final : public Backend {
 
   std::vector<OpTiming> take_timings() override { return std::move(timings_); }
 
+  bool runs_own_kernel(const clport_op& op) const override {
+    const ops::OpEntry* entry = ops::find(op.kind);
+    if (entry == nullptr || entry->fast != ops::FastCpu::Kernel) return false;
+    if (entry->fast_takes == nullptr) return true;
+    const clport_tensor* key = entry->key_source == ops::kKeyDst ? op.dst
+                               : entry->key_source < op.n_src ? op.src[entry->key_source]
+                                                              : nullptr;
+    return key != nullptr && entry->fast_takes(static_cast<DType>(key->dtype));
+  }
+
  private:
   Status dispatch(clport_op_kind kind, const std::vector<const TensorRef*>& src,
                   const TensorRef& dst, const cpu::OpParams& params) {

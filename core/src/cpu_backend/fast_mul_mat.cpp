@@ -115,6 +115,15 @@ void run_quantized(ThreadPool& pool, Scratch& scratch, const Problem& p) {
     });
     return;
   }
+  // Decode steps over several sequences: four rows at a time, each row's result the same bits
+  // as in a prompt; a lone row keeps the one-row kernels.
+  if (p.M >= 2 && rows4_supported(p.dtype)) {
+    for_each_tile(pool, p, [&](int, int64_t n0, int64_t rows) {
+      dot_tile_quantized_rows4(p.dtype, p.K, p.w + n0 * p.w_stride, p.w_stride, rows, q, q_stride, p.M,
+                               p.out + n0, p.out_stride);
+    });
+    return;
+  }
   for_each_tile(pool, p, [&](int, int64_t n0, int64_t rows) {
     dot_tile_quantized(p.dtype, p.K, p.w + n0 * p.w_stride, p.w_stride, rows, q, q_stride, p.M,
                        p.out + n0, p.out_stride);

@@ -27,6 +27,16 @@ struct RopeTable {
   std::vector<float> cos, sin;  // [n_tokens][n_rot / 2]
 };
 
+// The cells ops' cos / sin per token of a step (each token at its own position): the same for
+// the K store and the Q rotation of every layer of the step.
+struct CellsRopeTable {
+  std::vector<int64_t> positions;
+  int64_t n_rot = 0;
+  double base = 0, freq_scale = 0;
+  std::vector<float> factors;
+  std::vector<float> cos, sin;  // [n_tokens][n_rot / 2]
+};
+
 // Reusable buffers, kept by the backend so decode does not allocate per op.
 struct Scratch {
   std::vector<uint8_t> activations;            // quantized activation rows
@@ -34,6 +44,9 @@ struct Scratch {
   std::vector<std::vector<float>> per_thread;  // dequantized weight rows, attention scores
   std::vector<float> k_rows, v_rows;           // a quantized K / V cache decoded for one attention
   RopeTable rope;
+  CellsRopeTable cells_rope;
+  std::vector<int64_t> cells_seqs;  // each token's sequence (the cells ops)
+  std::vector<float> cells_row;     // a rotated K row on its way into the cache
 };
 
 // What the backend lends a kernel for one call.
@@ -51,5 +64,10 @@ Status swiglu(FastContext& ctx, const Srcs& src, const cpu::HostTensor& dst, con
 Status geglu(FastContext& ctx, const Srcs& src, const cpu::HostTensor& dst, const cpu::OpParams& p);
 Status rope(FastContext& ctx, const Srcs& src, const cpu::HostTensor& dst, const cpu::OpParams& p);
 Status attention(FastContext& ctx, const Srcs& src, const cpu::HostTensor& dst, const cpu::OpParams& p);
+Status kv_store_rope_cells(FastContext& ctx, const Srcs& src, const cpu::HostTensor& dst, const cpu::OpParams& p);
+Status rope_attention_cells(FastContext& ctx, const Srcs& src, const cpu::HostTensor& dst, const cpu::OpParams& p);
+// The cache types the cells kernels take (others go to the reference, and plans keep the
+// per-sequence ops for them).
+bool fast_takes_cache(DType cache);
 
 }  // namespace clport::fastcpu

@@ -46,6 +46,20 @@ void dot_tile_quantized_prompt(DType dtype, int64_t k, const uint8_t* w, int64_t
 // Tests: false makes the prompt kernels use the multiply-add of CPUs without AVX512-VNNI.
 void set_prompt_vnni_allowed(bool allowed);
 
+// Mat-muls of several activation rows for the 32-value formats Q4_0 ... Q5_1 where the prompt
+// kernels do not take them (simd_rows4_kernels.cpp): groups of four rows with their block sums
+// folded into one vector, so each weight block's scales are applied once for all four, the
+// remaining rows one by one; every row with the prompt kernels' arithmetic, so its result does
+// not depend on the other rows of its call. Same arguments and result as dot_tile_quantized
+// (Q8Block32 activations). rows4_supported is false where the current target or dtype has no
+// such kernel.
+bool rows4_supported(DType dtype);
+void dot_tile_quantized_rows4(DType dtype, int64_t k, const uint8_t* w, int64_t w_stride, int64_t n_w,
+                              const uint8_t* acts, int64_t act_stride, int64_t n_acts, float* out,
+                              int64_t out_stride);
+// Tests: false makes those kernels use the multiply-add of CPUs without AVX512-VNNI.
+void set_rows4_vnni_allowed(bool allowed);
+
 // ---- the other ops ----
 
 // sum(x[i]^2) over n floats (RMS_NORM).

@@ -34,7 +34,8 @@ bool LlamaModel::claims(clport_op_kind fused, const std::vector<const TensorRef*
   if (!plans_->fusion) return false;
   const OpDescription f(fused, src, dst, params);
   const std::string who = backend_.plugin_for(f.op);
-  if (who == "cpu") return false;
+  // No plugin: the fast CPU backend's own kernels of patterns without a weight.
+  if (who == "cpu") return weight == nullptr && backend_.runs_own_kernel(f.op);
   if (weight == nullptr) return true;
   // The plugin that would run the plain mat-mul must be the one claiming the pattern, so a
   // vendor plugin's tuned mat-mul is never traded for another plugin's fused kernel.

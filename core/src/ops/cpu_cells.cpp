@@ -9,7 +9,6 @@
 #include "ops/op_registry.h"
 
 namespace clport::cpu::detail {
-namespace {
 
 // Token t's row of a [d0, d1, n_tokens] tensor.
 HostTensor token_row(const HostTensor& t, int64_t token) {
@@ -41,6 +40,8 @@ Status cell_of(const char* op, const HostTensor& cells, const HostTensor& cache,
   }
   return Status::ok_status();
 }
+
+namespace {
 
 Status check_cells(const char* op, const HostTensor& cells, const HostTensor& cache, int64_t n_tokens) {
   CLPORT_RETURN_IF_ERROR(check_tensor(op, "cells", cells, {DType::I32}));

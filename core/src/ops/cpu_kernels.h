@@ -77,5 +77,12 @@ Status kv_store_rope_cells(const Srcs& src, const HostTensor& dst, const OpParam
 Status rope_attention_cells(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads);
 Status check_kv_store_rope_cells_operands(const Srcs& src, const HostTensor& dst, const OpParams& p);
 Status check_rope_attention_cells_operands(const Srcs& src, const HostTensor& dst, const OpParams& p);
+// Their pieces, shared with the fast CPU backend's kernels of these ops: token t's row of a
+// [d0, d1, n_tokens] tensor, sequence s's [head_dim, n_kv_head, n_ctx, 2] part of the cache of
+// every sequence, and token t's (sequence, position) from the cells, checked against the cache.
+HostTensor token_row(const HostTensor& t, int64_t token);
+HostTensor sequence_cache(const HostTensor& cache, int64_t s);
+Status cell_of(const char* op, const HostTensor& cells, const HostTensor& cache, int64_t t, int64_t* seq,
+               int64_t* pos);
 
 }  // namespace clport::cpu::detail

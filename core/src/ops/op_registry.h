@@ -57,6 +57,9 @@ struct OpEntry {
   ReferenceFn reference = nullptr;
   FastCpu fast = FastCpu::Reference;
   FastKernelFn fast_kernel = nullptr;  // FastCpu::Kernel only
+  // FastCpu::Kernel: the dtypes of the key operand (key_source) the kernel takes; NULL: all.
+  // A plan takes a fused pattern on the fast CPU backend only where its kernel takes it.
+  bool (*fast_takes)(DType key) = nullptr;
   CasesFn cases = nullptr;
   // The operand whose dtype tells variants of the op apart (which a self-test verdict takes out
   // of service): a source index, or kKeyDst for the destination.

@@ -1,7 +1,9 @@
 // ROPE+KV_STORE by cells (KV_STORE_ROPE_CELLS): a step over several sequences, each token's K and
 // V stored at its own sequence's cell. Its reference runs ROPE+KV_STORE token by token
-// (cpu_cells.cpp); a plan asks for it only where a plugin claims it. Its variants are told apart
-// by the cache's dtype.
+// (cpu_cells.cpp); a plan asks for it where a plugin claims it, or on the fast CPU backend, whose
+// kernel (fast_cells.cpp) takes F16 and F32 caches. Its variants are told apart by the cache's
+// dtype.
+#include "cpu_backend/fast_ops.h"
 #include "ops/cpu_kernels.h"
 #include "ops/registry/case_builders.h"
 #include "ops/registry/entries.h"
@@ -49,6 +51,9 @@ OpEntry kv_store_rope_cells() {
   e.cases = kv_store_rope_cells_cases;
   e.key_source = kKeyDst;
   e.key_kind = KeyKind::KvCache;
+  e.fast = FastCpu::Kernel;
+  e.fast_kernel = fastcpu::kv_store_rope_cells;
+  e.fast_takes = fastcpu::fast_takes_cache;
   return e;
 }
 

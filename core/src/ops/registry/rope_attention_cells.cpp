@@ -1,7 +1,9 @@
 // ROPE+ATTENTION by cells (ROPE_ATTENTION_CELLS): a step over several sequences, each token
 // rotated at its own position and attending over its own sequence. Its reference runs
-// ROPE+ATTENTION token by token (cpu_cells.cpp); a plan asks for it only where a plugin claims it.
-// Its variants are told apart by the cache's dtype (src1).
+// ROPE+ATTENTION token by token (cpu_cells.cpp); a plan asks for it where a plugin claims it, or on
+// the fast CPU backend, whose kernel (fast_cells.cpp) takes F16 and F32 caches. Its variants are
+// told apart by the cache's dtype (src1).
+#include "cpu_backend/fast_ops.h"
 #include "ops/cpu_kernels.h"
 #include "ops/registry/case_builders.h"
 #include "ops/registry/entries.h"
@@ -60,6 +62,9 @@ OpEntry rope_attention_cells() {
   e.cases = rope_attention_cells_cases;
   e.key_source = 1;
   e.key_kind = KeyKind::KvCache;
+  e.fast = FastCpu::Kernel;
+  e.fast_kernel = fastcpu::rope_attention_cells;
+  e.fast_takes = fastcpu::fast_takes_cache;
   return e;
 }
 
