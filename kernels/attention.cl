@@ -79,6 +79,17 @@ inline float4 kv4_any(int type, const global uchar* r, int i4) {
   if (type == 8) return kv4_q8_0(r, i4);
   return kv4_q4_0(r, i4);
 }
+// The keys (first, end) a query at position qpos reads of the n_keys before it: its sliding
+// window (0: none), and with split_on its range `split` of `nsplit` equal ranges (the layout
+// attention_merge combines; the serial kernels cut theirs the same way).
+inline int2 att_key_range(int qpos, int n_keys, int window, int split_on, int split, int nsplit) {
+  const int first = window > 0 ? max(0, qpos + 1 - window) : 0;
+  if (!split_on) return (int2)(first, n_keys);
+  const int per = (n_keys - first + nsplit - 1) / nsplit;
+  const int begin = min(n_keys, first + split * per);
+  return (int2)(begin, min(n_keys, begin + per));
+}
+
 #define CLPORT_KV_LOAD_F32(i, r) ((const global float*)(r))[i]
 #define CLPORT_KV_LOAD4_F32(i, r) vload4(i, (const global float*)(r))
 #define CLPORT_KV_LOAD_F16(i, r) vload_half(i, (const global half*)(r))
@@ -187,13 +198,10 @@ CLPORT_KV_QUANT_FNS(private)
     }                                                                                          \
     /* Keys read from the cache; with STORE_NEW the last one (n_past) comes from kv_new after. */ \
     int n_keys = STORE_NEW ? n_past : qpos + 1;                                                \
-    int first = window > 0 ? max(0, qpos + 1 - window) : 0;                                    \
-    if (SPLIT) { /* this work-group's range of the cached keys */                              \
-      const int per = (n_keys - first + nsplit - 1) / nsplit;                                  \
-      const int begin = min(n_keys, first + split * per);                                      \
-      n_keys = min(n_keys, begin + per);                                                       \
-      first = begin;                                                                           \
-    }                                                                                          \
+    /* The keys read; with SPLIT, this work-group's range of the cached keys. */           \
+    const int2 range_ = att_key_range(qpos, n_keys, window, SPLIT, split, nsplit);         \
+    const int first = range_.x;                                                            \
+    n_keys = range_.y;                                                                     \
     const size_t seq_off = CLPORT_ATT_SEQ_OFF_##CELLS(t);                                      \
     const global uchar* kbase = k + k_off + seq_off + (size_t)kvh * kv_nb1;                    \
     const global uchar* vbase = v + v_off + seq_off + (size_t)kvh * VNB1;                      \

@@ -130,13 +130,10 @@
     float m = -INFINITY, l = 0.0f;                                                             \
     /* Keys read from the cache; with STORE_NEW the last one (n_past) is this step's own. */   \
     int n_keys = STORE_NEW ? n_past : qpos + 1;                                                \
-    int first = window > 0 ? max(0, qpos + 1 - window) : 0;                                    \
-    if (SPLIT) { /* this work-item's range of the cached keys, as attention.cl cuts them */    \
-      const int per = (n_keys - first + nsplit - 1) / nsplit;                                  \
-      const int begin = min(n_keys, first + split * per);                                      \
-      n_keys = min(n_keys, begin + per);                                                       \
-      first = begin;                                                                           \
-    }                                                                                          \
+    /* The keys read; with SPLIT, this work-item's range of the cached keys. */            \
+    const int2 range_ = att_key_range(qpos, n_keys, window, SPLIT, split, nsplit);         \
+    const int first = range_.x;                                                            \
+    n_keys = range_.y;                                                                     \
     const size_t seq_off = CLPORT_ATT_SEQ_OFF_##CELLS(t);                                      \
     const global uchar* kbase = k + k_off + seq_off + (size_t)kvh * kv_nb1;                    \
     const global uchar* vbase = v + v_off + seq_off + (size_t)kvh * VNB1;                      \

@@ -106,6 +106,28 @@ void GegluRow(const float* gate, const float* up, float* out, int64_t n) {
   }
 }
 
+// Scores s[0 .. n) -> exp(s - max s) in place; returns their sum (the softmax's denominator).
+// The row maximum is subtracted so that large scores do not overflow.
+HWY_INLINE double ExpScoresRow(float* s, int64_t n) {
+  const DF df;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(df));
+  const float max = *std::max_element(s, s + n);
+  const auto vmax = hn::Set(df, max);
+  auto vsum = hn::Zero(df);
+  int64_t j = 0;
+  for (; j + lanes <= n; j += lanes) {
+    const auto e = hn::Exp(df, hn::Sub(hn::LoadU(df, s + j), vmax));
+    hn::StoreU(e, df, s + j);
+    vsum = hn::Add(vsum, e);
+  }
+  double sum = hn::GetLane(hn::SumOfLanes(df, vsum));
+  for (; j < n; ++j) {
+    s[j] = std::exp(s[j] - max);
+    sum += s[j];
+  }
+  return sum;
+}
+
 #if !HWY_HAVE_SCALABLE
 // Loops over the NH heads are unrolled so that their accumulators stay in registers (at -O2 GCC
 // keeps such arrays in memory otherwise).
@@ -158,21 +180,7 @@ HWY_INLINE void AttentionHeads(const AttentionGroup& a, int64_t g0) {
   CLPORT_OP_UNROLL
   for (int h = 0; h < NH; ++h) {
     float* s = scores[h];
-    // Softmax with the row maximum subtracted, so large scores do not overflow.
-    const float max = *std::max_element(s, s + a.n_keys);
-    const auto vmax = hn::Set(df, max);
-    auto vsum = hn::Zero(df);
-    int64_t j = 0;
-    for (; j + lanes <= a.n_keys; j += lanes) {
-      const auto e = hn::Exp(df, hn::Sub(hn::LoadU(df, s + j), vmax));
-      hn::StoreU(e, df, s + j);
-      vsum = hn::Add(vsum, e);
-    }
-    double sum = hn::GetLane(hn::SumOfLanes(df, vsum));
-    for (; j < a.n_keys; ++j) {
-      s[j] = std::exp(s[j] - max);
-      sum += s[j];
-    }
+    const double sum = ExpScoresRow(s, a.n_keys);
     inv_sum[h] = static_cast<float>(1.0 / sum);
   }
   // out_h = sum_j p_hj v_j, two vectors of the head at a time: 2 NH accumulators in registers
@@ -257,21 +265,7 @@ void AttentionGroupKernel(const AttentionGroup& a) {
   }
   for (int64_t g = 0; g < a.n_heads; ++g) {
     float* s = a.scores + g * a.n_keys;
-    // Softmax with the row maximum subtracted, so large scores do not overflow.
-    const float max = *std::max_element(s, s + a.n_keys);
-    const auto vmax = hn::Set(df, max);
-    auto vsum = hn::Zero(df);
-    int64_t j = 0;
-    for (; j + lanes <= a.n_keys; j += lanes) {
-      const auto e = hn::Exp(df, hn::Sub(hn::LoadU(df, s + j), vmax));
-      hn::StoreU(e, df, s + j);
-      vsum = hn::Add(vsum, e);
-    }
-    double sum = hn::GetLane(hn::SumOfLanes(df, vsum));
-    for (; j < a.n_keys; ++j) {
-      s[j] = std::exp(s[j] - max);
-      sum += s[j];
-    }
+    const double sum = ExpScoresRow(s, a.n_keys);
     float* out = a.out + g * a.out_head_stride;
     std::fill(out, out + hd, 0.0f);
     for (int64_t jj = 0; jj < a.n_keys; ++jj) {
