@@ -11,10 +11,13 @@
 // and adds probabilities times values with the same instruction, the scores' C fragments becoming
 // the A fragments of the second product in registers.
 //
-// f16 operands would round the queries and the probabilities to 11 bits, which the conformance
-// bound on attention (NMSE 1e-6 against float) does not allow: each goes in as two f16 parts,
-// hi = f16(v) and lo = f16(v - hi), and is multiplied twice, which carries 22 bits of it. The keys and
-// values are f16 already (the cache), so they go in exactly.
+// A query rounded to f16 moves every score by up to 2^-11 of |q| |k|, which the exponent turns into
+// errors beyond the conformance bound on attention (NMSE 1e-6 against float) for large scores: each
+// query goes in as two f16 parts, hi = f16(v) and lo = f16(v - hi), and is multiplied twice, which
+// carries 22 bits of it. The probabilities (at most 1, after the running maximum) go in as one f16
+// each: their relative rounding of at most 2^-11 costs an NMSE of about 4e-8 (random rows of 40 to
+// 1000 keys, head sizes 64 to 256). The keys and values are f16 already (the cache), so they go in
+// exactly.
 //
 // NV_ATT_HD: head size, a multiple of 16 up to 128 (compiled per model).
 // clport-requires: nv_ptx.cl
@@ -29,37 +32,11 @@
 #define NV_AMMA_VSTRIDE (NV_AMMA_BK + 8)  // halves a staged value column (one dim, all keys)
 #define NV_AMMA_QSTRIDE (NV_ATT_HD + 4)   // floats a staged query row
 
-// {lo, hi} -> f16x2 bits (lo in the low half), rounded to nearest.
-inline uint nv_f16x2(float lo, float hi) {
-  uint r;
-  __asm__("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "r"(as_uint(hi)), "r"(as_uint(lo)));
-  return r;
-}
-
-inline float2 nv_f16x2_to_float2(uint v) {
-  uint lo, hi;
-  __asm__("{ .reg .b16 l, h; mov.b32 {l, h}, %2; cvt.f32.f16 %0, l; cvt.f32.f16 %1, h; }"
-          : "=r"(lo), "=r"(hi)
-          : "r"(v));
-  return (float2)(as_float(lo), as_float(hi));
-}
-
 // (lo, hi) as two f16x2 words whose sum carries 22 bits: .x the rounded values, .y the remainders.
 inline uint2 nv_f16x2_split(float lo, float hi) {
   const uint h = nv_f16x2(lo, hi);
   const float2 back = nv_f16x2_to_float2(h);
   return (uint2)(h, nv_f16x2(lo - back.x, hi - back.y));
-}
-
-inline float4 nv_mma_f16(uint4 a, uint b0, uint b1, float4 c) {
-  uint d0, d1, d2, d3;
-  __asm__(
-      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-      "{%10,%11,%12,%13};"
-      : "=r"(d0), "=r"(d1), "=r"(d2), "=r"(d3)
-      : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b0), "r"(b1), "r"(as_uint(c.x)), "r"(as_uint(c.y)),
-        "r"(as_uint(c.z)), "r"(as_uint(c.w)));
-  return (float4)(as_float(d0), as_float(d1), as_float(d2), as_float(d3));
 }
 
 // The maximum / sum over the 4 lanes of one fragment row (lanes 4g .. 4g + 3).
@@ -114,6 +91,7 @@ kernel __attribute__((reqd_work_group_size(NV_AMMA_WG, 1, 1))) void nv_attention
   {
     local const float* r0 = qs + (warp * 16 + g) * NV_AMMA_QSTRIDE;
     local const float* r1 = r0 + 8 * NV_AMMA_QSTRIDE;
+    #pragma unroll
     for (int c = 0; c < NV_ATT_HD / 16; ++c) {
       const int d = 16 * c + 2 * tq;
       const uint2 a0 = nv_f16x2_split(r0[d], r0[d + 1]), a1 = nv_f16x2_split(r1[d], r1[d + 1]);
@@ -136,6 +114,7 @@ kernel __attribute__((reqd_work_group_size(NV_AMMA_WG, 1, 1))) void nv_attention
 
   float m0 = -INFINITY, m1 = -INFINITY, l0 = 0.0f, l1 = 0.0f;
   float4 o[NV_ATT_HD / 8];
+  #pragma unroll
   for (int n = 0; n < NV_ATT_HD / 8; ++n) o[n] = (float4)(0.0f);
 
   for (int j0 = lo; j0 <= hi; j0 += NV_AMMA_BK) {
@@ -145,6 +124,13 @@ kernel __attribute__((reqd_work_group_size(NV_AMMA_WG, 1, 1))) void nv_attention
       const bool in = j0 + key <= hi;
       const uint4 kv = in ? *(const global uint4*)(kbase + (size_t)(j0 + key) * kv_nb2 + 16 * d8) : (uint4)(0u);
       *(local uint4*)(ks + key * NV_AMMA_KSTRIDE + 8 * d8) = kv;
+    }
+    // The values go in transposed, a warp's lanes taking the 32 keys of one 8-dim part: their
+    // 2-byte stores to one dim's column fill 16 consecutive words (one per bank). Lanes along the
+    // dims instead would all store to one bank (a column is NV_AMMA_VSTRIDE halves from the next).
+    for (int e = lid; e < NV_AMMA_BK * NV_ATT_HD / 8; e += NV_AMMA_WG) {
+      const int key = e % NV_AMMA_BK, d8 = e / NV_AMMA_BK;
+      const bool in = j0 + key <= hi;
       const uint4 vv = in ? *(const global uint4*)(vbase + (size_t)(j0 + key) * kv_nb2 + 16 * d8) : (uint4)(0u);
       local ushort* vcol = vs + (8 * d8) * NV_AMMA_VSTRIDE + key;
       vcol[0] = (ushort)(vv.x & 0xFFFFu), vcol[NV_AMMA_VSTRIDE] = (ushort)(vv.x >> 16);
@@ -157,9 +143,11 @@ kernel __attribute__((reqd_work_group_size(NV_AMMA_WG, 1, 1))) void nv_attention
     // Scores of 4 tiles of 8 keys: s[n] = rows (g, g, g + 8, g + 8) x keys 8n + (2tq, 2tq + 1, 2tq, 2tq + 1).
     float4 s[4];
     local const uint* kw = (local const uint*)ks;
+    #pragma unroll
     for (int n = 0; n < 4; ++n) {
       float4 acc = (float4)(0.0f);
       local const uint* krow = kw + (8 * n + g) * (NV_AMMA_KSTRIDE / 2) + tq;
+      #pragma unroll
       for (int c = 0; c < NV_ATT_HD / 16; ++c) {
         const uint b0 = krow[8 * c], b1 = krow[8 * c + 4];
         acc = nv_mma_f16(qh[c], b0, b1, acc);
@@ -174,6 +162,7 @@ kernel __attribute__((reqd_work_group_size(NV_AMMA_WG, 1, 1))) void nv_attention
       s[n] = acc;
     }
     float tile0 = -INFINITY, tile1 = -INFINITY;
+    #pragma unroll
     for (int n = 0; n < 4; ++n) {
       tile0 = fmax(tile0, fmax(s[n].x, s[n].y));
       tile1 = fmax(tile1, fmax(s[n].z, s[n].w));
@@ -184,6 +173,7 @@ kernel __attribute__((reqd_work_group_size(NV_AMMA_WG, 1, 1))) void nv_attention
     const float base0 = new0 == -INFINITY ? 0.0f : new0, base1 = new1 == -INFINITY ? 0.0f : new1;
     m0 = new0, m1 = new1;
     float sum0 = 0.0f, sum1 = 0.0f;
+    #pragma unroll
     for (int n = 0; n < 4; ++n) {
       s[n] = exp(s[n] - (float4)(base0, base0, base1, base1));
       sum0 += s[n].x + s[n].y;
@@ -191,26 +181,26 @@ kernel __attribute__((reqd_work_group_size(NV_AMMA_WG, 1, 1))) void nv_attention
     }
     l0 = l0 * corr0 + sum0;
     l1 = l1 * corr1 + sum1;
+    #pragma unroll
     for (int n = 0; n < NV_ATT_HD / 8; ++n) o[n] *= (float4)(corr0, corr0, corr1, corr1);
 
     // Probabilities as A fragments (keys 16kc .. 16kc + 15 = score tiles 2kc, 2kc + 1), times values.
     local const uint* vw = (local const uint*)vs;
+    #pragma unroll
     for (int kc = 0; kc < 2; ++kc) {
       const float4 p0 = s[2 * kc], p1 = s[2 * kc + 1];
-      const uint2 a0 = nv_f16x2_split(p0.x, p0.y), a1 = nv_f16x2_split(p0.z, p0.w);
-      const uint2 a2 = nv_f16x2_split(p1.x, p1.y), a3 = nv_f16x2_split(p1.z, p1.w);
-      const uint4 ph = (uint4)(a0.x, a1.x, a2.x, a3.x), pl = (uint4)(a0.y, a1.y, a2.y, a3.y);
+      const uint4 ph = (uint4)(nv_f16x2(p0.x, p0.y), nv_f16x2(p0.z, p0.w), nv_f16x2(p1.x, p1.y), nv_f16x2(p1.z, p1.w));
+      #pragma unroll
       for (int n = 0; n < NV_ATT_HD / 8; ++n) {
         local const uint* vcol = vw + (8 * n + g) * (NV_AMMA_VSTRIDE / 2) + 8 * kc + tq;
-        const uint b0 = vcol[0], b1 = vcol[4];
-        o[n] = nv_mma_f16(ph, b0, b1, o[n]);
-        o[n] = nv_mma_f16(pl, b0, b1, o[n]);
+        o[n] = nv_mma_f16(ph, vcol[0], vcol[4], o[n]);
       }
     }
   }
 
   const float inv0 = 1.0f / nv_amma_row_sum(l0), inv1 = 1.0f / nv_amma_row_sum(l1);
   global float* og = (global float*)(out + out_off);
+  #pragma unroll
   for (int n = 0; n < NV_ATT_HD / 8; ++n) {
     const int d = 8 * n + 2 * tq;
     if (tok0 < n_tokens) vstore2(o[n].xy * inv0, 0, og + ((size_t)tok0 * n_head + h) * NV_ATT_HD + d);

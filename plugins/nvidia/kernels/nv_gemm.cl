@@ -117,6 +117,7 @@ kernel __attribute__((reqd_work_group_size(NV_QWG, 1, 1))) void nv_quantize_rows
 inline void nv_gemm_load_x(const global uint4* xq, const global float4* xds, int tiles, int mt0, int Mt, int nb,
                            int kb0, int nblk, uint4 xr[4], float4* xdr) {
   const int lid = get_local_id(0);
+  #pragma unroll
   for (int u = 0; u < tiles * NV_GEMM_KB * 32 / NV_GEMM_WG; ++u) {
     const int e = lid + u * NV_GEMM_WG, tile = e / (NV_GEMM_KB * 32), blk = (e / 32) % NV_GEMM_KB;
     if (blk < nblk) xr[u] = xq[((size_t)min(mt0 + tile, Mt - 1) * nb + kb0 + blk) * 32 + e % 32];
@@ -129,6 +130,7 @@ inline void nv_gemm_load_x(const global uint4* xq, const global float4* xds, int
 // Local layout of a step's activations: uint4 [block][tile][lane], float4 [block][tile][g].
 inline void nv_gemm_store_x(int tiles, int nblk, const uint4 xr[4], float4 xdr, local uint4* xs, local float4* xd) {
   const int lid = get_local_id(0);
+  #pragma unroll
   for (int u = 0; u < tiles * NV_GEMM_KB * 32 / NV_GEMM_WG; ++u) {
     const int e = lid + u * NV_GEMM_WG, tile = e / (NV_GEMM_KB * 32), blk = (e / 32) % NV_GEMM_KB;
     if (blk < nblk) xs[(blk * tiles + tile) * 32 + e % 32] = xr[u];
@@ -151,6 +153,7 @@ inline int3 nv_gemm_w_unit(int words, int u) {
 inline void nv_gemm_load_w(const global uint4* wq, const global ushort* wsc, int words, int has_min, int n0, int N,
                            int nb, int kb0, int nblk, uint4 wr[2], float2* wdr) {
   const int parts = words / 4;
+  #pragma unroll
   for (int u = 0; u < parts; ++u) {
     const int3 unit = nv_gemm_w_unit(words, u);
     if (unit.y < nblk) wr[u] = wq[((size_t)min(n0 + unit.x, N - 1) * nb + kb0 + unit.y) * parts + unit.z];
@@ -176,10 +179,12 @@ inline int nv_gemm_w_index(int words, int blk, int n, int w) {
 }
 
 inline void nv_gemm_store_w(int words, int nblk, const uint4 wr[2], float2 wdr, local uint* ws, local float2* wd) {
+  #pragma unroll
   for (int u = 0; u < words / 4; ++u) {
     const int3 unit = nv_gemm_w_unit(words, u);
     if (unit.y >= nblk) continue;
     const int rotate = (unit.x >> 1) & 3;
+    #pragma unroll
     for (int k = 0; k < 4; ++k) {
       const int t = (k + rotate) & 3;
       ws[nv_gemm_w_index(words, unit.y, unit.x, t + 4 * unit.z)] = nv_gemm_word(wr[u], t);
@@ -235,11 +240,13 @@ inline void nv_gemm_step(local const uint4* xs, local const float4* xd, local co
   local const float4* wd4 = (local const float4*)wd;
   for (int blk = 0; blk < nblk; ++blk) {
     float4 wsc[4];
+    #pragma unroll
     for (int j = 0; j < 4; ++j) wsc[j] = wd4[(blk * 8 + wn * 4 + j) * 4 + t];
 #if defined(NV_PTX) && NV_PTX
     uint b0[4], b1[4];
     if (words == 4) {
       const uint4 q = ws4[((blk * 2 + wn) * 8 + g) * 4 + t];
+      #pragma unroll
       for (int j = 0; j < 4; ++j) {
         const uint word = nv_gemm_word(q, j);
         b0[j] = word & 0x0F0F0F0Fu;
@@ -252,12 +259,14 @@ inline void nv_gemm_step(local const uint4* xs, local const float4* xd, local co
       b0[2] = q23.x, b1[2] = q23.y, b0[3] = q23.z, b1[3] = q23.w;
     }
 #endif
+    #pragma unroll
     for (int i = 0; i < I; ++i) {
       const int tile = wm * I + i;
       const float4 xsc = xd[(blk * tiles + tile) * 8 + g];
 #if defined(NV_PTX) && NV_PTX
       const uint4 a = xs[(blk * tiles + tile) * 32 + lane];
 #endif
+      #pragma unroll
       for (int j = 0; j < 4; ++j) {
 #if defined(NV_PTX) && NV_PTX
         const int4 c = nv_mma_s8(a, b0[j], b1[j]);
@@ -340,8 +349,11 @@ inline void nv_gemm_loop(const global uint4* xq, const global float4* xds, const
   const int n0 = get_group_id(0) * NV_GEMM_BN, mt0 = get_group_id(1) * 2 * (I);    \
   const int Mt = (M + 15) / 16;                                                     \
   float acc[4][4][4];                                                               \
+  _Pragma("unroll")                                                                 \
   for (int i = 0; i < 4; ++i)                                                       \
+    _Pragma("unroll")                                                               \
     for (int j = 0; j < 4; ++j)                                                     \
+      _Pragma("unroll")                                                             \
       for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0f
 
 // The (activation row, weight row) of accumulator [i][j][e] in dst.
@@ -360,8 +372,11 @@ inline void nv_gemm_loop(const global uint4* xq, const global float4* xds, const
                  (local uint*)ws4, (local float2*)wd4, acc, acc);                                        \
     global float* out = (global float*)(dst + dst_off);                                                 \
     const global float* r = (const global float*)(res + res_off);                                       \
+    _Pragma("unroll")                                                                                    \
     for (int i = 0; i < (I); ++i)                                                                        \
+      _Pragma("unroll")                                                                                  \
       for (int j = 0; j < 4; ++j)                                                                        \
+        _Pragma("unroll")                                                                                \
         for (int e = 0; e < 4; ++e) {                                                                    \
           const int m = NV_GEMM_ROW(I, i, e), n = NV_GEMM_COL(j, e);                                     \
           if (m < M && n < N) {                                                                          \
@@ -387,14 +402,20 @@ NV_GEMM_KERNEL(nv_gemm_q8_0_m64, 2, 8, 2)
       int K) {                                                                                           \
     NV_GEMM_LOCALS(I, 2, WORDS);                                                                         \
     float up[4][4][4];                                                                                   \
+    _Pragma("unroll")                                                                                    \
     for (int i = 0; i < 4; ++i)                                                                          \
+      _Pragma("unroll")                                                                                  \
       for (int j = 0; j < 4; ++j)                                                                        \
+        _Pragma("unroll")                                                                                \
         for (int e = 0; e < 4; ++e) up[i][j][e] = 0.0f;                                                  \
     nv_gemm_loop(xq, xds, gq, gsc, uq, usc, 1, DTYPE_ID, WORDS, I, mt0, Mt, n0, N, K, 0, K / 32, xs, xd, \
                  (local uint*)ws4, (local float2*)wd4, acc, up);                                         \
     global float* out = (global float*)(dst + dst_off);                                                 \
+    _Pragma("unroll")                                                                                    \
     for (int i = 0; i < (I); ++i)                                                                        \
+      _Pragma("unroll")                                                                                  \
       for (int j = 0; j < 4; ++j)                                                                        \
+        _Pragma("unroll")                                                                                \
         for (int e = 0; e < 4; ++e) {                                                                    \
           const int m = NV_GEMM_ROW(I, i, e), n = NV_GEMM_COL(j, e);                                     \
           const float a = acc[i][j][e];                                                                  \
@@ -418,8 +439,11 @@ NV_GEMM_SWIGLU_KERNEL(nv_gemm_swiglu_q8_0, 2, 8, 2)
       int per_split) {                                                                                   \
     NV_GEMM_LOCALS(I, SETS, WORDS);                                                                      \
     float acc2[4][4][4];                                                                                 \
+    _Pragma("unroll")                                                                                    \
     for (int i = 0; i < 4; ++i)                                                                          \
+      _Pragma("unroll")                                                                                  \
       for (int j = 0; j < 4; ++j)                                                                        \
+        _Pragma("unroll")                                                                                \
         for (int e = 0; e < 4; ++e) acc2[i][j][e] = 0.0f;                                                \
     const int split = get_group_id(2), kb_begin = split * per_split;                                     \
     const int kb_end = min(K / 32, kb_begin + per_split);                                                \
@@ -427,8 +451,11 @@ NV_GEMM_SWIGLU_KERNEL(nv_gemm_swiglu_q8_0, 2, 8, 2)
                  kb_end, xs, xd, (local uint*)ws4, (local float2*)wd4, acc, acc2);                      \
     const size_t mn = (size_t)M * N;                                                                     \
     global float* p = part + (size_t)split * (SETS) * mn;                                                \
+    _Pragma("unroll")                                                                                    \
     for (int i = 0; i < (I); ++i)                                                                        \
+      _Pragma("unroll")                                                                                  \
       for (int j = 0; j < 4; ++j)                                                                        \
+        _Pragma("unroll")                                                                                \
         for (int e = 0; e < 4; ++e) {                                                                    \
           const int m = NV_GEMM_ROW(I, i, e), n = NV_GEMM_COL(j, e);                                     \
           if (m < M && n < N) {                                                                          \

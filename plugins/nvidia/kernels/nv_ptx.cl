@@ -39,3 +39,33 @@ inline float nv_shfl_xor(float v, int lanes) {
   return as_float(r);
 }
 #endif
+
+#if defined(NV_PTX) && NV_PTX
+// f16 helpers and the f16 tensor-core product (compute capability 8.0; the prompt attention and
+// the f16 GEMM).
+// {lo, hi} -> f16x2 bits (lo in the low half), rounded to nearest.
+inline uint nv_f16x2(float lo, float hi) {
+  uint r;
+  __asm__("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "r"(as_uint(hi)), "r"(as_uint(lo)));
+  return r;
+}
+
+inline float2 nv_f16x2_to_float2(uint v) {
+  uint lo, hi;
+  __asm__("{ .reg .b16 l, h; mov.b32 {l, h}, %2; cvt.f32.f16 %0, l; cvt.f32.f16 %1, h; }"
+          : "=r"(lo), "=r"(hi)
+          : "r"(v));
+  return (float2)(as_float(lo), as_float(hi));
+}
+
+inline float4 nv_mma_f16(uint4 a, uint b0, uint b1, float4 c) {
+  uint d0, d1, d2, d3;
+  __asm__(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%10,%11,%12,%13};"
+      : "=r"(d0), "=r"(d1), "=r"(d2), "=r"(d3)
+      : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b0), "r"(b1), "r"(as_uint(c.x)), "r"(as_uint(c.y)),
+        "r"(as_uint(c.z)), "r"(as_uint(c.w)));
+  return (float4)(as_float(d0), as_float(d1), as_float(d2), as_float(d3));
+}
+#endif

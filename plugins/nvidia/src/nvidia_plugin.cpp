@@ -3,23 +3,26 @@
 // the GEMV's integer dot products are PTX dp4a, without it the same kernels in plain OpenCL C.
 //
 // What it serves itself: MUL_MAT and the fused RMS_NORM_MUL_MAT / MUL_MAT_ADD /
-// RMS_NORM_MUL_MAT_SWIGLU patterns on Q4_0 / Q4_1 / Q8_0 weights, on 8-bit activations: with a few
-// activation rows (decode) through the GEMV of nv_gemv.hpp, with more (prompt) through the
-// tensor-core GEMM of nv_gemm.hpp; a prompt's ATTENTION / ROPE_ATTENTION through the tiled kernel of
-// nv_attention.hpp, the decode attention of several sequences (ROPE_ATTENTION_CELLS) through
-// nv_attention_cells.hpp; a whole decode layer of those ops as one launch (nv_layer.hpp, the plan's
-// prepare_group). Every such weight is repacked at load (plugins/common's packed
-// layout: aligned 16-byte quant words), and the layout is its only copy. Every other op runs on
-// the shared kernels (plugins/common) with GPU tuning.
+// RMS_NORM_MUL_MAT_SWIGLU patterns on Q4_0 / Q4_1 / Q8_0 weights: with a few activation rows
+// (decode) through the GEMV of nv_gemv.hpp on 8-bit activations; with more (prompt) through the
+// tensor-core GEMM on 8-bit activations of nv_gemm.hpp, or from 65 rows, where the tensor cores
+// take it, the GEMM on f16 operands of nv_gemm_half.hpp; a prompt's ATTENTION / ROPE_ATTENTION
+// through the tiled kernel of nv_attention.hpp, the decode attention of several sequences
+// (ROPE_ATTENTION_CELLS) through nv_attention_cells.hpp; a whole decode layer of those ops as one
+// launch (nv_layer.hpp, the plan's prepare_group). Every such weight is repacked at load
+// (plugins/common's packed layout: aligned 16-byte quant words), and the layout is its only copy.
+// Every other op runs on the shared kernels (plugins/common) with GPU tuning.
 //
 // Settings (the plugin's policy section, declared in NvidiaPlugin::settings): ptx (default true;
 // false keeps plain OpenCL C), nv_gemm (default true; false leaves prompt-sized mat-muls to the
-// shared float GEMM), nv_attention (default true; false leaves the prompt's attention and the
-// several sequences' decode attention to the shared kernels), the GEMV launches' nv_gemv_wg, nv_gemv_rows_per_warp, nv_gemv_blocks_per_trip
-// and nv_gemv_groups_per_cu (tunable, group gemv; defaults per architecture, arch_defaults.hpp),
-// and the shared kernels' tuning keys but gemv_packed (always on here); nv_layer (default true)
-// and nv_layer_groups (0) for the one-launch decode layer of nv_layer.hpp, offered as a plan
-// group, whose GEMV shape is the architecture's.
+// shared float GEMM), nv_gemm_f16 (default auto: the f16 GEMM where the tensor cores take it; off
+// keeps the 8-bit one), nv_attention (default true; false leaves the prompt's attention and the
+// several sequences' decode attention to the shared kernels), the GEMV launches' nv_gemv_wg,
+// nv_gemv_rows_per_warp, nv_gemv_blocks_per_trip and nv_gemv_groups_per_cu (tunable, group gemv;
+// defaults per architecture, arch_defaults.hpp), and the shared kernels' tuning keys but
+// gemv_packed (always on here); nv_layer (default true) and nv_layer_groups (0) for the
+// one-launch decode layer of nv_layer.hpp, offered as a plan group, whose GEMV shape is the
+// architecture's.
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -37,6 +40,7 @@
 #include "nv_attention.hpp"
 #include "nv_attention_cells.hpp"
 #include "nv_gemm.hpp"
+#include "nv_gemm_half.hpp"
 #include "nv_gemv.hpp"
 #include "nv_layer.hpp"
 #include "ptx_probe.hpp"
@@ -55,13 +59,15 @@ bool is_gemv_kind(int32_t kind) {
 class NvidiaInstance final : public clport_plugin_instance {
  public:
   NvidiaInstance(const clport_host& host, const clport_device_desc& d, Tuning t, nvidia::GemvConfig g,
-                 nvidia::GemvConfig layer_gemv, bool gemm, uint32_t gemm_rows, bool attention, bool attention_mma,
-                 bool tensor_cores, nvidia::LayerConfig layer)
+                 nvidia::GemvConfig layer_gemv, bool gemm, uint32_t gemm_rows, bool gemm_half, bool attention,
+                 bool attention_mma, bool tensor_cores, nvidia::LayerConfig layer)
       : runner_(host, d, std::move(t)), gemv_(host, g, d.local_mem_bytes, d.compute_units),
         gemm_(host, tensor_cores, gemm_rows, d.compute_units),
+        gemm_half_(host, tensor_cores),
         attention_(host, d.local_mem_bytes, tensor_cores && attention_mma), attention_cells_(host, d.compute_units),
         layer_(host, d, layer_gemv, layer),
         gemm_enabled_(gemm),
+        gemm_half_enabled_(gemm_half),
         attention_enabled_(attention), float_activations_(host.precision == 1) {}
 
   // A decode layer (nv_layer.hpp) whose mat-muls run on the NVIDIA GEMV (the host offers only
@@ -103,6 +109,8 @@ class NvidiaInstance final : public clport_plugin_instance {
       if (t->offset % 4 != 0) throw clport::sdk::Failure("nvidia: operand offset " + std::to_string(t->offset) + " is misaligned");
     }
     if (!gemm) return gemv_.enqueue(op, *w, up);
+    if (gemm_half_enabled_ && op.src[1]->ne[1] >= nvidia::NvGemmHalf::kMinRows && gemm_half_.enqueue(op, *w, up))
+      return;
     if (gemm_.enqueue(op, *w, up)) return;
     // No device memory for the quantized activations. The packed layout is the weight's only
     // copy (owns_weight), so there is no float GEMM to fall back on: an error, met when the plan
@@ -170,12 +178,14 @@ class NvidiaInstance final : public clport_plugin_instance {
   OpRunner runner_;
   nvidia::NvGemv gemv_;
   nvidia::NvGemm gemm_;
+  nvidia::NvGemmHalf gemm_half_;
   nvidia::NvAttention attention_;
   nvidia::NvAttentionCells attention_cells_;
   nvidia::NvLayer layer_;
-  bool gemm_enabled_, attention_enabled_, float_activations_;
+  bool gemm_enabled_, gemm_half_enabled_, attention_enabled_, float_activations_;
 };
 
+const char* const kOffOnAuto[] = {"off", "on", "auto"};
 const int64_t kGemvWgCandidates[] = {256, 512, 1024};
 const int64_t kGemvRowsPerWarpCandidates[] = {1, 2, 4};
 const int64_t kGemvBlocksPerTripCandidates[] = {2, 4};
@@ -192,6 +202,9 @@ std::vector<clport_setting_decl> nvidia_settings() {
       bool_setting("nv_gemm",
                    "false leaves prompt-sized mat-muls to the shared float GEMM instead of the 8-bit tensor-core "
                    "GEMM (default true)"),
+      enum_setting("nv_gemm_f16", kOffOnAuto,
+                   "prompt-sized mat-muls (more than 64 rows) on f16 operands, the weights decoded to f16 as they are "
+                   "staged: on, off (the 8-bit GEMM), auto = on where the tensor cores take it (default auto)"),
       int_setting("nv_gemm_rows", 0, 128,
                   "activation rows a GEMM work-group computes: 64 or 128; 0 = 128 for batches of more than 64 "
                   "rows, else 64 (default 0)"),
@@ -299,13 +312,17 @@ struct NvidiaPlugin {
     if (gemm_rows != 0 && gemm_rows != 64 && gemm_rows != 128)
       throw clport::sdk::Failure("nvidia: invalid settings: nv_gemm_rows must be 0, 64 or 128, not " +
                                  std::to_string(gemm_rows));
+    // auto: the f16 GEMM where the tensor cores take it (its plain OpenCL C form is for checking the
+    // kernel elsewhere, far slower than the 8-bit GEMM's).
+    const int64_t gemm_half_mode = h.setting_int("nv_gemm_f16", 2);
+    const bool gemm_half = gemm_half_mode == 1 || (gemm_half_mode == 2 && tensor_cores);
     const bool attention = h.setting_bool("nv_attention", true);
     const bool attention_mma = h.setting_bool("nv_attention_mma", true);
     nvidia::LayerConfig layer;
     layer.enabled = h.setting_bool("nv_layer", true);
     layer.groups = static_cast<uint32_t>(h.setting_int("nv_layer_groups", 0));
-    return std::make_unique<NvidiaInstance>(host, d, std::move(t), g, layer_gemv, gemm, gemm_rows, attention,
-                                            attention_mma, tensor_cores, layer);
+    return std::make_unique<NvidiaInstance>(host, d, std::move(t), g, layer_gemv, gemm, gemm_rows, gemm_half,
+                                            attention, attention_mma, tensor_cores, layer);
   }
 };
 

@@ -1,0 +1,299 @@
+// GEMM on f16 operands for NVIDIA GPUs (prompt): dst[M, N] = x[M, K] . W[N, K]^T (plus a residual,
+// or gate and up weights through SwiGLU) for Q4_0 / Q4_1 / Q8_0 weights in the packed layout of
+// plugins/common (packed_weight.hpp), for batches beyond a few dozen rows.
+//
+// The 8-bit GEMM (nv_gemm.cl) must scale every 16 x 8 integer product by its two block scales
+// before it can add it up: a dozen float instructions per tensor-core instruction, which bound it
+// to a fraction of the tensor cores' rate. Here the weights are decoded to f16 as they are staged
+// (value = quant times scale, rounded once) and the activations are rounded to f16 once per row, so
+// the products of a whole row accumulate in the tensor cores' f32 registers with nothing between
+// them. f16 keeps 11 bits of each operand where the 8-bit path keeps 8 of the activations.
+//
+// Two launches. nv_half_rows writes every activation row (through the RMSNorm when asked) as f16.
+// Then a work-group of 256 work-items (8 warps) computes 128 activation rows by 128 staged weight
+// rows, stepping through K one quant block (32 values) at a time, double-buffered: the next
+// block's global loads are in flight in registers while this one multiplies, one barrier a step.
+// Both operands sit in local memory as rows of 32 halves padded to 40, so that the 8 rows x 4 words
+// of a fragment load fall in 32 different banks. Warp w takes rows 64 (w / 4) .. + 63 by staged
+// rows 32 (w % 4) .. + 31: per block 4 x 4 tiles of 16 x 8, two k-steps of 16 each (mma.sync
+// m16n8k16, f16 in, f32 accumulate; the PTX ISA's fragment layout: lane l, g = l / 4, t = l % 4
+// holds A rows g and g + 8 at k = 2t, 2t + 1 and 2t + 8, 2t + 9, B column g at the same k, C rows g
+// and g + 8 at columns 2t, 2t + 1). The SwiGLU kernel stages 64 gate and the same 64 up rows, so that
+// each warp holds both products of its 16 output columns. Without PTX every work-item computes the
+// same outputs from local memory in plain OpenCL C (a spoofed NVIDIA identity elsewhere). The loops
+// over tiles are unrolled (#pragma unroll) so that every accumulator is indexed by a constant and
+// lives in a register: a rolled loop puts the arrays in local memory (clang's NVPTX back end, with
+// ptxas -v, shows 352 bytes of stack and no unrolling without the pragmas).
+// clport-requires: nv_ptx.cl
+
+#define NV_HG_BM 128  // activation rows a work-group
+#define NV_HG_BN 128  // staged weight rows a work-group
+#define NV_HG_WG 256  // 8 warps
+#define NV_HG_RS 40   // halves a staged row: one block of 32, 8 of padding
+#define NV_HG_RW (NV_HG_RS / 2)   // the same in 32-bit words
+#define NV_HG_RV (NV_HG_RS / 8)   // and in 16-byte words
+#define NV_HG_ROWS_WG 256         // nv_half_rows' work-group
+
+// Step 1: one work-group per activation row: y = x (or RMSNorm(x) * g) rounded to f16, rows of K.
+kernel __attribute__((reqd_work_group_size(NV_HG_ROWS_WG, 1, 1))) void nv_half_rows(
+    const global uchar* x, ulong x_off, const global uchar* g, ulong g_off, int norm, float eps, int K,
+    global half* xh) {
+  local float red[NV_HG_ROWS_WG];
+  const int m = get_group_id(0), lid = get_local_id(0);
+  const global float* xr = (const global float*)(x + x_off) + (size_t)m * K;
+  const global float* gr = (const global float*)(g + g_off);
+  float scale = 1.0f;
+  if (norm) {
+    float ss = 0.0f;
+    for (int i = lid; i < K / 4; i += NV_HG_ROWS_WG) {
+      const float4 v = vload4(i, xr);
+      ss += dot(v, v);
+    }
+    red[lid] = ss;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = NV_HG_ROWS_WG / 2; s > 0; s /= 2) {
+      if (lid < s) red[lid] += red[lid + s];
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    scale = 1.0f / sqrt(red[0] / (float)K + eps);
+  }
+  global half* out = xh + (size_t)m * K;
+  for (int i = lid; i < K / 4; i += NV_HG_ROWS_WG) {
+    const float4 v = norm ? vload4(i, xr) * scale * vload4(i, gr) : vload4(i, xr);
+    vstore_half4_rte(v, i, out);
+  }
+}
+
+// (lo, hi) as f16x2 bits, lo in the low half, each rounded to nearest.
+inline uint nv_hg_pack(float lo, float hi) {
+#if defined(NV_PTX) && NV_PTX
+  return nv_f16x2(lo, hi);
+#else
+  ushort p[2];
+  vstore_half_rte(lo, 0, (half*)p);
+  vstore_half_rte(hi, 1, (half*)p);
+  return (uint)p[0] | ((uint)p[1] << 16);
+#endif
+}
+
+// The global row of staged weight row n of a group whose first output column is n0: with one
+// weight, row n0 + n; with SwiGLU's two, warp quarter n / 32 holds 16 gate rows, then the same 16
+// rows of up (*set 0 or 1) for output columns n0 + 16 (n / 32) ...
+inline int nv_hg_weight_row(int sets, int n0, int n, int* set) {
+  if (sets == 1) {
+    *set = 0;
+    return n0 + n;
+  }
+  const int j = (n % 32) / 8;
+  *set = j / 2;
+  return n0 + 16 * (n / 32) + 8 * (j % 2) + n % 8;
+}
+
+// This work-item's share of one block of activations: rows e / 4 of e = lid, lid + 256, 16 bytes
+// (8 values) at part e % 4. Rows past M repeat the last one: their outputs are never stored.
+inline void nv_hg_load_x(const global uint4* xh, int m0, int M, int K, int kb, uint4 xr[2]) {
+  const int lid = get_local_id(0);
+  #pragma unroll
+  for (int u = 0; u < 2; ++u) {
+    const int e = lid + u * NV_HG_WG, row = min(m0 + e / 4, M - 1);
+    xr[u] = xh[(size_t)row * (K / 8) + kb * 4 + e % 4];
+  }
+}
+
+inline void nv_hg_store_x(const uint4 xr[2], local uint4* xs) {
+  const int lid = get_local_id(0);
+  #pragma unroll
+  for (int u = 0; u < 2; ++u) {
+    const int e = lid + u * NV_HG_WG;
+    xs[(e / 4) * NV_HG_RV + e % 4] = xr[u];
+  }
+}
+
+// This work-item's weight row (staged row lid / 2) and half of its block (values 16 h .. 16 h + 15,
+// h = lid % 2): the quant words (all 16 bytes of a 4-bit block, the half's 16 of Q8_0) and the
+// scales (d, m). Rows past N repeat the last one.
+inline void nv_hg_load_w(const global uint4* wq, const global ushort* wsc, const global uint4* wq2,
+                         const global ushort* wsc2, int dtype_id, int sets, int n0, int N, int nb, int kb, uint4* wr,
+                         float2* wd) {
+  const int lid = get_local_id(0);
+  int set;
+  const int row = min(nv_hg_weight_row(sets, n0, lid / 2, &set), N - 1);
+  const global uint4* q = set == 0 ? wq : wq2;
+  const global half* s = (const global half*)(set == 0 ? wsc : wsc2);
+  const size_t at = (size_t)row * nb + kb;
+  *wr = dtype_id == 2 ? q[at * 2 + lid % 2] : q[at];
+  *wd = dtype_id == 1 ? (float2)(vload_half(2 * at, s), vload_half(2 * at + 1, s)) : (float2)(vload_half(at, s), 0.0f);
+}
+
+inline uint nv_hg_byte(uint4 v, int i) {
+  const uint w = i < 4 ? v.x : i < 8 ? v.y : i < 12 ? v.z : v.w;
+  return (w >> (8 * (i % 4))) & 0xFFu;
+}
+
+// The weight value of quant byte b (its low or high nibble for 4 bits: k = b or 16 + b).
+inline float nv_hg_value(int dtype_id, uint b, int high, float2 wd) {
+  if (dtype_id == 2) return (float)(char)b * wd.x;
+  const float q = (float)(high ? b >> 4 : b & 0x0Fu);
+  return dtype_id == 0 ? (q - 8.0f) * wd.x : q * wd.x + wd.y;
+}
+
+// Decodes the work-item's 16 values to f16 and stores them at k = 16 h .. of its staged row.
+inline void nv_hg_store_w(int dtype_id, uint4 wr, float2 wd, local uint4* ws) {
+  const int lid = get_local_id(0), h = lid % 2;
+  uint p[8];
+  #pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    // 4-bit: bytes 0 .. 15 carry k = 0 .. 15 (low nibbles) and 16 .. 31 (high); Q8_0: the half's bytes.
+    const uint b0 = nv_hg_byte(wr, 2 * i), b1 = nv_hg_byte(wr, 2 * i + 1);
+    p[i] = nv_hg_pack(nv_hg_value(dtype_id, b0, h, wd), nv_hg_value(dtype_id, b1, h, wd));
+  }
+  local uint4* row = ws + (lid / 2) * NV_HG_RV + 2 * h;
+  row[0] = (uint4)(p[0], p[1], p[2], p[3]);
+  row[1] = (uint4)(p[4], p[5], p[6], p[7]);
+}
+
+// acc[i][j] += the staged block's product for warp tile (wm, wn): activation rows 64 wm + 16 i ..,
+// staged weight rows 32 wn + 8 j ...
+inline void nv_hg_step(local const uint4* xs, local const uint4* ws, int wm, int wn, float4 acc[4][4]) {
+  const int lane = get_local_id(0) % 32, g = lane / 4, t = lane % 4;
+  local const uint* xw = (local const uint*)xs;
+  local const uint* ww = (local const uint*)ws;
+  #pragma unroll
+  for (int ks = 0; ks < 2; ++ks) {
+#if defined(NV_PTX) && NV_PTX
+    uint b0[4], b1[4];
+    #pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      local const uint* wrow = ww + (32 * wn + 8 * j + g) * NV_HG_RW + 8 * ks + t;
+      b0[j] = wrow[0];
+      b1[j] = wrow[4];
+    }
+    #pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      local const uint* r0 = xw + (64 * wm + 16 * i + g) * NV_HG_RW + 8 * ks + t;
+      local const uint* r1 = r0 + 8 * NV_HG_RW;
+      const uint4 a = (uint4)(r0[0], r1[0], r0[4], r1[4]);
+      #pragma unroll
+      for (int j = 0; j < 4; ++j) acc[i][j] = nv_mma_f16(a, b0[j], b1[j], acc[i][j]);
+    }
+#else
+    local const half* xh = (local const half*)xs;
+    local const half* wh = (local const half*)ws;
+    #pragma unroll
+    for (int i = 0; i < 4; ++i)
+      #pragma unroll
+      for (int j = 0; j < 4; ++j)
+        #pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int r = 64 * wm + 16 * i + g + (e >= 2 ? 8 : 0), n = 32 * wn + 8 * j + 2 * t + (e & 1);
+          float s = 0.0f;
+          for (int k = 16 * ks; k < 16 * ks + 16; ++k) s += vload_half(r * NV_HG_RS + k, xh) * vload_half(n * NV_HG_RS + k, wh);
+          if (e == 0) acc[i][j].x += s;
+          else if (e == 1) acc[i][j].y += s;
+          else if (e == 2) acc[i][j].z += s;
+          else acc[i][j].w += s;
+        }
+#endif
+  }
+}
+
+// The K loop: acc = activation rows m0 .. m0 + 127 times the group's 128 staged weight rows.
+inline void nv_hg_loop(const global uint4* wq, const global ushort* wsc, const global uint4* wq2,
+                       const global ushort* wsc2, const global uint4* xh, int dtype_id, int sets, int m0, int M,
+                       int n0, int N, int K, local uint4* xs, local uint4* ws, float4 acc[4][4]) {
+  const int warp = get_local_id(0) / 32, wm = warp / 4, wn = warp % 4, nb = K / 32;
+  const int x_stage = NV_HG_BM * NV_HG_RV, w_stage = NV_HG_BN * NV_HG_RV;
+  #pragma unroll
+  for (int i = 0; i < 4; ++i)
+    #pragma unroll
+    for (int j = 0; j < 4; ++j) acc[i][j] = (float4)(0.0f);
+  uint4 xr[2], wr;
+  float2 wd;
+  nv_hg_load_x(xh, m0, M, K, 0, xr);
+  nv_hg_load_w(wq, wsc, wq2, wsc2, dtype_id, sets, n0, N, nb, 0, &wr, &wd);
+  nv_hg_store_x(xr, xs);
+  nv_hg_store_w(dtype_id, wr, wd, ws);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int kb = 0; kb < nb; ++kb) {
+    const int cur = kb & 1, nxt = cur ^ 1;
+    if (kb + 1 < nb) {
+      nv_hg_load_x(xh, m0, M, K, kb + 1, xr);
+      nv_hg_load_w(wq, wsc, wq2, wsc2, dtype_id, sets, n0, N, nb, kb + 1, &wr, &wd);
+    }
+    nv_hg_step(xs + cur * x_stage, ws + cur * w_stage, wm, wn, acc);
+    if (kb + 1 < nb) {
+      nv_hg_store_x(xr, xs + nxt * x_stage);
+      nv_hg_store_w(dtype_id, wr, wd, ws + nxt * w_stage);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+
+inline float nv_hg_elem(float4 v, int e) { return e == 0 ? v.x : e == 1 ? v.y : e == 2 ? v.z : v.w; }
+
+#define NV_HG_LOCALS                                                        \
+  local uint4 xs[2 * NV_HG_BM * NV_HG_RV];                                  \
+  local uint4 ws[2 * NV_HG_BN * NV_HG_RV];                                  \
+  const int lid = get_local_id(0), lane = lid % 32, warp = lid / 32;        \
+  const int g = lane / 4, t = lane % 4, wm = warp / 4, wn = warp % 4;       \
+  const int m0 = get_group_id(0) * NV_HG_BM;                                \
+  float4 acc[4][4]
+
+// MUL_MAT, and MUL_MAT_ADD with has_res (dst = product + res; res may be dst: each output is read
+// and written by the same work-item). Global size (ceil(M / 128) * 256, ceil(N / 128)): the groups
+// of one weight tile run side by side and share it through the L2 cache.
+#define NV_HG_KERNEL(NAME, DTYPE_ID)                                                                      \
+  kernel __attribute__((reqd_work_group_size(NV_HG_WG, 1, 1))) void NAME(                               \
+      const global uint4* wq, const global ushort* wsc, const global uint4* xh, const global uchar* res,  \
+      ulong res_off, int has_res, global uchar* dst, ulong dst_off, int M, int N, int K) {                \
+    NV_HG_LOCALS;                                                                                         \
+    const int n0 = get_group_id(1) * NV_HG_BN;                                                           \
+    nv_hg_loop(wq, wsc, wq, wsc, xh, DTYPE_ID, 1, m0, M, n0, N, K, xs, ws, acc);                         \
+    global float* out = (global float*)(dst + dst_off);                                                 \
+    const global float* r = (const global float*)(res + res_off);                                       \
+    _Pragma("unroll")                                                                                    \
+    for (int i = 0; i < 4; ++i)                                                                          \
+      _Pragma("unroll")                                                                                  \
+      for (int j = 0; j < 4; ++j)                                                                        \
+        _Pragma("unroll")                                                                                \
+        for (int e = 0; e < 4; ++e) {                                                                    \
+          const int m = m0 + 64 * wm + 16 * i + g + (e >= 2 ? 8 : 0);                                    \
+          const int n = n0 + 32 * wn + 8 * j + 2 * t + (e & 1);                                          \
+          if (m < M && n < N) {                                                                          \
+            const size_t at = (size_t)m * N + n;                                                         \
+            out[at] = has_res ? nv_hg_elem(acc[i][j], e) + r[at] : nv_hg_elem(acc[i][j], e);             \
+          }                                                                                              \
+        }                                                                                                \
+  }
+
+NV_HG_KERNEL(nv_gemm_half_q4_0, 0)
+NV_HG_KERNEL(nv_gemm_half_q4_1, 1)
+NV_HG_KERNEL(nv_gemm_half_q8_0, 2)
+
+// RMS_NORM_MUL_MAT_SWIGLU's product: dst = silu(gate . n) * (up . n), 64 output columns a group
+// (tiles j = 0, 1 of a warp are gate, 2, 3 the same columns of up). Global size
+// (ceil(M / 128) * 256, ceil(N / 64)).
+#define NV_HG_SWIGLU_KERNEL(NAME, DTYPE_ID)                                                               \
+  kernel __attribute__((reqd_work_group_size(NV_HG_WG, 1, 1))) void NAME(                               \
+      const global uint4* gq, const global ushort* gsc, const global uint4* uq, const global ushort* usc, \
+      const global uint4* xh, global uchar* dst, ulong dst_off, int M, int N, int K) {                   \
+    NV_HG_LOCALS;                                                                                         \
+    const int n0 = get_group_id(1) * (NV_HG_BN / 2);                                                     \
+    nv_hg_loop(gq, gsc, uq, usc, xh, DTYPE_ID, 2, m0, M, n0, N, K, xs, ws, acc);                         \
+    global float* out = (global float*)(dst + dst_off);                                                 \
+    _Pragma("unroll")                                                                                    \
+    for (int i = 0; i < 4; ++i)                                                                          \
+      _Pragma("unroll")                                                                                  \
+      for (int j = 0; j < 2; ++j)                                                                        \
+        _Pragma("unroll")                                                                                \
+        for (int e = 0; e < 4; ++e) {                                                                    \
+          const int m = m0 + 64 * wm + 16 * i + g + (e >= 2 ? 8 : 0);                                    \
+          const int n = n0 + 16 * wn + 8 * j + 2 * t + (e & 1);                                          \
+          const float a = nv_hg_elem(acc[i][j], e);                                                      \
+          if (m < M && n < N) out[(size_t)m * N + n] = a / (1.0f + exp(-a)) * nv_hg_elem(acc[i][j + 2], e); \
+        }                                                                                                \
+  }
+
+NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_0, 0)
+NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_1, 1)
+NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q8_0, 2)

@@ -1,0 +1,74 @@
+#include "nv_gemm_half.hpp"
+
+#include "nv_dtypes.hpp"
+
+extern const clport::EmbeddedKernel clport_plugin_kernels[];
+
+namespace nvidia {
+namespace {
+
+using clport::plugin_common::PackedWeight;
+
+constexpr size_t kTileRows = 128;    // NV_HG_BM
+constexpr size_t kTileWeights = 128;  // NV_HG_BN (staged weight rows; SwiGLU: 64 of each)
+constexpr size_t kGroup = 256;       // NV_HG_WG
+constexpr size_t kRowsGroup = 256;   // NV_HG_ROWS_WG
+
+size_t ceil_div(size_t v, size_t by) { return (v + by - 1) / by; }
+
+}  // namespace
+
+NvGemmHalf::NvGemmHalf(const clport_host& host, bool ptx) : host_(host), h_(host), ptx_(ptx) {}
+
+const clport::sdk::Kernel& NvGemmHalf::kernel(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (program_.get() == nullptr) {
+    const std::string options = std::string("-cl-std=CL1.2 -DNV_PTX=") + (ptx_ ? "1" : "0");
+    const std::string source = clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_ptx.cl") + "\n" +
+                               clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_gemm_half.cl");
+    program_ = clport::sdk::Program(&h_.cl(), h_.build_program(source, options));
+  }
+  auto it = kernels_.find(name);
+  if (it == kernels_.end()) it = kernels_.emplace(name, clport::sdk::Kernel(h_.cl(), program_, name.c_str())).first;
+  return it->second;
+}
+
+bool NvGemmHalf::enqueue(const clport_op& op, const PackedWeight& w, const PackedWeight* up) {
+  const clport_tensor &x = *op.src[1], &d = *op.dst;
+  const char* suffix = dtype_suffix(w.dtype);
+  if (suffix == nullptr) throw clport::sdk::unsupported("nvidia: no f16 GEMM for this weight dtype");
+  const bool swiglu = op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU;
+  if (swiglu && (up == nullptr || up->dtype != w.dtype))
+    throw clport::sdk::Failure("nvidia: SwiGLU GEMM without an up weight of the gate's dtype");
+  const bool norm = swiglu || op.kind == CLPORT_OP_RMS_NORM_MUL_MAT, add = op.kind == CLPORT_OP_MUL_MAT_ADD;
+  const cl_int K = static_cast<cl_int>(w.K), N = static_cast<cl_int>(w.N), M = static_cast<cl_int>(x.ne[1]);
+  cl_mem rows = rows_scratch_.grow(static_cast<size_t>(M) * static_cast<size_t>(K) * 2, "f16 activations");
+  if (rows == nullptr) return false;
+  const clport_cl_api& cl = h_.cl();
+
+  // Absent operands point at x: the kernels never read them (norm / has_res are 0).
+  const clport_tensor& g = norm ? *op.src[2] : x;
+  const clport::sdk::Kernel& r = kernel("nv_half_rows");
+  clport::sdk::set_args(cl, r, x.buffer, cl_ulong(x.offset), g.buffer, cl_ulong(g.offset), cl_int(norm ? 1 : 0),
+                        cl_float(norm ? op.params.eps : 0.0f), K, rows);
+  const size_t r_global = static_cast<size_t>(M) * kRowsGroup, r_local = kRowsGroup;
+  clport::sdk::enqueue(host_, r, 1, &r_global, &r_local);
+
+  const std::string name = std::string(swiglu ? "nv_gemm_half_swiglu_" : "nv_gemm_half_") + suffix;
+  const clport::sdk::Kernel& k = kernel(name);
+  if (swiglu) {
+    clport::sdk::set_args(cl, k, w.q, w.s, up->q, up->s, rows, d.buffer, cl_ulong(d.offset), M, N, K);
+  } else {
+    const clport_tensor& res = add ? *op.src[2] : x;
+    clport::sdk::set_args(cl, k, w.q, w.s, rows, res.buffer, cl_ulong(res.offset), cl_int(add ? 1 : 0), d.buffer,
+                          cl_ulong(d.offset), M, N, K);
+  }
+  const size_t columns = swiglu ? kTileWeights / 2 : kTileWeights;
+  const size_t global[2] = {ceil_div(static_cast<size_t>(M), kTileRows) * kGroup,
+                            ceil_div(static_cast<size_t>(N), columns)};
+  const size_t local[2] = {kGroup, 1};
+  clport::sdk::enqueue(host_, k, 2, global, local);
+  return true;
+}
+
+}  // namespace nvidia

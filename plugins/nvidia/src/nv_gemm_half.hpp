@@ -1,0 +1,48 @@
+// Launches the NVIDIA GEMM on f16 operands (plugins/nvidia/kernels/nv_gemm_half.cl) for a prompt's
+// MUL_MAT and the fused RMS_NORM_MUL_MAT / MUL_MAT_ADD / RMS_NORM_MUL_MAT_SWIGLU, on weights in the
+// packed layout of plugins/common: one launch rounds the activation rows (through the RMSNorm for
+// the norm kinds) to f16 in a scratch buffer, a second multiplies them by the weights, decoded to
+// f16 as they are staged, on the tensor cores (with inline PTX) or in plain OpenCL C.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "clport_plugin/plugin_sdk.hpp"
+#include "clport_common/packed_weight.hpp"
+#include "clport_common/scratch_buffer.hpp"
+
+namespace nvidia {
+
+class NvGemmHalf {
+ public:
+  // ptx: the driver takes inline PTX on a device with tensor cores (compute capability 8.0).
+  NvGemmHalf(const clport_host& host, bool ptx);
+  NvGemmHalf(const NvGemmHalf&) = delete;
+  NvGemmHalf& operator=(const NvGemmHalf&) = delete;
+
+  // The activation rows from which a product takes this GEMM rather than the 8-bit one: below them
+  // its 128-row tiles leave most of a large GPU idle.
+  static constexpr int64_t kMinRows = 65;
+
+  // Enqueues op (already checked against the plain-layout rules; a weight dtype NvGemm covers);
+  // up is the SwiGLU's second weight. Returns false, having enqueued nothing, when the device has
+  // no memory for the f16 activations.
+  bool enqueue(const clport_op& op, const clport::plugin_common::PackedWeight& w,
+               const clport::plugin_common::PackedWeight* up);
+
+ private:
+  const clport::sdk::Kernel& kernel(const std::string& name);
+
+  const clport_host& host_;
+  clport::sdk::Host h_;
+  bool ptx_;
+  std::mutex mutex_;
+  clport::sdk::Program program_;
+  std::map<std::string, clport::sdk::Kernel> kernels_;
+  clport::plugin_common::ScratchBuffer rows_scratch_{host_};
+};
+
+}  // namespace nvidia
