@@ -161,6 +161,15 @@ std::vector<LayerGroupSpec> layer_group_catalogue(bool small) {
   wide.ff = 512;
   wide.n_past = 450;
   out.push_back(wide);
+  LayerGroupSpec grouped;  // four query heads a KV head (Llama 3 8B / 70B), as one attention item takes them
+  grouped.weight = DType::Q4_0;
+  grouped.embd = 512;
+  grouped.heads = 8;
+  grouped.kv_heads = 2;
+  grouped.head_dim = 64;
+  grouped.ff = 512;
+  grouped.n_past = 700;
+  out.push_back(grouped);
   return out;
 }
 

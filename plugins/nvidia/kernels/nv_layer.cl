@@ -2,7 +2,8 @@
 // (nv_layer.hpp) for one token, in phases separated by grid-wide barriers:
 //  1. qkv = Wqkv . rms_norm(x) * attn_norm                         (RMS_NORM_MUL_MAT)
 //  2. RoPE of q and k at position n_past, k and v into the KV cache, attention of each head over
-//     positions 0 .. n_past, each head's keys in `splits` ranges, a partial result per range
+//     positions 0 .. n_past, each head's keys in `splits` ranges, a partial result per range (gq
+//     query heads of one KV head at once)
 //                                                                  (ROPE_KV_STORE_ATTENTION)
 //  3. attn = the merged partials (work-group 0 writes them out), x += Wo . attn (MUL_MAT_ADD)
 //  4. act = silu(Wgate . n) * (Wup . n), n = rms_norm(x) * ffn_norm (RMS_NORM_MUL_MAT_SWIGLU)
@@ -216,21 +217,38 @@ inline float nv_sum_across(float v, int stride, local float* scratch) {
 
 inline float nv_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b.hi); }
 
-// Attention phase, one (head, key range) item: the partial result (acc[HD], m, l) over keys
-// [k0, k1), the key at `pos` (this step's) from kc / vc, the others from the cache. The work-group
-// is NV_WG / (HD / 8) key lanes of HD / 8 work-items, each work-item 8 dimensions: key lane t
-// takes keys k0 + t, k0 + t + lanes, ... (two a trip, so that four 8-element loads are in flight)
-// with its own running maximum, sum and output, and the lanes are combined once at the end:
-// no work-group reduction inside the loop. HD % 8 == 0, HD / 8 <= 32.
-// qs = q * scale, kc, vc (local, HD each); comb NV_WARPS * HD floats; red NV_WG floats.
+// The most query heads one attention item takes (heads of one KV head; the host's
+// nv_layer_gqa): each adds an output and a running maximum and sum per work-item, 10 registers.
+#ifndef NV_ATT_GQA
+#define NV_ATT_GQA 1
+#endif
+
+// Attention phase, one (query heads, key range) item: for each of the gq heads (consecutive, of
+// one KV head) the partial result (acc[HD], m, l) over keys [k0, k1), the key at `pos` (this
+// step's) from kc / vc, the others from the cache. Each key and value is loaded once for all gq
+// heads: a KV head's keys are read once a step, not once per query head. The work-group is
+// NV_WG / (HD / 8) key lanes of HD / 8 work-items, each work-item 8 dimensions: key lane t takes
+// keys k0 + t, k0 + t + lanes, ... (two a trip, so that four 8-element loads are in flight) with
+// its own running maxima, sums and outputs, and the lanes are combined once at the end: no
+// work-group reduction inside the loop. HD % 8 == 0, HD / 8 <= 32, gq <= NV_ATT_GQA.
+// qs = the heads' q * scale (gq rows of HD), kc, vc (local, HD each); comb NV_WARPS * HD floats;
+// red NV_WG floats; head j's partial goes to part + j * head_stride.
 inline void nv_attend_range(const global uchar* kcache, const global uchar* vcache, ulong pos_stride, int k0,
-                            int k1, int pos, int HD, local const float* qs, local const float* kc,
-                            local const float* vc, local float* comb, local float* red, global float* part) {
+                            int k1, int pos, int HD, int gq, local const float* qs, local const float* kc,
+                            local const float* vc, local float* comb, local float* red, global float* part,
+                            size_t head_stride) {
   const int lid = get_local_id(0);
   const int parts = HD / 8, lanes = NV_WG / parts, lane = lid / parts, slice = (lid % parts) * 8;
-  const float8 q8 = vload8(0, qs + slice);
-  float m = -INFINITY, l = 0.0f;
-  float8 acc = (float8)(0.0f);
+  // The queries stay in local memory (read again each trip): in registers too they would push
+  // the kernel past the 128 registers a work-item of 512 may have.
+  float8 acc[NV_ATT_GQA];
+  float m[NV_ATT_GQA], l[NV_ATT_GQA];
+#pragma unroll
+  for (int j = 0; j < NV_ATT_GQA; ++j) {
+    acc[j] = (float8)(0.0f);
+    m[j] = -INFINITY;
+    l[j] = 0.0f;
+  }
   for (int base = k0; base < k1; base += 2 * lanes) {  // the same trips for every work-item
     const int ja = base + lane, jb = ja + lanes;
     const bool has_a = ja < k1, has_b = jb < k1;
@@ -240,44 +258,56 @@ inline void nv_attend_range(const global uchar* kcache, const global uchar* vcac
     const float8 kb = rb == pos ? vload8(0, kc + slice) : nv_cache8(kcache + (ulong)rb * pos_stride, slice);
     const float8 va = ra == pos ? vload8(0, vc + slice) : nv_cache8(vcache + (ulong)ra * pos_stride, slice);
     const float8 vb = rb == pos ? vload8(0, vc + slice) : nv_cache8(vcache + (ulong)rb * pos_stride, slice);
-    // Every work-item sums (the shuffles take the whole warp), then masks.
-    const float sum_a = nv_sum_within(nv_dot8(q8, ka), parts, red);
-    const float sum_b = nv_sum_within(nv_dot8(q8, kb), parts, red);
-    const float sa = has_a ? sum_a : -INFINITY, sb = has_b ? sum_b : -INFINITY;
-    const float m_new = fmax(m, fmax(sa, sb));
-    const float ref = m_new == -INFINITY ? 0.0f : m_new;  // no key yet: every weight stays 0
-    const float rescale = exp(m - ref), pa = exp(sa - ref), pb = exp(sb - ref);
-    l = l * rescale + pa + pb;
-    acc = acc * rescale + pa * va + pb * vb;
-    m = m_new;
+#pragma unroll
+    for (int j = 0; j < NV_ATT_GQA; ++j) {
+      if (j < gq) {  // the same for every work-item
+        // Every work-item sums (the shuffles take the whole warp), then masks.
+        const float8 q8 = vload8(0, qs + j * HD + slice);
+        const float sum_a = nv_sum_within(nv_dot8(q8, ka), parts, red);
+        const float sum_b = nv_sum_within(nv_dot8(q8, kb), parts, red);
+        const float sa = has_a ? sum_a : -INFINITY, sb = has_b ? sum_b : -INFINITY;
+        const float m_new = fmax(m[j], fmax(sa, sb));
+        const float ref = m_new == -INFINITY ? 0.0f : m_new;  // no key yet: every weight stays 0
+        const float rescale = exp(m[j] - ref), pa = exp(sa - ref), pb = exp(sb - ref);
+        l[j] = l[j] * rescale + pa + pb;
+        acc[j] = acc[j] * rescale + pa * va + pb * vb;
+        m[j] = m_new;
+      }
+    }
   }
-  // The lanes' results relative to the item's maximum M, summed: each warp's lanes with
-  // shuffles, then the warps through comb.
-  const float M = nv_group_max(m, red);
-  const float w = M == -INFINITY ? 0.0f : exp(m - M);
-  const float L = nv_group_sum(lid % parts == 0 ? l * w : 0.0f, red);
-  acc *= w;
-  float8 sum;
-  sum.s0 = nv_sum_across(acc.s0, parts, red);
-  sum.s1 = nv_sum_across(acc.s1, parts, red);
-  sum.s2 = nv_sum_across(acc.s2, parts, red);
-  sum.s3 = nv_sum_across(acc.s3, parts, red);
-  sum.s4 = nv_sum_across(acc.s4, parts, red);
-  sum.s5 = nv_sum_across(acc.s5, parts, red);
-  sum.s6 = nv_sum_across(acc.s6, parts, red);
-  sum.s7 = nv_sum_across(acc.s7, parts, red);
-  if (lid % 32 < parts) vstore8(sum, 0, comb + (lid / 32) * HD + slice);
-  barrier(CLK_LOCAL_MEM_FENCE);
-  if (lid < HD) {
-    float total = 0.0f;
-    for (int t = 0; t < NV_WARPS; ++t) total += comb[t * HD + lid];
-    part[lid] = total;
+  // Per head, the lanes' results relative to the item's maximum M, summed: each warp's lanes
+  // with shuffles, then the warps through comb.
+#pragma unroll
+  for (int j = 0; j < NV_ATT_GQA; ++j) {
+    if (j < gq) {
+      const float M = nv_group_max(m[j], red);
+      const float w = M == -INFINITY ? 0.0f : exp(m[j] - M);
+      const float L = nv_group_sum(lid % parts == 0 ? l[j] * w : 0.0f, red);
+      const float8 a = acc[j] * w;
+      float8 sum;
+      sum.s0 = nv_sum_across(a.s0, parts, red);
+      sum.s1 = nv_sum_across(a.s1, parts, red);
+      sum.s2 = nv_sum_across(a.s2, parts, red);
+      sum.s3 = nv_sum_across(a.s3, parts, red);
+      sum.s4 = nv_sum_across(a.s4, parts, red);
+      sum.s5 = nv_sum_across(a.s5, parts, red);
+      sum.s6 = nv_sum_across(a.s6, parts, red);
+      sum.s7 = nv_sum_across(a.s7, parts, red);
+      if (lid % 32 < parts) vstore8(sum, 0, comb + (lid / 32) * HD + slice);
+      barrier(CLK_LOCAL_MEM_FENCE);
+      global float* out = part + j * head_stride;
+      if (lid < HD) {
+        float total = 0.0f;
+        for (int t = 0; t < NV_WARPS; ++t) total += comb[t * HD + lid];
+        out[lid] = total;
+      }
+      if (lid == 0) {
+        out[HD] = M;
+        out[HD + 1] = L;
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
   }
-  if (lid == 0) {
-    part[HD] = M;
-    part[HD + 1] = L;
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
 }
 
 // The weight of each key range in its head's merged row, w[h * splits + s] =
@@ -339,7 +369,7 @@ kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void nv_layer(
     const global uchar* v, ulong v_off, ulong v_nb1, global uchar* cache, ulong cache_off, ulong cache_nb1,
     ulong cache_nb2, ulong cache_nb3, global uchar* attn, ulong attn_off, int H, int HKV, int HD, int n_rot,
     int neox, float freq_base, float freq_scale, float att_scale, int window, int n_past, global float* part,
-    int splits,
+    int splits, int gq,
     // 3: MUL_MAT_ADD (output projection)
     const global uint4* o_q, const global ushort* o_s, const global uchar* o_res, ulong o_res_off,
     global uchar* x3, ulong x3_off, int NO,
@@ -364,34 +394,37 @@ kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void nv_layer(
   int alive = nv_grid_sync(bar, groups, &ok);
   NV_MARK(2)
 
-  // 2: att holds qs, kc, vc (HD each), comb (NV_WARPS HD), red2 (NV_WG) and NV_WG halves;
-  // in 3 the merge weights (2 H splits floats).
+  // 2: att holds kc, vc (HD each), qs (gq HD), comb (NV_WARPS HD), red2 (NV_WG) and NV_WG
+  // halves; in 3 the merge weights (2 H splits floats). An item is gq query heads of one KV head
+  // (h0 .. h0 + gq - 1) and one of `splits` key ranges.
   if (alive) {
-    local float *qs = att, *kc = att + HD, *vc = att + 2 * HD, *comb = att + 3 * HD;
+    local float *kc = att, *vc = att + HD, *qs = att + 2 * HD, *comb = qs + gq * HD;
     local float* red2 = comb + NV_WARPS * HD;
     local half* tmp = (local half*)(red2 + NV_WG);
     const int pos = n_past, group = H / HKV;
     const int first = window > 0 ? max(0, pos - window + 1) : 0;
     const int span = (pos + 1 - first + splits - 1) / splits;
-    for (int item = get_group_id(0); item < H * splits; item += get_num_groups(0)) {
-      const int h = item / splits, s = item % splits, kvh = h / group;
-      const global float* qh = (const global float*)(q + q_off + (ulong)h * q_nb1);
+    for (int item = get_group_id(0); item < (H / gq) * splits; item += get_num_groups(0)) {
+      const int h0 = item / splits * gq, s = item % splits, kvh = h0 / group;
       const global float* kh = (const global float*)(k + k_off + (ulong)kvh * k_nb1);
       const global float* vh = (const global float*)(v + v_off + (ulong)kvh * v_nb1);
       if (lid < HD) {
-        qs[lid] = nv_rope_at(qh, lid, pos, n_rot, neox, freq_base, freq_scale) * att_scale;
         kc[lid] = nv_as_cached(nv_rope_at(kh, lid, pos, n_rot, neox, freq_base, freq_scale), tmp);
         vc[lid] = nv_as_cached(vh[lid], tmp);
       }
+      for (int e = lid; e < gq * HD; e += NV_WG) {
+        const global float* qh = (const global float*)(q + q_off + (ulong)(h0 + e / HD) * q_nb1);
+        qs[e] = nv_rope_at(qh, e % HD, pos, n_rot, neox, freq_base, freq_scale) * att_scale;
+      }
       barrier(CLK_LOCAL_MEM_FENCE);
       global uchar* kcache = cache + cache_off + (ulong)kvh * cache_nb1;
-      if (s == 0 && h % group == 0 && lid < HD) {
+      if (s == 0 && h0 % group == 0 && lid < HD) {
         nv_cache_put(kcache + (ulong)pos * cache_nb2, lid, kc[lid]);
         nv_cache_put(kcache + cache_nb3 + (ulong)pos * cache_nb2, lid, vc[lid]);
       }
       const int k0 = first + s * span, k1 = min(k0 + span, pos + 1);
-      nv_attend_range(kcache, kcache + cache_nb3, cache_nb2, k0, k1, pos, HD, qs, kc, vc, comb, red2,
-                      part + (size_t)item * (HD + 2));
+      nv_attend_range(kcache, kcache + cache_nb3, cache_nb2, k0, k1, pos, HD, gq, qs, kc, vc, comb, red2,
+                      part + ((size_t)h0 * splits + s) * (HD + 2), (size_t)splits * (HD + 2));
     }
     NV_MARK(3)
     alive = nv_grid_sync(bar, groups, &ok);

@@ -148,15 +148,23 @@ NvLayer::NvLayer(const clport_host& host, const clport_device_desc& device, Gemv
 
 NvLayer::~NvLayer() = default;
 
-uint32_t NvLayer::splits(int64_t heads) const {
-  return std::clamp<uint32_t>(groups() / static_cast<uint32_t>(std::max<int64_t>(heads, 1)), 1u, kMaxSplits);
+int64_t NvLayer::heads_per_item(int64_t heads, int64_t kv_heads) const {
+  const int64_t group = heads / std::max<int64_t>(kv_heads, 1);
+  for (int64_t gq = config_.heads_per_item; gq > 1; gq /= 2)
+    if (group % gq == 0) return gq;
+  return 1;
 }
 
-uint64_t NvLayer::att_bytes(int64_t head_dim, int64_t heads) const {
-  // qs, kc, vc, the warps' sums (NV_WARPS rows of head_dim), a reduction scratch, halves.
+uint32_t NvLayer::splits(int64_t heads, int64_t gq) const {
+  const int64_t items = std::max<int64_t>(heads / gq, 1);
+  return std::clamp<uint32_t>(groups() / static_cast<uint32_t>(items), 1u, kMaxSplits);
+}
+
+uint64_t NvLayer::att_bytes(int64_t head_dim, int64_t heads, int64_t gq) const {
+  // kc, vc, gq query rows, the warps' sums (NV_WARPS rows of head_dim), a reduction scratch, halves.
   const uint64_t attention =
-      ((3 + gemv_.wg / 32) * static_cast<uint64_t>(head_dim) + gemv_.wg) * sizeof(float) + gemv_.wg * 2;
-  const uint64_t merge = 2 * static_cast<uint64_t>(heads) * splits(heads) * sizeof(float);
+      ((2 + gq + gemv_.wg / 32) * static_cast<uint64_t>(head_dim) + gemv_.wg) * sizeof(float) + gemv_.wg * 2;
+  const uint64_t merge = 2 * static_cast<uint64_t>(heads) * splits(heads, gq) * sizeof(float);
   return std::max(attention, merge);
 }
 
@@ -168,11 +176,12 @@ uint32_t NvLayer::groups() const {
 uint64_t NvLayer::local_bytes(const clport_op* const* ops) const {
   int64_t max_k = 0;
   for (size_t i : {0, 2, 3, 4}) max_k = std::max(max_k, ops[i]->src[0]->ne[0]);
-  const int64_t hd = ops[1]->src[0]->ne[0];
+  const clport_tensor& q = *ops[1]->src[0];
+  const int64_t hd = q.ne[0];
   const uint64_t rows = static_cast<uint64_t>(gemv_.wg / 32) * gemv_.rows_per_warp;
   const uint64_t red = 2 * rows * 33 * sizeof(float);
   const uint64_t codes = static_cast<uint64_t>(max_k / 32) * (32 + 8);
-  return red + codes + att_bytes(hd, ops[1]->src[0]->ne[1]) + 16;
+  return red + codes + att_bytes(hd, q.ne[1], heads_per_item(q.ne[1], ops[1]->src[1]->ne[1])) + 16;
 }
 
 bool NvLayer::takes(const clport_op* const* ops, size_t n) const {
@@ -218,7 +227,7 @@ const clport::sdk::Program& NvLayer::program(const Weights& w, bool cache_f16) {
   std::ostringstream key;
   key << gemv_.build_options() << " -DNV_QKV_ROWS=" << rows_fn(w[0]->dtype, false) << " -DNV_O_ROWS=" << rows_fn(w[1]->dtype, false)
       << " -DNV_FFN_ROWS=" << rows_fn(w[2]->dtype, true) << " -DNV_DOWN_ROWS=" << rows_fn(w[4]->dtype, false)
-      << " -DNV_CACHE_F16=" << (cache_f16 ? 1 : 0) << (clock_mhz_ > 0 ? " -DNV_LAYER_TIMING=1" : "");
+      << " -DNV_CACHE_F16=" << (cache_f16 ? 1 : 0) << " -DNV_ATT_GQA=" << config_.heads_per_item << (clock_mhz_ > 0 ? " -DNV_LAYER_TIMING=1" : "");
   auto it = programs_.find(key.str());
   if (it != programs_.end()) return it->second;
   const std::string source = h_.shared_source("rope_math.cl") + "\n" + gemv_source(h_) + "\n" +
@@ -256,7 +265,8 @@ std::unique_ptr<clport_launch> NvLayer::prepare(const clport_op* const* ops, con
 
   const cl_int hd = static_cast<cl_int>(q.ne[0]), heads = static_cast<cl_int>(q.ne[1]);
   const cl_uint n_groups = groups();
-  const cl_int splits = static_cast<cl_int>(this->splits(heads));
+  const int64_t gq = heads_per_item(heads, k.ne[1]);
+  const cl_int splits = static_cast<cl_int>(this->splits(heads, gq));
   auto part = std::make_unique<PoolBuffer>(host_, static_cast<size_t>(heads) * splits * (hd + 2) * sizeof(float));
   auto bar = barrier_words(host_);
 
@@ -265,7 +275,7 @@ std::unique_ptr<clport_launch> NvLayer::prepare(const clport_op* const* ops, con
   const auto& rope = o1.params.rope;
   const int64_t max_k = std::max({w[0]->K, w[1]->K, w[2]->K, w[4]->K});
   const clport::sdk::LocalMem codes{static_cast<size_t>(max_k / 32) * 32}, scales{static_cast<size_t>(max_k / 32) * 8},
-      att{static_cast<size_t>(att_bytes(hd, heads))};
+      att{static_cast<size_t>(att_bytes(hd, heads, gq))};
   const auto u = [](uint64_t x) { return static_cast<cl_ulong>(x); };
   const auto i = [](int64_t x) { return static_cast<cl_int>(x); };
   clport::sdk::set_args(
@@ -278,7 +288,7 @@ std::unique_ptr<clport_launch> NvLayer::prepare(const clport_op* const* ops, con
       cache.buffer, u(cache.offset), u(cache.nb[1]), u(cache.nb[2]), u(cache.nb[3]), o1.dst->buffer,
       u(o1.dst->offset), heads, i(k.ne[1]), hd, cl_int(rope.n_rot), cl_int(rope.mode == 2 ? 1 : 0),
       cl_float(rope.freq_base), cl_float(rope.freq_scale), cl_float(o1.params.attention.scale),
-      cl_int(o1.params.attention.window), cl_int(o1.n_past), part->get(), splits,
+      cl_int(o1.params.attention.window), cl_int(o1.n_past), part->get(), splits, i(gq),
       // 3
       w[1]->q, w[1]->s, o2.src[2]->buffer, u(o2.src[2]->offset), o2.dst->buffer, u(o2.dst->offset), i(w[1]->N),
       // 4

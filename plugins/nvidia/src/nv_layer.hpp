@@ -24,6 +24,9 @@ struct LayerConfig {
   // Work-groups of a launch (all resident at once for the grid barriers); 0 = one per compute
   // unit on a GPU, 1 on other devices.
   uint32_t groups = 0;
+  // The most query heads (of one KV head) an attention item takes at once: 1, 2 or 4. Each key
+  // and value is then read once for all of them, at the cost of registers per work-item.
+  uint32_t heads_per_item = 1;
 };
 
 class NvLayer {
@@ -42,11 +45,15 @@ class NvLayer {
 
  private:
   uint32_t groups() const;
-  // The most key ranges per head in the attention phase (enough items for every work-group); a
-  // step uses as few as take one trip of the attention loop each (SplitRule in nv_layer.cpp).
-  uint32_t splits(int64_t heads) const;
+  // The query heads an attention item takes at once (nv_layer.cl's gq): as many of one KV head's
+  // as divide them, up to config_.heads_per_item (the program's NV_ATT_GQA).
+  int64_t heads_per_item(int64_t heads, int64_t kv_heads) const;
+  // The most key ranges per head in the attention phase (enough items of gq heads for every
+  // work-group); a step uses as few as take one trip of the attention loop each (SplitRule in
+  // nv_layer.cpp).
+  uint32_t splits(int64_t heads, int64_t gq) const;
   // The kernel's `att` local arena: the attention phase's arrays, then the merge weights.
-  uint64_t att_bytes(int64_t head_dim, int64_t heads) const;
+  uint64_t att_bytes(int64_t head_dim, int64_t heads, int64_t gq) const;
   uint64_t local_bytes(const clport_op* const* ops) const;
   const clport::sdk::Program& program(const Weights& w, bool cache_f16);
   // Once per instance: whether groups() work-groups meet at a grid barrier on this device.
