@@ -64,18 +64,6 @@ kernel __attribute__((reqd_work_group_size(NV_HG_ROWS_WG, 1, 1))) void nv_half_r
   }
 }
 
-// (lo, hi) as f16x2 bits, lo in the low half, each rounded to nearest.
-inline uint nv_hg_pack(float lo, float hi) {
-#if defined(NV_PTX) && NV_PTX
-  return nv_f16x2(lo, hi);
-#else
-  ushort p[2];
-  vstore_half_rte(lo, 0, (half*)p);
-  vstore_half_rte(hi, 1, (half*)p);
-  return (uint)p[0] | ((uint)p[1] << 16);
-#endif
-}
-
 // The global row of staged weight row n of a group whose first output column is n0: with one
 // weight, row n0 + n; with SwiGLU's two, warp quarter n / 32 holds 16 gate rows, then the same 16
 // rows of up (*set 0 or 1) for output columns n0 + 16 (n / 32) ...
@@ -111,41 +99,99 @@ inline void nv_hg_store_x(const uint4 xr[2], local uint4* xs) {
 
 // This work-item's weight row (staged row lid / 2) and half of its block (values 16 h .. 16 h + 15,
 // h = lid % 2): the quant words (all 16 bytes of a 4-bit block, the half's 16 of Q8_0) and the
-// scales (d, m). Rows past N repeat the last one.
+// scales' f16 bits (d, and m above it for Q4_1). Rows past N repeat the last one.
 inline void nv_hg_load_w(const global uint4* wq, const global ushort* wsc, const global uint4* wq2,
                          const global ushort* wsc2, int dtype_id, int sets, int n0, int N, int nb, int kb, uint4* wr,
-                         float2* wd) {
+                         uint* wd) {
   const int lid = get_local_id(0);
   int set;
   const int row = min(nv_hg_weight_row(sets, n0, lid / 2, &set), N - 1);
   const global uint4* q = set == 0 ? wq : wq2;
-  const global half* s = (const global half*)(set == 0 ? wsc : wsc2);
+  const global ushort* s = set == 0 ? wsc : wsc2;
   const size_t at = (size_t)row * nb + kb;
   *wr = dtype_id == 2 ? q[at * 2 + lid % 2] : q[at];
-  *wd = dtype_id == 1 ? (float2)(vload_half(2 * at, s), vload_half(2 * at + 1, s)) : (float2)(vload_half(at, s), 0.0f);
+  *wd = dtype_id == 1 ? (uint)s[2 * at] | ((uint)s[2 * at + 1] << 16) : (uint)s[at];
 }
 
-inline uint nv_hg_byte(uint4 v, int i) {
-  const uint w = i < 4 ? v.x : i < 8 ? v.y : i < 12 ? v.z : v.w;
-  return (w >> (8 * (i % 4))) & 0xFFu;
+inline uint nv_hg_word(uint4 v, int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
+
+#if defined(NV_PTX) && NV_PTX
+inline uint nv_prmt(uint a, uint b, uint select) {
+  uint d;
+  __asm__("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(select));
+  return d;
+}
+inline uint nv_hsub2(uint a, uint b) {
+  uint d;
+  __asm__("sub.rn.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+}
+inline uint nv_hmul2(uint a, uint b) {
+  uint d;
+  __asm__("mul.rn.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+}
+inline uint nv_hfma2(uint a, uint b, uint c) {
+  uint d;
+  __asm__("fma.rn.f16x2 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+}
+
+// Quant bytes 2i, 2i + 1 as the f16x2 of their values, on f16 pairs: a byte's code c (0 .. 255)
+// becomes the f16 1024 + c by taking it as the mantissa of 0x6400, an exact integer, from which
+// the code's offset subtracts exactly; one rounding, in the scale's product, as in float.
+inline uint nv_hg_pair(int dtype_id, uint4 wr, int i, int high, uint d2, uint m2) {
+  // Bytes 2i and 2i + 1 into the low bytes of the two halves.
+  const uint x = nv_prmt(nv_hg_word(wr, i / 2), 0u, i % 2 == 0 ? 0x4140u : 0x4342u);
+  if (dtype_id == 2) return nv_hmul2(nv_hsub2((x ^ 0x00800080u) | 0x64006400u, 0x64806480u), d2);  // 1024 + 128
+  const uint q = ((high ? x >> 4 : x) & 0x000F000Fu) | 0x64006400u;
+  if (dtype_id == 0) return nv_hmul2(nv_hsub2(q, 0x64086408u), d2);  // 1024 + 8
+  return nv_hfma2(nv_hsub2(q, 0x64006400u), d2, m2);
+}
+#else
+// (lo, hi) as f16x2 bits, lo in the low half, each rounded to nearest.
+inline uint nv_hg_pack(float lo, float hi) {
+  ushort p[2];
+  vstore_half_rte(lo, 0, (half*)p);
+  vstore_half_rte(hi, 1, (half*)p);
+  return (uint)p[0] | ((uint)p[1] << 16);
+}
+
+// f16 bits as a float.
+inline float nv_hg_half(uint bits) {
+  const ushort b = (ushort)bits;
+  return vload_half(0, (const half*)&b);
 }
 
 // The weight value of quant byte b (its low or high nibble for 4 bits: k = b or 16 + b).
-inline float nv_hg_value(int dtype_id, uint b, int high, float2 wd) {
-  if (dtype_id == 2) return (float)(char)b * wd.x;
+inline float nv_hg_value(int dtype_id, uint b, int high, uint wd) {
+  const float d = nv_hg_half(wd);
+  if (dtype_id == 2) return (float)(char)b * d;
   const float q = (float)(high ? b >> 4 : b & 0x0Fu);
-  return dtype_id == 0 ? (q - 8.0f) * wd.x : q * wd.x + wd.y;
+  return dtype_id == 0 ? (q - 8.0f) * d : q * d + nv_hg_half(wd >> 16);
 }
 
+inline uint nv_hg_pair(int dtype_id, uint4 wr, int i, int high, uint wd) {
+  const uint w = nv_hg_word(wr, i / 2), b0 = (w >> (16 * (i % 2))) & 0xFFu, b1 = (w >> (16 * (i % 2) + 8)) & 0xFFu;
+  return nv_hg_pack(nv_hg_value(dtype_id, b0, high, wd), nv_hg_value(dtype_id, b1, high, wd));
+}
+#endif
+
 // Decodes the work-item's 16 values to f16 and stores them at k = 16 h .. of its staged row.
-inline void nv_hg_store_w(int dtype_id, uint4 wr, float2 wd, local uint4* ws) {
+// 4-bit: bytes 0 .. 15 carry k = 0 .. 15 (low nibbles) and 16 .. 31 (high); Q8_0: the half's bytes.
+inline void nv_hg_store_w(int dtype_id, uint4 wr, uint wd, local uint4* ws) {
   const int lid = get_local_id(0), h = lid % 2;
   uint p[8];
+#if defined(NV_PTX) && NV_PTX
+  const uint d2 = (wd & 0xFFFFu) * 0x10001u, m2 = (wd >> 16) * 0x10001u;
+#endif
   #pragma unroll
   for (int i = 0; i < 8; ++i) {
-    // 4-bit: bytes 0 .. 15 carry k = 0 .. 15 (low nibbles) and 16 .. 31 (high); Q8_0: the half's bytes.
-    const uint b0 = nv_hg_byte(wr, 2 * i), b1 = nv_hg_byte(wr, 2 * i + 1);
-    p[i] = nv_hg_pack(nv_hg_value(dtype_id, b0, h, wd), nv_hg_value(dtype_id, b1, h, wd));
+#if defined(NV_PTX) && NV_PTX
+    p[i] = nv_hg_pair(dtype_id, wr, i, h, d2, m2);
+#else
+    p[i] = nv_hg_pair(dtype_id, wr, i, h, wd);
+#endif
   }
   local uint4* row = ws + (lid / 2) * NV_HG_RV + 2 * h;
   row[0] = (uint4)(p[0], p[1], p[2], p[3]);
@@ -208,7 +254,7 @@ inline void nv_hg_loop(const global uint4* wq, const global ushort* wsc, const g
     #pragma unroll
     for (int j = 0; j < 4; ++j) acc[i][j] = (float4)(0.0f);
   uint4 xr[2], wr;
-  float2 wd;
+  uint wd;
   nv_hg_load_x(xh, m0, M, K, 0, xr);
   nv_hg_load_w(wq, wsc, wq2, wsc2, dtype_id, sets, n0, N, nb, 0, &wr, &wd);
   nv_hg_store_x(xr, xs);
