@@ -54,15 +54,20 @@
 
 // The integer dot product of 16 quant bytes (a 4-bit block: byte j holds element j in its low
 // nibble and j + 16 in its high one) with activation codes xa (elements 0..15) and xb (16..31).
+// The integer dot product of 32 signed codes (lo: k = 0 .. 15, hi: 16 .. 31) with xa / xb.
+inline int nv_dot_codes(uint4 lo, uint4 hi, int4 xa, int4 xb) {
+  int s = nv_dp4a(lo.x, xa.x, 0);
+  s = nv_dp4a(lo.y, xa.y, s);
+  s = nv_dp4a(lo.z, xa.z, s);
+  s = nv_dp4a(lo.w, xa.w, s);
+  s = nv_dp4a(hi.x, xb.x, s);
+  s = nv_dp4a(hi.y, xb.y, s);
+  s = nv_dp4a(hi.z, xb.z, s);
+  return nv_dp4a(hi.w, xb.w, s);
+}
+
 inline int nv_dot_q4(uint4 v, int4 xa, int4 xb) {
-  int s = nv_dp4a(NV_LO(v.x), xa.x, 0);
-  s = nv_dp4a(NV_LO(v.y), xa.y, s);
-  s = nv_dp4a(NV_LO(v.z), xa.z, s);
-  s = nv_dp4a(NV_LO(v.w), xa.w, s);
-  s = nv_dp4a(NV_HI(v.x), xb.x, s);
-  s = nv_dp4a(NV_HI(v.y), xb.y, s);
-  s = nv_dp4a(NV_HI(v.z), xb.z, s);
-  return nv_dp4a(NV_HI(v.w), xb.w, s);
+  return nv_dot_codes(NV_LO(v), NV_HI(v), xa, xb);
 }
 
 // Block i of a packed weight against activation codes xa / xb with ds = (d, d * sum(codes)):
@@ -82,16 +87,7 @@ inline float nv_block_q4_1(const global uint4* wq, const global ushort* ws, size
 
 inline float nv_block_q8_0(const global uint4* wq, const global ushort* ws, size_t i, int4 xa, int4 xb,
                            float2 ds) {
-  const uint4 lo = wq[2 * i], hi = wq[2 * i + 1];
-  int s = nv_dp4a(lo.x, xa.x, 0);
-  s = nv_dp4a(lo.y, xa.y, s);
-  s = nv_dp4a(lo.z, xa.z, s);
-  s = nv_dp4a(lo.w, xa.w, s);
-  s = nv_dp4a(hi.x, xb.x, s);
-  s = nv_dp4a(hi.y, xb.y, s);
-  s = nv_dp4a(hi.z, xb.z, s);
-  s = nv_dp4a(hi.w, xb.w, s);
-  return vload_half(i, (const global half*)ws) * ds.x * (float)s;
+  return vload_half(i, (const global half*)ws) * ds.x * (float)nv_dot_codes(wq[2 * i], wq[2 * i + 1], xa, xb);
 }
 
 inline float nv_absmax4(float4 v) { return fmax(fmax(fabs(v.x), fabs(v.y)), fmax(fabs(v.z), fabs(v.w))); }

@@ -39,17 +39,6 @@ inline float2 nv_wscale_q4_0(const global ushort* ws, size_t i) {
 inline float2 nv_wscale_q4_1(const global ushort* ws, size_t i) { return vload_half2(i, (const global half*)ws); }
 inline float2 nv_wscale_q8_0(const global ushort* ws, size_t i) { return nv_wscale_q4_0(ws, i); }
 
-inline int nv_dot_codes(uint4 lo, uint4 hi, int4 xa, int4 xb) {
-  int s = nv_dp4a(lo.x, xa.x, 0);
-  s = nv_dp4a(lo.y, xa.y, s);
-  s = nv_dp4a(lo.z, xa.z, s);
-  s = nv_dp4a(lo.w, xa.w, s);
-  s = nv_dp4a(hi.x, xb.x, s);
-  s = nv_dp4a(hi.y, xb.y, s);
-  s = nv_dp4a(hi.z, xb.z, s);
-  return nv_dp4a(hi.w, xb.w, s);
-}
-
 // The block's contribution from its integer dot product with one activation row, as
 // nv_block_q4_0 / q4_1 / q8_0 compute it.
 inline float nv_wblock_q4_0(float2 sc, int dot, float2 ds) { return sc.x * (ds.x * (float)dot - 8.0f * ds.y); }
