@@ -11,13 +11,15 @@
 # the reason at the call); every in-kernel report still fails (they all carry an "Entity:" line).
 # REQUIRE: a regex the output must match too (e.g. the plugin's log line naming the path that ran).
 # SMALL_GEMM_TILES: the -cl-opt-disable run with 16 x 16 GEMM tiles (tests/CMakeLists.txt says
-# why), for plugins whose GEMM takes the shared gemm_tn / gemm_tm settings.
+# why), for plugins whose GEMM takes the shared gemm_tn / gemm_tm settings. FULL_CATALOGUE: the
+# full-size cases instead of --small; SETTINGS: a plugin settings file for every run; OCLGRIND_ARGS:
+# more oclgrind options (e.g. --local-mem-size).
 # Used by tests/vendor_intel, tests/vendor_mali and tests/vendor_adreno.
 include_guard(GLOBAL)
 
 function(clport_vendor_oclgrind_test plugin preset)
-  cmake_parse_arguments(ARG "TOLERATE_API_ERRORS;OPTIMISED_ONLY;SMALL_GEMM_TILES" "NAME;REQUIRE;FILTER" "ENVIRONMENT"
-                        ${ARGN})
+  cmake_parse_arguments(ARG "TOLERATE_API_ERRORS;OPTIMISED_ONLY;SMALL_GEMM_TILES;FULL_CATALOGUE"
+                        "NAME;REQUIRE;FILTER;SETTINGS" "ENVIRONMENT;OCLGRIND_ARGS" ${ARGN})
   find_program(OCLGRIND_EXECUTABLE oclgrind)
   find_file(OCLGRIND_RUNTIME liboclgrind-rt.so PATHS /usr/lib/oclgrind /usr/lib/x86_64-linux-gnu
             /usr/local/lib/oclgrind NO_DEFAULT_PATH)
@@ -35,9 +37,9 @@ function(clport_vendor_oclgrind_test plugin preset)
     set(fail_regex
         "Entity: |Invalid (read|write)|[Uu]ninitiali[sz]ed|data race|Oclgrind - |runtime error|Unaligned|FATAL")
   endif()
-  set(all_checks ${OCLGRIND_EXECUTABLE} --build-options -cl-opt-disable --uninitialized --check-api
-      --data-races)
-  set(optimised_checks ${OCLGRIND_EXECUTABLE} --check-api --data-races)
+  set(all_checks ${OCLGRIND_EXECUTABLE} ${ARG_OCLGRIND_ARGS} --build-options -cl-opt-disable --uninitialized
+      --check-api --data-races)
+  set(optimised_checks ${OCLGRIND_EXECUTABLE} ${ARG_OCLGRIND_ARGS} --check-api --data-races)
   if(ARG_OPTIMISED_ONLY)
     set(runs "${name}=optimised_checks")
   else()
@@ -50,7 +52,13 @@ function(clport_vendor_oclgrind_test plugin preset)
     set(filter "${ARG_FILTER}")
   endif()
   set(conformance_args $<TARGET_FILE:clport_conformance> --plugin $<TARGET_FILE:clport_plugin_${plugin}>
-      --small --filter "${filter}")
+      --filter "${filter}")
+  if(NOT ARG_FULL_CATALOGUE)
+    list(APPEND conformance_args --small)
+  endif()
+  if(ARG_SETTINGS)
+    list(APPEND conformance_args --settings ${ARG_SETTINGS})
+  endif()
   set(all_checks_settings "")
   if(ARG_SMALL_GEMM_TILES)
     set(all_checks_settings --settings ${CLPORT_OCLGRIND_SMALL_TILES})

@@ -13,12 +13,17 @@ constexpr size_t kTileRows = 128;    // NV_HG_BM
 constexpr size_t kTileWeights = 128;  // NV_HG_BN (staged weight rows; SwiGLU: 64 of each)
 constexpr size_t kGroup = 256;       // NV_HG_WG
 constexpr size_t kRowsGroup = 256;   // NV_HG_ROWS_WG
+// Two stages of 128 activation and 128 weight rows of 40 halves (nv_gemm_half.cl's xs and ws).
+constexpr uint64_t kLocalBytes = 2 * (kTileRows + kTileWeights) * 40 * 2;
 
 size_t ceil_div(size_t v, size_t by) { return (v + by - 1) / by; }
 
 }  // namespace
 
-NvGemmHalf::NvGemmHalf(const clport_host& host, bool ptx) : host_(host), h_(host), ptx_(ptx) {}
+NvGemmHalf::NvGemmHalf(const clport_host& host, bool ptx, uint64_t local_mem_bytes)
+    : host_(host), h_(host), ptx_(ptx), local_mem_bytes_(local_mem_bytes) {}
+
+bool NvGemmHalf::fits() const { return kLocalBytes <= local_mem_bytes_; }
 
 const clport::sdk::Kernel& NvGemmHalf::kernel(const std::string& name) {
   std::lock_guard<std::mutex> lock(mutex_);

@@ -18,14 +18,18 @@ namespace nvidia {
 
 class NvGemmHalf {
  public:
-  // ptx: the driver takes inline PTX on a device with tensor cores (compute capability 8.0).
-  NvGemmHalf(const clport_host& host, bool ptx);
+  // ptx: the driver takes inline PTX on a device with tensor cores (compute capability 8.0);
+  // local_mem_bytes: the device's, which must hold the kernel's two stages of tiles.
+  NvGemmHalf(const clport_host& host, bool ptx, uint64_t local_mem_bytes);
   NvGemmHalf(const NvGemmHalf&) = delete;
   NvGemmHalf& operator=(const NvGemmHalf&) = delete;
 
   // The activation rows from which a product takes this GEMM rather than the 8-bit one: below them
   // its 128-row tiles leave most of a large GPU idle.
   static constexpr int64_t kMinRows = 65;
+
+  // Whether the device's local memory holds the kernel's tiles (40 KiB).
+  bool fits() const;
 
   // Enqueues op (already checked against the plain-layout rules; a weight dtype NvGemm covers);
   // up is the SwiGLU's second weight. Returns false, having enqueued nothing, when the device has
@@ -39,6 +43,7 @@ class NvGemmHalf {
   const clport_host& host_;
   clport::sdk::Host h_;
   bool ptx_;
+  uint64_t local_mem_bytes_;
   std::mutex mutex_;
   clport::sdk::Program program_;
   std::map<std::string, clport::sdk::Kernel> kernels_;

@@ -63,11 +63,11 @@ class NvidiaInstance final : public clport_plugin_instance {
                  bool attention_mma, bool tensor_cores, nvidia::LayerConfig layer)
       : runner_(host, d, std::move(t)), gemv_(host, g, d.local_mem_bytes, d.compute_units),
         gemm_(host, tensor_cores, gemm_rows, d.compute_units),
-        gemm_half_(host, tensor_cores),
+        gemm_half_(host, tensor_cores, d.local_mem_bytes),
         attention_(host, d.local_mem_bytes, tensor_cores && attention_mma), attention_cells_(host, d.compute_units),
         layer_(host, d, layer_gemv, layer),
         gemm_enabled_(gemm),
-        gemm_half_enabled_(gemm_half),
+        gemm_half_enabled_(gemm_half && gemm_half_.fits()),
         attention_enabled_(attention), float_activations_(host.precision == 1) {}
 
   // A decode layer (nv_layer.hpp) whose mat-muls run on the NVIDIA GEMV (the host offers only
