@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cpu_backend/activation_blocks.h"
+#include "cpu_backend/avx512_blocks-inl.h"
 #include "cpu_backend/simd_kernels.h"
 
 #ifndef CLPORT_UNROLL
@@ -59,46 +60,24 @@ HWY_INLINE __m512i DotAdd(__m512i acc, __m512i w, __m512i a) {
   }
 }
 
-HWY_INLINE float Half(const uint8_t* p) {
-  uint16_t h;
-  std::memcpy(&h, p, sizeof h);
-  return _cvtsh_ss(h);
-}
+using avx512_blocks::Half;
 
 // One weight format: kSub values per scale (a sub-block), decoded per row into kSub unsigned
 // codes q with value = dscale * q + bias.
 //   Decode(row, j, codes, &dscale, &bias): sub-block j of one weight row.
 
-HWY_INLINE __m256i Nibbles32(const uint8_t* qs) {
-  const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(qs));
-  const __m256i both = _mm256_inserti128_si256(_mm256_castsi128_si256(bytes), _mm_srli_epi16(bytes, 4), 1);
-  return _mm256_and_si256(both, _mm256_set1_epi8(0x0f));
-}
-
-// Adds 16 to the codes whose bit is set in the little-endian 32-bit mask at qh.
-HWY_INLINE __m256i AddFifthBits(__m256i codes, const uint8_t* qh) {
-  uint32_t bits;
-  std::memcpy(&bits, qh, sizeof bits);
-  return _mm256_mask_add_epi8(codes, static_cast<__mmask32>(bits), codes, _mm256_set1_epi8(16));
-}
-
-template <int kBytes, int kQs, int kQh, bool kHasMin, int kOffset>
+// The 32-value blocks, decoded as the few-row kernels decode them (avx512_blocks-inl.h).
+template <class Block>
 struct Block32Format {
   static constexpr int kSub = 32;
   static HWY_INLINE void Decode(const uint8_t* row, int64_t j, uint8_t* codes, float* dscale, float* bias) {
-    const uint8_t* b = row + j * kBytes;
-    __m256i q = Nibbles32(b + kQs);
-    if constexpr (kQh >= 0) q = AddFifthBits(q, b + kQh);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(codes), q);
-    const float d = Half(b);
-    *dscale = d;
-    *bias = kHasMin ? Half(b + 2) : -static_cast<float>(kOffset) * d;
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(codes), Block::Decode(row + j * Block::kSize, dscale, bias));
   }
 };
-using Q4_0 = Block32Format<18, 2, -1, false, 8>;
-using Q4_1 = Block32Format<20, 4, -1, true, 0>;
-using Q5_0 = Block32Format<22, 6, 2, false, 16>;
-using Q5_1 = Block32Format<24, 8, 4, true, 0>;
+using Q4_0 = Block32Format<avx512_blocks::Q4_0>;
+using Q4_1 = Block32Format<avx512_blocks::Q4_1>;
+using Q5_0 = Block32Format<avx512_blocks::Q5_0>;
+using Q5_1 = Block32Format<avx512_blocks::Q5_1>;
 
 // Q4_K / Q5_K sub-block s of super-block j / 8: low nibbles of qs[32 (s / 2) + l] for even s,
 // high nibbles for odd s; Q5_K adds bit s of qh[l] as 16. value = d sc[s] q - dmin m[s].

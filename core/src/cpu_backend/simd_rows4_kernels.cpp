@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "cpu_backend/activation_blocks.h"
+#include "cpu_backend/avx512_blocks-inl.h"
 #include "cpu_backend/simd_kernels.h"
 
 #ifndef CLPORT_UNROLL
@@ -48,48 +49,11 @@ namespace {
 #if (HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL) && !defined(CLPORT_FASTCPU_PORTABLE_KERNELS)
 #define CLPORT_ROWS4_X86 1
 
-HWY_INLINE float Half(const uint8_t* p) {
-  uint16_t h;
-  std::memcpy(&h, p, sizeof h);
-  return _cvtsh_ss(h);
-}
-
-// 16 bytes of nibbles -> 32 codes: code j < 16 the low nibble of byte j, code j + 16 its high one.
-HWY_INLINE __m256i Nibbles(const uint8_t* qs) {
-  const __m256i bytes = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(qs)));
-  const __m256i both = _mm256_blend_epi32(bytes, _mm256_srli_epi16(bytes, 4), 0xf0);
-  return _mm256_and_si256(both, _mm256_set1_epi8(0x0f));
-}
-
-// Adds 16 to code j where bit j of the little-endian word at qh is set.
-HWY_INLINE __m256i AddFifthBits(__m256i q, const uint8_t* qh) {
-  uint32_t bits;
-  std::memcpy(&bits, qh, sizeof bits);
-  // Byte j of the result is byte j / 8 of the word; then bit j % 8 of it is tested.
-  const __m256i pick = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3,
-                                        3, 3, 3, 3, 3, 3);
-  const __m256i mask = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
-  const __m256i picked = _mm256_shuffle_epi8(_mm256_set1_epi32(static_cast<int>(bits)), pick);
-  const __m256i set = _mm256_cmpeq_epi8(_mm256_and_si256(picked, mask), mask);
-  return _mm256_or_si256(q, _mm256_and_si256(set, _mm256_set1_epi8(16)));
-}
-
-// One weight block: unsigned codes q with value = d q + m.
-template <int kBytes, int kQs, int kQh, bool kHasMin, int kOffset>
-struct Block32 {
-  static constexpr int64_t kSize = kBytes;
-  static HWY_INLINE __m256i Decode(const uint8_t* b, float* d, float* m) {
-    __m256i q = Nibbles(b + kQs);
-    if constexpr (kQh >= 0) q = AddFifthBits(q, b + kQh);
-    *d = Half(b);
-    *m = kHasMin ? Half(b + 2) : -static_cast<float>(kOffset) * *d;
-    return q;
-  }
-};
-using Q4_0 = Block32<18, 2, -1, false, 8>;
-using Q4_1 = Block32<20, 4, -1, true, 0>;
-using Q5_0 = Block32<22, 6, 2, false, 16>;
-using Q5_1 = Block32<24, 8, 4, true, 0>;
+// The 32-value blocks, decoded as the prompt kernels decode them (avx512_blocks-inl.h).
+using avx512_blocks::Q4_0;
+using avx512_blocks::Q4_1;
+using avx512_blocks::Q5_0;
+using avx512_blocks::Q5_1;
 // Per 32-bit lane, the sum of four products of unsigned codes w (<= 63) and signed codes a.
 template <bool kVnni>
 HWY_INLINE __m256i BlockDot(__m256i w, const int8_t* codes) {
