@@ -168,7 +168,8 @@ std::vector<LayerGroupSpec> layer_group_catalogue(bool small) {
   grouped.kv_heads = 2;
   grouped.head_dim = 64;
   grouped.ff = 512;
-  grouped.n_past = 700;
+  grouped.n_ctx = 2048;
+  grouped.n_past = 1500;  // past 2 trips a range at the most ranges: items of four heads
   out.push_back(grouped);
   return out;
 }

@@ -25,7 +25,8 @@ struct LayerConfig {
   // unit on a GPU, 1 on other devices.
   uint32_t groups = 0;
   // The most query heads (of one KV head) an attention item takes at once: 1, 2 or 4. Each key
-  // and value is then read once for all of them, at the cost of registers per work-item.
+  // and value is then read once for all of them; a step takes them once its keys are many
+  // (SplitRule in nv_layer.cpp), one head an item before.
   uint32_t heads_per_item = 1;
 };
 

@@ -229,8 +229,8 @@ std::vector<clport_setting_decl> nvidia_settings() {
                   "work-groups of the one-launch layer, all resident at once; 0 = one per compute unit on a GPU, "
                   "1 elsewhere (default 0)"),
       int_setting("nv_layer_gqa", 1, 4,
-                  "query heads of one KV head the one-launch layer's attention takes at once, reading each key "
-                  "once for all of them: 1, 2 or 4 (default 1)"),
+                  "query heads of one KV head the one-launch layer's attention takes at once in a step of many "
+                  "keys, reading each key once for all of them: 1, 2 or 4 (default 1)"),
       tuned_int_setting("nv_gemv_groups_per_cu", 0, 64, "gemv", kGemvGroupsPerCuCandidates,
                         "GEMV work-groups per compute unit, each quantizing the activation row once; 0 = one per "
                         "chunk of rows (default: the architecture's, 2 on sm_90)"),
