@@ -5,8 +5,6 @@
 
 #include "nv_dtypes.hpp"
 
-extern const clport::EmbeddedKernel clport_plugin_kernels[];
-
 namespace nvidia {
 namespace {
 
@@ -44,19 +42,6 @@ uint32_t NvGemm::rows_per_group(int64_t M) const {
 
 bool NvGemm::covers(int32_t weight_dtype) { return dtype_suffix(weight_dtype) != nullptr; }
 
-const clport::sdk::Kernel& NvGemm::kernel(const std::string& name) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (program_.get() == nullptr) {
-    const std::string options = std::string("-cl-std=CL1.2 -DNV_PTX=") + (ptx_ ? "1" : "0");
-    const std::string source = clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_ptx.cl") + "\n" +
-                               clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_gemm.cl");
-    program_ = clport::sdk::Program(&h_.cl(), h_.build_program(source, options));
-  }
-  auto it = kernels_.find(name);
-  if (it == kernels_.end()) it = kernels_.emplace(name, clport::sdk::Kernel(h_.cl(), program_, name.c_str())).first;
-  return it->second;
-}
-
 bool NvGemm::reserve(int64_t M, int64_t K) {
   std::lock_guard<std::mutex> lock(mutex_);
   codes_ = codes_scratch_.grow(static_cast<size_t>(M * K), "quantized activations");
@@ -81,7 +66,7 @@ bool NvGemm::enqueue(const clport_op& op, const PackedWeight& w, const PackedWei
 
   // Absent operands point at x: the kernels never read them (norm / has_res are 0).
   const clport_tensor& g = norm ? *op.src[2] : x;
-  const clport::sdk::Kernel& q = kernel("nv_quantize_rows");
+  const clport::sdk::Kernel& q = program_.kernel("nv_quantize_rows");
   clport::sdk::set_args(cl, q, x.buffer, cl_ulong(x.offset), g.buffer, cl_ulong(g.offset), cl_int(norm ? 1 : 0),
                         cl_float(norm ? op.params.eps : 0.0f), M, K, codes_, scales_);
   // A group per 16 rows and 16 blocks of 32 values (nv_quantize_rows).
@@ -107,7 +92,7 @@ bool NvGemm::enqueue(const clport_op& op, const PackedWeight& w, const PackedWei
     if (part != nullptr) {
       const std::string split_name = std::string(swiglu ? "nv_gemm_swiglu_split_" : "nv_gemm_split_") + suffix +
                                      (split_rows == 32 ? "_m32" : !swiglu && split_rows == 64 ? "_m64" : "");
-      const clport::sdk::Kernel& ks = kernel(split_name);
+      const clport::sdk::Kernel& ks = program_.kernel(split_name);
       const PackedWeight& second = swiglu ? *up : w;
       clport::sdk::set_args(cl, ks, w.q, w.s, second.q, second.s, codes_, scales_, part, M, N, K,
                             static_cast<cl_int>(per_split));
@@ -115,7 +100,7 @@ bool NvGemm::enqueue(const clport_op& op, const PackedWeight& w, const PackedWei
       const size_t local_s[3] = {kGemmGroup, 1, 1};
       clport::sdk::enqueue(host_, ks, 3, global_s, local_s);
       const clport_tensor& res = add ? *op.src[2] : x;
-      const clport::sdk::Kernel& kr = kernel("nv_gemm_reduce");
+      const clport::sdk::Kernel& kr = program_.kernel("nv_gemm_reduce");
       clport::sdk::set_args(cl, kr, part, static_cast<cl_int>(splits), M, N, cl_int(swiglu ? 1 : 0), res.buffer,
                             cl_ulong(res.offset), cl_int(add ? 1 : 0), d.buffer, cl_ulong(d.offset));
       const size_t global_r = round_up(static_cast<size_t>(M) * static_cast<size_t>(N), kReduceGroup);
@@ -125,7 +110,7 @@ bool NvGemm::enqueue(const clport_op& op, const PackedWeight& w, const PackedWei
     }
   }
   const std::string name = std::string(swiglu ? "nv_gemm_swiglu_" : "nv_gemm_") + suffix + (!swiglu && rows == 64 ? "_m64" : "");
-  const clport::sdk::Kernel& k = kernel(name);
+  const clport::sdk::Kernel& k = program_.kernel(name);
   if (swiglu) {
     clport::sdk::set_args(cl, k, w.q, w.s, up->q, up->s, codes_, scales_, d.buffer, cl_ulong(d.offset), M, N, K);
   } else {

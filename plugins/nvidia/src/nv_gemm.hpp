@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -14,6 +13,7 @@
 #include "clport_plugin/plugin_sdk.hpp"
 #include "clport_common/packed_weight.hpp"
 #include "clport_common/scratch_buffer.hpp"
+#include "nv_program.hpp"
 
 namespace nvidia {
 
@@ -33,7 +33,6 @@ class NvGemm {
                const clport::plugin_common::PackedWeight* up);
 
  private:
-  const clport::sdk::Kernel& kernel(const std::string& name);
   uint32_t rows_per_group(int64_t M) const;
   // The scratch for M quantized rows of K values (codes, then block scales), grown as needed;
   // false when the device has no memory for it.
@@ -50,9 +49,8 @@ class NvGemm {
   bool ptx_;
   uint32_t rows_;
   uint32_t compute_units_;
-  std::mutex mutex_;
-  clport::sdk::Program program_;
-  std::map<std::string, clport::sdk::Kernel> kernels_;
+  NvProgram program_{h_, [this] { return std::make_pair(behind_ptx_helpers("nv_gemm.cl"), ptx_options(ptx_)); }};
+  std::mutex mutex_;  // reserve()'s
   clport::plugin_common::ScratchBuffer codes_scratch_{host_}, scales_scratch_{host_}, part_scratch_{host_};
   cl_mem codes_ = nullptr, scales_ = nullptr;  // the buffers of the last reserve()
 };

@@ -2,8 +2,6 @@
 
 #include "nv_dtypes.hpp"
 
-extern const clport::EmbeddedKernel clport_plugin_kernels[];
-
 namespace nvidia {
 namespace {
 
@@ -25,19 +23,6 @@ NvGemmHalf::NvGemmHalf(const clport_host& host, bool ptx, uint64_t local_mem_byt
 
 bool NvGemmHalf::fits() const { return kLocalBytes <= local_mem_bytes_; }
 
-const clport::sdk::Kernel& NvGemmHalf::kernel(const std::string& name) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (program_.get() == nullptr) {
-    const std::string options = std::string("-cl-std=CL1.2 -DNV_PTX=") + (ptx_ ? "1" : "0");
-    const std::string source = clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_ptx.cl") + "\n" +
-                               clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_gemm_half.cl");
-    program_ = clport::sdk::Program(&h_.cl(), h_.build_program(source, options));
-  }
-  auto it = kernels_.find(name);
-  if (it == kernels_.end()) it = kernels_.emplace(name, clport::sdk::Kernel(h_.cl(), program_, name.c_str())).first;
-  return it->second;
-}
-
 bool NvGemmHalf::enqueue(const clport_op& op, const PackedWeight& w, const PackedWeight* up) {
   const clport_tensor &x = *op.src[1], &d = *op.dst;
   const char* suffix = dtype_suffix(w.dtype);
@@ -53,14 +38,14 @@ bool NvGemmHalf::enqueue(const clport_op& op, const PackedWeight& w, const Packe
 
   // Absent operands point at x: the kernels never read them (norm / has_res are 0).
   const clport_tensor& g = norm ? *op.src[2] : x;
-  const clport::sdk::Kernel& r = kernel("nv_half_rows");
+  const clport::sdk::Kernel& r = program_.kernel("nv_half_rows");
   clport::sdk::set_args(cl, r, x.buffer, cl_ulong(x.offset), g.buffer, cl_ulong(g.offset), cl_int(norm ? 1 : 0),
                         cl_float(norm ? op.params.eps : 0.0f), K, rows);
   const size_t r_global = static_cast<size_t>(M) * kRowsGroup, r_local = kRowsGroup;
   clport::sdk::enqueue(host_, r, 1, &r_global, &r_local);
 
   const std::string name = std::string(swiglu ? "nv_gemm_half_swiglu_" : "nv_gemm_half_") + suffix;
-  const clport::sdk::Kernel& k = kernel(name);
+  const clport::sdk::Kernel& k = program_.kernel(name);
   if (swiglu) {
     clport::sdk::set_args(cl, k, w.q, w.s, up->q, up->s, rows, d.buffer, cl_ulong(d.offset), M, N, K);
   } else {

@@ -6,13 +6,12 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
-#include <mutex>
 #include <string>
 
 #include "clport_plugin/plugin_sdk.hpp"
 #include "clport_common/packed_weight.hpp"
 #include "clport_common/scratch_buffer.hpp"
+#include "nv_program.hpp"
 
 namespace nvidia {
 
@@ -38,15 +37,11 @@ class NvGemmHalf {
                const clport::plugin_common::PackedWeight* up);
 
  private:
-  const clport::sdk::Kernel& kernel(const std::string& name);
-
   const clport_host& host_;
   clport::sdk::Host h_;
   bool ptx_;
   uint64_t local_mem_bytes_;
-  std::mutex mutex_;
-  clport::sdk::Program program_;
-  std::map<std::string, clport::sdk::Kernel> kernels_;
+  NvProgram program_{h_, [this] { return std::make_pair(behind_ptx_helpers("nv_gemm_half.cl"), ptx_options(ptx_)); }};
   clport::plugin_common::ScratchBuffer rows_scratch_{host_};
 };
 

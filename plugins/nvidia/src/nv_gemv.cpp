@@ -44,9 +44,7 @@ std::string GemvConfig::build_options() const {
 }
 
 std::string gemv_source(const clport::sdk::Host& h) {
-  return h.shared_source("reduce.cl") + "\n" +
-         clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_ptx.cl") + "\n" +
-         clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_gemv.cl");
+  return h.shared_source("reduce.cl") + "\n" + behind_ptx_helpers("nv_gemv.cl");
 }
 
 std::string gemv_rows_source(const clport::sdk::Host& h) {
@@ -73,16 +71,6 @@ uint32_t NvGemv::group_rows(int64_t K, int64_t M) const {
   return M > 1 ? best : 1;
 }
 
-const clport::sdk::Kernel& NvGemv::kernel(const std::string& name) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (program_.get() == nullptr) {
-    program_ = clport::sdk::Program(&h_.cl(), h_.build_program(gemv_rows_source(h_), config_.build_options()));
-  }
-  auto it = kernels_.find(name);
-  if (it == kernels_.end()) it = kernels_.emplace(name, clport::sdk::Kernel(h_.cl(), program_, name.c_str())).first;
-  return it->second;
-}
-
 void NvGemv::enqueue(const clport_op& op, const PackedWeight& w, const PackedWeight* up) {
   const clport_tensor &x = *op.src[1], &d = *op.dst;
   const char* suffix = dtype_suffix(w.dtype);
@@ -95,7 +83,7 @@ void NvGemv::enqueue(const clport_op& op, const PackedWeight& w, const PackedWei
   const clport::sdk::LocalMem codes{static_cast<size_t>(rows) * (K / 32) * 32},
       scales{static_cast<size_t>(rows) * (K / 32) * 8};
   const bool swiglu = op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU;
-  const clport::sdk::Kernel& k = kernel(std::string(swiglu ? "nv_gemv_swiglu_" : "nv_gemv_") + form + suffix);
+  const clport::sdk::Kernel& k = program_.kernel(std::string(swiglu ? "nv_gemv_swiglu_" : "nv_gemv_") + form + suffix);
   const clport_cl_api& cl = h_.cl();
   if (swiglu) {
     if (up == nullptr) throw clport::sdk::Failure("nvidia: SwiGLU GEMV without its up weight");

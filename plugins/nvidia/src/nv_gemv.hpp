@@ -5,12 +5,11 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
-#include <mutex>
 #include <string>
 
 #include "clport_plugin/plugin_sdk.hpp"
 #include "clport_common/packed_weight.hpp"
+#include "nv_program.hpp"
 
 namespace nvidia {
 
@@ -32,6 +31,8 @@ struct GemvConfig {
 // nv_ptx.cl + nv_gemv.cl with reduce.cl in front: the GEMV program's source, which the layer
 // program extends.
 std::string gemv_source(const clport::sdk::Host& h);
+// And nv_gemv_rows.cl behind it: the GEMV program's (one row and several).
+std::string gemv_rows_source(const clport::sdk::Host& h);
 
 class NvGemv {
  public:
@@ -50,16 +51,12 @@ class NvGemv {
   const GemvConfig& config() const { return config_; }
 
  private:
-  const clport::sdk::Kernel& kernel(const std::string& name);
-
   const clport_host& host_;
   clport::sdk::Host h_;
   GemvConfig config_;
   uint64_t local_mem_bytes_;
   uint32_t compute_units_;
-  std::mutex mutex_;
-  clport::sdk::Program program_;
-  std::map<std::string, clport::sdk::Kernel> kernels_;
+  NvProgram program_{h_, [this] { return std::make_pair(gemv_rows_source(h_), config_.build_options()); }};
 };
 
 }  // namespace nvidia
