@@ -3,14 +3,18 @@
 # targets feed (text, chat, parsers, the C API and the status type) carries the fuzzer's coverage
 # instrumentation and the sanitizers; everything else, which the C API target needs only to load
 # its model once, is compiled plainly at -O0 (a core unity file: 2.6 s against 18 s
-# instrumented), so the whole fuzz build takes about 2 minutes on 2 cores.
+# instrumented; the Highway kernel files at -O1), so the whole fuzz build takes about 2 minutes
+# on 2 cores.
 set(CLPORT_FUZZED_COMPONENTS tokenizer chat capi policy programs tuner gguf common)
 set(fuzz_instrumented "")
 set(fuzz_plain ${CLPORT_SHARED_KERNELS_CPP} ${CLPORT_EMBEDDED_CONFIGS_CPP})
+set(fuzz_kernels "")
 foreach(source IN LISTS CLPORT_CORE_SOURCES)
   file(RELATIVE_PATH relative ${CMAKE_CURRENT_SOURCE_DIR}/src ${source})
   string(REGEX REPLACE "/.*" "" component "${relative}")
-  if(component IN_LIST CLPORT_FUZZED_COMPONENTS)
+  if(source IN_LIST CLPORT_SIMD_KERNEL_SOURCES)
+    list(APPEND fuzz_kernels ${source})
+  elseif(component IN_LIST CLPORT_FUZZED_COMPONENTS)
     list(APPEND fuzz_instrumented ${source})
   else()
     list(APPEND fuzz_plain ${source})
@@ -31,14 +35,18 @@ target_compile_options(clport_fuzz_instrumented PRIVATE -O1 -gline-tables-only
                        -fsanitize=fuzzer-no-link ${CLPORT_FUZZ_SANITIZERS})
 add_library(clport_fuzz_plain OBJECT ${fuzz_plain})
 target_compile_options(clport_fuzz_plain PRIVATE -O0 -g0)
-foreach(part clport_fuzz_instrumented clport_fuzz_plain)
+# The Highway kernel files cannot be built without optimisation (src/cpu_backend/simd_kernel_build.h).
+add_library(clport_fuzz_kernels OBJECT ${fuzz_kernels})
+target_compile_options(clport_fuzz_kernels PRIVATE -O1 -g0)
+foreach(part clport_fuzz_instrumented clport_fuzz_plain clport_fuzz_kernels)
   target_link_libraries(${part} PRIVATE clport_fuzz_usage)
   set_target_properties(${part} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8 EXCLUDE_FROM_ALL ON)
 endforeach()
 
 # One archive, so that the linker resolves the references between the two halves in any order.
 add_library(clport_fuzz_core STATIC $<TARGET_OBJECTS:clport_fuzz_instrumented>
-                                    $<TARGET_OBJECTS:clport_fuzz_plain>)
+                                    $<TARGET_OBJECTS:clport_fuzz_plain>
+                                    $<TARGET_OBJECTS:clport_fuzz_kernels>)
 target_link_libraries(clport_fuzz_core PUBLIC clport_fuzz_usage)
 # A fuzz target (tests/fuzz) links this library and gets libFuzzer's main and the sanitizers.
 target_compile_options(clport_fuzz_core INTERFACE -O1 -gline-tables-only -fsanitize=fuzzer

@@ -2,6 +2,7 @@
 // and scaling, SWIGLU, and attention over an F16 / F32 KV cache that reads the cache rows in
 // place (the reference converts the whole used cache to F32 on every call). Highway compiles
 // this file once per instruction set; every op works in full-width float vectors.
+#include "cpu_backend/simd_kernel_build.h"  // before Highway: see why there
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu_backend/simd_op_kernels.cpp"
 #include <hwy/foreach_target.h>  // must come before highway.h

@@ -7,6 +7,7 @@
 // float multiply-add, instead of per row as in the one-row kernels of simd_matmul_kernels.cpp.
 // Other targets have no such kernel and say so (prompt_tile_supported), and the caller keeps
 // the one-row kernels.
+#include "cpu_backend/simd_kernel_build.h"  // before Highway: see why there
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu_backend/simd_prompt_kernels.cpp"
 #include <hwy/foreach_target.h>  // must come before highway.h

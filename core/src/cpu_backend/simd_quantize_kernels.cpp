@@ -2,6 +2,7 @@
 // mat-muls read (activation_blocks.h), 32-value blocks with their scale and sum, or 256-value
 // blocks with the sums of each run of 16. Highway compiles this file once per instruction set
 // (foreach_target.h re-includes it), with the target set of simd_matmul_kernels.cpp.
+#include "cpu_backend/simd_kernel_build.h"  // before Highway: see why there
 #ifndef HWY_DISABLED_TARGETS
 #define HWY_DISABLED_TARGETS (HWY_SVE | HWY_SVE2 | HWY_SVE_256 | HWY_SVE2_128)
 #endif

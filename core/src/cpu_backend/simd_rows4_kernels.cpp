@@ -14,6 +14,7 @@
 // it lands in: a row's result is the same bits in any call of two or more rows. One-row calls
 // keep the one-row kernels (a lone row streams the weights; it has no scales to share), whose
 // summation order differs, as their two-weight-row pairs already did on these targets.
+#include "cpu_backend/simd_kernel_build.h"  // before Highway: see why there
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu_backend/simd_rows4_kernels.cpp"
 #include <hwy/foreach_target.h>  // must come before highway.h
