@@ -103,8 +103,8 @@ TEST_F(MemoryAccounting, OnTheDeviceEveryWeightHasOneCopyAndTheAllocationsAddUp)
   EXPECT_EQ(sum(m.plugin_scratch), sum(at_load.plugin_scratch)) << model_memory_text(m);
   // The repacked layouts (the generic plugin's eight-row one on a CPU device, the nvidia
   // plugin's packed one on an NVIDIA GPU) hold every mat-mul weight, the tied embedding
-  // included; only the norms stay in the file's layout (in place from the mapped file on a device
-  // that shares host memory, else a device copy).
+  // included; only the norms stay in the file's layout (device copies: too small to use in place
+  // from the mapped file, memory/file_pages.h).
   uint64_t layouts = 0;
   for (const NamedBytes& w : m.weights)
     if (w.name.size() > 7 && w.name.compare(w.name.size() - 7, 7, " layout") == 0) layouts += w.bytes;

@@ -17,6 +17,7 @@
 
 #include "engine/engine_core.h"
 #include "gguf/gguf.h"
+#include "memory/file_pages.h"
 #include "binding/op_desc.h"
 #include "model_compare.h"
 
@@ -150,19 +151,31 @@ TEST(AdrenoOwnedWeights, PlainCopiesGoButTheEmbeddingsAndLogitsStayTheSame) {
   test::RandomModelSpec spec;  // tied output: token_embd is also the output projection
   spec.weight_dtype = DType::Q4_0;
   spec.seed = 7;
+  // FFN weights of 2.25 MiB: kept, they are used in place from the mapped file; the smaller
+  // ones are copied (kInPlaceMinBytes).
+  spec.n_ff = 16384;
   const std::string path = temp_path("owned.gguf");
   ASSERT_TRUE(test::write_random_llama(path, spec).ok());
   auto file = GgufFile::open(path);
   std::filesystem::remove(path);
   ASSERT_TRUE(file.ok()) << file.status().to_string();
-  uint64_t owned_bytes = 0, qkv_bytes = 0;  // the 2-D weights but token_embd; Q, K and V of them
+  // The 2-D weights but token_embd; of them, what a kept copy allocates on the device: Q, K and V
+  // (joined by the loader into one weight a layer) and the weights too small to use in place.
+  uint64_t owned_bytes = 0, allocated_when_kept = 0, in_place_bytes = 0;
   for (const GgufTensorInfo& t : file.value()->tensors()) {
     if (t.n_dims != 2 || t.name == "token_embd.weight") continue;
     owned_bytes += t.bytes;
+    bool joined = false;
     for (const char* part : {".attn_q.weight", ".attn_k.weight", ".attn_v.weight"})
-      if (t.name.find(part) != std::string::npos) qkv_bytes += t.bytes;
+      joined = joined || t.name.find(part) != std::string::npos;
+    if (joined || t.bytes < kInPlaceMinBytes) {
+      allocated_when_kept += t.bytes;
+    } else {
+      in_place_bytes += t.bytes;
+    }
   }
-  ASSERT_GT(owned_bytes, 0u);
+  ASSERT_GT(in_place_bytes, 0u);
+  ASSERT_GT(allocated_when_kept, 0u);
 
   struct Run {
     BackendMemoryStats loaded;
@@ -190,10 +203,9 @@ TEST(AdrenoOwnedWeights, PlainCopiesGoButTheEmbeddingsAndLogitsStayTheSame) {
   EXPECT_EQ(kept.loaded.plain_freed_bytes, 0u);
   EXPECT_EQ(freed.loaded.plain_freed_bytes, owned_bytes);
   EXPECT_EQ(kept.loaded.live_bytes, freed.loaded.live_bytes + owned_bytes);
-  // The spoofed device is PoCL's, which shares host memory: the plain copies of the weights in
-  // the file are its mapped pages used in place (not device allocations), so of the kept copies
-  // only those the loader makes itself are allocated: Q, K and V joined into one weight per layer.
-  EXPECT_EQ(kept.loaded.allocated_bytes, freed.loaded.allocated_bytes + qkv_bytes);
+  // The spoofed device is PoCL's, which shares host memory: the kept plain copies of the large
+  // weights are the file's mapped pages used in place (not device allocations).
+  EXPECT_EQ(kept.loaded.allocated_bytes, freed.loaded.allocated_bytes + allocated_when_kept);
   EXPECT_EQ(freed.prompt_logits, kept.prompt_logits);
   EXPECT_EQ(freed.step_logits, kept.step_logits);
 }

@@ -99,8 +99,9 @@ class DeviceBackend final : public Backend {
 
   Result<TensorRef> load_weight(const GgufTensorInfo& info, std::shared_ptr<void> keep_alive,
                                 const WeightUse& use) override {
-    Result<TensorRef> placed = use.mapped && context_->info().host_unified_memory && in_place_usable_
-                                   ? place_in_place(info, std::move(keep_alive))
+    const bool in_place = use.mapped && context_->info().host_unified_memory && in_place_usable_ &&
+                          info.bytes >= kInPlaceMinBytes;
+    Result<TensorRef> placed = in_place ? place_in_place(info, std::move(keep_alive))
                                    : Status(Stage::Unsupported, "copy");
     if (!placed.ok()) placed = place_copy(info);
     if (!placed.ok()) return placed.status();
