@@ -134,7 +134,8 @@ class CLPORT_API Backend {
   virtual Result<TensorRef> load_weight(const GgufTensorInfo& info, std::shared_ptr<void> keep_alive,
                                         const WeightUse& use) = 0;
   // After the last load_weight: gives memory parked during the loading (freed plain copies
-  // waiting in a pool) back to the system, so that it is neither held nor counted.
+  // waiting in a pool, file pages of placed weights that later reads mapped again) back to the
+  // system, so that it is neither held nor counted.
   virtual void release_idle_memory() {}
   virtual Status upload(const TensorRef& dst, const void* data, uint64_t bytes) = 0;
   virtual Status download(const TensorRef& src, void* data, uint64_t bytes) = 0;

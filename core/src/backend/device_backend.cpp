@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "selftest/device_failure.h"
 #include "gguf/gguf.h"
@@ -138,11 +140,18 @@ class DeviceBackend final : public Backend {
     if (use.mapped && (storage->pooled || w.layout != nullptr)) {
       if (!storage->pooled) CLPORT_RETURN_IF_ERROR(context_->finish());
       release_file_pages(info.data, info.bytes);
+      released_.push_back({info.data, info.bytes});
     }
     return w;
   }
 
-  void release_idle_memory() override { (void)context_->pool().trim(); }
+  void release_idle_memory() override {
+    (void)context_->pool().trim();
+    // Once more, now that every weight is placed: the page cache holds the file in folios of up
+    // to 2 MiB, and the first read of a weight mapped the whole folio it starts in, the released
+    // end of the weight before it included.
+    for (const auto& [data, bytes] : released_) release_file_pages(data, bytes);
+  }
 
   // A weight in the file's layout, uploaded into a pool buffer.
   Result<TensorRef> place_copy(const GgufTensorInfo& info) {
@@ -355,6 +364,8 @@ class DeviceBackend final : public Backend {
   uint64_t peak_ = 0, weights_ = 0, plain_freed_ = 0;
   bool in_place_usable_ = true;  // false once the driver refused an in-place buffer
   uint64_t in_place_weights_ = 0;
+  // The file ranges of the weights whose pages load_weight gave back.
+  std::vector<std::pair<const uint8_t*, uint64_t>> released_;
 };
 
 }  // namespace
