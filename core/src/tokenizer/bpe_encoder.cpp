@@ -30,9 +30,9 @@ void queue_pair(const VocabIndex& index, std::string_view text,
   if (left < 0 || right < 0) return;
   const MergeSymbol& l = symbols[static_cast<size_t>(left)];
   const MergeSymbol& r = symbols[static_cast<size_t>(right)];
-  auto it = index.merge_rank.find({symbol_text(text, l), symbol_text(text, r)});
-  if (it == index.merge_rank.end()) return;
-  queue.push(BpePair{it->second, left, right, l.length + r.length});
+  const int32_t rank = index.merge_rank(symbol_text(text, l), symbol_text(text, r));
+  if (rank < 0) return;
+  queue.push(BpePair{rank, left, right, l.length + r.length});
 }
 
 }  // namespace

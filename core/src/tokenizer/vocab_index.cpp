@@ -69,20 +69,20 @@ Status check_shape(const Vocab& v) {
 }
 
 Status index_merges(const Vocab& v, VocabIndex& index) {
-  index.merge_rank.reserve(v.merges.size());
+  index.merge_ranks = IdHashTable(v.merges.size());
   for (size_t rank = 0; rank < v.merges.size(); ++rank) {
     const std::string_view merge = v.merges[rank];
-    // The separator is the first space after the first character (a left part may itself
-    // start with a space in vocabularies that do not use the GPT-2 alphabet).
-    const size_t space = merge.size() > 1 ? merge.find(' ', 1) : std::string_view::npos;
-    if (space == std::string_view::npos || space + 1 >= merge.size()) {
+    const size_t space = merge_separator(merge);
+    if (space == std::string_view::npos) {
       return model_error("tokenizer.ggml.merges[" + std::to_string(rank) + "] = '" +
                          std::string(merge.substr(0, 64)) +
                          "' is not two symbols separated by a space");
     }
+    const std::string_view left = merge.substr(0, space), right = merge.substr(space + 1);
     // The first occurrence of a pair keeps its (better) rank.
-    index.merge_rank.emplace(std::make_pair(merge.substr(0, space), merge.substr(space + 1)),
-                             static_cast<int32_t>(rank));
+    int32_t* slot = index.merge_ranks.slot(merge_hash(left, right),
+                                           [&](int32_t r) { return index.is_merge(r, left, right); });
+    if (*slot < 0) *slot = static_cast<int32_t>(rank);
   }
   return Status();
 }
@@ -103,12 +103,14 @@ Result<VocabIndex> build_vocab_index(const Vocab& v) {
   index.byte_token.fill(-1);
   index.byte_value.assign(n, -1);
   index.eog.assign(n, false);
-  index.token_to_id.reserve(n);
+  index.vocab = &v;
+  index.token_ids = IdHashTable(n);
   for (size_t i = 0; i < n; ++i) {
     const auto id = static_cast<int32_t>(i);
     const std::string_view text = v.tokens[i];
     // A duplicated text maps to its last id, as llama.cpp does.
-    index.token_to_id[text] = id;
+    *index.token_ids.slot(std::hash<std::string_view>()(text),
+                          [&](int32_t other) { return v.tokens[static_cast<size_t>(other)] == text; }) = id;
     const TokenType type = index.type(v, id);
     if (type == TokenType::Byte) {
       const int byte = parse_byte_token(text);
