@@ -49,5 +49,29 @@ TEST(GreedySampler, NanNeverWins) {
   EXPECT_EQ(greedy(logits), 11);
 }
 
+TEST(GreedySampler, RecordsHowFarThePickLed) {
+  SamplerOptions options;
+  options.record_gap = true;
+  Sampler sampler(options);
+  EXPECT_TRUE(std::isnan(sampler.last_gap()));  // nothing picked yet
+  std::vector<float> logits = {1.0f, 3.0f, 2.75f, -4.0f};
+  EXPECT_EQ(sampler.sample(logits, {}), 1);
+  EXPECT_FLOAT_EQ(sampler.last_gap(), 0.25f);
+  logits = {2.0f, 2.0f, 0.0f};  // a tie
+  EXPECT_EQ(sampler.sample(logits, {}), 0);
+  EXPECT_FLOAT_EQ(sampler.last_gap(), 0.0f);
+  // After the penalties: token 1 (3.0 -> 1.5) was just used, so 2.75 leads 1.5 by 1.25.
+  options.repeat_penalty = 2.0f;
+  Sampler penalised(options);
+  logits = {1.0f, 3.0f, 2.75f, -4.0f};
+  EXPECT_EQ(penalised.sample(logits, {1}), 2);
+  EXPECT_FLOAT_EQ(penalised.last_gap(), 1.25f);
+  // Not asked for: not recorded.
+  Sampler plain(SamplerOptions{});
+  logits = {1.0f, 3.0f};
+  EXPECT_EQ(plain.sample(logits, {}), 1);
+  EXPECT_TRUE(std::isnan(plain.last_gap()));
+}
+
 }  // namespace
 }  // namespace clport

@@ -68,6 +68,7 @@ TurnOutcome ChatSession::turn(const std::string& user_text,
   std::vector<int32_t> reply;
   auto on_token = [&](int32_t token) {
     reply.push_back(token);
+    if (sampling.record_gap) out.logit_gaps.push_back(sampler.last_gap());
     const std::string piece = decoder.push(token);
     out.content += piece;
     if (on_piece && !piece.empty()) on_piece(piece);
@@ -82,6 +83,7 @@ TurnOutcome ChatSession::turn(const std::string& user_text,
   out.content += rest;
   if (on_piece && !rest.empty()) on_piece(rest);
   out.completion_tokens = static_cast<int>(reply.size());
+  out.reply_tokens = reply;
   if (!out.status.ok()) return out;
 
   if (extended || out.turn == 1) {

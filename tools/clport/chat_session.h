@@ -36,6 +36,9 @@ struct TurnOutcome {
   GenerationStats stats;
   std::string content;  // the reply, as streamed
   int completion_tokens = 0;
+  std::vector<int32_t> reply_tokens;
+  // Per reply token, how far its logit led the next best (with sampling.record_gap; else empty).
+  std::vector<float> logit_gaps;
 };
 
 class ChatSession {

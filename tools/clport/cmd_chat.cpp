@@ -48,7 +48,9 @@ void print_turn_json(const TurnOutcome& t) {
                                       {"completion_tokens", t.completion_tokens},
                                       {"prompt_seconds", t.stats.prompt_seconds},
                                       {"generation_seconds", t.stats.generation_seconds},
-                                      {"content", t.content}};
+                                      {"content", t.content},
+                                      {"reply_tokens", t.reply_tokens},
+                                      {"logit_gaps", t.logit_gaps}};
   std::cout << doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
 }
 
@@ -126,6 +128,7 @@ int chat_main(const ChatFlags& f) {
   std::cerr << "backend: " << e.backend().description() << "\n";
   ChatSessionOptions options = f.session;
   options.reuse_cache = !f.no_cache_reuse;
+  options.sampling.record_gap = f.json;
   ChatSession session(e, format.value(), options);
 
   const bool interactive = isatty(STDIN_FILENO) != 0;
@@ -173,7 +176,7 @@ const RegisterCommand kRegisterChat{
        add_sampling_flags(app, flags->session.sampling);
        app.add_flag("--json", flags->json,
                     "one JSON object per turn on stdout (turn, prompt_tokens, cached_tokens, completion_tokens, "
-                    "prompt_seconds, generation_seconds, content) instead of the streamed reply");
+                    "prompt_seconds, generation_seconds, content, reply_tokens, logit_gaps) instead of the streamed reply");
        app.add_flag("--verbose", flags->verbose, "after each reply, its token counts and timings on stderr");
        app.add_flag("--no-cache-reuse", flags->no_cache_reuse,
                     "evaluate the whole conversation every turn instead of what the cache lacks (to measure "

@@ -21,6 +21,9 @@ struct SamplerOptions {
   float presence_penalty = 0.0f;
   float frequency_penalty = 0.0f;
   uint64_t seed = 0;
+  // Also note how far ahead the picked token was: last_gap() (a second pass over the logits, so
+  // off unless asked for).
+  bool record_gap = false;
 };
 
 class CLPORT_API Sampler {
@@ -29,9 +32,13 @@ class CLPORT_API Sampler {
   // Picks the next token from `logits` (n_vocab values; modified in place by the penalty).
   // `history` holds the tokens so far (prompt + generated) for the repetition penalty.
   int32_t sample(std::vector<float>& logits, const std::vector<int32_t>& history);
+  // With record_gap: the highest logit less the second highest at the last sample() (penalties
+  // applied), which says how near a greedy pick was to a tie; NaN before the first, or without it.
+  float last_gap() const { return last_gap_; }
 
  private:
   SamplerOptions options_;
+  float last_gap_;
   std::mt19937_64 rng_;
 };
 

@@ -27,9 +27,23 @@ int32_t greedy_argmax(const std::vector<float>& logits) {
   return 0;  // every logit NaN or -inf
 }
 
+// The highest logit less the second highest (0 for one logit).
+float top_two_gap(const std::vector<float>& logits) {
+  float first = -INFINITY, second = -INFINITY;
+  for (const float l : logits) {
+    if (l > first) {
+      second = first;
+      first = l;
+    } else if (l > second) {
+      second = l;
+    }
+  }
+  return logits.size() < 2 ? 0.0f : first - second;
+}
+
 }  // namespace
 
-Sampler::Sampler(SamplerOptions options) : options_(options), rng_(options.seed) {}
+Sampler::Sampler(SamplerOptions options) : options_(options), last_gap_(NAN), rng_(options.seed) {}
 
 int32_t Sampler::sample(std::vector<float>& logits, const std::vector<int32_t>& history) {
   if (logits.empty()) return -1;
@@ -49,6 +63,7 @@ int32_t Sampler::sample(std::vector<float>& logits, const std::vector<int32_t>& 
       l -= options_.presence_penalty + options_.frequency_penalty * static_cast<float>(count);
     }
   }
+  if (options_.record_gap) last_gap_ = top_two_gap(logits);
   if (options_.temperature <= 0.0f) {
     return greedy_argmax(logits);
   }
