@@ -11,8 +11,7 @@
 //
 // SVE / SVE2 are left out: their vectors cannot live in the arrays used here, and no SVE machine
 // has run this code; ARM gets NEON. HWY_SCALAR, the fallback for CPUs without any SIMD target
-// (and what GCC < 12.3 builds instead of EMU128), runs the plain reference in
-// scalar_reference.cpp.
+// (and what GCC < 12.3 builds instead of EMU128), runs the plain reference (scalar_reference.cpp).
 #include "cpu_backend/simd_kernel_build.h"  // before Highway: see why there
 #ifndef HWY_DISABLED_TARGETS
 #define HWY_DISABLED_TARGETS (HWY_SVE | HWY_SVE2 | HWY_SVE_256 | HWY_SVE2_128)
