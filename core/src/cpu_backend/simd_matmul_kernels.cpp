@@ -1,13 +1,11 @@
 // MUL_MAT kernels of the fast CPU backend: integer dot products of every quantized weight dtype
-// with 8-bit activations (quantized by simd_quantize_kernels.cpp), and float dot products for
-// F32 / F16 weights.
-// Highway compiles this file once per instruction set (foreach_target.h re-includes it).
+// with 8-bit activations (quantized by simd_quantize_kernels.cpp), float ones for F32 / F16
+// weights; Highway compiles this file once per instruction set (foreach_target.h re-includes it).
 //
-// The integer dot works on 32 weight codes at a time. Codes are made non-negative (Q4_0's and
-// Q5_0's offsets of 8 and 16, Q6_K's 32, are taken out through the activation block sums), so
-// one unsigned x signed byte multiply-add (x86 pmaddubsw) followed by a 16-bit multiply-add
-// (pmaddwd, which also applies a K-quant sub-block scale) gives 32-bit partial sums. On targets
-// without that instruction the same sums come from 16-bit widening multiplies.
+// The integer dot works on 32 weight codes at a time, made non-negative (Q4_0's and Q5_0's offsets
+// of 8 and 16, Q6_K's 32, are taken out through the activation block sums) so that one unsigned x
+// signed byte multiply-add (x86 pmaddubsw) then a 16-bit one (pmaddwd, which also applies a K-quant
+// sub-block scale) give 32-bit partial sums; other targets use 16-bit widening multiplies.
 //
 // SVE / SVE2 are left out: their vectors cannot live in the arrays used here, and no SVE machine
 // has run this code; ARM gets NEON. HWY_SCALAR, the fallback for CPUs without any SIMD target
@@ -34,6 +32,7 @@
 #include "cpu_backend/activation_blocks.h"
 #include "cpu_backend/scalar_reference.h"
 #include "cpu_backend/simd_kernels.h"
+#include "cpu_backend/weight_prefetch.h"
 
 // Loops over activation rows and vector parts are unrolled so that per-row accumulators stay in
 // registers (at -O2 GCC keeps them in memory otherwise, and every block pays a store-forward).
@@ -144,10 +143,9 @@ HWY_INLINE VI32 DotI8I8(VI8 w, VI8 a) {
 }
 
 #if defined(CLPORT_FASTCPU_VNNI)
-// acc + per 32-bit lane sum of four unsigned x signed byte products (vpdpbusd, no 16-bit
-// saturation step). Written as assembly because Highway's AVX3_DL target attributes name
-// AVX-VNNI (the VEX form, which Ice Lake lacks) rather than AVX512-VNNI, whose EVEX form is
-// what the run-time check for this target guarantees.
+// acc + per 32-bit lane sum of four unsigned x signed byte products (vpdpbusd, no 16-bit saturation
+// step). Assembly: Highway's AVX3_DL target attributes name AVX-VNNI (the VEX form, which Ice Lake
+// lacks), not AVX512-VNNI, whose EVEX form the run-time check for this target guarantees.
 HWY_INLINE VI32 DpBusd(VI32 acc, VU8 w, VI8 a) {
   __m256i sum = acc.raw;
   __asm__("%{evex%} vpdpbusd %[a], %[w], %[sum]"
@@ -329,6 +327,7 @@ void DotBlock32Rows(const uint8_t* w, int64_t nb, const uint8_t* const* acts, fl
   }
   int64_t b = 0;
   for (; b + 2 <= nb; b += 2) {
+    prefetch_ahead(w + b * Format::kBytes, 2 * Format::kBytes);
     Block32Step<Format, MR>(w, b, acts, even, even_scaled);
     Block32Step<Format, MR>(w, b + 1, acts, odd, odd_scaled);
   }
@@ -341,9 +340,9 @@ void DotBlock32Rows(const uint8_t* w, int64_t nb, const uint8_t* const* acts, fl
 }
 
 // Two weight rows against MR activation rows: each activation block (codes and scales) is loaded
-// once for both rows, and every weight block is decoded once for all MR rows. Prompts spend most
-// of their time here; the two rows' accumulators need 4 MR vector registers besides the decoded
-// codes, so only targets with 32 of them take this path (kPairRows).
+// once for both rows, every weight block decoded once for all MR rows. Prompts spend most of their
+// time here; the accumulators need 4 MR vector registers besides the decoded codes, so only
+// targets with 32 of them take this path (kPairRows).
 template <class Format, int MR>
 void DotBlock32RowPair(const uint8_t* w0, const uint8_t* w1, int64_t nb, const uint8_t* const* acts,
                        float* out0, float* out1) {
@@ -410,6 +409,7 @@ void DotQ8_0Rows(const uint8_t* w, int64_t nb, const uint8_t* const* acts, float
   }
   int64_t b = 0;
   for (; b + 2 <= nb; b += 2) {
+    prefetch_ahead(w + b * 34, 2 * 34);
     Q8_0Step<MR>(w, b, acts, even);
     Q8_0Step<MR>(w, b + 1, acts, odd);
   }
@@ -420,9 +420,8 @@ void DotQ8_0Rows(const uint8_t* w, int64_t nb, const uint8_t* const* acts, float
 
 // ---- 256-value K-quant super-blocks ------------------------------------------------------------
 
-// sum_j weights[j] * bsums[j] over an activation block's 16 run sums, as 32-bit lanes (their
-// total is the sum): the K-quants' minimum and offset terms, in vector registers instead of a
-// scalar loop per activation row and block.
+// sum_j weights[j] * bsums[j] over an activation block's 16 run sums, as 32-bit lanes (their total
+// is the sum): the K-quants' minimum and offset terms, in vectors (no scalar loop per row, block).
 using D16x8 = hn::CappedTag<int16_t, 8>;
 using D32x4 = hn::Repartition<int32_t, D16x8>;
 HWY_INLINE hn::Vec<D32x4> RunSumDot(const int16_t weights[16], const int16_t* bsums) {
@@ -444,10 +443,9 @@ HWY_INLINE void UnpackScaleMin(const uint8_t* p, int16_t sc[8], int16_t m[8]) {
   }
 }
 
-// Q4_K (144 bytes: d, dmin, scales[12], qs[128]) and Q5_K (176 bytes: d, dmin, scales[12],
-// qh[32], qs[128]). Element 64c + l (l < 32) is the low nibble of qs[32c + l] (sub-block 2c),
-// element 64c + 32 + l its high nibble (sub-block 2c + 1); Q5_K adds bit s of qh[l] as 16 to
-// element 32s + l. value = d * sc[s] * q - dmin * m[s].
+// Q4_K (144 bytes: d, dmin, scales[12], qs[128]), Q5_K (176: d, dmin, scales[12], qh[32], qs[128]).
+// Element 64c + l (l < 32): the low nibble of qs[32c + l] (sub-block 2c), 64c + 32 + l its high
+// one (2c + 1); Q5_K adds bit s of qh[l] as 16 to element 32s + l. Value d sc[s] q - dmin m[s].
 template <bool kFiveBit, int MR>
 void DotQ4Q5KRows(const uint8_t* w, int64_t nb, const uint8_t* const* acts, float* out) {
   constexpr int64_t kBytes = kFiveBit ? 176 : 144;
@@ -467,6 +465,7 @@ void DotQ4Q5KRows(const uint8_t* w, int64_t nb, const uint8_t* const* acts, floa
   }
   for (int64_t b = 0; b < nb; ++b) {
     const uint8_t* block = w + b * kBytes;
+    prefetch_ahead(block, kBytes);
     const float d = LoadHalf(block);
     const float dmin = LoadHalf(block + 2);
     int16_t sc[8], mn[8];
@@ -540,6 +539,7 @@ void DotQ6KRows(const uint8_t* w, int64_t nb, const uint8_t* const* acts, float*
   }
   for (int64_t b = 0; b < nb; ++b) {
     const uint8_t* block = w + b * kBytes;
+    prefetch_ahead(block, kBytes);
     const uint8_t* ql = block;
     const uint8_t* qh = block + 128;
     const auto* scales = reinterpret_cast<const int8_t*>(block + 192);
