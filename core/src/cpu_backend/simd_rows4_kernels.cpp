@@ -27,6 +27,7 @@
 #include "cpu_backend/activation_blocks.h"
 #include "cpu_backend/avx512_blocks-inl.h"
 #include "cpu_backend/simd_kernels.h"
+#include "cpu_backend/weight_prefetch.h"
 
 #ifndef CLPORT_UNROLL
 #define CLPORT_UNROLL _Pragma("GCC unroll 8")
@@ -79,6 +80,7 @@ void Row(const uint8_t* w, int64_t nb, const Q8Block32* const* acts, const float
   __m128 acc = _mm_setzero_ps(), mins = _mm_setzero_ps();
   for (int64_t b = 0; b < nb; ++b) {
     float d, m;
+    prefetch_ahead(w + b * Format::kSize, Format::kSize);
     const __m256i q = Format::Decode(w + b * Format::kSize, &d, &m);
     __m256i s[4];
     CLPORT_UNROLL
@@ -103,6 +105,7 @@ void Row1(const uint8_t* w0, const uint8_t* w1, int64_t nb, const Q8Block32* act
     __m256i s[2];
     CLPORT_UNROLL
     for (int i = 0; i < kRows; ++i) {
+      prefetch_ahead((i == 0 ? w0 : w1) + b * Format::kSize, Format::kSize);
       const __m256i q = Format::Decode((i == 0 ? w0 : w1) + b * Format::kSize, &d[i], &m[i]);
       s[i] = BlockDot<kVnni>(q, act[b].qs);
     }
