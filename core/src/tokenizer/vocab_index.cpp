@@ -110,7 +110,7 @@ Result<VocabIndex> build_vocab_index(const Vocab& v) {
     const std::string_view text = v.tokens[i];
     // A duplicated text maps to its last id, as llama.cpp does.
     *index.token_ids.slot(std::hash<std::string_view>()(text),
-                          [&](int32_t other) { return v.tokens[static_cast<size_t>(other)] == text; }) = id;
+                          [&](int32_t other) { return index.is_token(other, text); }) = id;
     const TokenType type = index.type(v, id);
     if (type == TokenType::Byte) {
       const int byte = parse_byte_token(text);

@@ -52,9 +52,9 @@ struct VocabIndex {
   }
   // The id of the token spelled `text` (the last one, if several are), or -1.
   int32_t find(std::string_view text) const {
-    return token_ids.find(std::hash<std::string_view>()(text),
-                          [&](int32_t id) { return vocab->tokens[static_cast<size_t>(id)] == text; });
+    return token_ids.find(std::hash<std::string_view>()(text), [&](int32_t id) { return is_token(id, text); });
   }
+  bool is_token(int32_t id, std::string_view text) const { return vocab->tokens[static_cast<size_t>(id)] == text; }
   // The rank of the merge of `left` and `right` (the first such line), or -1.
   int32_t merge_rank(std::string_view left, std::string_view right) const {
     return merge_ranks.find(merge_hash(left, right), [&](int32_t rank) { return is_merge(rank, left, right); });
