@@ -23,23 +23,24 @@ class IdHashTable {
   // goes: *slot < 0 when none is there yet. `hash` is the key's hash.
   template <class IsKey>
   int32_t* slot(size_t hash, IsKey is_key) {
-    size_t i = hash & (slots_.size() - 1);
-    while (slots_[i] != kEmpty && !is_key(slots_[i])) i = (i + 1) & (slots_.size() - 1);
-    return &slots_[i];
+    return &slots_[probe(hash, is_key)];
   }
 
   // The id whose key `is_key(id)` accepts, or -1.
   template <class IsKey>
   int32_t find(size_t hash, IsKey is_key) const {
-    size_t i = hash & (slots_.size() - 1);
-    while (slots_[i] != kEmpty) {
-      if (is_key(slots_[i])) return slots_[i];
-      i = (i + 1) & (slots_.size() - 1);
-    }
-    return kEmpty;
+    return slots_[probe(hash, is_key)];
   }
 
  private:
+  // Linear probing from the hash's slot to the key's id or the first empty slot.
+  template <class IsKey>
+  size_t probe(size_t hash, IsKey is_key) const {
+    size_t i = hash & (slots_.size() - 1);
+    while (slots_[i] != kEmpty && !is_key(slots_[i])) i = (i + 1) & (slots_.size() - 1);
+    return i;
+  }
+
   static constexpr int32_t kEmpty = -1;
   std::vector<int32_t> slots_;  // a power of two
 };
