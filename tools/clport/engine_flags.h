@@ -42,7 +42,8 @@ struct EngineFlags {
                    "are capped at it)")
         ->transform(min_ctx > 0 ? zero_or_integer_range(min_ctx, kMaxTokens) : integer_range(0, kMaxTokens));
     app.add_option("-b,--batch", options.model.n_batch,
-                   "prompt tokens per forward step (0 = by device: 512 on GPUs with 16 GiB or more, else 64)")
+                   "prompt tokens per forward step (0 = by device: 2048 on GPUs with 64 GiB or more, 512 with 16 GiB or "
+                   "more, else 64)")
         ->transform(integer_range(0, kMaxBatch));
     app.add_option("-t,--threads", options.n_threads, "CPU threads (0 = all cores)")
         ->transform(integer_range(0, kMaxThreads));

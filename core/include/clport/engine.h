@@ -36,9 +36,10 @@ struct ModelOptions {
   // can run one token of many sequences at once (Engine::evaluate), its mat-muls reading
   // the weights once for all of them.
   uint32_t n_seq = 1;  // 1 .. 256
-  // Prompt tokens per forward step (scratch size). 0: by device, 512 on GPUs with 16 GiB or
-  // more (a desktop or data-centre card: a 1B model's prompt ran 1.7x faster on an H200 than in
-  // steps of 64, its mat-muls reading the weights once per step), else 64 (phones share their
+  // Prompt tokens per forward step (scratch size). 0: by device, 2048 on GPUs with 64 GiB or more
+  // (a long prompt's attention fills a data-centre card only with more tokens a step), 512 with
+  // 16 GiB or more (a desktop card: a 1B model's prompt ran 1.7x faster on an H200 than in steps
+  // of 64, its mat-muls reading the weights once per step), else 64 (phones share their
   // memory, and the logits scratch alone is n_vocab x n_batch floats).
   uint32_t n_batch = 0;
   // KV cache element types, K and V chosen apart (as llama.cpp's --cache-type-k / -v). A

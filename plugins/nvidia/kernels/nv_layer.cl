@@ -172,10 +172,17 @@ inline float nv_rope_at(const global float* head, int d, int pos, int n_rot, int
   return d == p.x ? r.x : r.y;
 }
 
-// Eight consecutive elements of a head row (F16 or F32), from element i.
+// Eight consecutive elements of a head row (F16 or F32), from element i (a multiple of 8; rows
+// 16-byte aligned). Halves are loaded as one 16-byte word: the driver compiles vload_half8 into
+// eight 2-byte loads (8B shape on an H100, 16384 cached keys: the attention phase 73 -> 58 us).
 inline float8 nv_cache8(const global uchar* row, int i) {
 #if NV_CACHE_F16
+#if defined(NV_PTX) && NV_PTX
+  const uint4 w = *(const global uint4*)(row + 2 * i);
+  return (float8)(nv_f16x2_to_float2(w.x), nv_f16x2_to_float2(w.y), nv_f16x2_to_float2(w.z), nv_f16x2_to_float2(w.w));
+#else
   return vload_half8(0, (const global half*)row + i);
+#endif
 #else
   return vload8(0, (const global float*)row + i);
 #endif

@@ -217,6 +217,10 @@ bool NvLayer::takes(const clport_op* const* ops, size_t n) const {
   const int64_t hd = q.ne[0], heads = q.ne[1], kv_heads = k.ne[1];
   if (!is_f32_row(&q) || !is_f32_row(&k) || !is_f32_row(&v) || q.ne[2] != 1) return false;
   if (cache.dtype != CLPORT_DTYPE_F16 && cache.dtype != CLPORT_DTYPE_F32) return false;
+  // The attention loads eight cache elements at a time as 16-byte words.
+  for (const uint64_t at : {cache.offset, static_cast<uint64_t>(cache.nb[1]), static_cast<uint64_t>(cache.nb[2]),
+                            static_cast<uint64_t>(cache.nb[3])})
+    if (at % 16 != 0) return false;
   // A key lane of the attention is hd / 8 work-items of one warp, summed with shuffles.
   const int64_t parts = hd / 8;
   if (hd % 8 != 0 || parts < 1 || parts > 32 || (parts & (parts - 1)) != 0 || hd > static_cast<int64_t>(gemv_.wg) ||

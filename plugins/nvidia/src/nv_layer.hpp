@@ -27,7 +27,7 @@ struct LayerConfig {
   // The most query heads (of one KV head) an attention item takes at once: 1, 2 or 4. Each key
   // and value is then read once for all of them; a step takes them once its keys are many
   // (SplitRule in nv_layer.cpp), one head an item before.
-  uint32_t heads_per_item = 1;
+  uint32_t heads_per_item = 4;
 };
 
 class NvLayer {

@@ -21,7 +21,7 @@
 // nv_gemv_rows_per_warp, nv_gemv_blocks_per_trip and nv_gemv_groups_per_cu (tunable, group gemv;
 // defaults per architecture, arch_defaults.hpp), and the shared kernels' tuning keys but
 // gemv_packed (always on here); nv_layer (default true), nv_layer_groups (0) and nv_layer_gqa
-// (1) for the one-launch decode layer of nv_layer.hpp, offered as a plan group, whose GEMV shape
+// (4) for the one-launch decode layer of nv_layer.hpp, offered as a plan group, whose GEMV shape
 // is the architecture's.
 #include <algorithm>
 #include <cstring>
@@ -230,7 +230,7 @@ std::vector<clport_setting_decl> nvidia_settings() {
                   "1 elsewhere (default 0)"),
       int_setting("nv_layer_gqa", 1, 4,
                   "query heads of one KV head the one-launch layer's attention takes at once in a step of many "
-                  "keys, reading each key once for all of them: 1, 2 or 4 (default 1)"),
+                  "keys, reading each key once for all of them: 1, 2 or 4 (default 4)"),
       tuned_int_setting("nv_gemv_groups_per_cu", 0, 64, "gemv", kGemvGroupsPerCuCandidates,
                         "GEMV work-groups per compute unit, each quantizing the activation row once; 0 = one per "
                         "chunk of rows (default: the architecture's, 2 on sm_90)"),
@@ -324,7 +324,7 @@ struct NvidiaPlugin {
     nvidia::LayerConfig layer;
     layer.enabled = h.setting_bool("nv_layer", true);
     layer.groups = static_cast<uint32_t>(h.setting_int("nv_layer_groups", 0));
-    layer.heads_per_item = static_cast<uint32_t>(h.setting_int("nv_layer_gqa", 1));
+    layer.heads_per_item = static_cast<uint32_t>(h.setting_int("nv_layer_gqa", 4));
     if (layer.heads_per_item == 3)
       throw clport::sdk::Failure("nvidia: invalid settings: nv_layer_gqa must be 1, 2 or 4, not 3");
     return std::make_unique<NvidiaInstance>(host, d, std::move(t), g, layer_gemv, gemm, gemm_rows, gemm_half,
