@@ -246,7 +246,8 @@ const clport::sdk::Program& NvLayer::program(const Weights& w, bool cache_f16) {
   auto it = programs_.find(key.str());
   if (it != programs_.end()) return it->second;
   const std::string source = h_.shared_source("rope_math.cl") + "\n" + gemv_source(h_) + "\n" +
-                             clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_layer.cl");
+                             clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_layer_attention.cl") +
+                             "\n" + clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_layer.cl");
   return programs_.emplace(key.str(), clport::sdk::Program(&h_.cl(), h_.build_program(source, key.str()))).first->second;
 }
 

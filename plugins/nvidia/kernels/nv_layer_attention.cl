@@ -1,0 +1,240 @@
+// The decode layer's attention phase (nv_layer.cl): the KV cache's element access, the warp
+// sums the key lanes use, one (query heads, key range) item's partial result, and the merge of
+// the ranges' partials. Its own file so that the range function can be run alone (the layer
+// kernel itself builds only with inline PTX); nv_layer.cl is built behind it.
+//
+// Needs reduce.cl, rope_math.cl and nv_gemv.cl in front (NV_WG, NV_WARPS, NV_FAST_REDUCE, the
+// work-group sums); NV_CACHE_F16 says whether the KV cache holds halves.
+// clport-requires: nv_gemv.cl
+
+#ifndef NV_CACHE_F16
+#define NV_CACHE_F16 1
+#endif
+
+// Element i of a head row stored as F16 or F32.
+inline float nv_cache_at(const global uchar* row, int i) {
+#if NV_CACHE_F16
+  return vload_half(i, (const global half*)row);
+#else
+  return ((const global float*)row)[i];
+#endif
+}
+
+inline void nv_cache_put(global uchar* row, int i, float v) {
+#if NV_CACHE_F16
+  vstore_half_rte(v, i, (global half*)row);
+#else
+  ((global float*)row)[i] = v;
+#endif
+}
+
+// What the cache keeps of v: the value rounded to half when the cache holds halves.
+inline float nv_as_cached(float v, local half* tmp) {
+#if NV_CACHE_F16
+  vstore_half_rte(v, get_local_id(0), tmp);
+  return vload_half(get_local_id(0), tmp);
+#else
+  return v;
+#endif
+}
+
+// head[d] of a head row after RoPE at pos (d < head_dim; dims past n_rot unrotated).
+inline float nv_rope_at(const global float* head, int d, int pos, int n_rot, int neox, float base, float fscale) {
+  if (d >= n_rot) return head[d];
+  const int i = neox ? d % (n_rot / 2) : d / 2;
+  const int2 p = rope_pair(i, n_rot, neox);
+  const float2 r = rope_rotate(head[p.x], head[p.y], rope_cos_sin(i, pos, n_rot, base, fscale, 1.0f));
+  return d == p.x ? r.x : r.y;
+}
+
+// Eight consecutive elements of a head row (F16 or F32), from element i (a multiple of 8; rows
+// 16-byte aligned). Halves are loaded as one 16-byte word: the driver compiles vload_half8 into
+// eight 2-byte loads (8B shape on an H100, 16384 cached keys: the attention phase 73 -> 58 us).
+inline float8 nv_cache8(const global uchar* row, int i) {
+#if NV_CACHE_F16
+#if defined(NV_PTX) && NV_PTX
+  const uint4 w = *(const global uint4*)(row + 2 * i);
+  return (float8)(nv_f16x2_to_float2(w.x), nv_f16x2_to_float2(w.y), nv_f16x2_to_float2(w.z), nv_f16x2_to_float2(w.w));
+#else
+  return vload_half8(0, (const global half*)row + i);
+#endif
+#else
+  return vload8(0, (const global float*)row + i);
+#endif
+}
+
+// Sums over lanes of a warp (every lane gets its set's sum, the same in each): `within` the
+// aligned sets of `width` consecutive lanes, `across` the lanes congruent modulo `stride`
+// (widths and strides powers of two <= 32). Shuffles with PTX; otherwise through scratch (NV_WG
+// floats), which only the strict OpenCL C compiles see (the layer runs only where PTX does).
+#if NV_FAST_REDUCE
+inline float nv_sum_within(float v, int width, local float* scratch) {
+  for (int lanes = 1; lanes < width; lanes <<= 1) v += nv_shfl_xor(v, lanes);
+  return v;
+}
+inline float nv_sum_across(float v, int stride, local float* scratch) {
+  for (int lanes = stride; lanes < 32; lanes <<= 1) v += nv_shfl_xor(v, lanes);
+  return v;
+}
+#else
+inline float nv_sum_within(float v, int width, local float* scratch) {
+  const int lid = get_local_id(0), first = lid - lid % width;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  scratch[lid] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  float s = 0.0f;
+  for (int t = 0; t < width; ++t) s += scratch[first + t];
+  return s;
+}
+inline float nv_sum_across(float v, int stride, local float* scratch) {
+  const int lid = get_local_id(0), warp = lid - lid % 32;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  scratch[lid] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  float s = 0.0f;
+  for (int t = lid % stride; t < 32; t += stride) s += scratch[warp + t];
+  return s;
+}
+#endif
+
+inline float nv_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b.hi); }
+
+// The most query heads one attention item takes (heads of one KV head; the host's
+// nv_layer_gqa): each adds an output and a running maximum and sum per work-item, 10 registers.
+#ifndef NV_ATT_GQA
+#define NV_ATT_GQA 1
+#endif
+
+// Attention phase, one (query heads, key range) item: for each of the gq heads (consecutive, of
+// one KV head) the partial result (acc[HD], m, l) over keys [k0, k1), the key at `pos` (this
+// step's) from kc / vc, the others from the cache. Each key and value is loaded once for all gq
+// heads: a KV head's keys are read once a step, not once per query head. The work-group is
+// NV_WG / (HD / 8) key lanes of HD / 8 work-items, each work-item 8 dimensions: key lane t takes
+// keys k0 + t, k0 + t + lanes, ... (two a trip, so that four 8-element loads are in flight) with
+// its own running maxima, sums and outputs, and the lanes are combined once at the end: no
+// work-group reduction inside the loop. HD % 8 == 0, HD / 8 <= 32, gq <= NV_ATT_GQA.
+// qs = the heads' q * scale (gq rows of HD), kc, vc (local, HD each); comb NV_WARPS * HD floats;
+// red NV_WG floats; head j's partial goes to part + j * head_stride.
+inline void nv_attend_range(const global uchar* kcache, const global uchar* vcache, ulong pos_stride, int k0,
+                            int k1, int pos, int HD, int gq, local const float* qs, local const float* kc,
+                            local const float* vc, local float* comb, local float* red, global float* part,
+                            size_t head_stride) {
+  const int lid = get_local_id(0);
+  const int parts = HD / 8, lanes = NV_WG / parts, lane = lid / parts, slice = (lid % parts) * 8;
+  // The queries stay in local memory (read again each trip): in registers too they would push
+  // the kernel past the 128 registers a work-item of 512 may have.
+  float8 acc[NV_ATT_GQA];
+  float m[NV_ATT_GQA], l[NV_ATT_GQA];
+#pragma unroll
+  for (int j = 0; j < NV_ATT_GQA; ++j) {
+    acc[j] = (float8)(0.0f);
+    m[j] = -INFINITY;
+    l[j] = 0.0f;
+  }
+  for (int base = k0; base < k1; base += 2 * lanes) {  // the same trips for every work-item
+    const int ja = base + lane, jb = ja + lanes;
+    const bool has_a = ja < k1, has_b = jb < k1;
+    // A lane past the range loads key k0 (always there) and weighs it 0.
+    const int ra = has_a ? ja : k0, rb = has_b ? jb : k0;
+    const float8 ka = ra == pos ? vload8(0, kc + slice) : nv_cache8(kcache + (ulong)ra * pos_stride, slice);
+    const float8 kb = rb == pos ? vload8(0, kc + slice) : nv_cache8(kcache + (ulong)rb * pos_stride, slice);
+    const float8 va = ra == pos ? vload8(0, vc + slice) : nv_cache8(vcache + (ulong)ra * pos_stride, slice);
+    const float8 vb = rb == pos ? vload8(0, vc + slice) : nv_cache8(vcache + (ulong)rb * pos_stride, slice);
+#pragma unroll
+    for (int j = 0; j < NV_ATT_GQA; ++j) {
+      if (j < gq) {  // the same for every work-item
+        // Every work-item sums (the shuffles take the whole warp), then masks.
+        const float8 q8 = vload8(0, qs + j * HD + slice);
+        const float sum_a = nv_sum_within(nv_dot8(q8, ka), parts, red);
+        const float sum_b = nv_sum_within(nv_dot8(q8, kb), parts, red);
+        const float sa = has_a ? sum_a : -INFINITY, sb = has_b ? sum_b : -INFINITY;
+        const float m_new = fmax(m[j], fmax(sa, sb));
+        const float ref = m_new == -INFINITY ? 0.0f : m_new;  // no key yet: every weight stays 0
+        const float rescale = exp(m[j] - ref), pa = exp(sa - ref), pb = exp(sb - ref);
+        l[j] = l[j] * rescale + pa + pb;
+        acc[j] = acc[j] * rescale + pa * va + pb * vb;
+        m[j] = m_new;
+      }
+    }
+  }
+  // Per head, the lanes' results relative to the item's maximum M, summed: each warp's lanes
+  // with shuffles, then the warps through comb.
+#pragma unroll
+  for (int j = 0; j < NV_ATT_GQA; ++j) {
+    if (j < gq) {
+      const float M = nv_group_max(m[j], red);
+      const float w = M == -INFINITY ? 0.0f : exp(m[j] - M);
+      const float L = nv_group_sum(lid % parts == 0 ? l[j] * w : 0.0f, red);
+      const float8 a = acc[j] * w;
+      float8 sum;
+      sum.s0 = nv_sum_across(a.s0, parts, red);
+      sum.s1 = nv_sum_across(a.s1, parts, red);
+      sum.s2 = nv_sum_across(a.s2, parts, red);
+      sum.s3 = nv_sum_across(a.s3, parts, red);
+      sum.s4 = nv_sum_across(a.s4, parts, red);
+      sum.s5 = nv_sum_across(a.s5, parts, red);
+      sum.s6 = nv_sum_across(a.s6, parts, red);
+      sum.s7 = nv_sum_across(a.s7, parts, red);
+      if (lid % 32 < parts) vstore8(sum, 0, comb + (lid / 32) * HD + slice);
+      barrier(CLK_LOCAL_MEM_FENCE);
+      global float* out = part + j * head_stride;
+      if (lid < HD) {
+        float total = 0.0f;
+        for (int t = 0; t < NV_WARPS; ++t) total += comb[t * HD + lid];
+        out[lid] = total;
+      }
+      if (lid == 0) {
+        out[HD] = M;
+        out[HD + 1] = L;
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+  }
+}
+
+// The weight of each key range in its head's merged row, w[h * splits + s] =
+// exp(m_s - M) / L (M the head's largest m, L its sum of l_s exp(m_s - M)), computed once per
+// work-group into local memory (2 * H * splits floats, ml the first half).
+inline void nv_merge_weights(const global float* part, int H, int HD, int splits, local float* ml, local float* w) {
+  const int lid = get_local_id(0), n = H * splits;
+  for (int t = lid; t < n; t += NV_WG) {
+    ml[t] = part[(size_t)t * (HD + 2) + HD];
+    w[t] = part[(size_t)t * (HD + 2) + HD + 1];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int h = lid; h < H; h += NV_WG) {
+    float m = -INFINITY, l = 0.0f;
+    for (int s = 0; s < splits; ++s) m = fmax(m, ml[h * splits + s]);
+    for (int s = 0; s < splits; ++s) {
+      const float ls = w[h * splits + s];
+      l += ls > 0.0f ? ls * exp(ml[h * splits + s] - m) : 0.0f;
+    }
+    for (int s = 0; s < splits; ++s) {
+      const float ls = w[h * splits + s];
+      w[h * splits + s] = ls > 0.0f ? exp(ml[h * splits + s] - m) / l : 0.0f;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+// Elements 4i .. 4i + 3 of the merged attention row (one head: HD % 8 == 0), its key ranges'
+// outputs weighted, four ranges' loads at a time so that they are in flight together; stored to
+// out as well when out is not null.
+inline float4 nv_merged4(const global float* part, local const float* w, int i, int HD, int splits,
+                         global float* out) {
+  const int h = 4 * i / HD, d = 4 * i % HD;
+  const global float* p = part + (size_t)h * splits * (HD + 2) + d;
+  local const float* wh = w + h * splits;
+  const size_t stride = HD + 2;
+  float4 acc = (float4)(0.0f);
+  int s = 0;
+  for (; s + 4 <= splits; s += 4) {
+    const float4 a = vload4(0, p + s * stride), b = vload4(0, p + (s + 1) * stride),
+                 c = vload4(0, p + (s + 2) * stride), e = vload4(0, p + (s + 3) * stride);
+    acc += a * wh[s] + b * wh[s + 1] + c * wh[s + 2] + e * wh[s + 3];
+  }
+  for (; s < splits; ++s) acc += vload4(0, p + s * stride) * wh[s];
+  if (out) vstore4(acc, i, out);
+  return acc;
+}
+

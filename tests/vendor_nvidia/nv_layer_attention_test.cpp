@@ -1,0 +1,205 @@
+// The nvidia decode layer's attention range (nv_attend_range in plugins/nvidia/kernels/
+// nv_layer_attention.cl) against a double-precision softmax, on the first OpenCL device (PoCL here).
+// The layer kernel itself builds only with inline PTX and runs only on the GPU; this runs its
+// attention function alone, in its plain OpenCL C form (work-group sums through local memory
+// instead of shuffles), over the ranges a step cuts a cache into: one key, several trips, ranges
+// that end before this step's key or hold it, an empty one, and several query heads of one KV head.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../memory/cl_test_device.h"
+
+namespace {
+
+std::string read_source(const std::string& relative) {
+  std::ifstream f(std::string(CLPORT_SOURCE_DIR) + "/" + relative);
+  std::stringstream text;
+  text << f.rdbuf();
+  return text.str();
+}
+
+// One work-group runs one item: this step's key and value (kc, vc) and the scaled queries go to
+// local memory as nv_layer.cl stages them, then the range function writes the gq partials.
+constexpr const char* kWrapper = R"(
+kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void attend_one(const global uchar* cache, ulong pos_stride,
+    ulong v_offset, int k0, int k1, int pos, int gq, const global float* q, const global float* k_now,
+    const global float* v_now, global float* part, ulong head_stride) {
+  local float att[(2 + NV_ATT_GQA + NV_WARPS) * NV_HD + NV_WG];
+  local float *kc = att, *vc = att + NV_HD, *qs = att + 2 * NV_HD, *comb = qs + NV_ATT_GQA * NV_HD;
+  local float* red = comb + NV_WARPS * NV_HD;
+  const int lid = get_local_id(0);
+  if (lid < NV_HD) {
+    kc[lid] = k_now[lid];
+    vc[lid] = v_now[lid];
+  }
+  for (int e = lid; e < gq * NV_HD; e += NV_WG) qs[e] = q[e];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  nv_attend_range(cache, cache + v_offset, pos_stride, k0, k1, pos, NV_HD, gq, qs, kc, vc, comb, red, part,
+                  head_stride);
+}
+)";
+
+constexpr int kHeadDim = 64, kHeads = 2, kWorkGroup = 128, kCtx = 1200;
+
+struct Range {
+  int k0, k1, pos, gq;
+};
+
+class NvLayerAttention : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    device_ = clport::testing::first_test_device();
+    if (device_.library == nullptr) GTEST_SKIP() << "no OpenCL device: " << device_.why_not;
+    cl_ = &device_.library->api();
+    cl_int err = CL_SUCCESS;
+    context_ = cl_->clCreateContext(nullptr, 1, &device_.info.device, nullptr, nullptr, &err);
+    ASSERT_EQ(err, CL_SUCCESS);
+    queue_ = cl_->clCreateCommandQueue(context_, device_.info.device, 0, &err);
+    ASSERT_EQ(err, CL_SUCCESS);
+    const std::string source = read_source("kernels/reduce.cl") + read_source("kernels/rope_math.cl") +
+                               read_source("plugins/nvidia/kernels/nv_ptx.cl") +
+                               read_source("plugins/nvidia/kernels/nv_gemv.cl") +
+                               read_source("plugins/nvidia/kernels/nv_layer_attention.cl") + kWrapper;
+    const char* text = source.c_str();
+    program_ = cl_->clCreateProgramWithSource(context_, 1, &text, nullptr, &err);
+    ASSERT_EQ(err, CL_SUCCESS);
+    // F32 cache: the values the reference reads are the values the kernel reads.
+    const std::string options = "-cl-std=CL1.2 -DNV_PTX=0 -DNV_CACHE_F16=0 -DNV_WG=" + std::to_string(kWorkGroup) +
+                                " -DNV_HD=" + std::to_string(kHeadDim) + " -DNV_ATT_GQA=" + std::to_string(kHeads);
+    if (cl_->clBuildProgram(program_, 1, &device_.info.device, options.c_str(), nullptr, nullptr) != CL_SUCCESS) {
+      size_t size = 0;
+      cl_->clGetProgramBuildInfo(program_, device_.info.device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
+      std::string log(size, '\0');
+      cl_->clGetProgramBuildInfo(program_, device_.info.device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
+      FAIL() << "build failed:\n" << log;
+    }
+    kernel_ = cl_->clCreateKernel(program_, "attend_one", &err);
+    ASSERT_EQ(err, CL_SUCCESS);
+  }
+  void TearDown() override {
+    if (cl_ == nullptr) return;
+    for (cl_mem m : buffers_) cl_->clReleaseMemObject(m);
+    if (kernel_ != nullptr) cl_->clReleaseKernel(kernel_);
+    if (program_ != nullptr) cl_->clReleaseProgram(program_);
+    if (queue_ != nullptr) cl_->clReleaseCommandQueue(queue_);
+    if (context_ != nullptr) cl_->clReleaseContext(context_);
+  }
+  cl_mem buffer(std::vector<float>& data) {
+    cl_int err = CL_SUCCESS;
+    cl_mem m = cl_->clCreateBuffer(context_, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, data.size() * sizeof(float),
+                                   data.data(), &err);
+    EXPECT_EQ(err, CL_SUCCESS);
+    buffers_.push_back(m);
+    return m;
+  }
+
+  clport::testing::TestDevice device_;
+  const clport_cl_api* cl_ = nullptr;
+  cl_context context_ = nullptr;
+  cl_command_queue queue_ = nullptr;
+  cl_program program_ = nullptr;
+  cl_kernel kernel_ = nullptr;
+  std::vector<cl_mem> buffers_;
+};
+
+TEST_F(NvLayerAttention, RangesMatchADoublePrecisionSoftmax) {
+  std::mt19937 rng(11);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  // The cache's K half (kCtx rows of kHeadDim), then its V half; this step's key and value apart.
+  std::vector<float> cache(2 * static_cast<size_t>(kCtx) * kHeadDim), q(kHeads * kHeadDim), k_now(kHeadDim),
+      v_now(kHeadDim);
+  for (float& x : cache) x = normal(rng);
+  for (float& x : q) x = 0.3f * normal(rng);  // scores of a few units: weights far from uniform
+  for (float& x : k_now) x = normal(rng);
+  for (float& x : v_now) x = normal(rng);
+  const size_t head_stride = kHeadDim + 2;
+  std::vector<float> part(kHeads * head_stride);
+  cl_mem cache_buf = buffer(cache), q_buf = buffer(q), k_buf = buffer(k_now), v_buf = buffer(v_now),
+         part_buf = buffer(part);
+
+  // A key lane takes two keys a trip, 16 lanes here: 32 keys a trip.
+  const Range ranges[] = {{0, 1, 0, 2},          {100, 700, 699, 2}, {0, 300, 1000, 1}, {5, 5, 9, 2},
+                          {3, 1100, 1099, 2},    {0, 257, 256, 1},   {1150, 1181, 1180, 2}};
+  for (const Range& r : ranges) {
+    SCOPED_TRACE("keys [" + std::to_string(r.k0) + ", " + std::to_string(r.k1) + "), pos " + std::to_string(r.pos) +
+                 ", " + std::to_string(r.gq) + " heads");
+    std::fill(part.begin(), part.end(), 12345.0f);
+    ASSERT_EQ(cl_->clEnqueueWriteBuffer(queue_, part_buf, CL_TRUE, 0, part.size() * sizeof(float), part.data(), 0,
+                                        nullptr, nullptr),
+              CL_SUCCESS);
+    const cl_ulong pos_stride = kHeadDim * sizeof(float), v_offset = static_cast<cl_ulong>(kCtx) * pos_stride,
+                   stride = head_stride;
+    cl_uint a = 0;
+    const auto arg = [&](size_t size, const void* value) {
+      ASSERT_EQ(cl_->clSetKernelArg(kernel_, a++, size, value), CL_SUCCESS);
+    };
+    arg(sizeof(cl_mem), &cache_buf);
+    arg(sizeof(pos_stride), &pos_stride);
+    arg(sizeof(v_offset), &v_offset);
+    arg(sizeof(int), &r.k0);
+    arg(sizeof(int), &r.k1);
+    arg(sizeof(int), &r.pos);
+    arg(sizeof(int), &r.gq);
+    arg(sizeof(cl_mem), &q_buf);
+    arg(sizeof(cl_mem), &k_buf);
+    arg(sizeof(cl_mem), &v_buf);
+    arg(sizeof(cl_mem), &part_buf);
+    arg(sizeof(stride), &stride);
+    const size_t global = kWorkGroup, local = kWorkGroup;
+    ASSERT_EQ(cl_->clEnqueueNDRangeKernel(queue_, kernel_, 1, nullptr, &global, &local, 0, nullptr, nullptr),
+              CL_SUCCESS);
+    ASSERT_EQ(cl_->clEnqueueReadBuffer(queue_, part_buf, CL_TRUE, 0, part.size() * sizeof(float), part.data(), 0,
+                                       nullptr, nullptr),
+              CL_SUCCESS);
+
+    for (int j = 0; j < r.gq; ++j) {
+      // The partial result: outputs relative to the range's largest score M, M, and the sum of weights.
+      const auto key_row = [&](int key) {
+        return key == r.pos ? k_now.data() : &cache[static_cast<size_t>(key) * kHeadDim];
+      };
+      const auto value_row = [&](int key) {
+        return key == r.pos ? v_now.data() : &cache[(static_cast<size_t>(kCtx) + key) * kHeadDim];
+      };
+      std::vector<double> scores;
+      double top = -std::numeric_limits<double>::infinity();
+      for (int key = r.k0; key < r.k1; ++key) {
+        double s = 0.0;
+        for (int d = 0; d < kHeadDim; ++d) s += static_cast<double>(q[j * kHeadDim + d]) * key_row(key)[d];
+        scores.push_back(s);
+        top = std::max(top, s);
+      }
+      double weights = 0.0;
+      std::vector<double> out(kHeadDim, 0.0);
+      for (int key = r.k0; key < r.k1; ++key) {
+        const double w = std::exp(scores[static_cast<size_t>(key - r.k0)] - top);
+        weights += w;
+        for (int d = 0; d < kHeadDim; ++d) out[static_cast<size_t>(d)] += w * value_row(key)[d];
+      }
+      const float* got = &part[j * head_stride];
+      if (r.k0 >= r.k1) {  // an empty range: no weight, maximum -inf, zero outputs
+        EXPECT_TRUE(std::isinf(got[kHeadDim]) && got[kHeadDim] < 0) << got[kHeadDim];
+        EXPECT_EQ(got[kHeadDim + 1], 0.0f);
+        for (int d = 0; d < kHeadDim; ++d) EXPECT_EQ(got[d], 0.0f) << "dim " << d;
+        continue;
+      }
+      EXPECT_NEAR(got[kHeadDim], top, 1e-4) << "head " << j;
+      EXPECT_NEAR(got[kHeadDim + 1], weights, 1e-5 * weights) << "head " << j;
+      double err = 0.0, ref = 0.0;
+      for (int d = 0; d < kHeadDim; ++d) {
+        err += (got[d] - out[static_cast<size_t>(d)]) * (got[d] - out[static_cast<size_t>(d)]);
+        ref += out[static_cast<size_t>(d)] * out[static_cast<size_t>(d)];
+      }
+      EXPECT_LE(err, 1e-10 * ref) << "head " << j << ": NMSE " << err / ref;
+    }
+  }
+}
+
+}  // namespace
