@@ -321,10 +321,11 @@ struct NvidiaPlugin {
     const bool gemm_half = gemm_half_mode == 1 || (gemm_half_mode == 2 && tensor_cores);
     const bool attention = h.setting_bool("nv_attention", true);
     const bool attention_mma = h.setting_bool("nv_attention_mma", true);
+    // LayerConfig's members are the settings' defaults.
     nvidia::LayerConfig layer;
-    layer.enabled = h.setting_bool("nv_layer", true);
-    layer.groups = static_cast<uint32_t>(h.setting_int("nv_layer_groups", 0));
-    layer.heads_per_item = static_cast<uint32_t>(h.setting_int("nv_layer_gqa", 4));
+    layer.enabled = h.setting_bool("nv_layer", layer.enabled);
+    layer.groups = static_cast<uint32_t>(h.setting_int("nv_layer_groups", layer.groups));
+    layer.heads_per_item = static_cast<uint32_t>(h.setting_int("nv_layer_gqa", layer.heads_per_item));
     if (layer.heads_per_item == 3)
       throw clport::sdk::Failure("nvidia: invalid settings: nv_layer_gqa must be 1, 2 or 4, not 3");
     return std::make_unique<NvidiaInstance>(host, d, std::move(t), g, layer_gemv, gemm, gemm_rows, gemm_half,
