@@ -26,6 +26,8 @@
 // its high nibble); for Q8_0 the bytes are codes 4k .. 4k+3.
 
 #define X8_BYTES_q4_0 144
+// Activation rows per work-item of the x8a kernels (a step over several sequences).
+#define X8A_ROWS 4
 #define X8_BYTES_q4_1 160
 #define X8_BYTES_q8_0 272
 #define X8_SCALES_q4_0 16  // bytes of half scales in front of the quant words
@@ -266,6 +268,76 @@ inline int8 x8_dot_q6_k(const global uchar* blk, const global char* xc) {
   }
   return __builtin_astype(s, int8);
 }
+
+// The dots of X8A_ROWS activation rows (codes xc[r]) against one block of the 8 rows, the
+// block's words loaded and unpacked once for all of them; each row's integer sums are those of
+// the one-row functions above. Unrolled and inlined by request: PoCL's compiler left the word
+// loop rolled, reloading and unpacking every word once per activation row, and called these
+// functions with their arrays in memory.
+inline __attribute__((always_inline)) void x8m_dot_q4(const global uchar* q, const global char* const* xc, int8* out) {
+  const q8a_v16s ones = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+  const q8a_v16s zero = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  q8a_v16s s[X8A_ROWS];
+#pragma unroll
+  for (int r = 0; r < X8A_ROWS; ++r) s[r] = zero;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const x8_v32u w = *(const global x8_v32u*)(q + 32 * k);
+    const q8a_v32c lo = (q8a_v32c)(w & (uchar)15), hi = (q8a_v32c)(w >> (uchar)4);
+#pragma unroll
+    for (int r = 0; r < X8A_ROWS; ++r) {
+      s[r] += __builtin_ia32_pmaddubsw256(lo, x8_broadcast4(xc[r] + 4 * k));
+      s[r] += __builtin_ia32_pmaddubsw256(hi, x8_broadcast4(xc[r] + 16 + 4 * k));
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < X8A_ROWS; ++r) out[r] = __builtin_astype(__builtin_ia32_pmaddwd256(s[r], ones), int8);
+}
+
+inline __attribute__((always_inline)) void x8m_dot_q5(const global uchar* qh, const global uchar* q,
+                                                      const global char* const* xc, int8* out) {
+  const q8a_v16s ones = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+  const q8a_v16s zero = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  q8a_v16s lo_sum[X8A_ROWS], hi_sum[X8A_ROWS];
+#pragma unroll
+  for (int r = 0; r < X8A_ROWS; ++r) lo_sum[r] = hi_sum[r] = zero;
+  const x8_v32u h = *(const global x8_v32u*)qh;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const x8_v32u w = *(const global x8_v32u*)(q + 32 * k);
+    const q8a_v32c lo = (q8a_v32c)((w & (uchar)15) | x8_fifth_bits(h, 4 * k));
+    const q8a_v32c hi = (q8a_v32c)((w >> (uchar)4) | x8_fifth_bits(h, 16 + 4 * k));
+#pragma unroll
+    for (int r = 0; r < X8A_ROWS; ++r) {
+      lo_sum[r] += __builtin_ia32_pmaddubsw256(lo, x8_broadcast4(xc[r] + 4 * k));
+      hi_sum[r] += __builtin_ia32_pmaddubsw256(hi, x8_broadcast4(xc[r] + 16 + 4 * k));
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < X8A_ROWS; ++r)
+    out[r] = __builtin_astype(__builtin_ia32_pmaddwd256(lo_sum[r], ones) + __builtin_ia32_pmaddwd256(hi_sum[r], ones),
+                              int8);
+}
+
+inline __attribute__((always_inline)) void x8m_dot_q8(const global uchar* q, const global char* const* xc, int8* out) {
+  const q8a_v16s ones = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+  const q8a_v8i zero = {0, 0, 0, 0, 0, 0, 0, 0};
+  q8a_v8i s[X8A_ROWS];
+#pragma unroll
+  for (int r = 0; r < X8A_ROWS; ++r) s[r] = zero;
+#pragma unroll
+  for (int k = 0; k < 8; ++k) {
+    const q8a_v32c w = (q8a_v32c)(*(const global x8_v32u*)(q + 32 * k));
+    const q8a_v32c magnitude = __builtin_ia32_psignb256(w, w);
+#pragma unroll
+    for (int r = 0; r < X8A_ROWS; ++r) {
+      const q8a_v32c x = x8_broadcast4(xc[r] + 4 * k);
+      s[r] += __builtin_ia32_pmaddwd256(__builtin_ia32_pmaddubsw256(magnitude, __builtin_ia32_psignb256(x, w)), ones);
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < X8A_ROWS; ++r) out[r] = __builtin_astype(s[r], int8);
+}
 #else
 // Sums of each run of 4 lanes (one row's partial sums).
 inline int4 x8_sum4(int16 v) {
@@ -351,6 +423,17 @@ inline int8 x8_dot_q6_k(const global uchar* blk, const global char* xc) {
            convert_int8(vload8(0, (const global char*)(blk + 16 + 8 * (2 * j + part))));
   }
   return s;
+}
+
+// The dots of X8A_ROWS activation rows, one row at a time.
+inline void x8m_dot_q4(const global uchar* q, const global char* const* xc, int8* out) {
+  for (int r = 0; r < X8A_ROWS; ++r) out[r] = x8_dot_q4(q, xc[r]);
+}
+inline void x8m_dot_q5(const global uchar* qh, const global uchar* q, const global char* const* xc, int8* out) {
+  for (int r = 0; r < X8A_ROWS; ++r) out[r] = x8_dot_q5(qh, q, xc[r]);
+}
+inline void x8m_dot_q8(const global uchar* q, const global char* const* xc, int8* out) {
+  for (int r = 0; r < X8A_ROWS; ++r) out[r] = x8_dot_q8(q, xc[r]);
 }
 #endif
 
@@ -439,11 +522,10 @@ CLPORT_X8_ROWS_K(q4_k)
 CLPORT_X8_ROWS_K(q6_k)
 
 // The same for X8A_ROWS activation rows at once (xq: the first, xq_row bytes apart; rows past
-// `last` read row last's codes): each weight unit is read and unpacked once for all of them (the
-// compiler shares the loads and nibble masks of the inlined dot products). A step over several
-// sequences is such a mat-mul of a few rows.
-#define X8A_ROWS 4
-#define CLPORT_X8_MROWS_32(T, DOT, CARRIED)                                                   \
+// `last` read row last's codes): each weight unit is read and unpacked once for all of them
+// (MDOT, the x8m_dot functions). A step over several sequences is such a mat-mul of a few rows.
+// Each row's arithmetic is x8_rows_T's.
+#define CLPORT_X8_MROWS_32(T, MDOT, CARRIED)                                                  \
   inline void x8m_rows_##T(const global uchar* wg, const global uchar* xq, size_t xq_row, int last, \
                            int blocks, float8* out) {                                         \
     float8 acc[X8A_ROWS], carried[X8A_ROWS];                                                  \
@@ -452,20 +534,32 @@ CLPORT_X8_ROWS_K(q6_k)
       const global uchar* blk = wg + (size_t)b * X8_BYTES_##T;                                \
       X8_PREFETCH(blk, X8_BYTES_##T);                                                         \
       const float8 d = x8_half8(blk), c = (CARRIED);                                          \
+      const global uchar* a[X8A_ROWS];                                                        \
+      const global char* codes[X8A_ROWS];                                                     \
       _Pragma("unroll") for (int r = 0; r < X8A_ROWS; ++r) {                                  \
-        const global uchar* a = xq + min(r, last) * xq_row + (size_t)b * Q8A_BLOCK_BYTES;    \
-        const float dx = *(const global float*)a, sx = *(const global float*)(a + 4);        \
-        acc[r] += convert_float8(DOT(blk, (const global char*)(a + 8))) * (d * dx);          \
+        a[r] = xq + min(r, last) * xq_row + (size_t)b * Q8A_BLOCK_BYTES;                      \
+        codes[r] = (const global char*)(a[r] + 8);                                            \
+      }                                                                                       \
+      int8 dots[X8A_ROWS];                                                                    \
+      MDOT(blk, codes, dots);                                                                 \
+      _Pragma("unroll") for (int r = 0; r < X8A_ROWS; ++r) {                                  \
+        const float dx = *(const global float*)a[r], sx = *(const global float*)(a[r] + 4);  \
+        acc[r] += convert_float8(dots[r]) * (d * dx);                                         \
         carried[r] += c * sx;                                                                 \
       }                                                                                       \
     }                                                                                         \
     _Pragma("unroll") for (int r = 0; r < X8A_ROWS; ++r) out[r] = acc[r] + carried[r];        \
   }
-CLPORT_X8_MROWS_32(q4_0, X8_DOT_q4_0, -8.0f * d)
-CLPORT_X8_MROWS_32(q4_1, X8_DOT_q4_1, x8_half8(blk + 16))
-CLPORT_X8_MROWS_32(q5_0, X8_DOT_q5_0, -16.0f * d)
-CLPORT_X8_MROWS_32(q5_1, X8_DOT_q5_1, x8_half8(blk + 16))
-CLPORT_X8_MROWS_32(q8_0, X8_DOT_q8_0, (float8)(0.0f))
+#define X8M_DOT_q4_0(blk, codes, out) x8m_dot_q4((blk) + X8_SCALES_q4_0, codes, out)
+#define X8M_DOT_q4_1(blk, codes, out) x8m_dot_q4((blk) + X8_SCALES_q4_1, codes, out)
+#define X8M_DOT_q5_0(blk, codes, out) x8m_dot_q5((blk) + X8_SCALES_q5_0, (blk) + X8_SCALES_q5_0 + 32, codes, out)
+#define X8M_DOT_q5_1(blk, codes, out) x8m_dot_q5((blk) + X8_SCALES_q5_1, (blk) + X8_SCALES_q5_1 + 32, codes, out)
+#define X8M_DOT_q8_0(blk, codes, out) x8m_dot_q8((blk) + X8_SCALES_q8_0, codes, out)
+CLPORT_X8_MROWS_32(q4_0, X8M_DOT_q4_0, -8.0f * d)
+CLPORT_X8_MROWS_32(q4_1, X8M_DOT_q4_1, x8_half8(blk + 16))
+CLPORT_X8_MROWS_32(q5_0, X8M_DOT_q5_0, -16.0f * d)
+CLPORT_X8_MROWS_32(q5_1, X8M_DOT_q5_1, x8_half8(blk + 16))
+CLPORT_X8_MROWS_32(q8_0, X8M_DOT_q8_0, (float8)(0.0f))
 
 #define CLPORT_X8_MROWS_K(T)                                                                  \
   inline void x8m_rows_##T(const global uchar* wg, const global uchar* xq, size_t xq_row, int last, \

@@ -46,9 +46,13 @@ HWY_INLINE __m256i AddFifthBits(__m256i codes, const uint8_t* qh) {
 
 // One block format: kBytes a block, the nibbles at kQs, the fifth bits at kQh (-1: none), the
 // minimum after d (kHasMin) or else codes offset by kOffset.
-template <int kBytes, int kQs, int kQh, bool kHasMin, int kOffset>
+template <int Bytes, int Qs, int Qh, bool HasMin, int Offset>
 struct Block32 {
-  static constexpr int64_t kSize = kBytes;
+  static constexpr int64_t kSize = Bytes;
+  static constexpr int kQs = Qs;
+  static constexpr int kQh = Qh;
+  static constexpr bool kHasMin = HasMin;
+  static constexpr int kOffset = Offset;
   // The block's codes; *d its scale, *m the value of code 0.
   static HWY_INLINE __m256i Decode(const uint8_t* b, float* d, float* m) {
     __m256i q = Nibbles(b + kQs);
