@@ -98,6 +98,13 @@ inline int2 att_key_range(int qpos, int n_keys, int window, int split_on, int sp
 #define CLPORT_KV_LOAD4_Q8_0(i, r) kv4_q8_0(r, i)
 #define CLPORT_KV_LOAD_Q4_0(i, r) kv_q4_0(r, i)
 #define CLPORT_KV_LOAD4_Q4_0(i, r) kv4_q4_0(r, i)
+// Eight values (i counts eights): one conversion of eight halves where the cache is F16.
+#define CLPORT_KV_LOAD8_F32(i, r) vload8(i, (const global float*)(r))
+#define CLPORT_KV_LOAD8_F16(i, r) vload_half8(i, (const global half*)(r))
+#define CLPORT_KV_LOAD8_Q8_0(i, r) (float8)(kv4_q8_0(r, 2 * (i)), kv4_q8_0(r, 2 * (i) + 1))
+#define CLPORT_KV_LOAD8_Q4_0(i, r) (float8)(kv4_q4_0(r, 2 * (i)), kv4_q4_0(r, 2 * (i) + 1))
+#define CLPORT_KV_LOAD8_K_ANY(i, r) (float8)(kv4_any(k_type, r, 2 * (i)), kv4_any(k_type, r, 2 * (i) + 1))
+#define CLPORT_KV_LOAD8_V_ANY(i, r) (float8)(kv4_any(v_type, r, 2 * (i)), kv4_any(v_type, r, 2 * (i) + 1))
 #define CLPORT_KV_LOAD_K_ANY(i, r) kv_any(k_type, r, i)
 #define CLPORT_KV_LOAD4_K_ANY(i, r) kv4_any(k_type, r, i)
 #define CLPORT_KV_LOAD_V_ANY(i, r) kv_any(v_type, r, i)

@@ -14,11 +14,15 @@
 #define ATT_SERIAL_HD 256
 #endif
 
-// acc += p.x V[0] + p.y V[1] + p.z V[2] + p.w V[3], the four value rows from v0 on, VNB2 apart.
-#define CLPORT_SERIAL_VALUES4(p, v0, VLOAD4, VLOAD1, VNB2)                                      \
+// acc += p.x V[0] + p.y V[1] + p.z V[2] + p.w V[3], the four value rows from v0 on, VNB2 apart:
+// eight dims a pass (one 256-bit vector on an AVX2 CPU), then four, then one.
+#define CLPORT_SERIAL_VALUES4(p, v0, VLOAD8, VLOAD4, VLOAD1, VNB2)                              \
   {                                                                                            \
     const global uchar *r0 = (v0), *r1 = r0 + VNB2, *r2 = r1 + VNB2, *r3 = r2 + VNB2;          \
     int d = 0;                                                                                 \
+    for (; d + 8 <= head_dim; d += 8)                                                          \
+      vstore8(vload8(d / 8, acc) + ((p).x * VLOAD8(d / 8, r0) + (p).y * VLOAD8(d / 8, r1)) +    \
+                  ((p).z * VLOAD8(d / 8, r2) + (p).w * VLOAD8(d / 8, r3)), d / 8, acc);        \
     for (; d + 4 <= head_dim; d += 4)                                                          \
       vstore4(vload4(d / 4, acc) + ((p).x * VLOAD4(d / 4, r0) + (p).y * VLOAD4(d / 4, r1)) +    \
                   ((p).z * VLOAD4(d / 4, r2) + (p).w * VLOAD4(d / 4, r3)), d / 4, acc);        \
@@ -61,27 +65,40 @@
 // loop, so the eight sums are independent chains a CPU overlaps (one row at a time waits on
 // each fma of a single chain) and each q element is loaded once for the eight. Named
 // accumulators, not an array: PoCL leaves a private array indexed in a loop in memory.
-#define CLPORT_SERIAL_SCORE8(sc, k0, KNB2, LOAD4, LOAD1)                                        \
+#define CLPORT_SERIAL_SCORE8(sc, k0, KNB2, LOAD8, LOAD4, LOAD1)                                 \
   {                                                                                            \
     const global uchar *r0_ = (k0), *r1_ = r0_ + (KNB2), *r2_ = r1_ + (KNB2), *r3_ = r2_ + (KNB2); \
     const global uchar *r4_ = r3_ + (KNB2), *r5_ = r4_ + (KNB2), *r6_ = r5_ + (KNB2), *r7_ = r6_ + (KNB2); \
-    float4 a0 = (float4)(0.0f), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;  \
+    float8 a0 = (float8)(0.0f), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;  \
     int d = 0;                                                                                 \
+    for (; d + 8 <= head_dim; d += 8) {                                                        \
+      const float8 qd = vload8(d / 8, qv);                                                     \
+      a0 = fma(LOAD8(d / 8, r0_), qd, a0);                                                     \
+      a1 = fma(LOAD8(d / 8, r1_), qd, a1);                                                     \
+      a2 = fma(LOAD8(d / 8, r2_), qd, a2);                                                     \
+      a3 = fma(LOAD8(d / 8, r3_), qd, a3);                                                     \
+      a4 = fma(LOAD8(d / 8, r4_), qd, a4);                                                     \
+      a5 = fma(LOAD8(d / 8, r5_), qd, a5);                                                     \
+      a6 = fma(LOAD8(d / 8, r6_), qd, a6);                                                     \
+      a7 = fma(LOAD8(d / 8, r7_), qd, a7);                                                     \
+    }                                                                                          \
+    float4 b0 = a0.lo + a0.hi, b1 = a1.lo + a1.hi, b2 = a2.lo + a2.hi, b3 = a3.lo + a3.hi;    \
+    float4 b4 = a4.lo + a4.hi, b5 = a5.lo + a5.hi, b6 = a6.lo + a6.hi, b7 = a7.lo + a7.hi;    \
     for (; d + 4 <= head_dim; d += 4) {                                                        \
       const float4 qd = vload4(d / 4, qv);                                                     \
-      a0 = fma(LOAD4(d / 4, r0_), qd, a0);                                                     \
-      a1 = fma(LOAD4(d / 4, r1_), qd, a1);                                                     \
-      a2 = fma(LOAD4(d / 4, r2_), qd, a2);                                                     \
-      a3 = fma(LOAD4(d / 4, r3_), qd, a3);                                                     \
-      a4 = fma(LOAD4(d / 4, r4_), qd, a4);                                                     \
-      a5 = fma(LOAD4(d / 4, r5_), qd, a5);                                                     \
-      a6 = fma(LOAD4(d / 4, r6_), qd, a6);                                                     \
-      a7 = fma(LOAD4(d / 4, r7_), qd, a7);                                                     \
+      b0 = fma(LOAD4(d / 4, r0_), qd, b0);                                                     \
+      b1 = fma(LOAD4(d / 4, r1_), qd, b1);                                                     \
+      b2 = fma(LOAD4(d / 4, r2_), qd, b2);                                                     \
+      b3 = fma(LOAD4(d / 4, r3_), qd, b3);                                                     \
+      b4 = fma(LOAD4(d / 4, r4_), qd, b4);                                                     \
+      b5 = fma(LOAD4(d / 4, r5_), qd, b5);                                                     \
+      b6 = fma(LOAD4(d / 4, r6_), qd, b6);                                                     \
+      b7 = fma(LOAD4(d / 4, r7_), qd, b7);                                                     \
     }                                                                                          \
-    float t0 = (a0.x + a0.y) + (a0.z + a0.w), t1 = (a1.x + a1.y) + (a1.z + a1.w);              \
-    float t2 = (a2.x + a2.y) + (a2.z + a2.w), t3 = (a3.x + a3.y) + (a3.z + a3.w);              \
-    float t4 = (a4.x + a4.y) + (a4.z + a4.w), t5 = (a5.x + a5.y) + (a5.z + a5.w);              \
-    float t6 = (a6.x + a6.y) + (a6.z + a6.w), t7 = (a7.x + a7.y) + (a7.z + a7.w);              \
+    float t0 = (b0.x + b0.y) + (b0.z + b0.w), t1 = (b1.x + b1.y) + (b1.z + b1.w);              \
+    float t2 = (b2.x + b2.y) + (b2.z + b2.w), t3 = (b3.x + b3.y) + (b3.z + b3.w);              \
+    float t4 = (b4.x + b4.y) + (b4.z + b4.w), t5 = (b5.x + b5.y) + (b5.z + b5.w);              \
+    float t6 = (b6.x + b6.y) + (b6.z + b6.w), t7 = (b7.x + b7.y) + (b7.z + b7.w);              \
     for (; d < head_dim; ++d) {                                                                \
       const float qd = qv[d];                                                                  \
       t0 = fma(LOAD1(d, r0_), qd, t0);                                                         \
@@ -103,7 +120,8 @@
     sc[7] = t7 * scale;                                                                        \
   }
 
-#define CLPORT_ATTENTION_SERIAL(NAME, STORE_NEW, SPLIT, CELLS, EXTRA, KLOAD1, KLOAD4, VLOAD1, VLOAD4, ROW, VNB1, VNB2) \
+#define CLPORT_ATTENTION_SERIAL(NAME, STORE_NEW, SPLIT, CELLS, EXTRA, KLOAD1, KLOAD4, KLOAD8, VLOAD1, VLOAD4, VLOAD8, ROW, \
+                                VNB1, VNB2)                                                    \
   kernel void NAME(                                                                            \
       CLPORT_ATTENTION_PARAMS CLPORT_ATTENTION_SPLIT_##SPLIT EXTRA) {                          \
     const int h = get_global_id(0), t = SPLIT ? 0 : get_global_id(1), qpos = CLPORT_ATT_POS_##CELLS(t); \
@@ -143,7 +161,7 @@
     int j = first;                                                                             \
     for (; j + 8 <= n_keys; j += 8) {                                                          \
       float sc[8];                                                                             \
-      CLPORT_SERIAL_SCORE8(sc, kbase + (size_t)j * kv_nb2, kv_nb2, KLOAD4, KLOAD1)             \
+      CLPORT_SERIAL_SCORE8(sc, kbase + (size_t)j * kv_nb2, kv_nb2, KLOAD8, KLOAD4, KLOAD1)             \
       const float8 s8 = vload8(0, sc);                                                         \
       const float4 m4 = fmax(s8.lo, s8.hi);                                                    \
       const float mb = fmax(fmax(m4.x, m4.y), fmax(m4.z, m4.w));                               \
@@ -156,8 +174,8 @@
       const float8 p8 = exp(s8 - m);                                                           \
       const float4 l4 = p8.lo + p8.hi;                                                         \
       l += (l4.x + l4.y) + (l4.z + l4.w);                                                      \
-      CLPORT_SERIAL_VALUES4(p8.lo, vbase + (size_t)j * VNB2, VLOAD4, VLOAD1, VNB2)             \
-      CLPORT_SERIAL_VALUES4(p8.hi, vbase + (size_t)(j + 4) * VNB2, VLOAD4, VLOAD1, VNB2)       \
+      CLPORT_SERIAL_VALUES4(p8.lo, vbase + (size_t)j * VNB2, VLOAD8, VLOAD4, VLOAD1, VNB2)             \
+      CLPORT_SERIAL_VALUES4(p8.hi, vbase + (size_t)(j + 4) * VNB2, VLOAD8, VLOAD4, VLOAD1, VNB2)       \
     }                                                                                          \
     for (; j < n_keys; ++j) {                                                                  \
       const global uchar* vr = vbase + (size_t)j * VNB2;                                       \
@@ -206,12 +224,15 @@
   }
 
 #define CLPORT_ATTENTION_SERIAL_OF(T, t)                                                        \
-  CLPORT_ATTENTION_SERIAL(attention_serial_##t, 0, 0, 0, , CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_LOAD_##T, \
-                          CLPORT_KV_LOAD4_##T, CLPORT_KV_ROW_##T, kv_nb1, kv_nb2)               \
-  CLPORT_ATTENTION_SERIAL(attention_serial_store_##t, 1, 0, 0, , CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, \
-                          CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_ROW_##T, kv_nb1, kv_nb2) \
+  CLPORT_ATTENTION_SERIAL(attention_serial_##t, 0, 0, 0, , CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_LOAD8_##T, \
+                          CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_LOAD8_##T, CLPORT_KV_ROW_##T, kv_nb1, \
+                          kv_nb2)                                                               \
+  CLPORT_ATTENTION_SERIAL(attention_serial_store_##t, 1, 0, 0, , CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T,     \
+                          CLPORT_KV_LOAD8_##T, CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_LOAD8_##T,    \
+                          CLPORT_KV_ROW_##T, kv_nb1, kv_nb2)                                    \
   CLPORT_ATTENTION_SERIAL(attention_serial_split_store_##t, 1, 1, 0, , CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, \
-                          CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_ROW_##T, kv_nb1, kv_nb2)
+                          CLPORT_KV_LOAD8_##T, CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_LOAD8_##T,    \
+                          CLPORT_KV_ROW_##T, kv_nb1, kv_nb2)
 #if CLPORT_WANT(f32) && CLPORT_ATT_SERIAL
 CLPORT_ATTENTION_SERIAL_OF(F32, f32)
 #endif
@@ -221,11 +242,13 @@ CLPORT_ATTENTION_SERIAL_OF(F16, f16)
 // ROPE_ATTENTION_CELLS on CPU devices: a work-item per (head, token), as above.
 #if CLPORT_WANT(f32) && CLPORT_ATT_SERIAL
 CLPORT_ATTENTION_SERIAL(attention_serial_cells_f32, 0, 0, 1, CLPORT_ATTENTION_CELLS_PARAMS, CLPORT_KV_LOAD_F32,
-                        CLPORT_KV_LOAD4_F32, CLPORT_KV_LOAD_F32, CLPORT_KV_LOAD4_F32, CLPORT_KV_ROW_F32, kv_nb1, kv_nb2)
+                        CLPORT_KV_LOAD4_F32, CLPORT_KV_LOAD8_F32, CLPORT_KV_LOAD_F32, CLPORT_KV_LOAD4_F32,
+                        CLPORT_KV_LOAD8_F32, CLPORT_KV_ROW_F32, kv_nb1, kv_nb2)
 #endif
 #if CLPORT_WANT(f16) && CLPORT_ATT_SERIAL
 CLPORT_ATTENTION_SERIAL(attention_serial_cells_f16, 0, 0, 1, CLPORT_ATTENTION_CELLS_PARAMS, CLPORT_KV_LOAD_F16,
-                        CLPORT_KV_LOAD4_F16, CLPORT_KV_LOAD_F16, CLPORT_KV_LOAD4_F16, CLPORT_KV_ROW_F16, kv_nb1, kv_nb2)
+                        CLPORT_KV_LOAD4_F16, CLPORT_KV_LOAD8_F16, CLPORT_KV_LOAD_F16, CLPORT_KV_LOAD4_F16,
+                        CLPORT_KV_LOAD8_F16, CLPORT_KV_ROW_F16, kv_nb1, kv_nb2)
 #endif
 #if CLPORT_WANT(q8_0) && CLPORT_ATT_SERIAL
 CLPORT_ATTENTION_SERIAL_OF(Q8_0, q8_0)
@@ -235,6 +258,6 @@ CLPORT_ATTENTION_SERIAL_OF(Q4_0, q4_0)
 #endif
 #if CLPORT_WANT(mixed) && CLPORT_ATT_SERIAL
 CLPORT_ATTENTION_SERIAL(attention_serial_mixed, 0, 0, 0, CLPORT_ATTENTION_MIXED_PARAMS, CLPORT_KV_LOAD_K_ANY,
-                        CLPORT_KV_LOAD4_K_ANY, CLPORT_KV_LOAD_V_ANY, CLPORT_KV_LOAD4_V_ANY, CLPORT_KV_ROW_F32, v_nb1, v_nb2)
+                        CLPORT_KV_LOAD4_K_ANY, CLPORT_KV_LOAD8_K_ANY, CLPORT_KV_LOAD_V_ANY, CLPORT_KV_LOAD4_V_ANY,
+                        CLPORT_KV_LOAD8_V_ANY, CLPORT_KV_ROW_F32, v_nb1, v_nb2)
 #endif
-

@@ -7,10 +7,11 @@ file(READ ${KERNEL_DIR}/blocks.cl blocks)
 file(READ ${KERNEL_DIR}/reduce.cl reduce)
 file(READ ${KERNEL_DIR}/rope_math.cl rope_math)
 file(READ ${KERNEL} body)
-# A "_packed" or "_x8" variant is compiled after its plain file (mul_mat_gemv_packed.cl reuses
-# the reduction of mul_mat_gemv.cl, mul_mat_gemv_q8a_x8.cl the activation blocks of
-# mul_mat_gemv_q8a.cl), exactly as the plugin's program concatenates them.
-if(stem MATCHES "^(.*)_(packed|x8)$")
+# A "_packed", "_x8" or "_serial" variant is compiled after its plain file (mul_mat_gemv_packed.cl
+# reuses the reduction of mul_mat_gemv.cl, mul_mat_gemv_q8a_x8.cl the activation blocks of
+# mul_mat_gemv_q8a.cl, attention_serial.cl the cache loaders of attention.cl, whose defaults
+# also switch the serial kernels on), exactly as the plugin's program concatenates them.
+if(stem MATCHES "^(.*)_(packed|x8|serial)$")
   file(READ ${KERNEL_DIR}/${CMAKE_MATCH_1}.cl plain)
   set(body "${plain}\n${body}")
 endif()
