@@ -17,6 +17,9 @@
 //    per few rows), then work-item o sums four output dims of one head from there.
 // Each range writes its (max, sum, output) per head to part in the form of attention_merge.cl,
 // which combines the ranges; with one range the output is written directly.
+// With NV_PTX an F16 row is read 16 bytes at a time and widened by cvt (the driver compiles
+// vload_half8 into eight 2-byte loads, and vload_half4 from local memory into four).
+// clport-requires: nv_ptx.cl
 
 #ifndef NV_DEC_HD
 #define NV_DEC_HD 128
@@ -30,9 +33,22 @@
 #define NV_DEC_OPT ((NV_DEC_R * NV_DEC_D4 + NV_DEC_WG - 1) / NV_DEC_WG)
 
 #define NV_DEC_LOAD8_F32(i, p) vload8(i, (const global float*)(p))
-#define NV_DEC_LOAD8_F16(i, p) vload_half8(i, (const global half*)(p))
 #define NV_DEC_LOCAL4_F32(i, p) vload4(i, (const local float*)(p))
+#if defined(NV_PTX) && NV_PTX
+inline float8 nv_dec_load8_f16(int i, const global uchar* p) {
+  const uint4 w = ((const global uint4*)p)[i];
+  return (float8)(nv_f16x2_to_float2(w.x), nv_f16x2_to_float2(w.y), nv_f16x2_to_float2(w.z), nv_f16x2_to_float2(w.w));
+}
+inline float4 nv_dec_local4_f16(int i, const local uchar* p) {
+  const uint2 w = ((const local uint2*)p)[i];
+  return (float4)(nv_f16x2_to_float2(w.x), nv_f16x2_to_float2(w.y));
+}
+#define NV_DEC_LOAD8_F16(i, p) nv_dec_load8_f16(i, p)
+#define NV_DEC_LOCAL4_F16(i, p) nv_dec_local4_f16(i, p)
+#else
+#define NV_DEC_LOAD8_F16(i, p) vload_half8(i, (const global half*)(p))
 #define NV_DEC_LOCAL4_F16(i, p) vload_half4(i, (const local half*)(p))
+#endif
 // The staged value rows: NV_DEC_VBYTES of local memory, NV_DEC_VT(E) rows of elements of E bytes
 // (at most a chunk), NV_DEC_ROW16(E) 16-byte words each (the host takes only caches whose rows
 // are 16-byte aligned).

@@ -13,8 +13,8 @@ constexpr int64_t kMinRangeCells = 64;  // cells of the cache a key range spans 
 
 }  // namespace
 
-NvAttentionCells::NvAttentionCells(const clport_host& host, uint32_t compute_units)
-    : host_(host), h_(host), compute_units_(compute_units > 0 ? compute_units : 1) {}
+NvAttentionCells::NvAttentionCells(const clport_host& host, uint32_t compute_units, bool ptx)
+    : host_(host), h_(host), compute_units_(compute_units > 0 ? compute_units : 1), ptx_(ptx) {}
 
 bool NvAttentionCells::takes(const clport_op& op) {
   if (op.kind != CLPORT_OP_ROPE_ATTENTION_CELLS) return false;
@@ -46,10 +46,11 @@ const clport::sdk::Kernel& NvAttentionCells::kernel(int64_t head_dim, int64_t gr
   std::lock_guard<std::mutex> lock(mutex_);
   clport::sdk::Program& program = programs_[{head_dim, group}];
   if (program.get() == nullptr) {
-    const std::string options =
-        "-cl-std=CL1.2 -DNV_DEC_HD=" + std::to_string(head_dim) + " -DNV_DEC_R=" + std::to_string(group);
+    const std::string options = "-cl-std=CL1.2 -DNV_DEC_HD=" + std::to_string(head_dim) +
+                                " -DNV_DEC_R=" + std::to_string(group) + " -DNV_PTX=" + (ptx_ ? "1" : "0");
     const std::string source =
         h_.shared_source("rope_math.cl") + "\n" + h_.shared_source("attention_merge.cl") + "\n" +
+        clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_ptx.cl") + "\n" +
         clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_attention_cells.cl");
     program = clport::sdk::Program(&h_.cl(), h_.build_program(source, options));
   }

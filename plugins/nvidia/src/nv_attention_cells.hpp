@@ -17,7 +17,8 @@ namespace nvidia {
 
 class NvAttentionCells {
  public:
-  NvAttentionCells(const clport_host& host, uint32_t compute_units);
+  // ptx: inline PTX with the f16 helpers of nv_ptx.cl (compute capability 8.0) builds here.
+  NvAttentionCells(const clport_host& host, uint32_t compute_units, bool ptx);
   NvAttentionCells(const NvAttentionCells&) = delete;
   NvAttentionCells& operator=(const NvAttentionCells&) = delete;
 
@@ -40,6 +41,7 @@ class NvAttentionCells {
   const clport_host& host_;
   clport::sdk::Host h_;
   uint32_t compute_units_;
+  bool ptx_;
   std::mutex mutex_;
   std::map<std::pair<int64_t, int64_t>, clport::sdk::Program> programs_;  // per (head size, group)
   std::map<std::string, clport::sdk::Kernel> kernels_;

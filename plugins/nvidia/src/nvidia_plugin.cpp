@@ -64,7 +64,7 @@ class NvidiaInstance final : public clport_plugin_instance {
       : runner_(host, d, std::move(t)), gemv_(host, g, d.local_mem_bytes, d.compute_units),
         gemm_(host, tensor_cores, gemm_rows, d.compute_units),
         gemm_half_(host, tensor_cores, d.local_mem_bytes),
-        attention_(host, d.local_mem_bytes, tensor_cores && attention_mma), attention_cells_(host, d.compute_units),
+        attention_(host, d.local_mem_bytes, tensor_cores && attention_mma), attention_cells_(host, d.compute_units, tensor_cores),
         layer_(host, d, layer_gemv, layer),
         gemm_enabled_(gemm),
         gemm_half_enabled_(gemm_half && gemm_half_.fits()),
