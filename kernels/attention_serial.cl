@@ -61,6 +61,17 @@
     for (; d < head_dim; ++d) sum += LOAD1(d, kr) * qv[d];                                     \
     out = sum * scale;                                                                         \
   }
+// x0 .. x7 = fma(LOAD(i, row k), qd, xk) for the eight key rows r0_ .. r7_: one step of the
+// eight chains of CLPORT_SERIAL_SCORE8.
+#define CLPORT_SERIAL_FMA8(x, LOAD, i, qd)                                                     \
+  x##0 = fma(LOAD(i, r0_), qd, x##0);                                                          \
+  x##1 = fma(LOAD(i, r1_), qd, x##1);                                                          \
+  x##2 = fma(LOAD(i, r2_), qd, x##2);                                                          \
+  x##3 = fma(LOAD(i, r3_), qd, x##3);                                                          \
+  x##4 = fma(LOAD(i, r4_), qd, x##4);                                                          \
+  x##5 = fma(LOAD(i, r5_), qd, x##5);                                                          \
+  x##6 = fma(LOAD(i, r6_), qd, x##6);                                                          \
+  x##7 = fma(LOAD(i, r7_), qd, x##7);
 // sc[0 .. 8) = scale * (q . key row), eight rows from k0 on, KNB2 apart: the dims are the outer
 // loop, so the eight sums are independent chains a CPU overlaps (one row at a time waits on
 // each fma of a single chain) and each q element is loaded once for the eight. Named
@@ -73,27 +84,13 @@
     int d = 0;                                                                                 \
     for (; d + 8 <= head_dim; d += 8) {                                                        \
       const float8 qd = vload8(d / 8, qv);                                                     \
-      a0 = fma(LOAD8(d / 8, r0_), qd, a0);                                                     \
-      a1 = fma(LOAD8(d / 8, r1_), qd, a1);                                                     \
-      a2 = fma(LOAD8(d / 8, r2_), qd, a2);                                                     \
-      a3 = fma(LOAD8(d / 8, r3_), qd, a3);                                                     \
-      a4 = fma(LOAD8(d / 8, r4_), qd, a4);                                                     \
-      a5 = fma(LOAD8(d / 8, r5_), qd, a5);                                                     \
-      a6 = fma(LOAD8(d / 8, r6_), qd, a6);                                                     \
-      a7 = fma(LOAD8(d / 8, r7_), qd, a7);                                                     \
+      CLPORT_SERIAL_FMA8(a, LOAD8, d / 8, qd)                                                  \
     }                                                                                          \
     float4 b0 = a0.lo + a0.hi, b1 = a1.lo + a1.hi, b2 = a2.lo + a2.hi, b3 = a3.lo + a3.hi;    \
     float4 b4 = a4.lo + a4.hi, b5 = a5.lo + a5.hi, b6 = a6.lo + a6.hi, b7 = a7.lo + a7.hi;    \
     for (; d + 4 <= head_dim; d += 4) {                                                        \
       const float4 qd = vload4(d / 4, qv);                                                     \
-      b0 = fma(LOAD4(d / 4, r0_), qd, b0);                                                     \
-      b1 = fma(LOAD4(d / 4, r1_), qd, b1);                                                     \
-      b2 = fma(LOAD4(d / 4, r2_), qd, b2);                                                     \
-      b3 = fma(LOAD4(d / 4, r3_), qd, b3);                                                     \
-      b4 = fma(LOAD4(d / 4, r4_), qd, b4);                                                     \
-      b5 = fma(LOAD4(d / 4, r5_), qd, b5);                                                     \
-      b6 = fma(LOAD4(d / 4, r6_), qd, b6);                                                     \
-      b7 = fma(LOAD4(d / 4, r7_), qd, b7);                                                     \
+      CLPORT_SERIAL_FMA8(b, LOAD4, d / 4, qd)                                                  \
     }                                                                                          \
     float t0 = (b0.x + b0.y) + (b0.z + b0.w), t1 = (b1.x + b1.y) + (b1.z + b1.w);              \
     float t2 = (b2.x + b2.y) + (b2.z + b2.w), t3 = (b3.x + b3.y) + (b3.z + b3.w);              \
@@ -101,14 +98,7 @@
     float t6 = (b6.x + b6.y) + (b6.z + b6.w), t7 = (b7.x + b7.y) + (b7.z + b7.w);              \
     for (; d < head_dim; ++d) {                                                                \
       const float qd = qv[d];                                                                  \
-      t0 = fma(LOAD1(d, r0_), qd, t0);                                                         \
-      t1 = fma(LOAD1(d, r1_), qd, t1);                                                         \
-      t2 = fma(LOAD1(d, r2_), qd, t2);                                                         \
-      t3 = fma(LOAD1(d, r3_), qd, t3);                                                         \
-      t4 = fma(LOAD1(d, r4_), qd, t4);                                                         \
-      t5 = fma(LOAD1(d, r5_), qd, t5);                                                         \
-      t6 = fma(LOAD1(d, r6_), qd, t6);                                                         \
-      t7 = fma(LOAD1(d, r7_), qd, t7);                                                         \
+      CLPORT_SERIAL_FMA8(t, LOAD1, d, qd)                                                      \
     }                                                                                          \
     sc[0] = t0 * scale;                                                                        \
     sc[1] = t1 * scale;                                                                        \
