@@ -26,8 +26,6 @@
 // its high nibble); for Q8_0 the bytes are codes 4k .. 4k+3.
 
 #define X8_BYTES_q4_0 144
-// Activation rows per work-item of the x8a kernels (a step over several sequences).
-#define X8A_ROWS 4
 #define X8_BYTES_q4_1 160
 #define X8_BYTES_q8_0 272
 #define X8_SCALES_q4_0 16  // bytes of half scales in front of the quant words
@@ -39,6 +37,8 @@
 #define X8_SCALES_q5_1 32
 #define X8_BYTES_q4_k 1184
 #define X8_BYTES_q6_k 1680
+// Activation rows per work-item of the x8a kernels (a step over several sequences).
+#define X8A_ROWS 4
 
 // Repacking: work-item (u, i) writes unit u (block or super-block) of row group g = first_group
 // + i (the host repacks a large weight in slices of groups). The unit's first byte in the layout

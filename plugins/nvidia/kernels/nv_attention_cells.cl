@@ -36,8 +36,7 @@
 #define NV_DEC_LOCAL4_F32(i, p) vload4(i, (const local float*)(p))
 #if defined(NV_PTX) && NV_PTX
 inline float8 nv_dec_load8_f16(int i, const global uchar* p) {
-  const uint4 w = ((const global uint4*)p)[i];
-  return (float8)(nv_f16x2_to_float2(w.x), nv_f16x2_to_float2(w.y), nv_f16x2_to_float2(w.z), nv_f16x2_to_float2(w.w));
+  return nv_f16x8_to_float8(((const global uint4*)p)[i]);
 }
 inline float4 nv_dec_local4_f16(int i, const local uchar* p) {
   const uint2 w = ((const local uint2*)p)[i];

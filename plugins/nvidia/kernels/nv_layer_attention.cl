@@ -53,8 +53,7 @@ inline float nv_rope_at(const global float* head, int d, int pos, int n_rot, int
 inline float8 nv_cache8(const global uchar* row, int i) {
 #if NV_CACHE_F16
 #if defined(NV_PTX) && NV_PTX
-  const uint4 w = *(const global uint4*)(row + 2 * i);
-  return (float8)(nv_f16x2_to_float2(w.x), nv_f16x2_to_float2(w.y), nv_f16x2_to_float2(w.z), nv_f16x2_to_float2(w.w));
+  return nv_f16x8_to_float8(*(const global uint4*)(row + 2 * i));
 #else
   return vload_half8(0, (const global half*)row + i);
 #endif

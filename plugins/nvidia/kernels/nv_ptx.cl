@@ -58,6 +58,11 @@ inline float2 nv_f16x2_to_float2(uint v) {
   return (float2)(as_float(lo), as_float(hi));
 }
 
+// Eight f16 values (one 16-byte load of a cache row) as floats.
+inline float8 nv_f16x8_to_float8(uint4 w) {
+  return (float8)(nv_f16x2_to_float2(w.x), nv_f16x2_to_float2(w.y), nv_f16x2_to_float2(w.z), nv_f16x2_to_float2(w.w));
+}
+
 inline float4 nv_mma_f16(uint4 a, uint b0, uint b1, float4 c) {
   uint d0, d1, d2, d3;
   __asm__(
