@@ -107,6 +107,55 @@ kernel __attribute__((reqd_work_group_size(NV_QWG, 1, 1))) void nv_quantize_rows
   for (int e = lid; e < nblk * 8; e += NV_QWG) xds[((size_t)tile * nb + b0) * 8 + e] = scales[e];
 }
 
+// Step 1 for a decode step's few rows (the host takes it up to 64): one work-group per activation
+// row (rows M .. the next multiple of 16 write zeros), the same numbers in the same order in
+// memory as nv_quantize_rows. That kernel's groups each sum the squares of 16 whole rows, and 16
+// rows of 4096 made 8 groups: a launch of latency on a few compute units. Here a row's squares are
+// summed once, by its own group, and each work-item quantizes whole blocks (b = lid, lid + NV_QWG..).
+kernel __attribute__((reqd_work_group_size(NV_QWG, 1, 1))) void nv_quantize_rows_small(
+    const global uchar* x, ulong x_off, const global uchar* g, ulong g_off, int norm, float eps, int M, int K,
+    global uint* xq, global float2* xds) {
+  local float red[NV_QWG];
+  const int m = get_group_id(0), lid = get_local_id(0), nb = K / 32;
+  const int tile = m / 16, row = m % 8, half_of_tile = (m % 16) / 8;
+  const bool live = m < M;
+  const global float* xr = (const global float*)(x + x_off) + (size_t)min(m, M - 1) * K;
+  const global float* gr = (const global float*)(g + g_off);
+  float scale = 1.0f;
+  if (norm && live) {
+    float ss = 0.0f;
+    for (int i = lid; i < K / 4; i += NV_QWG) {
+      const float4 v = vload4(i, xr);
+      ss += dot(v, v);
+    }
+    red[lid] = ss;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int width = NV_QWG / 2; width > 0; width /= 2) {
+      if (lid < width) red[lid] += red[lid + width];
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    scale = 1.0f / sqrt(red[0] / (float)K + eps);
+  }
+  for (int b = lid; b < nb; b += NV_QWG) {
+    float4 v[8];
+    float amax = 0.0f;
+    for (int j = 0; j < 8; ++j) {
+      v[j] = !live ? (float4)(0.0f)
+                   : norm ? vload4(8 * b + j, xr) * scale * vload4(8 * b + j, gr) : vload4(8 * b + j, xr);
+      amax = fmax(amax, fmax(fmax(fabs(v[j].x), fabs(v[j].y)), fmax(fabs(v[j].z), fabs(v[j].w))));
+    }
+    const float d = nv_div_rn(amax, 127.0f), inv = d != 0.0f ? nv_div_rn(1.0f, d) : 0.0f;
+    const size_t at = (size_t)tile * nb + b;
+    int sum = 0;
+    for (int j = 0; j < 8; ++j) {
+      const int4 q = convert_int4_rte(v[j] * inv);
+      sum += q.x + q.y + q.z + q.w;
+      xq[(at * 32 + row * 4 + j % 4) * 4 + half_of_tile + 2 * (j / 4)] = as_uint(convert_char4(q));
+    }
+    xds[(at * 8 + row) * 2 + half_of_tile] = (float2)(d, d * (float)sum);
+  }
+}
+
 // ---- Staging. A step's operands travel global -> registers (load) -> local memory (store), so that
 // the next step's loads are in flight while this one multiplies. Blocks at or past nblk are skipped
 // (the last step may hold fewer); activation tiles past the last (Mt) and weight rows past N repeat
@@ -427,16 +476,62 @@ NV_GEMM_SWIGLU_KERNEL(nv_gemm_swiglu_q4_0, 0, 4, 2)
 NV_GEMM_SWIGLU_KERNEL(nv_gemm_swiglu_q4_1, 1, 4, 2)
 NV_GEMM_SWIGLU_KERNEL(nv_gemm_swiglu_q8_0, 2, 8, 2)
 
+// The split kernels' epilogue. A tile's work-groups (one per K range) count their arrivals in
+// arrivals[tile] once their partial sums are written; the last to arrive resets the count for the
+// next launch and adds up the tile's ranges in order, 0 first, whichever group it is, so a run
+// gives the same sums every time: dst = sum (+ res when has_res; res may be dst) or, for the
+// SwiGLU (two sets), silu(gate) * up. This saves a launch of its own per product, the cost of
+// which (a few microseconds, 128 a decode step of an 8B model) was that of a third of the GEMM.
+// The tile is rows m0 .. m0 + rows - 1 by weight rows n0 .. n0 + NV_GEMM_BN - 1; `last` is the
+// group's flag.
+inline void nv_gemm_split_finish(const global float* part, volatile global int* arrivals, int splits, int M, int N,
+                                 int swiglu, const global uchar* res, ulong res_off, int has_res, global uchar* dst,
+                                 ulong dst_off, int n0, int m0, int rows, local int* last) {
+  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+  if (get_local_id(0) == 0) {
+    nv_fence_gpu();
+    const int tile = get_group_id(1) * get_num_groups(0) + get_group_id(0);
+    *last = atomic_inc(&arrivals[tile]) == splits - 1;
+    if (*last) {
+      arrivals[tile] = 0;
+      nv_fence_gpu();
+    }
+  }
+  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+  if (!*last) return;
+  // Other SMs wrote these: read them from memory, not from this SM's cache.
+  const volatile global float* p = part;
+  const size_t mn = (size_t)M * N, stride = (swiglu ? 2 : 1) * mn;
+  const int live_rows = min(rows, M - m0);
+  global float* out = (global float*)(dst + dst_off);
+  const global float* r = (const global float*)(res + res_off);
+  for (int e = get_local_id(0); e < live_rows * NV_GEMM_BN; e += NV_GEMM_WG) {
+    const int m = m0 + e / NV_GEMM_BN, n = n0 + e % NV_GEMM_BN;
+    if (n >= N) continue;
+    const size_t at = (size_t)m * N + n;
+    float a = 0.0f, u = 0.0f;
+    for (int s = 0; s < splits; ++s) {
+      a += p[s * stride + at];
+      if (swiglu) u += p[s * stride + mn + at];
+    }
+    if (swiglu)
+      out[at] = a / (1.0f + exp(-a)) * u;
+    else
+      out[at] = has_res ? a + r[at] : a;
+  }
+}
+
 // Split K, for few activation rows: a grid of ceil(N / 64) x ceil(M / 32 I) work-groups walking all
 // of K leaves most of a big GPU idle (64 groups for a 4096-row weight on 132 SMs, 131 us at 16 rows
 // on the H200), so dimension 2 of the grid cuts K into ranges of per_split blocks (a multiple of
 // NV_GEMM_KB). Each work-group writes its range's sums to part ([split][SETS][M][N] floats: the
-// SwiGLU's gate, then up); nv_gemm_reduce adds the ranges in order and applies the epilogue.
+// SwiGLU's gate, then up); the last range of a tile to finish adds them up (nv_gemm_split_finish).
 #define NV_GEMM_SPLIT_KERNEL(NAME, DTYPE_ID, WORDS, I, SETS)                                             \
   kernel __attribute__((reqd_work_group_size(NV_GEMM_WG, 1, 1))) void NAME(                             \
       const global uint4* wq, const global ushort* wsc, const global uint4* wq2, const global ushort* wsc2, \
-      const global uint4* xq, const global float4* xds, global float* part, int M, int N, int K,           \
-      int per_split) {                                                                                   \
+      const global uint4* xq, const global float4* xds, global float* part, volatile global int* arrivals, \
+      int M, int N, int K, int per_split, const global uchar* res, ulong res_off, int has_res,           \
+      global uchar* dst, ulong dst_off) {                                                                \
     NV_GEMM_LOCALS(I, SETS, WORDS);                                                                      \
     float acc2[4][4][4];                                                                                 \
     _Pragma("unroll")                                                                                    \
@@ -463,6 +558,9 @@ NV_GEMM_SWIGLU_KERNEL(nv_gemm_swiglu_q8_0, 2, 8, 2)
             if ((SETS) == 2) p[mn + (size_t)m * N + n] = acc2[i][j][e];                                  \
           }                                                                                              \
         }                                                                                                \
+    local int last;                                                                                      \
+    nv_gemm_split_finish(part, arrivals, get_num_groups(2), M, N, (SETS) == 2, res, res_off, has_res, dst, \
+                         dst_off, n0, mt0 * 16, 32 * (I), &last);                                        \
   }
 
 NV_GEMM_SPLIT_KERNEL(nv_gemm_split_q4_0, 0, 4, 4, 1)
@@ -483,22 +581,3 @@ NV_GEMM_SPLIT_KERNEL(nv_gemm_swiglu_split_q4_0_m32, 0, 4, 1, 2)
 NV_GEMM_SPLIT_KERNEL(nv_gemm_swiglu_split_q4_1_m32, 1, 4, 1, 2)
 NV_GEMM_SPLIT_KERNEL(nv_gemm_swiglu_split_q8_0_m32, 2, 8, 1, 2)
 
-// The split kernels' epilogue, a work-item per output: the ranges' sums in order, then
-// dst = sum (+ res when has_res; res may be dst) or, with swiglu, silu(gate) * up.
-kernel void nv_gemm_reduce(const global float* part, int splits, int M, int N, int swiglu, const global uchar* res,
-                           ulong res_off, int has_res, global uchar* dst, ulong dst_off) {
-  const size_t at = get_global_id(0), mn = (size_t)M * N;
-  if (at >= mn) return;
-  const size_t stride = (swiglu ? 2 : 1) * mn;
-  float a = 0.0f, u = 0.0f;
-  for (int s = 0; s < splits; ++s) {
-    a += part[s * stride + at];
-    if (swiglu) u += part[s * stride + mn + at];
-  }
-  global float* out = (global float*)(dst + dst_off);
-  if (swiglu) {
-    out[at] = a / (1.0f + exp(-a)) * u;
-  } else {
-    out[at] = has_res ? a + ((const global float*)(res + res_off))[at] : a;
-  }
-}

@@ -14,6 +14,80 @@
 // the kernels are named nv_gemv_r{NV_MR}_<dtype> (and nv_gemv_swiglu_r..) for NV_MR = 2, 4, 8.
 // clport-requires: nv_gemv.cl
 
+// Float4s of the NV_MR rows that one pass of the quantization loads at once.
+#define NV_QPASS 4
+
+// The most activation rows a group takes (NV_MR).
+#define NV_MR_MAX 8
+
+// Step 1 for the group's mr rows (m0 .. m0 + mr - 1; past `rows` the last row again): each
+// row's numbers exactly as nv_quantize_row makes them, the same sums in the same order. Quantized
+// one after another, the rows kept the group from its first weight load for about three rounds of
+// memory latency per row at K = 4096 and eight at 14336; here the loads of all the rows go out
+// together: the norms' squares in one sweep, then NV_QPASS of the (row, pass) float4s at a time.
+// (mr is each kernel's constant NV_MR, so the loops over rows unroll.)
+inline void nv_quantize_rows_mr(const int mr, const global float* x, int rows, int m0, const global float* g,
+                                int norm, float eps, int K, local int4* xq, local float2* xds, local float* red,
+                                local float* row_scale) {
+  const int lid = get_local_id(0), nb = K / 32, n4 = K / 4, passes = (n4 + NV_WG - 1) / NV_WG;
+  if (norm) {
+    float ss[NV_MR_MAX];
+    for (int m = 0; m < mr; ++m) ss[m] = 0.0f;
+    for (int i = lid; i < n4; i += NV_WG)
+      for (int m = 0; m < mr; ++m) {
+        const float4 v = vload4(i, x + (size_t)min(m0 + m, rows - 1) * K);
+        ss[m] += dot(v, v);
+      }
+#if NV_FAST_REDUCE
+    // nv_group_sum for every row with one pair of barriers: the same warp sums, added in the same
+    // order.
+    for (int m = 0; m < mr; ++m) {
+      const float w = nv_warp_sum(ss[m]);
+      if (lid % 32 == 0) red[m * NV_WARPS + lid / 32] = w;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid < mr) {
+      float total = 0.0f;
+      for (int w = 0; w < NV_WARPS; ++w) total += red[lid * NV_WARPS + w];
+      row_scale[lid] = 1.0f / sqrt(total / (float)K + eps);
+    }
+#else
+    for (int m = 0; m < mr; ++m) {
+      const float total = nv_group_sum(ss[m], red);
+      if (lid == 0) row_scale[m] = 1.0f / sqrt(total / (float)K + eps);
+    }
+#endif
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const int items = mr * passes;
+  for (int p0 = 0; p0 < items; p0 += NV_QPASS) {
+    float4 v[NV_QPASS];
+    for (int u = 0; u < NV_QPASS; ++u) {
+      const int p = p0 + u, m = p / passes, i = (p % passes) * NV_WG + lid;
+      v[u] = (float4)(0.0f);
+      if (p < items && i < n4) {
+        const global float* xr = x + (size_t)min(m0 + m, rows - 1) * K;
+        v[u] = norm ? vload4(i, xr) * row_scale[m] * vload4(i, g) : vload4(i, xr);
+      }
+    }
+    for (int u = 0; u < NV_QPASS; ++u) {
+      const int p = p0 + u, m = p / passes, i = (p % passes) * NV_WG + lid;
+      if (p >= items) break;  // the same for the whole group
+      const float d = nv_div_rn(nv_block_max(nv_absmax4(v[u]), red), 127.0f);
+      const float inv = d != 0.0f ? nv_div_rn(1.0f, d) : 0.0f;
+      const int4 q = convert_int4_rte(v[u] * inv);
+      const int sum = nv_block_sum(q.x + q.y + q.z + q.w, red);
+      if (i < n4) {
+        const int blk = i / 8, j = i % 8;
+        local int* codes = (local int*)(xq + 2 * m * nb);
+        codes[4 * (j < 4 ? blk : nb + blk) + (j & 3)] = as_int(convert_char4(q));
+        if (j == 0) xds[m * nb + blk] = (float2)(d, d * (float)sum);
+      }
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
 // A block's 32 weight codes as 8 words of 4 signed bytes into lo (elements 0..15, which meet the
 // activation codes xa) and hi (16..31, xb). The 4-bit formats' nibbles are taken apart once here
 // for every activation row. (Macros: oclgrind cannot run the noalias-scope intrinsic that
@@ -117,11 +191,10 @@ inline float nv_wblock_q8_0(float2 sc, int dot, float2 ds) { return sc.x * ds.x 
       ulong res_off, int has_res, global uchar* dst, ulong dst_off, int K, int N, int rows,     \
       local int4* xq, local float2* xds) {                                                      \
     local float red[NV_ROWS * NV_RED_STRIDE];                                                   \
+    local float row_scale[NV_MR];                                                               \
     const int m0 = get_group_id(0) * NV_MR, group = get_group_id(1), groups = get_num_groups(1); \
-    for (int m = 0; m < NV_MR; ++m)                                                             \
-      nv_quantize_row((const global float*)(x + x_off) + (size_t)min(m0 + m, rows - 1) * K,    \
-                      (const global float*)(g + g_off), norm, eps, K, xq + 2 * m * (K / 32),    \
-                      xds + m * (K / 32), red);                                                 \
+    nv_quantize_rows_mr(NV_MR, (const global float*)(x + x_off), rows, m0, (const global float*)(g + g_off), norm, eps, \
+                        K, xq, xds, red, row_scale);                                            \
     const global float* res_f = (const global float*)(res + res_off);                          \
     global float* dst_f = (global float*)(dst + dst_off);                                       \
     NV_MR_WALK(DT, NV_MR_STEP, NV_MR_DECLARE, NV_MR_STORE)                                     \
@@ -155,11 +228,10 @@ inline float nv_wblock_q8_0(float2 sc, int dot, float2 ds) { return sc.x * ds.x 
       const global uchar* x, ulong x_off, const global uchar* g, ulong g_off, float eps,        \
       global uchar* dst, ulong dst_off, int K, int N, int rows, local int4* xq, local float2* xds) { \
     local float red[2 * NV_ROWS * NV_RED_STRIDE];                                               \
+    local float row_scale[NV_MR];                                                               \
     const int m0 = get_group_id(0) * NV_MR, group = get_group_id(1), groups = get_num_groups(1); \
-    for (int m = 0; m < NV_MR; ++m)                                                             \
-      nv_quantize_row((const global float*)(x + x_off) + (size_t)min(m0 + m, rows - 1) * K,    \
-                      (const global float*)(g + g_off), 1, eps, K, xq + 2 * m * (K / 32),       \
-                      xds + m * (K / 32), red);                                                 \
+    nv_quantize_rows_mr(NV_MR, (const global float*)(x + x_off), rows, m0, (const global float*)(g + g_off), 1, eps, K, \
+                        xq, xds, red, row_scale);                                               \
     global float* dst_f = (global float*)(dst + dst_off);                                       \
     NV_MR_WALK(DT, NV_MR_SWIGLU_STEP, NV_MR_SWIGLU_DECLARE, NV_MR_SWIGLU_STORE)                \
   }

@@ -41,14 +41,6 @@
 #endif
 
 #if defined(NV_PTX) && NV_PTX
-// Orders this thread's global accesses before and after at GPU scope (as CUDA's threadfence):
-// the other SMs see what this group wrote before it arrived, and it sees theirs afterwards.
-inline void nv_fence_gpu(void) { __asm__ volatile("membar.gl;" ::: "memory"); }
-#else
-inline void nv_fence_gpu(void) { mem_fence(CLK_GLOBAL_MEM_FENCE); }
-#endif
-
-#if defined(NV_PTX) && NV_PTX
 // Adds 1 to the 64-bit arrival count at GPU scope; returns the count before.
 inline ulong nv_arrive(volatile global ulong* count) {
   ulong before;

@@ -31,6 +31,15 @@ inline float nv_div_rn(float a, float b) {
 #endif
 }
 
+// Orders this thread's global accesses before and after at GPU scope (as CUDA's threadfence):
+// other SMs see what its work-group wrote before a count it then bumps, and it sees theirs after
+// it read their counts.
+#if defined(NV_PTX) && NV_PTX
+inline void nv_fence_gpu(void) { __asm__ volatile("membar.gl;" ::: "memory"); }
+#else
+inline void nv_fence_gpu(void) { mem_fence(CLK_GLOBAL_MEM_FENCE); }
+#endif
+
 #if defined(NV_PTX) && NV_PTX
 // v of the lane whose index differs from this one's in the bits of `lanes` (a warp butterfly).
 inline float nv_shfl_xor(float v, int lanes) {

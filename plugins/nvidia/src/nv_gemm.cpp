@@ -14,26 +14,26 @@ constexpr size_t kWeightRows = 64;   // NV_GEMM_BN
 constexpr size_t kRowTile = 16;      // the quantized activations' row tiles
 constexpr size_t kGemmGroup = 128;   // NV_GEMM_WG
 constexpr size_t kQuantGroup = 256;  // NV_QWG
+constexpr size_t kFewRows = 64;      // padded rows up to which each row has a quantizing group
 constexpr int64_t kStepBlocks = 2;   // NV_GEMM_KB: a K range is whole steps
 constexpr int64_t kMinSplitBlocks = 16;  // blocks of 32 values a K range walks at least
-constexpr size_t kReduceGroup = 256;
 
 size_t round_up(size_t v, size_t to) { return (v + to - 1) / to * to; }
 
 }  // namespace
 
-NvGemm::NvGemm(const clport_host& host, bool ptx, uint32_t rows, uint32_t compute_units)
-    : host_(host), h_(host), ptx_(ptx), rows_(rows), compute_units_(compute_units > 0 ? compute_units : 1) {}
+NvGemm::NvGemm(const clport_host& host, bool ptx, GemmConfig config, uint32_t compute_units)
+    : host_(host), h_(host), ptx_(ptx), config_(config), compute_units_(compute_units > 0 ? compute_units : 1) {}
 
 int NvGemm::k_splits(int64_t M, size_t groups, int64_t nb) const {
-  const size_t wanted = 2 * static_cast<size_t>(compute_units_);
+  const size_t wanted = static_cast<size_t>(config_.split_groups_per_cu) * compute_units_;
   if (M > 64 || groups >= wanted) return 1;
   const int64_t by_groups = static_cast<int64_t>((wanted + groups - 1) / groups);
   return static_cast<int>(std::max<int64_t>(1, std::min(by_groups, nb / kMinSplitBlocks)));
 }
 
 uint32_t NvGemm::rows_per_group(int64_t M) const {
-  if (rows_ != 0) return rows_;
+  if (config_.rows != 0) return config_.rows;
   // 128 rows a group read each weight tile half as often (H200, bench ops --gemm-only --m 512:
   // 1.2-1.6x the GFLOP/s of 64 at every 8B shape, even 4096 x 4096's 256 groups); 64 when the
   // batch fits in them.
@@ -52,6 +52,20 @@ bool NvGemm::reserve(int64_t M, int64_t K) {
 
 cl_mem NvGemm::partials(size_t bytes) { return part_scratch_.grow(bytes, "split GEMM sums"); }
 
+cl_mem NvGemm::arrivals(size_t tiles) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const size_t bytes = tiles * sizeof(cl_int);
+  cl_mem counts = arrivals_scratch_.grow(bytes, "split GEMM arrival counts");
+  if (counts == nullptr || bytes <= arrivals_zeroed_) return counts;
+  // A grown buffer starts at zero; from then on each launch's last group sets its count back.
+  const cl_int zero = 0;
+  clport::sdk::check_cl(h_.cl().clEnqueueFillBuffer(host_.queue, counts, &zero, sizeof(zero), 0, bytes, 0, nullptr,
+                                                    nullptr),
+                        "clEnqueueFillBuffer(split GEMM arrival counts)");
+  arrivals_zeroed_ = bytes;
+  return counts;
+}
+
 bool NvGemm::enqueue(const clport_op& op, const PackedWeight& w, const PackedWeight* up) {
   const clport_tensor &x = *op.src[1], &d = *op.dst;
   const char* suffix = dtype_suffix(w.dtype);
@@ -66,11 +80,14 @@ bool NvGemm::enqueue(const clport_op& op, const PackedWeight& w, const PackedWei
 
   // Absent operands point at x: the kernels never read them (norm / has_res are 0).
   const clport_tensor& g = norm ? *op.src[2] : x;
-  const clport::sdk::Kernel& q = program_.kernel("nv_quantize_rows");
+  // A decode step's few rows: a group per row (nv_quantize_rows_small); a prompt's: a group per 16
+  // rows and 16 blocks of 32 values (nv_quantize_rows).
+  const bool few_rows = padded_rows <= kFewRows;
+  const clport::sdk::Kernel& q = program_.kernel(few_rows ? "nv_quantize_rows_small" : "nv_quantize_rows");
   clport::sdk::set_args(cl, q, x.buffer, cl_ulong(x.offset), g.buffer, cl_ulong(g.offset), cl_int(norm ? 1 : 0),
                         cl_float(norm ? op.params.eps : 0.0f), M, K, codes_, scales_);
-  // A group per 16 rows and 16 blocks of 32 values (nv_quantize_rows).
-  const size_t q_global[2] = {padded_rows / kRowTile * kQuantGroup, (static_cast<size_t>(K) / 32 + 15) / 16};
+  const size_t q_global[2] = {few_rows ? padded_rows * kQuantGroup : padded_rows / kRowTile * kQuantGroup,
+                              few_rows ? 1 : (static_cast<size_t>(K) / 32 + 15) / 16};
   const size_t q_local[2] = {kQuantGroup, 1};
   clport::sdk::enqueue(host_, q, 2, q_global, q_local);
 
@@ -89,23 +106,19 @@ bool NvGemm::enqueue(const clport_op& op, const PackedWeight& w, const PackedWei
     splits = static_cast<int>((nb + per_split - 1) / per_split);
     const size_t sets = swiglu ? 2 : 1;
     cl_mem part = splits > 1 ? partials(static_cast<size_t>(splits) * sets * M * N * sizeof(float)) : nullptr;
-    if (part != nullptr) {
+    cl_mem counts = part != nullptr ? arrivals(groups_n * groups_m) : nullptr;
+    if (counts != nullptr) {
       const std::string split_name = std::string(swiglu ? "nv_gemm_swiglu_split_" : "nv_gemm_split_") + suffix +
                                      (split_rows == 32 ? "_m32" : !swiglu && split_rows == 64 ? "_m64" : "");
       const clport::sdk::Kernel& ks = program_.kernel(split_name);
       const PackedWeight& second = swiglu ? *up : w;
-      clport::sdk::set_args(cl, ks, w.q, w.s, second.q, second.s, codes_, scales_, part, M, N, K,
-                            static_cast<cl_int>(per_split));
+      const clport_tensor& res = add ? *op.src[2] : x;
+      clport::sdk::set_args(cl, ks, w.q, w.s, second.q, second.s, codes_, scales_, part, counts, M, N, K,
+                            static_cast<cl_int>(per_split), res.buffer, cl_ulong(res.offset), cl_int(add ? 1 : 0),
+                            d.buffer, cl_ulong(d.offset));
       const size_t global_s[3] = {groups_n * kGemmGroup, groups_m, static_cast<size_t>(splits)};
       const size_t local_s[3] = {kGemmGroup, 1, 1};
       clport::sdk::enqueue(host_, ks, 3, global_s, local_s);
-      const clport_tensor& res = add ? *op.src[2] : x;
-      const clport::sdk::Kernel& kr = program_.kernel("nv_gemm_reduce");
-      clport::sdk::set_args(cl, kr, part, static_cast<cl_int>(splits), M, N, cl_int(swiglu ? 1 : 0), res.buffer,
-                            cl_ulong(res.offset), cl_int(add ? 1 : 0), d.buffer, cl_ulong(d.offset));
-      const size_t global_r = round_up(static_cast<size_t>(M) * static_cast<size_t>(N), kReduceGroup);
-      const size_t local_r = kReduceGroup;
-      clport::sdk::enqueue(host_, kr, 1, &global_r, &local_r);
       return true;
     }
   }

@@ -17,11 +17,17 @@
 
 namespace nvidia {
 
+// The GEMM's settings (nv_gemm_rows, nv_gemm_split_groups).
+struct GemmConfig {
+  uint32_t rows = 0;  // activation rows a work-group computes, 64 or 128 (0: chosen per launch shape)
+  // Work-groups per compute unit that a few rows' product (M <= 64) is split over K to reach.
+  uint32_t split_groups_per_cu = 2;
+};
+
 class NvGemm {
  public:
-  // rows: activation rows a work-group computes, 64 or 128 (0: chosen per launch shape);
   // compute_units: the device's, which decide when a few rows' product splits K.
-  NvGemm(const clport_host& host, bool ptx, uint32_t rows, uint32_t compute_units);
+  NvGemm(const clport_host& host, bool ptx, GemmConfig config, uint32_t compute_units);
   NvGemm(const NvGemm&) = delete;
   NvGemm& operator=(const NvGemm&) = delete;
 
@@ -43,15 +49,20 @@ class NvGemm {
   int k_splits(int64_t M, size_t groups, int64_t nb) const;
   // The split kernels' partial sums, grown as needed; nullptr when the device has no memory.
   cl_mem partials(size_t bytes);
+  // Their arrival counts, one per tile of the output, zero between launches; nullptr when the
+  // device has no memory.
+  cl_mem arrivals(size_t tiles);
 
   const clport_host& host_;
   clport::sdk::Host h_;
   bool ptx_;
-  uint32_t rows_;
+  GemmConfig config_;
   uint32_t compute_units_;
   NvProgram program_{h_, [this] { return std::make_pair(behind_ptx_helpers("nv_gemm.cl"), ptx_options(ptx_)); }};
   std::mutex mutex_;  // reserve()'s
-  clport::plugin_common::ScratchBuffer codes_scratch_{host_}, scales_scratch_{host_}, part_scratch_{host_};
+  clport::plugin_common::ScratchBuffer codes_scratch_{host_}, scales_scratch_{host_}, part_scratch_{host_},
+      arrivals_scratch_{host_};
+  size_t arrivals_zeroed_ = 0;  // bytes of the newest arrivals buffer set to zero
   cl_mem codes_ = nullptr, scales_ = nullptr;  // the buffers of the last reserve()
 };
 

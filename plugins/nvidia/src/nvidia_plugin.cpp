@@ -59,10 +59,10 @@ bool is_gemv_kind(int32_t kind) {
 class NvidiaInstance final : public clport_plugin_instance {
  public:
   NvidiaInstance(const clport_host& host, const clport_device_desc& d, Tuning t, nvidia::GemvConfig g,
-                 nvidia::GemvConfig layer_gemv, bool gemm, uint32_t gemm_rows, bool gemm_half, bool attention,
+                 nvidia::GemvConfig layer_gemv, bool gemm, nvidia::GemmConfig gemm_config, bool gemm_half, bool attention,
                  bool attention_mma, bool tensor_cores, nvidia::LayerConfig layer)
       : runner_(host, d, std::move(t)), gemv_(host, g, d.local_mem_bytes, d.compute_units),
-        gemm_(host, tensor_cores, gemm_rows, d.compute_units),
+        gemm_(host, tensor_cores, gemm_config, d.compute_units),
         gemm_half_(host, tensor_cores, d.local_mem_bytes),
         attention_(host, d.local_mem_bytes, tensor_cores && attention_mma), attention_cells_(host, d.compute_units, tensor_cores),
         layer_(host, d, layer_gemv, layer),
@@ -208,6 +208,9 @@ std::vector<clport_setting_decl> nvidia_settings() {
       int_setting("nv_gemm_rows", 0, 128,
                   "activation rows a GEMM work-group computes: 64 or 128; 0 = 128 for batches of more than 64 "
                   "rows, else 64 (default 0)"),
+      int_setting("nv_gemm_split_groups", 1, 64,
+                  "work-groups per compute unit that a GEMM of at most 64 rows (a decode step of several "
+                  "sequences) reaches by splitting K into ranges summed afterwards (default 2)"),
       bool_setting("nv_attention",
                    "false leaves a prompt's attention and the decode attention of several sequences to the shared "
                    "kernels instead of the nvidia ones (default true)"),
@@ -311,10 +314,13 @@ struct NvidiaPlugin {
     if (std::string why = g.validate(d.max_work_group_size); !why.empty())
       throw clport::sdk::Failure("nvidia: invalid settings: " + why);
     const bool gemm = h.setting_bool("nv_gemm", true);
-    const auto gemm_rows = static_cast<uint32_t>(h.setting_int("nv_gemm_rows", 0));
-    if (gemm_rows != 0 && gemm_rows != 64 && gemm_rows != 128)
+    nvidia::GemmConfig gemm_config;
+    gemm_config.rows = static_cast<uint32_t>(h.setting_int("nv_gemm_rows", gemm_config.rows));
+    if (gemm_config.rows != 0 && gemm_config.rows != 64 && gemm_config.rows != 128)
       throw clport::sdk::Failure("nvidia: invalid settings: nv_gemm_rows must be 0, 64 or 128, not " +
-                                 std::to_string(gemm_rows));
+                                 std::to_string(gemm_config.rows));
+    gemm_config.split_groups_per_cu =
+        static_cast<uint32_t>(h.setting_int("nv_gemm_split_groups", gemm_config.split_groups_per_cu));
     // auto: the f16 GEMM where the tensor cores take it (its plain OpenCL C form is for checking the
     // kernel elsewhere, far slower than the 8-bit GEMM's).
     const int64_t gemm_half_mode = h.setting_int("nv_gemm_f16", 2);
@@ -328,7 +334,7 @@ struct NvidiaPlugin {
     layer.heads_per_item = static_cast<uint32_t>(h.setting_int("nv_layer_gqa", layer.heads_per_item));
     if (layer.heads_per_item == 3)
       throw clport::sdk::Failure("nvidia: invalid settings: nv_layer_gqa must be 1, 2 or 4, not 3");
-    return std::make_unique<NvidiaInstance>(host, d, std::move(t), g, layer_gemv, gemm, gemm_rows, gemm_half,
+    return std::make_unique<NvidiaInstance>(host, d, std::move(t), g, layer_gemv, gemm, gemm_config, gemm_half,
                                             attention, attention_mma, tensor_cores, layer);
   }
 };

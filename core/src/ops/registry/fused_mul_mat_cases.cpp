@@ -36,6 +36,9 @@ void fused_mul_mat_gemv_cases(std::vector<CaseSpec>& out, clport_op_kind kind, b
     if (small && d == DType::Q4_0) continue;
     fused_mul_mat_case(out, kind, d, small ? 64 : 256, small ? 9 : 37, 3);
     if (!small) fused_mul_mat_case(out, kind, d, 256, 37, 4);
+    // A long K: the group's rows take several quantization passes each (2080 values are 520
+    // float4s, two passes of a 512-wide group), the last one part-empty.
+    if (!small) fused_mul_mat_case(out, kind, d, 2080, 37, 3);
   }
 }
 
