@@ -42,7 +42,10 @@ Status EngineCore::evaluate_inputs(const std::vector<SequenceInput>& inputs, std
   }
   // The last tokens together, as many per step as the prompt batch takes.
   const size_t V = model_->hparams().n_vocab, per_step = std::max<uint32_t>(model_->n_batch(), 1);
-  logits.resize(inputs.size() * V);
+  // One step for all the inputs (a decode step within the batch) writes logits itself, with no
+  // copy of its rows; more steps go through step_logits.
+  const bool one_step = inputs.size() <= per_step;
+  if (!one_step) logits.resize(inputs.size() * V);
   std::vector<float> step_logits;
   for (size_t first = 0; first < inputs.size(); first += per_step) {
     const size_t end = std::min(inputs.size(), first + per_step);
@@ -51,8 +54,9 @@ Status EngineCore::evaluate_inputs(const std::vector<SequenceInput>& inputs, std
       const SequenceInput& in = inputs[i];
       step.push_back({in.seq, static_cast<uint32_t>(cached_[in.seq].size()), {in.tokens.back()}});
     }
-    CLPORT_RETURN_IF_ERROR(model_->forward_step(step, step_logits));
-    std::copy(step_logits.begin(), step_logits.end(), logits.begin() + static_cast<std::ptrdiff_t>(first * V));
+    CLPORT_RETURN_IF_ERROR(model_->forward_step(step, one_step ? logits : step_logits));
+    if (!one_step)
+      std::copy(step_logits.begin(), step_logits.end(), logits.begin() + static_cast<std::ptrdiff_t>(first * V));
     for (size_t i = first; i < end; ++i) cached_[inputs[i].seq].push_back(inputs[i].tokens.back());
   }
   return Status::ok_status();

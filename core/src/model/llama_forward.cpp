@@ -97,9 +97,15 @@ Status LlamaModel::forward_step(const std::vector<StepEntry>& entries, std::vect
                                               std::to_string(n_batch_) + " (raise -b, or split the step)");
   }
   const size_t V = hp_.n_vocab;
+  logits.resize(entries.size() * V);
+  // A step of one token per entry (every decode step) keeps the entries' order: its rows go
+  // straight into logits. At 64 sequences of a 49152-token vocabulary a step's rows are 12 MiB,
+  // and a fresh buffer and a copy of them cost about as much as the step's attention.
+  if (std::is_sorted(order.begin(), order.end())) {
+    return run_step(shape, tokens.data(), n_past, static_cast<int64_t>(entries.size()), logits.data());
+  }
   std::vector<float> rows(entries.size() * V);
   CLPORT_RETURN_IF_ERROR(run_step(shape, tokens.data(), n_past, static_cast<int64_t>(entries.size()), rows.data()));
-  logits.resize(entries.size() * V);
   for (size_t r = 0; r < order.size(); ++r) {
     std::copy(rows.begin() + r * V, rows.begin() + (r + 1) * V, logits.begin() + order[r] * V);
   }
