@@ -20,8 +20,9 @@ namespace nvidia {
 // The GEMM's settings (nv_gemm_rows, nv_gemm_split_groups).
 struct GemmConfig {
   uint32_t rows = 0;  // activation rows a work-group computes, 64 or 128 (0: chosen per launch shape)
-  // Work-groups per compute unit that a few rows' product (M <= 64) is split over K to reach.
-  uint32_t split_groups_per_cu = 2;
+  // Work-groups per compute unit that a few rows' product (M <= 64) is split over K to reach;
+  // 0: by the rows (nv_gemm.cpp, k_splits).
+  uint32_t split_groups_per_cu = 0;
 };
 
 class NvGemm {

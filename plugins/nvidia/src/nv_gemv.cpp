@@ -29,6 +29,7 @@ std::string GemvConfig::validate(uint32_t max_work_group_size) const {
   if (blocks_per_trip < 1 || blocks_per_trip > 8 || (blocks_per_trip & (blocks_per_trip - 1)) != 0)
     return "nv_gemv_blocks_per_trip must be 1, 2, 4 or 8";
   if (groups_per_cu > 64) return "nv_gemv_groups_per_cu must be in 0..64";
+  if (rows_groups_per_cu > 64) return "nv_gemv_rows_groups_per_cu must be in 0..64";
   return "";
 }
 
@@ -114,8 +115,9 @@ void NvGemv::enqueue(const clport_op& op, const PackedWeight& w, const PackedWei
   }
   const size_t rows_per_group = static_cast<size_t>(config_.wg / 32) * config_.rows_per_warp;
   const size_t chunks = (static_cast<size_t>(N) + rows_per_group - 1) / rows_per_group;
-  const size_t resident = static_cast<size_t>(compute_units_) * config_.groups_per_cu;
-  const size_t groups = config_.groups_per_cu == 0 || resident > chunks ? chunks : resident;
+  const uint32_t per_cu = rows > 1 ? config_.rows_groups_per_cu : config_.groups_per_cu;
+  const size_t resident = static_cast<size_t>(compute_units_) * per_cu;
+  const size_t groups = per_cu == 0 || resident > chunks ? chunks : resident;
   // The activation-row groups are dimension 0: the groups of all of them that walk one chunk
   // start together.
   const size_t row_groups = (static_cast<size_t>(M) + rows - 1) / rows;

@@ -21,6 +21,9 @@ struct GemvConfig {
   // of rows until none is left, so the quantization is paid this many times per unit instead
   // of once per chunk. 0: one group per chunk.
   uint32_t groups_per_cu = 2;
+  // The same for the groups of several activation rows (nv_gemv_rows.cl), each of which
+  // quantizes all its rows first (H100, 4 sequences of the 8B shape: 836 tok/s with 2, 877 with 1).
+  uint32_t rows_groups_per_cu = 1;
   bool ptx = false;            // dp4a through inline PTX (NV_PTX); plain OpenCL C otherwise
   std::string validate(uint32_t max_work_group_size) const;
   // The build options of nv_gemv.cl's row walk: -cl-std and the NV_WG / NV_RPW / NV_BPT / NV_PTX

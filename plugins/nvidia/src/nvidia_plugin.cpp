@@ -208,9 +208,13 @@ std::vector<clport_setting_decl> nvidia_settings() {
       int_setting("nv_gemm_rows", 0, 128,
                   "activation rows a GEMM work-group computes: 64 or 128; 0 = 128 for batches of more than 64 "
                   "rows, else 64 (default 0)"),
-      int_setting("nv_gemm_split_groups", 1, 64,
+      int_setting("nv_gemv_rows_groups_per_cu", 0, 64,
+                  "work-groups per compute unit of the GEMV of several activation rows (a decode step of 2 to "
+                  "gemv_max_m sequences); 0 = one per chunk of rows (default 1)"),
+      int_setting("nv_gemm_split_groups", 0, 64,
                   "work-groups per compute unit that a GEMM of at most 64 rows (a decode step of several "
-                  "sequences) reaches by splitting K into ranges summed afterwards (default 2)"),
+                  "sequences) reaches by splitting K into ranges summed afterwards; 0 = 16 up to 32 rows, "
+                  "2 above (default 0)"),
       bool_setting("nv_attention",
                    "false leaves a prompt's attention and the decode attention of several sequences to the shared "
                    "kernels instead of the nvidia ones (default true)"),
@@ -311,6 +315,7 @@ struct NvidiaPlugin {
     g.rows_per_warp = static_cast<uint32_t>(h.setting_int("nv_gemv_rows_per_warp", g.rows_per_warp));
     g.groups_per_cu = static_cast<uint32_t>(h.setting_int("nv_gemv_groups_per_cu", g.groups_per_cu));
     g.blocks_per_trip = static_cast<uint32_t>(h.setting_int("nv_gemv_blocks_per_trip", g.blocks_per_trip));
+    g.rows_groups_per_cu = static_cast<uint32_t>(h.setting_int("nv_gemv_rows_groups_per_cu", g.rows_groups_per_cu));
     if (std::string why = g.validate(d.max_work_group_size); !why.empty())
       throw clport::sdk::Failure("nvidia: invalid settings: " + why);
     const bool gemm = h.setting_bool("nv_gemm", true);
