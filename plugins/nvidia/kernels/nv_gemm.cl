@@ -124,22 +124,7 @@ kernel __attribute__((reqd_work_group_size(NV_QWG, 1, 1))) void nv_quantize_rows
   const bool live = m < M;
   const global float* xr = (const global float*)(x + x_off) + (size_t)min(m, M - 1) * K;
   const global float* gr = (const global float*)(g + g_off);
-  float scale = 1.0f;
-  if (norm && live) {
-    float ss = 0.0f;
-    for (int i = lid; i < K / 4; i += NV_QWG) {
-      const float4 v = vload4(i, xr);
-      ss += dot(v, v);
-    }
-    red[lid] = ss;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int width = NV_QWG / 2; width > 0; width /= 2) {
-      if (lid < width) red[lid] += red[lid + width];
-      barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    scale = 1.0f / sqrt(red[0] / (float)K + eps);
-    barrier(CLK_LOCAL_MEM_FENCE);  // red is the block reductions' next
-  }
+  const float scale = norm && live ? nv_row_rms_scale(xr, K, eps, red, NV_QWG) : 1.0f;
   const int b = get_group_id(0) * (NV_QWG / 8) + lid / 8, j = lid % 8, first = lid & ~7;
   const bool has = b < nb;
   const float4 v = !live || !has ? (float4)(0.0f)

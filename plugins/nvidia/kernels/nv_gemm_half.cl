@@ -42,21 +42,7 @@ kernel __attribute__((reqd_work_group_size(NV_HG_ROWS_WG, 1, 1))) void nv_half_r
   const int m = get_group_id(0), lid = get_local_id(0);
   const global float* xr = (const global float*)(x + x_off) + (size_t)m * K;
   const global float* gr = (const global float*)(g + g_off);
-  float scale = 1.0f;
-  if (norm) {
-    float ss = 0.0f;
-    for (int i = lid; i < K / 4; i += NV_HG_ROWS_WG) {
-      const float4 v = vload4(i, xr);
-      ss += dot(v, v);
-    }
-    red[lid] = ss;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int s = NV_HG_ROWS_WG / 2; s > 0; s /= 2) {
-      if (lid < s) red[lid] += red[lid + s];
-      barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    scale = 1.0f / sqrt(red[0] / (float)K + eps);
-  }
+  const float scale = norm ? nv_row_rms_scale(xr, K, eps, red, NV_HG_ROWS_WG) : 1.0f;
   global half* out = xh + (size_t)m * K;
   for (int i = lid; i < K / 4; i += NV_HG_ROWS_WG) {
     const float4 v = norm ? vload4(i, xr) * scale * vload4(i, gr) : vload4(i, xr);

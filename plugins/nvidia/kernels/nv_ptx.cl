@@ -83,3 +83,24 @@ inline float4 nv_mma_f16(uint4 a, uint b0, uint b1, float4 c) {
   return (float4)(as_float(d0), as_float(d1), as_float(d2), as_float(d3));
 }
 #endif
+
+// 1 / sqrt(mean(x^2) + eps) of the K values at xr (the RMSNorm's scale), summed by a work-group of
+// wg work-items (a power of two) through red (wg floats); every work-item gets it, and red may be
+// written again right after.
+inline float nv_row_rms_scale(const global float* xr, int K, float eps, local float* red, int wg) {
+  const int lid = get_local_id(0);
+  float ss = 0.0f;
+  for (int i = lid; i < K / 4; i += wg) {
+    const float4 v = vload4(i, xr);
+    ss += dot(v, v);
+  }
+  red[lid] = ss;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int width = wg / 2; width > 0; width /= 2) {
+    if (lid < width) red[lid] += red[lid + width];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const float scale = 1.0f / sqrt(red[0] / (float)K + eps);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return scale;
+}
