@@ -55,25 +55,26 @@ int32_t greedy_token(const float* row, size_t n) {
 // Every sequence's next token. From 16 sequences on the rows are shared over a few threads: 64
 // rows of 49152 logits took 1.5-2 ms on one core of the 2-core VM, a tenth of a decode step of 64
 // sequences of the 8B shape on an H100. (llama-batched-bench, the measure these numbers are set
-// against, samples nothing.) One thread when no thread can be started.
+// against, samples nothing.) The workers only write ids into `next`, so nothing in them throws;
+// rows of a thread that cannot be started are done by this one. (The CPU ops' runner,
+// cpu_parallel.h, is internal to libclport.)
 void next_tokens(const std::vector<float>& logits, size_t V, std::vector<EngineCore::SequenceInput>& inputs) {
   const size_t n = inputs.size();
-  const auto one = [&](size_t s) { inputs[s].tokens = {greedy_token(logits.data() + s * V, V)}; };
+  std::vector<int32_t> next(n);
   const size_t threads = n < 16 ? 1 : std::min<size_t>({8, n / 8, std::max(1u, std::thread::hardware_concurrency())});
+  const auto rows_of = [&](size_t t) {
+    for (size_t s = t; s < n; s += threads) next[s] = greedy_token(logits.data() + s * V, V);
+  };
   std::vector<std::thread> pool;
-  size_t started = 0;
+  size_t started = 1;  // this thread is thread 0
   try {
-    for (; started + 1 < threads; ++started)
-      pool.emplace_back([&, started] {
-        for (size_t s = started + 1; s < n; s += threads) one(s);
-      });
+    for (; started < threads; ++started) pool.emplace_back(rows_of, started);
   } catch (const std::system_error&) {
-    // The rows of the threads that did not start are done here below.
   }
-  for (size_t s = 0; s < n; s += threads) one(s);
-  for (size_t t = started + 1; t < threads; ++t)
-    for (size_t s = t; s < n; s += threads) one(s);
+  for (size_t t = started; t < threads; ++t) rows_of(t);
+  rows_of(0);
   for (std::thread& t : pool) t.join();
+  for (size_t s = 0; s < n; ++s) inputs[s].tokens = {next[s]};
 }
 
 // One pass: every prompt, then `steps` decode steps over all sequences (greedy); the sequences are

@@ -160,6 +160,22 @@ inline float nv_group_sum(float v, local float* scratch) { return wg_reduce_sum(
 inline float nv_group_max(float v, local float* scratch) { return wg_reduce_max(v, scratch, NV_WG); }
 #endif
 
+// One pass's float4 v (number i of the row; live: i < K / 4, the same for a block's 8
+// work-items), quantized with its block into the row's codes (as int words) and xds. Every
+// work-item of the group calls it the same number of times (the block reductions).
+inline void nv_quantize_float4(float4 v, int i, bool live, int nb, local int* codes, local float2* xds,
+                               local float* red) {
+  const float d = nv_div_rn(nv_block_max(nv_absmax4(v), red), 127.0f);
+  const float inv = d != 0.0f ? nv_div_rn(1.0f, d) : 0.0f;
+  const int4 q = convert_int4_rte(v * inv);
+  const int sum = nv_block_sum(q.x + q.y + q.z + q.w, red);
+  if (live) {
+    const int blk = i / 8, j = i % 8;
+    codes[4 * (j < 4 ? blk : nb + blk) + (j & 3)] = as_int(convert_char4(q));
+    if (j == 0) xds[blk] = (float2)(d, d * (float)sum);
+  }
+}
+
 // Step 1: an activation row of K values as K / 32 blocks: codes 0..15 of block b at xq[b],
 // 16..31 at xq[nb + b] (consecutive lanes read consecutive words), (d, s) at xds[b]. One float4
 // per work-item and pass, 8 work-items to a block: the loads coalesce and the row takes
@@ -167,23 +183,14 @@ inline float nv_group_max(float v, local float* scratch) { return wg_reduce_max(
 // every work-item of the group runs the body.
 #define NV_QUANTIZE_BODY(LOAD4)                                                                 \
   {                                                                                             \
-    const int lid_ = get_local_id(0), nb_ = K / 32, n4_ = K / 4;                                \
-    local int* codes_ = (local int*)xq;                                                         \
+    const int lid_ = get_local_id(0), n4_ = K / 4;                                              \
     for (int base_ = 0; base_ < n4_; base_ += NV_WG) {                                          \
       /* n4 is a multiple of 8 and NV_WG of 32: a block's 8 work-items are all live or not */   \
       const int i = base_ + lid_;                                                               \
       const bool live_ = i < n4_;                                                               \
       float4 v_ = (float4)(0.0f);                                                               \
       if (live_) v_ = LOAD4(i);                                                                 \
-      const float d_ = nv_div_rn(nv_block_max(nv_absmax4(v_), red), 127.0f);                   \
-      const float inv_ = d_ != 0.0f ? nv_div_rn(1.0f, d_) : 0.0f;                               \
-      const int4 q_ = convert_int4_rte(v_ * inv_);                                              \
-      const int sum_ = nv_block_sum(q_.x + q_.y + q_.z + q_.w, red);                            \
-      if (live_) {                                                                              \
-        const int blk_ = i / 8, j_ = i % 8;                                                     \
-        codes_[4 * (j_ < 4 ? blk_ : nb_ + blk_) + (j_ & 3)] = as_int(convert_char4(q_));        \
-        if (j_ == 0) xds[blk_] = (float2)(d_, d_ * (float)sum_);                                \
-      }                                                                                         \
+      nv_quantize_float4(v_, i, live_, K / 32, (local int*)xq, xds, red);                       \
     }                                                                                           \
     barrier(CLK_LOCAL_MEM_FENCE);                                                               \
   }

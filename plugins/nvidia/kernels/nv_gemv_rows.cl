@@ -73,16 +73,7 @@ inline void nv_quantize_rows_mr(const int mr, const global float* x, int rows, i
     for (int u = 0; u < NV_QPASS; ++u) {
       const int p = p0 + u, m = p / passes, i = (p % passes) * NV_WG + lid;
       if (p >= items) break;  // the same for the whole group
-      const float d = nv_div_rn(nv_block_max(nv_absmax4(v[u]), red), 127.0f);
-      const float inv = d != 0.0f ? nv_div_rn(1.0f, d) : 0.0f;
-      const int4 q = convert_int4_rte(v[u] * inv);
-      const int sum = nv_block_sum(q.x + q.y + q.z + q.w, red);
-      if (i < n4) {
-        const int blk = i / 8, j = i % 8;
-        local int* codes = (local int*)(xq + 2 * m * nb);
-        codes[4 * (j < 4 ? blk : nb + blk) + (j & 3)] = as_int(convert_char4(q));
-        if (j == 0) xds[m * nb + blk] = (float2)(d, d * (float)sum);
-      }
+      nv_quantize_float4(v[u], i, i < n4, nb, (local int*)(xq + 2 * m * nb), xds + m * nb, red);
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);

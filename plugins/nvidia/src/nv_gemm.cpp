@@ -85,13 +85,12 @@ bool NvGemm::enqueue(const clport_op& op, const PackedWeight& w, const PackedWei
 
   // Absent operands point at x: the kernels never read them (norm / has_res are 0).
   const clport_tensor& g = norm ? *op.src[2] : x;
-  // A decode step's few rows: a group per row (nv_quantize_rows_small); a prompt's: a group per 16
-  // rows and 16 blocks of 32 values (nv_quantize_rows).
+  // A decode step's few rows: groups of kSmallQuantBlocks blocks of one row
+  // (nv_quantize_rows_small); a prompt's: a group per 16 rows and 16 blocks (nv_quantize_rows).
   const bool few_rows = padded_rows <= kFewRows;
   const clport::sdk::Kernel& q = program_.kernel(few_rows ? "nv_quantize_rows_small" : "nv_quantize_rows");
   clport::sdk::set_args(cl, q, x.buffer, cl_ulong(x.offset), g.buffer, cl_ulong(g.offset), cl_int(norm ? 1 : 0),
                         cl_float(norm ? op.params.eps : 0.0f), M, K, codes_, scales_);
-  // nv_quantize_rows_small: (groups of kSmallQuantBlocks blocks) x rows.
   const size_t q_global[2] = {
       few_rows ? (static_cast<size_t>(K) / 32 + kSmallQuantBlocks - 1) / kSmallQuantBlocks * kQuantGroup
                : padded_rows / kRowTile * kQuantGroup,
