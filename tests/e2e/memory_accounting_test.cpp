@@ -2,8 +2,9 @@
 // against what the backend allocated: on the OpenCL device (PoCL here, generic plugin), the
 // weights' eight-row layouts are their only copy (no "device copy" left, the plain copies
 // counted as freed), and the bytes the backend allocated are exactly the layouts, the KV cache,
-// the activations and the plugins' scratch, each counted at its own source. The memory limit
-// refuses a load that would not fit before anything is allocated, naming what would.
+// the activations and the plugins' scratch, each counted at its own source. The plugins declare
+// their scratch before anything is placed, and the memory limit counts it: the limit refuses a
+// load that would not fit before anything is allocated, naming what would.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -116,6 +117,49 @@ TEST_F(MemoryAccounting, OnTheDeviceEveryWeightHasOneCopyAndTheAllocationsAddUp)
   // Each part counted where it is made; together they are what the device allocated.
   const uint64_t device_weights = m.weight_bytes() - named(m.weights, "file mapping");
   EXPECT_EQ(m.allocated_bytes, device_weights + m.kv_cache_bytes + m.activation_bytes + sum(m.plugin_scratch));
+}
+
+TEST_F(MemoryAccounting, OnTheDevicePluginScratchIsDeclaredBeforeTheLoadAndNeverOutgrown) {
+  auto device = device_backend();
+  ASSERT_NE(device, nullptr);
+  ModelOptions lo;
+  lo.n_ctx = 64;
+  lo.n_batch = 8;
+  auto model = LlamaModel::load(file_, *device, lo);
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  const std::vector<NamedBytes> declared = model.value()->memory().plugin_scratch_declared;
+  ASSERT_FALSE(declared.empty()) << "the generic plugin's integer path quantizes activations into scratch";
+  for (const NamedBytes& n : declared) EXPECT_GT(n.bytes, 0u) << n.name;
+  // Prompts of every length up to the batch and decode steps deep into the context: each plugin
+  // holds at most what it declared (a buffer is allocated once, at its declared size).
+  std::vector<float> logits;
+  for (uint32_t n = 1; n <= lo.n_batch; ++n) {
+    ASSERT_TRUE(model.value()->forward(std::vector<int32_t>(n, 7), 0, false, logits).ok()) << n << " tokens";
+  }
+  for (uint32_t past = 8; past < lo.n_ctx; past += 9) ASSERT_TRUE(model.value()->forward({9}, past, false, logits).ok());
+  const ModelMemory m = model.value()->memory();
+  ASSERT_FALSE(m.plugin_scratch.empty()) << model_memory_text(m);
+  for (const NamedBytes& held : m.plugin_scratch) {
+    uint64_t planned = 0;
+    for (const NamedBytes& n : declared)
+      if (n.name.rfind(held.name + ": ", 0) == 0) planned += n.bytes;
+    EXPECT_LE(held.bytes, planned) << held.name << "\n" << model_memory_text(m);
+    EXPECT_GT(held.bytes, 0u) << held.name;
+  }
+
+  // The memory limit counts the declared scratch: the rest of the estimate alone is refused.
+  auto estimate = estimate_load(*file_, lo, *device);
+  ASSERT_TRUE(estimate.ok()) << estimate.status().to_string();
+  const uint64_t without_scratch = estimate.value().total();
+  model.value().reset();
+  lo.memory_limit_bytes = without_scratch + sum(declared) - 1;
+  auto refused = LlamaModel::load(file_, *device, lo);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().stage(), Stage::OutOfMemory);
+  EXPECT_NE(refused.status().message().find("plugin scratch"), std::string::npos) << refused.status().message();
+  lo.memory_limit_bytes = without_scratch + sum(declared);
+  auto fits = LlamaModel::load(file_, *device, lo);
+  EXPECT_TRUE(fits.ok()) << fits.status().to_string();
 }
 
 TEST_F(MemoryAccounting, OnTheCpuPathWeightsAreTheFileMappingAndAllocationsAreKvAndActivations) {

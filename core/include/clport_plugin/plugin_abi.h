@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define CLPORT_PLUGIN_ABI_MAJOR 3
-#define CLPORT_PLUGIN_ABI_MINOR 0
+#define CLPORT_PLUGIN_ABI_MINOR 1
 #define CLPORT_PLUGIN_ENTRY_SYMBOL "clport_plugin_entry"
 
 #if defined(_WIN32)
@@ -344,6 +344,14 @@ typedef struct clport_host {
 
 typedef struct clport_plugin_instance clport_plugin_instance; /* opaque, owned by the plugin */
 
+/* One device buffer an instance keeps for its kernels' own use within a step (quantized
+ * activations, partial results): its name (a static string, one buffer per name within the
+ * instance) and the bytes an op needs of it. */
+typedef struct clport_scratch_need {
+  const char* name;
+  uint64_t bytes;
+} clport_scratch_need;
+
 typedef struct clport_plugin {
   size_t struct_size;
   uint32_t abi_major;
@@ -406,7 +414,22 @@ typedef struct clport_plugin {
    * for a prepare_launch launch. CLPORT_PLUGIN_UNSUPPORTED: the ops run as their own launches. */
   int32_t (*prepare_group)(clport_plugin_instance* instance, const clport_op* const* ops, size_t n_ops,
                            clport_launch** launch, clport_plugin_error** error);
+
+  /* Optional (NULL, or beyond the struct_size of a table without it; ABI 3.1): plan time, before
+   * any weight is placed or launch prepared. The scratch this instance would hold to run op (one
+   * it claims; buffers may be NULL) at any activation row count from 1 to op's own and any
+   * n_past up to op.n_past. Writes at most `capacity` entries to needs and their number to
+   * *n_needs, which may exceed capacity (the host then asks again with room for all). The
+   * instance grows each named buffer to the largest need of any op, so the host counts, per
+   * name, the largest need over all the ops it will run. */
+  int32_t (*scratch_needs)(clport_plugin_instance* instance, const clport_op* op, clport_scratch_need* needs,
+                           size_t capacity, size_t* n_needs, clport_plugin_error** error);
 } clport_plugin;
+
+/* Whether table t (of any minor version) has scratch_needs. */
+#define CLPORT_PLUGIN_HAS_SCRATCH_NEEDS(t)                                                        \
+  ((t)->struct_size >= offsetof(clport_plugin, scratch_needs) + sizeof((t)->scratch_needs) &&     \
+   (t)->scratch_needs != NULL)
 
 /* Whether table t (of any minor version) has prepare_group. */
 #define CLPORT_PLUGIN_HAS_PREPARE_GROUP(t)                                                        \

@@ -84,6 +84,10 @@ struct clport_plugin_instance {
   virtual std::unique_ptr<clport_launch> prepare_group(const clport_op* const* /*ops*/, size_t /*n*/) {
     return nullptr;
   }
+  // Plan time, before weights and launches: the scratch buffers (by name) and bytes of each this
+  // instance would hold to run op at 1 .. op's activation rows and n_past up to op.n_past. An
+  // instance that keeps no scratch leaves it empty.
+  virtual std::vector<clport_scratch_need> scratch_needs(const clport_op& /*op*/) { return {}; }
 
   // The host table the instance was created with (set by the SDK after create()).
   const clport_host* sdk_host = nullptr;
@@ -642,13 +646,25 @@ struct PluginTable {
     return rc;
   }
 
+  static int32_t scratch_needs(clport_plugin_instance* inst, const clport_op* op, clport_scratch_need* needs,
+                               size_t capacity, size_t* n_needs, clport_plugin_error** error) noexcept {
+    if (n_needs != nullptr) *n_needs = 0;
+    return guarded(error, [&] {
+      if (inst == nullptr || op == nullptr || n_needs == nullptr || (needs == nullptr && capacity != 0))
+        throw Failure("scratch_needs: NULL argument");
+      const std::vector<clport_scratch_need> all = inst->scratch_needs(*op);
+      for (size_t i = 0; i < all.size() && i < capacity; ++i) needs[i] = all[i];
+      *n_needs = all.size();
+    });
+  }
+
   static const clport_plugin* table() noexcept {
     static const clport_plugin t = {
         sizeof(clport_plugin), CLPORT_PLUGIN_ABI_MAJOR, CLPORT_PLUGIN_ABI_MINOR, P::kName,
         P::kVersion, DeclaredSettings<P>::data(), DeclaredSettings<P>::size(), &probe, &create,
         &destroy, &claim_op, P::kHasPrepareWeight ? &prepare_weight : nullptr,
         P::kHasPrepareWeight ? &release_layout : nullptr, &prepare_launch, &enqueue_launch,
-        &release_launch, &error_code, &error_message, &release_error, &prepare_group};
+        &release_launch, &error_code, &error_message, &release_error, &prepare_group, &scratch_needs};
     return &t;
   }
 };

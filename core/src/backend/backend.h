@@ -167,6 +167,13 @@ class CLPORT_API Backend {
     (void)op;
     return "cpu";
   }
+  // Plan time, before weights are placed: the scratch buffers ("<plugin>: <buffer>") and bytes
+  // the plugin that would run `op` holds for it at 1 .. op's activation rows and n_past up to
+  // op.n_past. A backend whose ops keep no scratch of their own has none.
+  virtual Result<std::vector<NamedBytes>> scratch_needs(const clport_op& op) const {
+    (void)op;
+    return std::vector<NamedBytes>{};
+  }
   // Whether the backend runs `op` with a kernel of its own rather than a plugin's or the
   // reference's (the fast CPU backend): a plan then takes a fused pattern there too.
   virtual bool runs_own_kernel(const clport_op& op) const {

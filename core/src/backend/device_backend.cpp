@@ -296,6 +296,14 @@ class DeviceBackend final : public Backend {
     return stats;
   }
 
+  Result<std::vector<NamedBytes>> scratch_needs(const clport_op& op) const override {
+    auto needs = binding_->scratch_needs(op);
+    if (!needs.ok()) return needs.status();
+    std::vector<NamedBytes> out;
+    for (const ScratchNeed& n : needs.value()) out.push_back({n.plugin + ": " + n.name, n.bytes});
+    return out;
+  }
+
   std::string plugin_for(const clport_op& op) const override {
     const BoundInstance* instance = binding_->select(op);
     return instance ? instance->name() : "cpu";

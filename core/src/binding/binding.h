@@ -125,6 +125,13 @@ class CLPORT_API PreparedLaunch {
 CLPORT_API int32_t enqueue_once(const clport_plugin& table, clport_plugin_instance* instance, const clport_op& op,
                                 clport_plugin_error** error);
 
+// A scratch buffer a plugin instance would hold to run an op (clport_plugin.scratch_needs).
+struct ScratchNeed {
+  std::string plugin;
+  std::string name;  // the buffer's name, one buffer per name within the plugin
+  uint64_t bytes = 0;
+};
+
 // One row of the per-op summary: which plugin serves this op / dtype ("cpu" when none).
 struct OpBindingRow {
   std::string op;       // "MUL_MAT"
@@ -163,6 +170,10 @@ class CLPORT_API DeviceBinding {
   // Plan time: one launch for ops that select() gives to `instance`, in order; Stage::Unsupported
   // when the plugin does not group them.
   Result<PreparedLaunch> prepare_group(const BoundInstance& instance, const std::vector<const clport_op*>& ops) const;
+  // Plan time, before weights are placed: the scratch the instance select() gives `op` to would
+  // hold for it at 1 .. op's rows and n_past up to op.n_past (ABI 3.1 scratch_needs; none when
+  // the CPU path runs op or the plugin's table predates it).
+  Result<std::vector<ScratchNeed>> scratch_needs(const clport_op& op) const;
   // The shared owner of an instance of this binding (null when it is not one).
   std::shared_ptr<BoundInstance> shared(const BoundInstance* instance) const;
   // Repacks a weight for the instance that will run `kind` (MUL_MAT or GET_ROWS) on it.

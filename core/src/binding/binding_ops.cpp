@@ -75,6 +75,34 @@ Result<PreparedLaunch> DeviceBinding::prepare_group(const BoundInstance& inst,
   return PreparedLaunch::prepare_group(inst.table(), inst.handle(), inst.name(), ops, std::move(owner));
 }
 
+Result<std::vector<ScratchNeed>> DeviceBinding::scratch_needs(const clport_op& op) const {
+  std::vector<ScratchNeed> out;
+  const BoundInstance* inst = select(op);
+  if (inst == nullptr || !CLPORT_PLUGIN_HAS_SCRATCH_NEEDS(&inst->table())) return out;
+  // Room for a few names first; a plugin that names more says how many, and is asked again.
+  std::vector<clport_scratch_need> needs(8);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    size_t n = 0;
+    clport_plugin_error* error = nullptr;
+    int32_t rc = CLPORT_PLUGIN_ERROR;
+    try {
+      rc = inst->table().scratch_needs(inst->handle(), &op, needs.data(), needs.size(), &n, &error);
+    } catch (...) {
+      return Status(Stage::Plugin, "plugin '" + inst->name() + "' threw in scratch_needs");
+    }
+    Status st = plugin_status(*inst, rc, error, "scratch_needs");
+    if (!st.ok()) return st;
+    if (n > needs.size()) {
+      needs.resize(n);
+      continue;
+    }
+    for (size_t i = 0; i < n; ++i)
+      out.push_back({inst->name(), needs[i].name != nullptr ? needs[i].name : "scratch", needs[i].bytes});
+    return out;
+  }
+  return Status(Stage::Plugin, "plugin '" + inst->name() + "' named more scratch buffers on a second call to scratch_needs");
+}
+
 Result<WeightLayout> DeviceBinding::prepare_weight(clport_op_kind kind, const clport_tensor& weight) const {
   if (kind != CLPORT_OP_MUL_MAT && kind != CLPORT_OP_GET_ROWS) {
     return Status(Stage::InvalidArgument, "prepare_weight: only MUL_MAT and GET_ROWS weights are repacked");

@@ -108,7 +108,7 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
   const uint32_t n_ctx = context_length(hp, options);
 
   // Plan: every tensor, checked before anything is uploaded.
-  const int64_t E = hp.n_embd, F = hp.n_ff, V = hp.n_vocab;
+  const int64_t E = hp.n_embd;
   const int64_t NQ = hp.q_rows(), KV = hp.kv_rows();
   using Planned = PlannedWeight;
   std::unique_ptr<LlamaModel> model(new LlamaModel(backend, hp));
@@ -222,10 +222,28 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
   model->n_seq_ = options.n_seq;
   model->n_batch_ = prompt_batch(options, backend, model->n_ctx_);
 
+  model->kv_type_k_ = dtype_of(options.kv_type_k);
+  model->kv_type_v_ = dtype_of(options.kv_type_v);
+  // The plans over stand-ins of the weights, KV cache and step buffers: what their plugins declare
+  // as scratch is known before anything is placed.
+  {
+    const LlamaModel::Allocate describe = [](DType t, std::array<int64_t, 4> ne) -> Result<TensorRef> {
+      return stand_in(t, ne);
+    };
+    for (const auto& p : plan) *p.slot = stand_in(p.info->dtype, p.info->ne);
+    if (hp.tied_output) w.output = w.tok_embd;
+    CLPORT_RETURN_IF_ERROR(model->place_kv_cache(describe));
+    CLPORT_RETURN_IF_ERROR(model->make_step_buffers(describe));
+    auto scratch = model->planned_scratch();
+    if (!scratch.ok()) return scratch.status();
+    model->declared_scratch_ = scratch.value();
+  }
+
   uint64_t total = 0, done = 0;
   for (const auto& p : plan) total += p.info->bytes;
   // The memory limit, before anything is placed.
   LoadEstimate estimate;
+  estimate.scratch = model->declared_scratch_;
   estimate.weights = total;
   estimate.n_seq = model->n_seq_;
   estimate.kv_cache = kv_cache_bytes(hp, model->n_ctx_, dtype_of(options.kv_type_k), dtype_of(options.kv_type_v)) * model->n_seq_;
@@ -262,69 +280,9 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(
   if (hp.tied_output) w.output = w.tok_embd;
   backend.release_idle_memory();
 
-  // Equal K and V types share one tensor [head_dim, n_head_kv, n_ctx, 2 n_seq], which the fused
-  // KV_STORE_ROPE / ROPE_KV_STORE_ATTENTION ops take (a sequence's [.., n_ctx, 2] part) as their
-  // cache; different types are two tensors, and the graph then stores K and V with plain COPY ops.
-  const std::array<int64_t, 4> one{hp.head_dim, hp.n_head_kv, model->n_ctx_, 1};
-  const int64_t n_seq = model->n_seq_;
-  model->kv_type_k_ = dtype_of(options.kv_type_k);
-  model->kv_type_v_ = dtype_of(options.kv_type_v);
-  for (auto& L : w.layers) {
-    L.cache.resize(model->n_seq_);
-    if (dtype_of(options.kv_type_k) == dtype_of(options.kv_type_v)) {
-      auto kv = backend.alloc(dtype_of(options.kv_type_k), {hp.head_dim, hp.n_head_kv, model->n_ctx_, 2 * n_seq});
-      if (!kv.ok()) return kv.status();
-      L.kv_alloc = kv.value();
-      const auto half = static_cast<uint64_t>(L.kv_alloc.nb[3]);
-      for (int64_t q = 0; q < n_seq; ++q) {
-        auto& c = L.cache[q];
-        c.kv_cache = view(L.kv_alloc, dtype_of(options.kv_type_k), {hp.head_dim, hp.n_head_kv, model->n_ctx_, 2}, L.kv_alloc.nb,
-                          2 * q * half);
-        c.k_cache = view(L.kv_alloc, dtype_of(options.kv_type_k), one, L.kv_alloc.nb, 2 * q * half);
-        c.v_cache = view(L.kv_alloc, dtype_of(options.kv_type_v), one, L.kv_alloc.nb, (2 * q + 1) * half);
-      }
-      continue;
-    }
-    const std::array<int64_t, 4> all{hp.head_dim, hp.n_head_kv, model->n_ctx_, n_seq};
-    auto k = backend.alloc(dtype_of(options.kv_type_k), all);
-    if (!k.ok()) return k.status();
-    auto v = backend.alloc(dtype_of(options.kv_type_v), all);
-    if (!v.ok()) return v.status();
-    L.k_alloc = k.value();
-    L.v_alloc = v.value();
-    for (int64_t q = 0; q < n_seq; ++q) {
-      L.cache[q].k_cache = view(L.k_alloc, dtype_of(options.kv_type_k), one, L.k_alloc.nb, q * static_cast<uint64_t>(L.k_alloc.nb[3]));
-      L.cache[q].v_cache = view(L.v_alloc, dtype_of(options.kv_type_v), one, L.v_alloc.nb, q * static_cast<uint64_t>(L.v_alloc.nb[3]));
-    }
-  }
-
-  model->s_ = std::make_unique<Scratch>();
-  Scratch& s = *model->s_;
-  const int64_t B = model->n_batch_;
-  auto ids = backend.alloc(DType::I32, {B, 1, 1, 1});
-  if (!ids.ok()) return ids.status();
-  s.ids = ids.value();
-  if (model->n_seq_ > 1) {
-    auto cells = backend.alloc(DType::I32, {2, B, 1, 1});
-    if (!cells.ok()) return cells.status();
-    s.cells = cells.value();
-  }
-  auto slot = [&](int64_t rows) { return s.slots.add(DType::F32, {rows, B, 1, 1}); };
-  s.x = slot(E);
-  s.xn = slot(E);
-  s.qkv = slot(NQ + 2 * KV);
-  s.q_rope = slot(NQ);
-  s.k_rope = slot(KV);
-  s.attn = slot(NQ);
-  s.proj = slot(E);
-  s.gate = slot(F);
-  s.up = slot(F);
-  s.act = slot(F);
-  s.logits = slot(V);
-  if (hp.family->has(Slot::AttnQNorm)) {
-    s.q_tmp = slot(NQ);
-    s.k_tmp = slot(KV);
-  }
+  const LlamaModel::Allocate from_backend = [&backend](DType t, std::array<int64_t, 4> ne) { return backend.alloc(t, ne); };
+  CLPORT_RETURN_IF_ERROR(model->place_kv_cache(from_backend));
+  CLPORT_RETURN_IF_ERROR(model->make_step_buffers(from_backend));
   // The arena is sized for a whole prompt batch now, and the prompt and one-token decode plans are
   // prepared, which is when plugins allocate their scratch (quantized activations, partial
   // results): running out of memory shows at load, where the recovery handles it, not at the

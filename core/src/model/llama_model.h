@@ -68,10 +68,18 @@ struct LoadEstimate {
   uint64_t weights = 0;      // the weight tensors' bytes (a repacked layout is the same size)
   uint64_t kv_cache = 0;     // n_seq sequences of n_ctx positions
   uint64_t activations = 0;
+  // What the plugins declare for the plans the load prepares (their scratch_needs), per buffer
+  // "<plugin>: <buffer>"; known once the plans can be built (LlamaModel::load), none before.
+  std::vector<NamedBytes> scratch;
   uint32_t n_ctx = 0;        // the context (of each sequence) and prompt batch the load would use
   uint32_t n_batch = 0;
   uint32_t n_seq = 1;
-  uint64_t total() const { return weights + kv_cache + activations; }
+  uint64_t scratch_bytes() const {
+    uint64_t total = 0;
+    for (const NamedBytes& n : scratch) total += n.bytes;
+    return total;
+  }
+  uint64_t total() const { return weights + kv_cache + activations + scratch_bytes(); }
 };
 
 class GgufFile;
@@ -87,6 +95,9 @@ struct ModelMemory {
   uint64_t kv_cache_bytes = 0;
   uint64_t activation_bytes = 0;
   std::vector<NamedBytes> plugin_scratch;
+  // What the plugins declared at load, per buffer "<plugin>: <buffer>" (the memory limit counted
+  // it); a buffer an op has used holds its declared size (plugin_scratch above, per plugin).
+  std::vector<NamedBytes> plugin_scratch_declared;
   uint64_t allocated_bytes = 0;
   uint64_t plain_freed_bytes = 0;  // plain weight copies a plugin's layout replaced at load
   uint64_t weight_bytes() const {
@@ -195,6 +206,18 @@ class CLPORT_API LlamaModel {
   Status run_step(const StepShape& shape, const int32_t* tokens, const std::vector<uint32_t>& n_past,
                   int64_t logit_rows, float* logits_out);
   friend class PlanBuilder;  // the blocks the graph builders share (plan_builder.h)
+  // Where the KV cache and step buffers come from (model_buffers.cpp): the backend, or stand_in.
+  using Allocate = std::function<Result<TensorRef>(DType, std::array<int64_t, 4>)>;
+  // A tensor with a shape and no memory that counts as placed: what the plans are built over
+  // before anything is.
+  static TensorRef stand_in(DType dtype, std::array<int64_t, 4> ne);
+  // The KV cache of n_seq_ sequences of n_ctx_ positions (kv_type_k_ / kv_type_v_), and the step
+  // buffers (token ids, cells, activation slots) for n_batch_ tokens.
+  Status place_kv_cache(const Allocate& allocate);
+  Status make_step_buffers(const Allocate& allocate);
+  // Per scratch buffer "<plugin>: <buffer>", the most any op of the plans the load prepares
+  // declares (Backend::scratch_needs).
+  Result<std::vector<NamedBytes>> planned_scratch() const;
   // True when the plugin that would run the plain mat-mul `weight x plain_input -> plain_dst`
   // (any plugin when weight is NULL) claims the fused op.
   bool claims(clport_op_kind fused, const std::vector<const TensorRef*>& src, const TensorRef& dst,
@@ -211,6 +234,7 @@ class CLPORT_API LlamaModel {
   std::unique_ptr<Weights> w_;
   std::unique_ptr<Scratch> s_;
   std::unique_ptr<Plans> plans_;
+  std::vector<NamedBytes> declared_scratch_;  // planned_scratch() at load
   LayerHook layer_hook_;
 };
 

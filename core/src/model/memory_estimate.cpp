@@ -49,11 +49,12 @@ Status check_memory_limit(const LoadEstimate& estimate, uint64_t limit_bytes, co
                         mib_text(estimate.weights) + ", KV cache " + mib_text(estimate.kv_cache) + " for " +
                         std::to_string(n_ctx) + " tokens" + sequences + " of " + std::string(dtype_name(k_type)) + " K and " +
                         std::string(dtype_name(v_type)) + " V, activations " + mib_text(estimate.activations) +
+                        (estimate.scratch.empty() ? "" : ", plugin scratch " + mib_text(estimate.scratch_bytes())) +
                         ") but the memory limit is " + mib_text(limit_bytes);
-  const uint64_t fixed = estimate.weights + estimate.activations;
+  const uint64_t fixed = estimate.weights + estimate.activations + estimate.scratch_bytes();
   if (fixed >= limit_bytes) {
-    return Status(Stage::OutOfMemory, message + ": the weights and activations alone exceed it (a smaller "
-                                                "model, a lower-bit quantization or a smaller prompt batch -b)");
+    return Status(Stage::OutOfMemory, message + ": the weights, activations and scratch alone exceed it (a "
+                                                "smaller model, a lower-bit quantization or a smaller prompt batch -b)");
   }
   std::string shrink;
   const uint64_t per_token = kv_cache_bytes(hp, 1, k_type, v_type) * n_seq;

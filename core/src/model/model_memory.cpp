@@ -12,6 +12,7 @@ ModelMemory LlamaModel::memory() const {
   ModelMemory m;
   m.weights = stats.weights;
   m.plugin_scratch = stats.plugin_scratch;
+  m.plugin_scratch_declared = declared_scratch_;
   m.allocated_bytes = stats.allocated_bytes;
   m.plain_freed_bytes = stats.plain_freed_bytes;
   for (const auto& L : w_->layers) {

@@ -29,6 +29,8 @@ std::string model_memory_text(const ModelMemory& m) {
   if (m.plain_freed_bytes != 0) text += ", plain copies freed " + mib_text(m.plain_freed_bytes);
   text += "\nmemory: KV cache " + mib_text(m.kv_cache_bytes) + ", activations " + mib_text(m.activation_bytes);
   if (!m.plugin_scratch.empty()) text += ", plugin scratch " + mib_text(scratch) + " (" + named_text(m.plugin_scratch) + ")";
+  if (!m.plugin_scratch_declared.empty())
+    text += "\nmemory: plugin scratch declared at load (at most) " + named_text(m.plugin_scratch_declared);
   text += "\nmemory: allocated " + mib_text(m.allocated_bytes) + " (all of it but the weights read in place)\n";
   return text;
 }
@@ -39,6 +41,7 @@ std::string model_memory_json(const ModelMemory& m) {
                            {"kv_cache_bytes", m.kv_cache_bytes},
                            {"activation_bytes", m.activation_bytes},
                            {"plugin_scratch", named_json(m.plugin_scratch)},
+                           {"plugin_scratch_declared", named_json(m.plugin_scratch_declared)},
                            {"allocated_bytes", m.allocated_bytes},
                            {"plain_freed_bytes", m.plain_freed_bytes}};
   return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);

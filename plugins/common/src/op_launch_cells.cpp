@@ -71,14 +71,11 @@ void OpRunner::attention_cells(const clport_op& op) {
   // Key ranges per token: enough work-groups for a few per compute unit (a few tokens of a decode
   // step leave most of a big GPU idle), each range at least att_split_keys of the cache's
   // positions; the ranges past a token's own keys add nothing.
-  const int64_t by_groups = (4 * static_cast<int64_t>(compute_units_) + n_head * n_tokens - 1) / (n_head * n_tokens);
-  const int64_t by_keys = cache.ne[2] / static_cast<int64_t>(tuning_.att_split_keys);
-  const int splits =
-      tuning_.att_split == 1 ? static_cast<int>(std::max<int64_t>(1, std::min<int64_t>({by_groups, by_keys, 256}))) : 1;
+  const int splits = cells_attention_splits(n_tokens, n_head, cache.ne[2]);
   const size_t wg = tuning_.att_wg;
   if (splits > 1) {
-    const size_t part_bytes = static_cast<size_t>(n_tokens * n_head) * splits * (hd + 2) * sizeof(float);
-    if (cl_mem part = attention_parts_.grow(part_bytes, "the split attention's partial results"); part != nullptr) {
+    const size_t part_bytes = cells_attention_part_bytes(n_tokens, n_head, hd, splits);
+    if (cl_mem part = attention_parts_.grow(part_bytes); part != nullptr) {
       const sdk::Kernel& ks = kernel(ProgramId::Attention, "attention_split_cells_" + type, type);
       set_common(ks);
       sdk::detail::set_one(h_.cl(), ks, kOwnArgs, cl_int(splits));
@@ -102,6 +99,17 @@ void OpRunner::attention_cells(const clport_op& op) {
   const size_t global[2] = {static_cast<size_t>(n_head) * wg, static_cast<size_t>(n_tokens)};
   const size_t local[2] = {wg, 1};
   run(k, 2, global, local);
+}
+
+int OpRunner::cells_attention_splits(int64_t n_tokens, int64_t n_head, int64_t cache_positions) const {
+  if (tuning_.att_split != 1) return 1;
+  const int64_t by_groups = (4 * static_cast<int64_t>(compute_units_) + n_head * n_tokens - 1) / (n_head * n_tokens);
+  const int64_t by_keys = cache_positions / static_cast<int64_t>(tuning_.att_split_keys);
+  return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>({by_groups, by_keys, 256})));
+}
+
+size_t OpRunner::cells_attention_part_bytes(int64_t n_tokens, int64_t n_head, int64_t head_dim, int splits) {
+  return static_cast<size_t>(n_tokens * n_head) * splits * (head_dim + 2) * sizeof(float);
 }
 
 }  // namespace clport::plugin_common

@@ -65,7 +65,7 @@ bool OpRunner::takes_q8a_gemv(const clport_op& op) const {
 }
 
 cl_mem OpRunner::activation_scratch(size_t bytes, bool required) {
-  const cl_mem scratch = activations_.grow(bytes, "quantized activations");
+  const cl_mem scratch = activations_.grow(bytes);
   if (scratch == nullptr && required)
     throw sdk::Failure("no device memory for " + std::to_string(bytes) +
                            " bytes of quantized activations (the weight's eight-row layout is its only copy)",
@@ -91,6 +91,28 @@ cl_mem OpRunner::quantize_activations(const clport_tensor& x, int32_t weight_dty
   const size_t global = static_cast<size_t>(M), local = 1;
   run(k, 1, &global, &local);
   return scratch;
+}
+
+size_t OpRunner::q8a_scratch_bytes(const clport_op& op, bool rows8) const {
+  const clport_tensor& w = *op.src[0];
+  const ActivationBlocks blocks = activation_blocks(w.dtype);
+  const auto row_bytes = static_cast<size_t>(w.ne[0] / blocks.values) * blocks.bytes;
+  const int64_t M = op.src[1]->ne[1];
+  // One row: the one-row form's copies (q8s_gemv) or the row itself; more rows: each row once.
+  size_t one_row = row_bytes;
+  if (tuning_.q8s == 1) {
+    Q8aWeights wa{};
+    const bool swiglu = op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU;
+    wa.rows = rows8 ? 8 : swiglu ? std::max<int64_t>(1, tuning_.q8a_rows / 2) : tuning_.q8a_rows;
+    wa.one_row_items = rows8 ? tuning_.x8s_items : tuning_.q8s_items;
+    one_row = one_row_items(w.ne[1], wa) * row_bytes;
+  }
+  return std::max(one_row, M > 1 ? static_cast<size_t>(M) * row_bytes : size_t{0});
+}
+
+size_t OpRunner::one_row_items(int64_t N, const Q8aWeights& wa) {
+  const auto runs = static_cast<size_t>((N + wa.rows - 1) / wa.rows);
+  return std::min<size_t>(runs, wa.one_row_items);
 }
 
 OpRunner::Q8aWeights OpRunner::q8a_weights(const clport_op& op) const {
@@ -119,8 +141,7 @@ bool OpRunner::q8s_gemv(const clport_op& op, const char* form, const Q8aWeights&
                                                         kernel_type_suffix(w.dtype),
                                 kernel_type_suffix(w.dtype));
   // At most one_row_items work-items (one each per work-group), each a share of the row runs.
-  const auto runs = static_cast<size_t>((N + wa.rows - 1) / wa.rows);
-  const size_t items = std::min<size_t>(runs, wa.one_row_items);
+  const size_t items = one_row_items(N, wa);
   const ActivationBlocks blocks = activation_blocks(w.dtype);
   const cl_mem scratch =
       activation_scratch(items * static_cast<size_t>(K / blocks.values) * blocks.bytes, wa.family[0] == 'x');

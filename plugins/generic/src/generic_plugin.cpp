@@ -23,6 +23,7 @@ class GenericInstance final : public clport_plugin_instance {
       : runner_(host, device, std::move(tuning)) {}
   bool supports(const clport_op& op) override { return runner_.supports(op); }
   void enqueue(const clport_op& op) override { runner_.enqueue(op); }
+  std::vector<clport_scratch_need> scratch_needs(const clport_op& op) override { return runner_.scratch_needs(op); }
   // The packed GEMV layout for Q4_0 / Q4_1 / Q8_0 weights when the policy enables it
   // (gemv_packed: 1); otherwise weights stay in the plain GGUF layout.
   void* prepare_weight(const clport_tensor& weight) override { return runner_.prepare_weight(weight); }

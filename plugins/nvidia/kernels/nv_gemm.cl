@@ -17,7 +17,8 @@
 // rows: warp w takes I tiles of 16 rows (half w / 2) by 4 tiles of 8 weight rows (half w % 2).
 // The K loop stages NV_GEMM_KB blocks of both operands per step in local memory, double-buffered:
 // the next step's global loads are in flight (in registers) while this step multiplies, one
-// barrier a step. The weights keep the packed layout (the GEMV reads it too), so their staging
+// barrier a step (the split kernels of a few rows keep more steps in flight: nv_gemm_loop_deep).
+// The weights keep the packed layout (the GEMV reads it too), so their staging
 // scatters each row's quant words into the order a lane reads: for one block, one 16-byte load
 // gives a lane its B operands of all 4 weight tiles (two for Q8_0); each store instruction's lanes
 // start at different words so that no two of them meet in a bank. Per block a warp computes I x 4
@@ -38,6 +39,16 @@
 #define NV_GEMM_BN 64   // weight rows per tile
 #define NV_GEMM_WG 128  // 4 warps
 #define NV_QWG 256      // nv_quantize_rows' work-group
+
+// Blocks of 32 values along K the split kernels have loads in flight for: NV_GEMM_SPLIT_BLOCKS /
+// NV_GEMM_KB steps (the host's nv_gemm_split_blocks setting).
+#ifndef NV_GEMM_SPLIT_BLOCKS
+#define NV_GEMM_SPLIT_BLOCKS 2
+#endif
+#define NV_GEMM_SPLIT_DEPTH (NV_GEMM_SPLIT_BLOCKS / NV_GEMM_KB)
+#if NV_GEMM_SPLIT_BLOCKS != 2 && NV_GEMM_SPLIT_BLOCKS != 4 && NV_GEMM_SPLIT_BLOCKS != 8
+#error "NV_GEMM_SPLIT_BLOCKS must be 2, 4 or 8"
+#endif
 
 #if defined(NV_PTX) && NV_PTX
 inline int4 nv_mma_s8(uint4 a, uint b0, uint b1) {
@@ -378,6 +389,99 @@ inline void nv_gemm_loop(const global uint4* xq, const global float4* xds, const
   }
 }
 
+// nv_gemm_loop with the global loads of `depth` (D, at most NV_GEMM_SPLIT_DEPTH, a constant of the
+// caller) steps in flight instead of one, for the split kernels. A few rows leave a group little
+// to multiply per step, so with one step ahead each step waits out a whole memory latency for ~2 KiB
+// of weights (0.58 TB/s on the H200 at 16 rows); D steps ahead keep D times the bytes on the way.
+// Deeper steps, not wider ones: more blocks per step would grow the double-buffered local memory
+// with them, past the 48 KiB an NVIDIA work-group gets for the SwiGLU's two weights (Q8_0 at 4
+// blocks, every dtype at 8), and fewer groups would fit a compute unit; here the local memory and
+// its bank-conflict-free maps stay those of 2 blocks and the price is D sets of staging registers.
+// Set d holds the step s with s % D == d: it is stored to local memory at the end of step s - 1, so
+// at the start of step s it takes the loads of step s + D. The loop is unrolled by D so that every
+// set is named at compile time (an array indexed at run time would live in memory, not registers).
+inline void nv_gemm_loop_deep(const global uint4* xq, const global float4* xds, const global uint4* wq,
+                              const global ushort* wsc, const global uint4* wq2, const global ushort* wsc2,
+                              int dual, int dtype_id, int words, int I, int mt0, int Mt, int n0, int N, int K,
+                              int kb_begin, int kb_end, local uint4* xs, local float4* xd, local uint* ws,
+                              local float2* wd, float acc[4][4][4], float acc2[4][4][4], int depth) {
+  const int warp = get_local_id(0) / 32, wm = warp / 2, wn = warp % 2, tiles = 2 * I, nb = K / 32;
+  const int xs_step = NV_GEMM_KB * tiles * 32, xd_step = NV_GEMM_KB * tiles * 8;
+  const int ws_set = NV_GEMM_KB * NV_GEMM_BN * words, wd_set = NV_GEMM_KB * NV_GEMM_BN;
+  const int sets = dual ? 2 : 1, steps = (kb_end - kb_begin + NV_GEMM_KB - 1) / NV_GEMM_KB;
+  const int has_min = dtype_id == 1;
+  uint4 xr[NV_GEMM_SPLIT_DEPTH][4], wr[NV_GEMM_SPLIT_DEPTH][2], wr2[NV_GEMM_SPLIT_DEPTH][2];
+  float4 xdr[NV_GEMM_SPLIT_DEPTH];
+  float2 wdr[NV_GEMM_SPLIT_DEPTH], wdr2[NV_GEMM_SPLIT_DEPTH];
+
+  #pragma unroll
+  for (int d = 0; d < depth; ++d) {
+    xdr[d] = (float4)(0.0f);
+    wdr[d] = wdr2[d] = (float2)(0.0f);
+    const int kb = kb_begin + d * NV_GEMM_KB, n = min(NV_GEMM_KB, kb_end - kb);
+    if (d < steps) {
+      nv_gemm_load_x(xq, xds, tiles, mt0, Mt, nb, kb, n, xr[d], &xdr[d]);
+      nv_gemm_load_w(wq, wsc, words, has_min, n0, N, nb, kb, n, wr[d], &wdr[d]);
+      if (dual) nv_gemm_load_w(wq2, wsc2, words, has_min, n0, N, nb, kb, n, wr2[d], &wdr2[d]);
+    }
+  }
+  int nblk = min(NV_GEMM_KB, kb_end - kb_begin);
+  nv_gemm_store_x(tiles, nblk, xr[0], xdr[0], xs, xd);
+  nv_gemm_store_w(words, nblk, wr[0], wdr[0], ws, wd);
+  if (dual) nv_gemm_store_w(words, nblk, wr2[0], wdr2[0], ws + ws_set, wd + wd_set);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int s0 = 0; s0 < steps; s0 += depth) {
+    #pragma unroll
+    for (int d = 0; d < depth; ++d) {
+      const int s = s0 + d, cur = s & 1, nxt = cur ^ 1, next = (d + 1) % depth;
+      if (s >= steps) break;  // the same for the whole group: no work-item skips a barrier alone
+      const int kb_far = kb_begin + (s + depth) * NV_GEMM_KB;
+      if (s + depth < steps) {
+        const int n = min(NV_GEMM_KB, kb_end - kb_far);
+        nv_gemm_load_x(xq, xds, tiles, mt0, Mt, nb, kb_far, n, xr[d], &xdr[d]);
+        nv_gemm_load_w(wq, wsc, words, has_min, n0, N, nb, kb_far, n, wr[d], &wdr[d]);
+        if (dual) nv_gemm_load_w(wq2, wsc2, words, has_min, n0, N, nb, kb_far, n, wr2[d], &wdr2[d]);
+      }
+      nv_gemm_step(xs + cur * xs_step, xd + cur * xd_step, ws + cur * sets * ws_set, wd + cur * sets * wd_set,
+                   dtype_id, words, I, nblk, wm, wn, acc);
+      if (dual)
+        nv_gemm_step(xs + cur * xs_step, xd + cur * xd_step, ws + (cur * sets + 1) * ws_set,
+                     wd + (cur * sets + 1) * wd_set, dtype_id, words, I, nblk, wm, wn, acc2);
+      const int nblk1 = min(NV_GEMM_KB, kb_end - (kb_begin + (s + 1) * NV_GEMM_KB));
+      if (s + 1 < steps) {
+        nv_gemm_store_x(tiles, nblk1, xr[next], xdr[next], xs + nxt * xs_step, xd + nxt * xd_step);
+        nv_gemm_store_w(words, nblk1, wr[next], wdr[next], ws + nxt * sets * ws_set, wd + nxt * sets * wd_set);
+        if (dual)
+          nv_gemm_store_w(words, nblk1, wr2[next], wdr2[next], ws + (nxt * sets + 1) * ws_set,
+                          wd + (nxt * sets + 1) * wd_set);
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+      nblk = nblk1;
+    }
+  }
+}
+
+// The split kernels' K loop. The kernels of one activation tile a warp (up to 32 rows) keep
+// NV_GEMM_SPLIT_DEPTH steps in flight; those of 2 or 4 tiles one step, as nv_gemm_loop: their
+// staging per step is 1.5 or 2.5 times that of one tile and their accumulators 2 or 4 times, so
+// deeper they hold fewer groups a compute unit (64 sequences of the 8B shape on the H100, 2 steps:
+// 3292-3308 tok/s against 3399-3501 with one).
+inline void nv_gemm_split_loop(const global uint4* xq, const global float4* xds, const global uint4* wq,
+                               const global ushort* wsc, const global uint4* wq2, const global ushort* wsc2,
+                               int dual, int dtype_id, int words, int I, int mt0, int Mt, int n0, int N, int K,
+                               int kb_begin, int kb_end, local uint4* xs, local float4* xd, local uint* ws,
+                               local float2* wd, float acc[4][4][4], float acc2[4][4][4]) {
+#if NV_GEMM_SPLIT_DEPTH > 1
+  if (I == 1) {
+    nv_gemm_loop_deep(xq, xds, wq, wsc, wq2, wsc2, dual, dtype_id, words, I, mt0, Mt, n0, N, K, kb_begin, kb_end, xs,
+                      xd, ws, wd, acc, acc2, NV_GEMM_SPLIT_DEPTH);
+    return;
+  }
+#endif
+  nv_gemm_loop(xq, xds, wq, wsc, wq2, wsc2, dual, dtype_id, words, I, mt0, Mt, n0, N, K, kb_begin, kb_end, xs, xd,
+               ws, wd, acc, acc2);
+}
+
 // Local memory of a kernel with I activation tiles per warp and SETS weights, two steps. The
 // arrays are uint4 / float4 so that 16-byte accesses are aligned (NVIDIA GPUs fault on a
 // misaligned vector access).
@@ -517,8 +621,9 @@ inline void nv_gemm_split_finish(const global float* part, volatile global int* 
 // Split K, for few activation rows: a grid of ceil(N / 64) x ceil(M / 32 I) work-groups walking all
 // of K leaves most of a big GPU idle (64 groups for a 4096-row weight on 132 SMs, 131 us at 16 rows
 // on the H200), so dimension 2 of the grid cuts K into ranges of per_split blocks (a multiple of
-// NV_GEMM_KB). Each work-group writes its range's sums to part ([split][SETS][M][N] floats: the
-// SwiGLU's gate, then up); the last range of a tile to finish adds them up (nv_gemm_split_finish).
+// NV_GEMM_KB), each walked by nv_gemm_split_loop. Each work-group writes its range's sums to part
+// ([split][SETS][M][N] floats: the SwiGLU's gate, then up); the last range of a tile to finish adds
+// them up (nv_gemm_split_finish).
 #define NV_GEMM_SPLIT_KERNEL(NAME, DTYPE_ID, WORDS, I, SETS)                                             \
   kernel __attribute__((reqd_work_group_size(NV_GEMM_WG, 1, 1))) void NAME(                             \
       const global uint4* wq, const global ushort* wsc, const global uint4* wq2, const global ushort* wsc2, \
@@ -535,8 +640,8 @@ inline void nv_gemm_split_finish(const global float* part, volatile global int* 
         for (int e = 0; e < 4; ++e) acc2[i][j][e] = 0.0f;                                                \
     const int split = get_group_id(2), kb_begin = split * per_split;                                     \
     const int kb_end = min(K / 32, kb_begin + per_split);                                                \
-    nv_gemm_loop(xq, xds, wq, wsc, wq2, wsc2, (SETS) == 2, DTYPE_ID, WORDS, I, mt0, Mt, n0, N, K, kb_begin, \
-                 kb_end, xs, xd, (local uint*)ws4, (local float2*)wd4, acc, acc2);                      \
+    nv_gemm_split_loop(xq, xds, wq, wsc, wq2, wsc2, (SETS) == 2, DTYPE_ID, WORDS, I, mt0, Mt, n0, N, K,   \
+                       kb_begin, kb_end, xs, xd, (local uint*)ws4, (local float2*)wd4, acc, acc2);        \
     const size_t mn = (size_t)M * N;                                                                     \
     global float* p = part + (size_t)split * (SETS) * mn;                                                \
     _Pragma("unroll")                                                                                    \

@@ -17,6 +17,12 @@
 // Float4s of the NV_MR rows that one pass of the quantization loads at once.
 #define NV_QPASS 4
 
+// Blocks of 32 weights per lane and loop trip of this row walk (the build sets it; nv_gemv.cl's
+// NV_BPT when not).
+#ifndef NV_RBPT
+#define NV_RBPT NV_BPT
+#endif
+
 // The most activation rows a group takes (NV_MR).
 #define NV_MR_MAX 8
 
@@ -113,10 +119,10 @@ inline float nv_wblock_q8_0(float2 sc, int dot, float2 ds) { return sc.x * ds.x 
 // The row walk for NV_MR activation rows, row m's codes at xq + m * 2 nb and scales at
 // xds + m * nb. ACC(r, m) names the accumulator of weight row r and activation row m; ONE_WEIGHT
 // (W, S, ACC) adds one weight's block for every (r, m). Blocks per trip and their clamping as
-// NV_GEMV_LOOP's.
+// NV_GEMV_LOOP's, with NV_RBPT blocks a trip.
 #define NV_MR_LOOP(DT, STEP)                                                                    \
-  for (int b0 = lane; b0 < nb; b0 += 32 * NV_BPT) {                                             \
-    for (int u = 0; u < NV_BPT; ++u) {                                                          \
+  for (int b0 = lane; b0 < nb; b0 += 32 * NV_RBPT) {                                            \
+    for (int u = 0; u < NV_RBPT; ++u) {                                                         \
       const int bu = min(b0 + 32 * u, nb - 1);                                                  \
       const bool live = b0 + 32 * u < nb;                                                       \
       for (int r = 0; r < NV_RPW; ++r) {                                                        \

@@ -27,6 +27,8 @@ class NvAttentionCells {
   // head size that is a multiple of 8 up to 256, at most kMaxGroup query heads per KV head.
   static bool takes(const clport_op& op);
   void enqueue(const clport_op& op);
+  // Plan time (an op takes() accepts): its partial results' buffer at 1 .. its tokens.
+  std::vector<clport_scratch_need> scratch_needs(const clport_op& op);
 
   static constexpr int64_t kMaxGroup = 8;
   static constexpr int64_t kMaxHeadDim = 256;
@@ -35,6 +37,7 @@ class NvAttentionCells {
   // Key ranges per token: work-groups for a few per compute unit, each range at least a chunk of
   // the cache's cells.
   int splits(int64_t n_tokens, int64_t n_kv_head, int64_t n_ctx) const;
+  static size_t part_bytes(int64_t n_tokens, int64_t n_head, int64_t head_dim, int n_split);
   cl_mem partials(size_t bytes);
   const clport::sdk::Kernel& kernel(int64_t head_dim, int64_t group, const std::string& name);
 
@@ -45,7 +48,7 @@ class NvAttentionCells {
   std::mutex mutex_;
   std::map<std::pair<int64_t, int64_t>, clport::sdk::Program> programs_;  // per (head size, group)
   std::map<std::string, clport::sdk::Kernel> kernels_;
-  clport::plugin_common::ScratchBuffer part_scratch_{host_};
+  clport::plugin_common::ScratchBuffer part_scratch_{host_, "decode attention partial results"};
 };
 
 }  // namespace nvidia

@@ -16,21 +16,35 @@ constexpr size_t kGemmGroup = 128;   // NV_GEMM_WG
 constexpr size_t kQuantGroup = 256;  // NV_QWG
 constexpr size_t kFewRows = 64;      // padded rows up to which nv_quantize_rows_small quantizes
 constexpr size_t kSmallQuantBlocks = kQuantGroup / 8;  // its blocks a group, a float4 a work-item
-constexpr int64_t kStepBlocks = 2;   // NV_GEMM_KB: a K range is whole steps
+// NV_GEMM_KB: a K range is whole steps (nv_gemm_split_blocks keeps more steps in flight, not
+// longer ones).
+constexpr int64_t kStepBlocks = 2;
 constexpr int64_t kMinSplitBlocks = 16;  // blocks of 32 values a K range walks at least
 
 size_t round_up(size_t v, size_t to) { return (v + to - 1) / to * to; }
 
 }  // namespace
 
+std::string GemmConfig::validate() const {
+  if (split_blocks != 2 && split_blocks != 4 && split_blocks != 8)
+    return "nv_gemm_split_blocks must be 2, 4 or 8 (blocks of 32 values in flight), not " +
+           std::to_string(split_blocks);
+  return "";
+}
+
+std::string GemmConfig::build_options(bool ptx) const {
+  return ptx_options(ptx) + " -DNV_GEMM_SPLIT_BLOCKS=" + std::to_string(split_blocks);
+}
+
 NvGemm::NvGemm(const clport_host& host, bool ptx, GemmConfig config, uint32_t compute_units)
     : host_(host), h_(host), ptx_(ptx), config_(config), compute_units_(compute_units > 0 ? compute_units : 1) {}
 
 int NvGemm::k_splits(int64_t M, size_t groups, int64_t nb) const {
-  // By default 16 groups a compute unit up to 32 rows, 2 above (H100, bench e2e --parallel 16 /
-  // 64 on the 8B shape: 1531 -> 1615 tok/s at 16 sequences from 2 to 16 groups; at 64 sequences
-  // 3350 with 2, 3133 with 4, 2973 with 16, the ranges' partial sums growing with the rows).
-  const uint32_t per_cu = config_.split_groups_per_cu != 0 ? config_.split_groups_per_cu : M <= 32 ? 16 : 2;
+  // By default 8 groups a compute unit up to 32 rows, 2 above (H100, bench e2e --parallel 16 /
+  // 64 on the 8B shape: at 16 sequences with 2 steps of loads in flight 1827-1830 tok/s with 8
+  // groups, 1777-1781 with 16; at 64 sequences 3350 with 2, 3133 with 4, 2973 with 16, the
+  // ranges' partial sums growing with the rows).
+  const uint32_t per_cu = config_.split_groups_per_cu != 0 ? config_.split_groups_per_cu : M <= 32 ? 8 : 2;
   const size_t wanted = static_cast<size_t>(per_cu) * compute_units_;
   if (M > 64 || groups >= wanted) return 1;
   const int64_t by_groups = static_cast<int64_t>((wanted + groups - 1) / groups);
@@ -49,18 +63,18 @@ bool NvGemm::covers(int32_t weight_dtype) { return dtype_suffix(weight_dtype) !=
 
 bool NvGemm::reserve(int64_t M, int64_t K) {
   std::lock_guard<std::mutex> lock(mutex_);
-  codes_ = codes_scratch_.grow(static_cast<size_t>(M * K), "quantized activations");
+  codes_ = codes_scratch_.grow(static_cast<size_t>(M * K));
   scales_ = codes_ == nullptr ? nullptr
-                              : scales_scratch_.grow(static_cast<size_t>(M * (K / 32)) * 8, "quantized activations");
+                              : scales_scratch_.grow(static_cast<size_t>(M * (K / 32)) * 8);
   return scales_ != nullptr;
 }
 
-cl_mem NvGemm::partials(size_t bytes) { return part_scratch_.grow(bytes, "split GEMM sums"); }
+cl_mem NvGemm::partials(size_t bytes) { return part_scratch_.grow(bytes); }
 
 cl_mem NvGemm::arrivals(size_t tiles) {
   std::lock_guard<std::mutex> lock(mutex_);
   const size_t bytes = tiles * sizeof(cl_int);
-  cl_mem counts = arrivals_scratch_.grow(bytes, "split GEMM arrival counts");
+  cl_mem counts = arrivals_scratch_.grow(bytes);
   if (counts == nullptr || bytes <= arrivals_zeroed_) return counts;
   // A grown buffer starts at zero; from then on each launch's last group sets its count back.
   const cl_int zero = 0;
@@ -69,6 +83,44 @@ cl_mem NvGemm::arrivals(size_t tiles) {
                         "clEnqueueFillBuffer(split GEMM arrival counts)");
   arrivals_zeroed_ = bytes;
   return counts;
+}
+
+NvGemm::Shape NvGemm::shape(int64_t M, int64_t N, int64_t K, bool swiglu) const {
+  Shape s;
+  // The SwiGLU kernel keeps two sets of accumulators: it always takes 64 rows a group.
+  s.rows = swiglu ? 64 : rows_per_group(M);
+  // The split kernels come in 32 rows a group too, for a decode step of a few sequences.
+  s.split_rows = M <= 32 ? 32 : s.rows;
+  s.groups_n = (static_cast<size_t>(N) + kWeightRows - 1) / kWeightRows;
+  s.groups_m = (static_cast<size_t>(M) + s.split_rows - 1) / s.split_rows;
+  const int64_t nb = K / 32;
+  s.splits = k_splits(M, s.groups_n * s.groups_m, nb);
+  if (s.splits > 1) {
+    // Whole steps per range; the ranges that remain.
+    const int64_t per = (nb + s.splits - 1) / s.splits;
+    s.per_split = (per + kStepBlocks - 1) / kStepBlocks * kStepBlocks;
+    s.splits = static_cast<int>((nb + s.per_split - 1) / s.per_split);
+  }
+  return s;
+}
+
+std::vector<clport_scratch_need> NvGemm::scratch_needs(int64_t first_rows, int64_t last_rows, int64_t K, int64_t N,
+                                                       bool swiglu) {
+  if (last_rows < first_rows) return {};
+  const auto padded = static_cast<int64_t>(round_up(static_cast<size_t>(last_rows), kRowTile));
+  std::vector<clport_scratch_need> needs{codes_scratch_.plan(static_cast<size_t>(padded * K)),
+                                         scales_scratch_.plan(static_cast<size_t>(padded * (K / 32)) * 8)};
+  size_t sums = 0, tiles = 0;
+  for (int64_t m = first_rows; m <= std::min<int64_t>(last_rows, kFewRows); ++m) {
+    const Shape sh = shape(m, N, K, swiglu);
+    if (sh.splits < 2) continue;
+    sums = std::max(sums, partials_bytes(sh, m, N, swiglu));
+    tiles = std::max(tiles, sh.groups_n * sh.groups_m);
+  }
+  if (sums == 0) return needs;
+  needs.push_back(part_scratch_.plan(sums));
+  needs.push_back(arrivals_scratch_.plan(tiles * sizeof(cl_int)));
+  return needs;
 }
 
 bool NvGemm::enqueue(const clport_op& op, const PackedWeight& w, const PackedWeight* up) {
@@ -98,21 +150,13 @@ bool NvGemm::enqueue(const clport_op& op, const PackedWeight& w, const PackedWei
   const size_t q_local[2] = {kQuantGroup, 1};
   clport::sdk::enqueue(host_, q, 2, q_global, q_local);
 
-  // The SwiGLU kernel keeps two sets of accumulators: it always takes 64 rows a group.
-  const uint32_t rows = swiglu ? 64 : rows_per_group(M);
-  const size_t groups_n = (static_cast<size_t>(N) + kWeightRows - 1) / kWeightRows;
-  const int64_t nb = K / 32;
-  // The split kernels come in 32 rows a group too, for a decode step of a few sequences.
-  const uint32_t split_rows = M <= 32 ? 32 : rows;
-  const size_t groups_m = (static_cast<size_t>(M) + split_rows - 1) / split_rows;
-  int splits = k_splits(M, groups_n * groups_m, nb);
+  const Shape sh = shape(M, N, K, swiglu);
+  const uint32_t rows = sh.rows, split_rows = sh.split_rows;
+  const size_t groups_n = sh.groups_n, groups_m = sh.groups_m;
+  const int splits = sh.splits;
+  const int64_t per_split = sh.per_split;
   if (splits > 1) {
-    // Whole steps per range; the ranges that remain.
-    const int64_t per = (nb + splits - 1) / splits;
-    const int64_t per_split = (per + kStepBlocks - 1) / kStepBlocks * kStepBlocks;
-    splits = static_cast<int>((nb + per_split - 1) / per_split);
-    const size_t sets = swiglu ? 2 : 1;
-    cl_mem part = splits > 1 ? partials(static_cast<size_t>(splits) * sets * M * N * sizeof(float)) : nullptr;
+    cl_mem part = partials(partials_bytes(sh, M, N, swiglu));
     cl_mem counts = part != nullptr ? arrivals(groups_n * groups_m) : nullptr;
     if (counts != nullptr) {
       const std::string split_name = std::string(swiglu ? "nv_gemm_swiglu_split_" : "nv_gemm_split_") + suffix +

@@ -17,12 +17,21 @@
 
 namespace nvidia {
 
-// The GEMM's settings (nv_gemm_rows, nv_gemm_split_groups).
+// The GEMM's settings (nv_gemm_rows, nv_gemm_split_groups, nv_gemm_split_blocks).
 struct GemmConfig {
   uint32_t rows = 0;  // activation rows a work-group computes, 64 or 128 (0: chosen per launch shape)
   // Work-groups per compute unit that a few rows' product (M <= 64) is split over K to reach;
   // 0: by the rows (nv_gemm.cpp, k_splits).
   uint32_t split_groups_per_cu = 0;
+  // Blocks of 32 values along K whose loads a split kernel of up to 32 rows has in flight
+  // (NV_GEMM_SPLIT_BLOCKS): 2 (one step ahead, as the prompt GEMM), 4 or 8 (2 or 4 steps ahead);
+  // more rows stay one step ahead (nv_gemm.cl's nv_gemm_split_loop). H100, 16 sequences of the 8B
+  // shape: 1729-1738 tok/s with 2, 1777-1781 with 4, 1681-1692 with 8 (fewer groups fit a unit).
+  uint32_t split_blocks = 4;
+  // Why the settings are invalid, or empty.
+  std::string validate() const;
+  // The GEMM program's build options: -cl-std, NV_PTX and NV_GEMM_SPLIT_BLOCKS.
+  std::string build_options(bool ptx) const;
 };
 
 class NvGemm {
@@ -38,8 +47,25 @@ class NvGemm {
   // activations: the caller then runs the op another way.
   bool enqueue(const clport_op& op, const clport::plugin_common::PackedWeight& w,
                const clport::plugin_common::PackedWeight* up);
+  // Plan time: the scratch of a K x N product (two weights for SwiGLU) at first .. last rows:
+  // quantized codes and scales, and where a few rows split K, the ranges' sums and arrival counts.
+  std::vector<clport_scratch_need> scratch_needs(int64_t first_rows, int64_t last_rows, int64_t K, int64_t N,
+                                                 bool swiglu);
 
  private:
+  // How a product of M rows by N weight rows over K runs: work-groups along N and M, the rows a
+  // group takes, and its K ranges (1: not split) of per_split blocks each.
+  struct Shape {
+    uint32_t rows = 0;        // rows a group of the unsplit kernels takes
+    uint32_t split_rows = 0;  // rows a group of the split kernels takes
+    size_t groups_n = 0, groups_m = 0;  // the split kernels' groups along N and M
+    int splits = 1;
+    int64_t per_split = 0;
+  };
+  Shape shape(int64_t M, int64_t N, int64_t K, bool swiglu) const;
+  static size_t partials_bytes(const Shape& s, int64_t M, int64_t N, bool swiglu) {
+    return static_cast<size_t>(s.splits) * (swiglu ? 2 : 1) * M * N * sizeof(float);
+  }
   uint32_t rows_per_group(int64_t M) const;
   // The scratch for M quantized rows of K values (codes, then block scales), grown as needed;
   // false when the device has no memory for it.
@@ -59,10 +85,12 @@ class NvGemm {
   bool ptx_;
   GemmConfig config_;
   uint32_t compute_units_;
-  NvProgram program_{h_, [this] { return std::make_pair(behind_ptx_helpers("nv_gemm.cl"), ptx_options(ptx_)); }};
+  NvProgram program_{h_,
+                     [this] { return std::make_pair(behind_ptx_helpers("nv_gemm.cl"), config_.build_options(ptx_)); }};
   std::mutex mutex_;  // reserve()'s
-  clport::plugin_common::ScratchBuffer codes_scratch_{host_}, scales_scratch_{host_}, part_scratch_{host_},
-      arrivals_scratch_{host_};
+  clport::plugin_common::ScratchBuffer codes_scratch_{host_, "GEMM activation codes"},
+      scales_scratch_{host_, "GEMM activation scales"}, part_scratch_{host_, "split GEMM sums"},
+      arrivals_scratch_{host_, "split GEMM arrival counts"};
   size_t arrivals_zeroed_ = 0;  // bytes of the newest arrivals buffer set to zero
   cl_mem codes_ = nullptr, scales_ = nullptr;  // the buffers of the last reserve()
 };

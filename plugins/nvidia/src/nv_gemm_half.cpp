@@ -32,7 +32,7 @@ bool NvGemmHalf::enqueue(const clport_op& op, const PackedWeight& w, const Packe
     throw clport::sdk::Failure("nvidia: SwiGLU GEMM without an up weight of the gate's dtype");
   const bool norm = swiglu || op.kind == CLPORT_OP_RMS_NORM_MUL_MAT, add = op.kind == CLPORT_OP_MUL_MAT_ADD;
   const cl_int K = static_cast<cl_int>(w.K), N = static_cast<cl_int>(w.N), M = static_cast<cl_int>(x.ne[1]);
-  cl_mem rows = rows_scratch_.grow(static_cast<size_t>(M) * static_cast<size_t>(K) * 2, "f16 activations");
+  cl_mem rows = rows_scratch_.grow(rows_bytes(M, K));
   if (rows == nullptr) return false;
   const clport_cl_api& cl = h_.cl();
 

@@ -33,16 +33,19 @@ class NvGemmHalf {
   // Enqueues op (already checked against the plain-layout rules; a weight dtype NvGemm covers);
   // up is the SwiGLU's second weight. Returns false, having enqueued nothing, when the device has
   // no memory for the f16 activations.
+  // Plan time: the f16 rows of op's activations (K values of each of its rows).
+  clport_scratch_need scratch_need(int64_t rows, int64_t K) { return rows_scratch_.plan(rows_bytes(rows, K)); }
   bool enqueue(const clport_op& op, const clport::plugin_common::PackedWeight& w,
                const clport::plugin_common::PackedWeight* up);
 
  private:
+  static size_t rows_bytes(int64_t rows, int64_t K) { return static_cast<size_t>(rows) * static_cast<size_t>(K) * 2; }
   const clport_host& host_;
   clport::sdk::Host h_;
   bool ptx_;
   uint64_t local_mem_bytes_;
   NvProgram program_{h_, [this] { return std::make_pair(behind_ptx_helpers("nv_gemm_half.cl"), ptx_options(ptx_)); }};
-  clport::plugin_common::ScratchBuffer rows_scratch_{host_};
+  clport::plugin_common::ScratchBuffer rows_scratch_{host_, "f16 activations"};
 };
 
 }  // namespace nvidia

@@ -28,6 +28,8 @@ std::string GemvConfig::validate(uint32_t max_work_group_size) const {
   if (rows_per_warp < 1 || rows_per_warp > 8) return "nv_gemv_rows_per_warp must be in 1..8";
   if (blocks_per_trip < 1 || blocks_per_trip > 8 || (blocks_per_trip & (blocks_per_trip - 1)) != 0)
     return "nv_gemv_blocks_per_trip must be 1, 2, 4 or 8";
+  if (rows_blocks_per_trip > 8 || (rows_blocks_per_trip & (rows_blocks_per_trip - 1)) != 0)
+    return "nv_gemv_rows_blocks_per_trip must be 0, 1, 2, 4 or 8";
   if (groups_per_cu > 64) return "nv_gemv_groups_per_cu must be in 0..64";
   if (rows_groups_per_cu > 64) return "nv_gemv_rows_groups_per_cu must be in 0..64";
   return "";
@@ -40,6 +42,7 @@ NvGemv::NvGemv(const clport_host& host, GemvConfig config, uint64_t local_mem_by
 std::string GemvConfig::build_options() const {
   std::ostringstream o;
   o << "-cl-std=CL1.2 -DNV_WG=" << wg << " -DNV_RPW=" << rows_per_warp << " -DNV_BPT=" << blocks_per_trip
+    << " -DNV_RBPT=" << (rows_blocks_per_trip != 0 ? rows_blocks_per_trip : blocks_per_trip)
     << " -DNV_PTX=" << (ptx ? 1 : 0);
   return o.str();
 }

@@ -24,10 +24,14 @@ struct GemvConfig {
   // The same for the groups of several activation rows (nv_gemv_rows.cl), each of which
   // quantizes all its rows first (H100, 4 sequences of the 8B shape: 836 tok/s with 2, 877 with 1).
   uint32_t rows_groups_per_cu = 1;
+  // Blocks per lane and loop trip of the several-row GEMV (NV_RBPT); 0: blocks_per_trip. Each
+  // load serves every activation row of the group, whose dot products then keep a lane busy
+  // between loads (H100, 4 sequences of the 8B shape: 862-867 tok/s with 2, 905-923 with 1).
+  uint32_t rows_blocks_per_trip = 1;
   bool ptx = false;            // dp4a through inline PTX (NV_PTX); plain OpenCL C otherwise
   std::string validate(uint32_t max_work_group_size) const;
-  // The build options of nv_gemv.cl's row walk: -cl-std and the NV_WG / NV_RPW / NV_BPT / NV_PTX
-  // defines (the GEMV program and the one-launch layer, which includes it, both start with these).
+  // The build options of nv_gemv.cl's row walk: -cl-std and the NV_WG / NV_RPW / NV_BPT / NV_RBPT /
+  // NV_PTX defines (the GEMV program and the one-launch layer, which includes it, both start with these).
   std::string build_options() const;
 };
 

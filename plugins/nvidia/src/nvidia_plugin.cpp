@@ -92,6 +92,26 @@ class NvidiaInstance final : public clport_plugin_instance {
     return nv_weights(op, nullptr, nullptr) != nullptr || runner_.supports(op);
   }
 
+  // Plan time, before the weights are packed: the shared kernels' scratch for op, or the decode
+  // attention's, or the GEMM's over the rows past the GEMV's (the f16 GEMM's from its first row
+  // on, the 8-bit GEMM's below them).
+  std::vector<clport_scratch_need> scratch_needs(const clport_op& op) override {
+    if (attention_enabled_ && nvidia::NvAttentionCells::takes(op)) return attention_cells_.scratch_needs(op);
+    std::vector<clport_scratch_need> needs = runner_.scratch_needs(op);
+    if (float_activations_ || !gemm_enabled_ || !is_gemv_kind(op.kind) || op.n_src < 2 || op.src[0] == nullptr ||
+        op.src[1] == nullptr || !nvidia::NvGemm::covers(op.src[0]->dtype))
+      return needs;
+    const int64_t M = op.src[1]->ne[1], K = op.src[0]->ne[0], N = op.src[0]->ne[1];
+    const int64_t gemv_rows = runner_.tuning().gemv_max_m_for(op.src[0]->dtype);
+    if (M <= gemv_rows) return needs;
+    const bool half = gemm_half_enabled_ && M >= nvidia::NvGemmHalf::kMinRows;
+    const int64_t last_8bit = half ? nvidia::NvGemmHalf::kMinRows - 1 : M;
+    const bool swiglu = op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU;
+    for (const clport_scratch_need& n : gemm_.scratch_needs(gemv_rows + 1, last_8bit, K, N, swiglu)) needs.push_back(n);
+    if (half) needs.push_back(gemm_half_.scratch_need(M, K));
+    return needs;
+  }
+
   void enqueue(const clport_op& op) override {
     const PackedWeight* up = nullptr;
     bool gemm = false;
@@ -211,10 +231,17 @@ std::vector<clport_setting_decl> nvidia_settings() {
       int_setting("nv_gemv_rows_groups_per_cu", 0, 64,
                   "work-groups per compute unit of the GEMV of several activation rows (a decode step of 2 to "
                   "gemv_max_m sequences); 0 = one per chunk of rows (default 1)"),
+      int_setting("nv_gemv_rows_blocks_per_trip", 0, 8,
+                  "blocks of 32 weights each lane of the GEMV of several activation rows loads per loop trip: "
+                  "0 (as nv_gemv_blocks_per_trip), 1, 2, 4 or 8 (default 1)"),
       int_setting("nv_gemm_split_groups", 0, 64,
                   "work-groups per compute unit that a GEMM of at most 64 rows (a decode step of several "
-                  "sequences) reaches by splitting K into ranges summed afterwards; 0 = 16 up to 32 rows, "
+                  "sequences) reaches by splitting K into ranges summed afterwards; 0 = 8 up to 32 rows, "
                   "2 above (default 0)"),
+      int_setting("nv_gemm_split_blocks", 2, 8,
+                  "blocks of 32 values along K whose loads each work-group of the split GEMM of up to 32 rows "
+                  "has in flight: 2 (one step ahead), 4 or 8 (2 or 4 steps ahead in registers; more rows stay "
+                  "one step ahead) (default 4)"),
       bool_setting("nv_attention",
                    "false leaves a prompt's attention and the decode attention of several sequences to the shared "
                    "kernels instead of the nvidia ones (default true)"),
@@ -316,6 +343,8 @@ struct NvidiaPlugin {
     g.groups_per_cu = static_cast<uint32_t>(h.setting_int("nv_gemv_groups_per_cu", g.groups_per_cu));
     g.blocks_per_trip = static_cast<uint32_t>(h.setting_int("nv_gemv_blocks_per_trip", g.blocks_per_trip));
     g.rows_groups_per_cu = static_cast<uint32_t>(h.setting_int("nv_gemv_rows_groups_per_cu", g.rows_groups_per_cu));
+    g.rows_blocks_per_trip =
+        static_cast<uint32_t>(h.setting_int("nv_gemv_rows_blocks_per_trip", g.rows_blocks_per_trip));
     if (std::string why = g.validate(d.max_work_group_size); !why.empty())
       throw clport::sdk::Failure("nvidia: invalid settings: " + why);
     const bool gemm = h.setting_bool("nv_gemm", true);
@@ -326,6 +355,9 @@ struct NvidiaPlugin {
                                  std::to_string(gemm_config.rows));
     gemm_config.split_groups_per_cu =
         static_cast<uint32_t>(h.setting_int("nv_gemm_split_groups", gemm_config.split_groups_per_cu));
+    gemm_config.split_blocks = static_cast<uint32_t>(h.setting_int("nv_gemm_split_blocks", gemm_config.split_blocks));
+    if (std::string why = gemm_config.validate(); !why.empty())
+      throw clport::sdk::Failure("nvidia: invalid settings: " + why);
     // auto: the f16 GEMM where the tensor cores take it (its plain OpenCL C form is for checking the
     // kernel elsewhere, far slower than the 8-bit GEMM's).
     const int64_t gemm_half_mode = h.setting_int("nv_gemm_f16", 2);

@@ -149,7 +149,8 @@ const clport_setting_decl kSettings[] = {
 #endif
     FAKE_ABI_MAJOR, FAKE_ABI_MINOR, FAKE_NAME, "test", kSettings, sizeof(kSettings) / sizeof(kSettings[0]), &probe,
     &create, &destroy, &claim_op, &prepare_weight, &release_layout, &prepare_launch, &enqueue_launch, &release_launch,
-    &error_code, &error_message, &release_error, nullptr /* prepare_group: groups nothing */};
+    &error_code, &error_message, &release_error, nullptr /* prepare_group: groups nothing */,
+    nullptr /* scratch_needs: keeps no scratch */};
 
 }  // namespace
 

@@ -21,6 +21,7 @@ class OotSharedInstance final : public clport_plugin_instance {
       : runner_(host, device, std::move(tuning)) {}
   bool supports(const clport_op& op) override { return runner_.supports(op); }
   void enqueue(const clport_op& op) override { runner_.enqueue(op); }
+  std::vector<clport_scratch_need> scratch_needs(const clport_op& op) override { return runner_.scratch_needs(op); }
 
  private:
   OpRunner runner_;

@@ -29,6 +29,9 @@ class OpRunner {
 
   const Tuning& tuning() const { return tuning_; }
   bool supports(const clport_op& op) const;
+  // Plan time, before weights are placed (clport_plugin.scratch_needs): the scratch op would take
+  // on these kernels at 1 .. its rows and n_past up to op.n_past (op_scratch.cpp).
+  std::vector<clport_scratch_need> scratch_needs(const clport_op& op);
   // Enqueues op on the host queue; throws sdk::Failure (UNSUPPORTED when check_op refuses).
   void enqueue(const clport_op& op);
 
@@ -113,6 +116,11 @@ class OpRunner {
     uint32_t one_row_items;  // work-items of the one-row form (tuning q8s_items / x8s_items)
   };
   Q8aWeights q8a_weights(const clport_op& op) const;
+  // The quantized activations' bytes of op at 1 .. its rows, its weight read through the Rows8
+  // layout (rows8) or plain.
+  size_t q8a_scratch_bytes(const clport_op& op, bool rows8) const;
+  // The work-items (each a quantized copy of the row) of the one-row form on N output rows.
+  static size_t one_row_items(int64_t N, const Q8aWeights& weights);
   // q8a_gemv's one-launch form for a single activation row: the mul_mat_gemv_<family>s_<form>
   // kernel of the weight's dtype.
   bool q8s_gemv(const clport_op& op, const char* form, const Q8aWeights& weights);
@@ -124,6 +132,10 @@ class OpRunner {
   void attention_cells(const clport_op& op);
   // The key ranges a decode-step ROPE_KV_STORE_ATTENTION is split into (1: not split).
   int attention_splits(const clport_op& op) const;
+  // The key ranges of ROPE_ATTENTION_CELLS over n_tokens tokens of n_head heads and a cache of
+  // cache_positions per sequence (1: not split), and the partial results' bytes of a split.
+  int cells_attention_splits(int64_t n_tokens, int64_t n_head, int64_t cache_positions) const;
+  static size_t cells_attention_part_bytes(int64_t n_tokens, int64_t n_head, int64_t head_dim, int splits);
   void softmax(const clport_op& op);
   void unary(const clport_op& op);
   void binary(const clport_op& op);
@@ -142,8 +154,8 @@ class OpRunner {
   std::set<const PackedWeight*> packed_;  // handles this runner made and has not released
   // Device scratch that one op at a time uses (the in-order queue runs the kernel that reads
   // it before the next op overwrites it).
-  ScratchBuffer activations_{host_};      // quantized activation rows
-  ScratchBuffer attention_parts_{host_};  // partial results of the split decode attention
+  ScratchBuffer activations_{host_, "quantized activations"};
+  ScratchBuffer attention_parts_{host_, "split attention partial results"};  // of the decode attention
   uint32_t compute_units_ = 1;
   bool cpu_device_ = false;  // CPU devices build RoPE angles without the trig builtins
   std::atomic<bool> act_out_of_memory_{false};

@@ -25,6 +25,8 @@ class OwnGemvInstance : public clport_plugin_instance {
   // per row), so the shared checks answer for both paths.
   bool supports(const clport_op& op) override;
   void enqueue(const clport_op& op) override;
+  // The own GEMV keeps no scratch; the shared kernels' (op_scratch.cpp).
+  std::vector<clport_scratch_need> scratch_needs(const clport_op& op) override { return runner_.scratch_needs(op); }
 
  private:
   // The plugin's GEMV: whether it has a kernel for this weight dtype, and its launch of a
