@@ -51,6 +51,14 @@ class MemoryAccounting : public testing::Test {
     return std::move(device.value());
   }
 
+  // A context of 64 and prompt batches of 8 on the device.
+  static ModelOptions device_options() {
+    ModelOptions lo;
+    lo.n_ctx = 64;
+    lo.n_batch = 8;
+    return lo;
+  }
+
   static uint64_t sum(const std::vector<NamedBytes>& list) {
     uint64_t total = 0;
     for (const NamedBytes& n : list) total += n.bytes;
@@ -85,9 +93,7 @@ class MemoryAccounting : public testing::Test {
 TEST_F(MemoryAccounting, OnTheDeviceEveryWeightHasOneCopyAndTheAllocationsAddUp) {
   auto device = device_backend();
   ASSERT_NE(device, nullptr);
-  ModelOptions lo;
-  lo.n_ctx = 64;
-  lo.n_batch = 8;
+  ModelOptions lo = device_options();
   auto model = LlamaModel::load(file_, *device, lo);
   ASSERT_TRUE(model.ok()) << model.status().to_string();
   // The load prepared the full-batch prompt plan and the decode plan, so the plugins' scratch
@@ -122,9 +128,7 @@ TEST_F(MemoryAccounting, OnTheDeviceEveryWeightHasOneCopyAndTheAllocationsAddUp)
 TEST_F(MemoryAccounting, OnTheDevicePluginScratchIsDeclaredBeforeTheLoadAndNeverOutgrown) {
   auto device = device_backend();
   ASSERT_NE(device, nullptr);
-  ModelOptions lo;
-  lo.n_ctx = 64;
-  lo.n_batch = 8;
+  ModelOptions lo = device_options();
   auto model = LlamaModel::load(file_, *device, lo);
   ASSERT_TRUE(model.ok()) << model.status().to_string();
   const std::vector<NamedBytes> declared = model.value()->memory().plugin_scratch_declared;
