@@ -283,33 +283,39 @@ inline int nv_gemm_dot(local const uint4* xs, local const uint* ws, int words, i
 #endif
 
 // Accumulates blocks 0 .. nblk - 1 of a staged step into acc[i][j][e] (i < I activation tiles of
-// warp row half wm, j < 4 weight tiles of half wn; e as the C fragment: rows g, g, g + 8, g + 8,
-// columns 2t, 2t + 1, 2t, 2t + 1).
+// warp row wm, j < 8 / wn_warps weight tiles of warp column wn; e as the C fragment: rows g, g,
+// g + 8, g + 8, columns 2t, 2t + 1, 2t, 2t + 1). The 4 warps are 2 x 2 (wn_warps 2: 4 weight
+// tiles each) or 1 x 4 (wn_warps 4: one activation tile, 2 weight tiles each).
 inline void nv_gemm_step(local const uint4* xs, local const float4* xd, local const uint* ws,
                          local const float2* wd, int dtype_id, int words, int I, int nblk, int wm, int wn,
-                         float acc[4][4][4]) {
+                         int wn_warps, float acc[4][4][4]) {
   const int lane = get_local_id(0) % 32, g = lane / 4, t = lane % 4, tiles = 2 * I;
+  // This warp's weight tiles: jt0 .. jt0 + jn - 1, in quad jq of the local layout from word jw.
+  const int jn = 8 / wn_warps, jt0 = wn * jn, jq = jt0 / 4, jw = jt0 % 4;
   local const uint4* ws4 = (local const uint4*)ws;
   local const float4* wd4 = (local const float4*)wd;
   for (int blk = 0; blk < nblk; ++blk) {
     float4 wsc[4];
     #pragma unroll
-    for (int j = 0; j < 4; ++j) wsc[j] = wd4[(blk * 8 + wn * 4 + j) * 4 + t];
+    for (int j = 0; j < jn; ++j) wsc[j] = wd4[(blk * 8 + jt0 + j) * 4 + t];
 #if defined(NV_PTX) && NV_PTX
     uint b0[4], b1[4];
     if (words == 4) {
-      const uint4 q = ws4[((blk * 2 + wn) * 8 + g) * 4 + t];
+      const uint4 q = ws4[((blk * 2 + jq) * 8 + g) * 4 + t];
       #pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        const uint word = nv_gemm_word(q, j);
+      for (int j = 0; j < jn; ++j) {
+        const uint word = nv_gemm_word(q, jw + j);
         b0[j] = word & 0x0F0F0F0Fu;
         b1[j] = (word >> 4) & 0x0F0F0F0Fu;
       }
-    } else {
-      const uint4 q01 = ws4[(((blk * 2 + wn) * 2) * 8 + g) * 4 + t];
-      const uint4 q23 = ws4[(((blk * 2 + wn) * 2 + 1) * 8 + g) * 4 + t];
+    } else if (jn == 4) {
+      const uint4 q01 = ws4[(((blk * 2 + jq) * 2) * 8 + g) * 4 + t];
+      const uint4 q23 = ws4[(((blk * 2 + jq) * 2 + 1) * 8 + g) * 4 + t];
       b0[0] = q01.x, b1[0] = q01.y, b0[1] = q01.z, b1[1] = q01.w;
       b0[2] = q23.x, b1[2] = q23.y, b0[3] = q23.z, b1[3] = q23.w;
+    } else {
+      const uint4 q = ws4[(((blk * 2 + jq) * 2 + jw / 2) * 8 + g) * 4 + t];
+      b0[0] = q.x, b1[0] = q.y, b0[1] = q.z, b1[1] = q.w;
     }
 #endif
     #pragma unroll
@@ -320,11 +326,11 @@ inline void nv_gemm_step(local const uint4* xs, local const float4* xd, local co
       const uint4 a = xs[(blk * tiles + tile) * 32 + lane];
 #endif
       #pragma unroll
-      for (int j = 0; j < 4; ++j) {
+      for (int j = 0; j < jn; ++j) {
 #if defined(NV_PTX) && NV_PTX
         const int4 c = nv_mma_s8(a, b0[j], b1[j]);
 #else
-        const int n = (wn * 4 + j) * 8 + 2 * t;
+        const int n = (jt0 + j) * 8 + 2 * t;
         const int4 c = (int4)(nv_gemm_dot(xs, ws, words, tiles, blk, tile, g, n),
                               nv_gemm_dot(xs, ws, words, tiles, blk, tile, g, n + 1),
                               nv_gemm_dot(xs, ws, words, tiles, blk, tile, g + 8, n),
@@ -347,8 +353,8 @@ inline void nv_gemm_loop(const global uint4* xq, const global float4* xds, const
                          const global ushort* wsc, const global uint4* wq2, const global ushort* wsc2, int dual,
                          int dtype_id, int words, int I, int mt0, int Mt, int n0, int N, int K, int kb_begin,
                          int kb_end, local uint4* xs, local float4* xd, local uint* ws, local float2* wd,
-                         float acc[4][4][4], float acc2[4][4][4]) {
-  const int warp = get_local_id(0) / 32, wm = warp / 2, wn = warp % 2, tiles = 2 * I, nb = K / 32;
+                         float acc[4][4][4], float acc2[4][4][4], int wn_warps) {
+  const int warp = get_local_id(0) / 32, wm = warp / wn_warps, wn = warp % wn_warps, tiles = 2 * I, nb = K / 32;
   const int xs_step = NV_GEMM_KB * tiles * 32, xd_step = NV_GEMM_KB * tiles * 8;
   const int ws_set = NV_GEMM_KB * NV_GEMM_BN * words, wd_set = NV_GEMM_KB * NV_GEMM_BN;
   const int sets = dual ? 2 : 1, steps = (kb_end - kb_begin + NV_GEMM_KB - 1) / NV_GEMM_KB;
@@ -374,10 +380,10 @@ inline void nv_gemm_loop(const global uint4* xq, const global float4* xds, const
       if (dual) nv_gemm_load_w(wq2, wsc2, words, has_min, n0, N, nb, kb1, nblk1, wr2, &wdr2);
     }
     nv_gemm_step(xs + cur * xs_step, xd + cur * xd_step, ws + cur * sets * ws_set, wd + cur * sets * wd_set,
-                 dtype_id, words, I, nblk, wm, wn, acc);
+                 dtype_id, words, I, nblk, wm, wn, wn_warps, acc);
     if (dual)
       nv_gemm_step(xs + cur * xs_step, xd + cur * xd_step, ws + (cur * sets + 1) * ws_set,
-                   wd + (cur * sets + 1) * wd_set, dtype_id, words, I, nblk, wm, wn, acc2);
+                   wd + (cur * sets + 1) * wd_set, dtype_id, words, I, nblk, wm, wn, wn_warps, acc2);
     if (s + 1 < steps) {
       nv_gemm_store_x(tiles, nblk1, xr, xdr, xs + nxt * xs_step, xd + nxt * xd_step);
       nv_gemm_store_w(words, nblk1, wr, wdr, ws + nxt * sets * ws_set, wd + nxt * sets * wd_set);
@@ -404,8 +410,9 @@ inline void nv_gemm_loop_deep(const global uint4* xq, const global float4* xds, 
                               const global ushort* wsc, const global uint4* wq2, const global ushort* wsc2,
                               int dual, int dtype_id, int words, int I, int mt0, int Mt, int n0, int N, int K,
                               int kb_begin, int kb_end, local uint4* xs, local float4* xd, local uint* ws,
-                              local float2* wd, float acc[4][4][4], float acc2[4][4][4], int depth) {
-  const int warp = get_local_id(0) / 32, wm = warp / 2, wn = warp % 2, tiles = 2 * I, nb = K / 32;
+                              local float2* wd, float acc[4][4][4], float acc2[4][4][4], int wn_warps,
+                              int depth) {
+  const int warp = get_local_id(0) / 32, wm = warp / wn_warps, wn = warp % wn_warps, tiles = 2 * I, nb = K / 32;
   const int xs_step = NV_GEMM_KB * tiles * 32, xd_step = NV_GEMM_KB * tiles * 8;
   const int ws_set = NV_GEMM_KB * NV_GEMM_BN * words, wd_set = NV_GEMM_KB * NV_GEMM_BN;
   const int sets = dual ? 2 : 1, steps = (kb_end - kb_begin + NV_GEMM_KB - 1) / NV_GEMM_KB;
@@ -443,10 +450,10 @@ inline void nv_gemm_loop_deep(const global uint4* xq, const global float4* xds, 
         if (dual) nv_gemm_load_w(wq2, wsc2, words, has_min, n0, N, nb, kb_far, n, wr2[d], &wdr2[d]);
       }
       nv_gemm_step(xs + cur * xs_step, xd + cur * xd_step, ws + cur * sets * ws_set, wd + cur * sets * wd_set,
-                   dtype_id, words, I, nblk, wm, wn, acc);
+                   dtype_id, words, I, nblk, wm, wn, wn_warps, acc);
       if (dual)
         nv_gemm_step(xs + cur * xs_step, xd + cur * xd_step, ws + (cur * sets + 1) * ws_set,
-                     wd + (cur * sets + 1) * wd_set, dtype_id, words, I, nblk, wm, wn, acc2);
+                     wd + (cur * sets + 1) * wd_set, dtype_id, words, I, nblk, wm, wn, wn_warps, acc2);
       const int nblk1 = min(NV_GEMM_KB, kb_end - (kb_begin + (s + 1) * NV_GEMM_KB));
       if (s + 1 < steps) {
         nv_gemm_store_x(tiles, nblk1, xr[next], xdr[next], xs + nxt * xs_step, xd + nxt * xd_step);
@@ -470,29 +477,29 @@ inline void nv_gemm_split_loop(const global uint4* xq, const global float4* xds,
                                const global ushort* wsc, const global uint4* wq2, const global ushort* wsc2,
                                int dual, int dtype_id, int words, int I, int mt0, int Mt, int n0, int N, int K,
                                int kb_begin, int kb_end, local uint4* xs, local float4* xd, local uint* ws,
-                               local float2* wd, float acc[4][4][4], float acc2[4][4][4]) {
+                               local float2* wd, float acc[4][4][4], float acc2[4][4][4], int wn_warps) {
 #if NV_GEMM_SPLIT_DEPTH > 1
   if (I == 1) {
     nv_gemm_loop_deep(xq, xds, wq, wsc, wq2, wsc2, dual, dtype_id, words, I, mt0, Mt, n0, N, K, kb_begin, kb_end, xs,
-                      xd, ws, wd, acc, acc2, NV_GEMM_SPLIT_DEPTH);
+                      xd, ws, wd, acc, acc2, wn_warps, NV_GEMM_SPLIT_DEPTH);
     return;
   }
 #endif
   nv_gemm_loop(xq, xds, wq, wsc, wq2, wsc2, dual, dtype_id, words, I, mt0, Mt, n0, N, K, kb_begin, kb_end, xs, xd,
-               ws, wd, acc, acc2);
+               ws, wd, acc, acc2, wn_warps);
 }
 
 // Local memory of a kernel with I activation tiles per warp and SETS weights, two steps. The
 // arrays are uint4 / float4 so that 16-byte accesses are aligned (NVIDIA GPUs fault on a
 // misaligned vector access).
-#define NV_GEMM_LOCALS(I, SETS, WORDS)                                              \
+#define NV_GEMM_LOCALS(I, SETS, WORDS, WN)                                          \
   local uint4 xs[2 * NV_GEMM_KB * 2 * (I) * 32];                                    \
   local float4 xd[2 * NV_GEMM_KB * 2 * (I) * 8];                                    \
   local uint4 ws4[2 * (SETS) * NV_GEMM_KB * NV_GEMM_BN * (WORDS) / 4];             \
   local float4 wd4[2 * (SETS) * NV_GEMM_KB * NV_GEMM_BN / 2];                       \
   const int lid = get_local_id(0), lane = lid % 32, warp = lid / 32;                \
-  const int g = lane / 4, t = lane % 4, wm = warp / 2, wn = warp % 2;               \
-  const int n0 = get_group_id(0) * NV_GEMM_BN, mt0 = get_group_id(1) * 2 * (I);    \
+  const int g = lane / 4, t = lane % 4, wm = warp / (WN), wn = warp % (WN);         \
+  const int n0 = get_group_id(0) * NV_GEMM_BN, mt0 = get_group_id(1) * (4 / (WN)) * (I); \
   const int Mt = (M + 15) / 16;                                                     \
   float acc[4][4][4];                                                               \
   _Pragma("unroll")                                                                 \
@@ -502,9 +509,9 @@ inline void nv_gemm_split_loop(const global uint4* xq, const global float4* xds,
       _Pragma("unroll")                                                             \
       for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0f
 
-// The (activation row, weight row) of accumulator [i][j][e] in dst.
+// The (activation row, weight row) of accumulator [i][j][e] in dst, WN warps along the weight rows.
 #define NV_GEMM_ROW(I, i, e) ((mt0 + wm * (I) + (i)) * 16 + g + ((e) >= 2 ? 8 : 0))
-#define NV_GEMM_COL(j, e) (n0 + (wn * 4 + (j)) * 8 + 2 * t + ((e) & 1))
+#define NV_GEMM_COL(WN, j, e) (n0 + (wn * (8 / (WN)) + (j)) * 8 + 2 * t + ((e) & 1))
 
 // MUL_MAT, and MUL_MAT_ADD with has_res (dst = product + res; res may be dst: each output is read
 // and written by the same work-item). Global size (ceil(N / 64) * 128, ceil(M / (32 I))).
@@ -513,9 +520,9 @@ inline void nv_gemm_split_loop(const global uint4* xq, const global float4* xds,
       const global uint4* wq, const global ushort* wsc, const global uint4* xq, const global float4* xds, \
       const global uchar* res, ulong res_off, int has_res, global uchar* dst, ulong dst_off, int M, int N, \
       int K) {                                                                                           \
-    NV_GEMM_LOCALS(I, 1, WORDS);                                                                         \
+    NV_GEMM_LOCALS(I, 1, WORDS, 2);                                                                      \
     nv_gemm_loop(xq, xds, wq, wsc, wq, wsc, 0, DTYPE_ID, WORDS, I, mt0, Mt, n0, N, K, 0, K / 32, xs, xd, \
-                 (local uint*)ws4, (local float2*)wd4, acc, acc);                                        \
+                 (local uint*)ws4, (local float2*)wd4, acc, acc, 2);                                     \
     global float* out = (global float*)(dst + dst_off);                                                 \
     const global float* r = (const global float*)(res + res_off);                                       \
     _Pragma("unroll")                                                                                    \
@@ -524,7 +531,7 @@ inline void nv_gemm_split_loop(const global uint4* xq, const global float4* xds,
       for (int j = 0; j < 4; ++j)                                                                        \
         _Pragma("unroll")                                                                                \
         for (int e = 0; e < 4; ++e) {                                                                    \
-          const int m = NV_GEMM_ROW(I, i, e), n = NV_GEMM_COL(j, e);                                     \
+          const int m = NV_GEMM_ROW(I, i, e), n = NV_GEMM_COL(2, j, e);                                  \
           if (m < M && n < N) {                                                                          \
             const size_t at = (size_t)m * N + n;                                                         \
             out[at] = has_res ? acc[i][j][e] + r[at] : acc[i][j][e];                                     \
@@ -546,7 +553,7 @@ NV_GEMM_KERNEL(nv_gemm_q8_0_m64, 2, 8, 2)
       const global uint4* gq, const global ushort* gsc, const global uint4* uq, const global ushort* usc, \
       const global uint4* xq, const global float4* xds, global uchar* dst, ulong dst_off, int M, int N,   \
       int K) {                                                                                           \
-    NV_GEMM_LOCALS(I, 2, WORDS);                                                                         \
+    NV_GEMM_LOCALS(I, 2, WORDS, 2);                                                                      \
     float up[4][4][4];                                                                                   \
     _Pragma("unroll")                                                                                    \
     for (int i = 0; i < 4; ++i)                                                                          \
@@ -555,7 +562,7 @@ NV_GEMM_KERNEL(nv_gemm_q8_0_m64, 2, 8, 2)
         _Pragma("unroll")                                                                                \
         for (int e = 0; e < 4; ++e) up[i][j][e] = 0.0f;                                                  \
     nv_gemm_loop(xq, xds, gq, gsc, uq, usc, 1, DTYPE_ID, WORDS, I, mt0, Mt, n0, N, K, 0, K / 32, xs, xd, \
-                 (local uint*)ws4, (local float2*)wd4, acc, up);                                         \
+                 (local uint*)ws4, (local float2*)wd4, acc, up, 2);                                      \
     global float* out = (global float*)(dst + dst_off);                                                 \
     _Pragma("unroll")                                                                                    \
     for (int i = 0; i < (I); ++i)                                                                        \
@@ -563,7 +570,7 @@ NV_GEMM_KERNEL(nv_gemm_q8_0_m64, 2, 8, 2)
       for (int j = 0; j < 4; ++j)                                                                        \
         _Pragma("unroll")                                                                                \
         for (int e = 0; e < 4; ++e) {                                                                    \
-          const int m = NV_GEMM_ROW(I, i, e), n = NV_GEMM_COL(j, e);                                     \
+          const int m = NV_GEMM_ROW(I, i, e), n = NV_GEMM_COL(2, j, e);                                  \
           const float a = acc[i][j][e];                                                                  \
           if (m < M && n < N) out[(size_t)m * N + n] = a / (1.0f + exp(-a)) * up[i][j][e];               \
         }                                                                                                \
@@ -624,13 +631,13 @@ inline void nv_gemm_split_finish(const global float* part, volatile global int* 
 // NV_GEMM_KB), each walked by nv_gemm_split_loop. Each work-group writes its range's sums to part
 // ([split][SETS][M][N] floats: the SwiGLU's gate, then up); the last range of a tile to finish adds
 // them up (nv_gemm_split_finish).
-#define NV_GEMM_SPLIT_KERNEL(NAME, DTYPE_ID, WORDS, I, SETS)                                             \
+#define NV_GEMM_SPLIT_KERNEL(NAME, DTYPE_ID, WORDS, I, SETS, WN)                                         \
   kernel __attribute__((reqd_work_group_size(NV_GEMM_WG, 1, 1))) void NAME(                             \
       const global uint4* wq, const global ushort* wsc, const global uint4* wq2, const global ushort* wsc2, \
       const global uint4* xq, const global float4* xds, global float* part, volatile global int* arrivals, \
       int M, int N, int K, int per_split, const global uchar* res, ulong res_off, int has_res,           \
       global uchar* dst, ulong dst_off) {                                                                \
-    NV_GEMM_LOCALS(I, SETS, WORDS);                                                                      \
+    NV_GEMM_LOCALS(I, SETS, WORDS, WN);                                                                  \
     float acc2[4][4][4];                                                                                 \
     _Pragma("unroll")                                                                                    \
     for (int i = 0; i < 4; ++i)                                                                          \
@@ -641,16 +648,16 @@ inline void nv_gemm_split_finish(const global float* part, volatile global int* 
     const int split = get_group_id(2), kb_begin = split * per_split;                                     \
     const int kb_end = min(K / 32, kb_begin + per_split);                                                \
     nv_gemm_split_loop(xq, xds, wq, wsc, wq2, wsc2, (SETS) == 2, DTYPE_ID, WORDS, I, mt0, Mt, n0, N, K,   \
-                       kb_begin, kb_end, xs, xd, (local uint*)ws4, (local float2*)wd4, acc, acc2);        \
+                       kb_begin, kb_end, xs, xd, (local uint*)ws4, (local float2*)wd4, acc, acc2, WN);    \
     const size_t mn = (size_t)M * N;                                                                     \
     global float* p = part + (size_t)split * (SETS) * mn;                                                \
     _Pragma("unroll")                                                                                    \
     for (int i = 0; i < (I); ++i)                                                                        \
       _Pragma("unroll")                                                                                  \
-      for (int j = 0; j < 4; ++j)                                                                        \
+      for (int j = 0; j < 8 / (WN); ++j)                                                                 \
         _Pragma("unroll")                                                                                \
         for (int e = 0; e < 4; ++e) {                                                                    \
-          const int m = NV_GEMM_ROW(I, i, e), n = NV_GEMM_COL(j, e);                                     \
+          const int m = NV_GEMM_ROW(I, i, e), n = NV_GEMM_COL(WN, j, e);                                 \
           if (m < M && n < N) {                                                                          \
             p[(size_t)m * N + n] = acc[i][j][e];                                                         \
             if ((SETS) == 2) p[mn + (size_t)m * N + n] = acc2[i][j][e];                                  \
@@ -658,24 +665,33 @@ inline void nv_gemm_split_finish(const global float* part, volatile global int* 
         }                                                                                                \
     local int last;                                                                                      \
     nv_gemm_split_finish(part, arrivals, get_num_groups(2), M, N, (SETS) == 2, res, res_off, has_res, dst, \
-                         dst_off, n0, mt0 * 16, 32 * (I), &last);                                        \
+                         dst_off, n0, mt0 * 16, 16 * (4 / (WN)) * (I), &last);                           \
   }
 
-NV_GEMM_SPLIT_KERNEL(nv_gemm_split_q4_0, 0, 4, 4, 1)
-NV_GEMM_SPLIT_KERNEL(nv_gemm_split_q4_1, 1, 4, 4, 1)
-NV_GEMM_SPLIT_KERNEL(nv_gemm_split_q8_0, 2, 8, 4, 1)
-NV_GEMM_SPLIT_KERNEL(nv_gemm_split_q4_0_m64, 0, 4, 2, 1)
-NV_GEMM_SPLIT_KERNEL(nv_gemm_split_q4_1_m64, 1, 4, 2, 1)
-NV_GEMM_SPLIT_KERNEL(nv_gemm_split_q8_0_m64, 2, 8, 2, 1)
-NV_GEMM_SPLIT_KERNEL(nv_gemm_swiglu_split_q4_0, 0, 4, 2, 2)
-NV_GEMM_SPLIT_KERNEL(nv_gemm_swiglu_split_q4_1, 1, 4, 2, 2)
-NV_GEMM_SPLIT_KERNEL(nv_gemm_swiglu_split_q8_0, 2, 8, 2, 2)
+NV_GEMM_SPLIT_KERNEL(nv_gemm_split_q4_0, 0, 4, 4, 1, 2)
+NV_GEMM_SPLIT_KERNEL(nv_gemm_split_q4_1, 1, 4, 4, 1, 2)
+NV_GEMM_SPLIT_KERNEL(nv_gemm_split_q8_0, 2, 8, 4, 1, 2)
+NV_GEMM_SPLIT_KERNEL(nv_gemm_split_q4_0_m64, 0, 4, 2, 1, 2)
+NV_GEMM_SPLIT_KERNEL(nv_gemm_split_q4_1_m64, 1, 4, 2, 1, 2)
+NV_GEMM_SPLIT_KERNEL(nv_gemm_split_q8_0_m64, 2, 8, 2, 1, 2)
+NV_GEMM_SPLIT_KERNEL(nv_gemm_swiglu_split_q4_0, 0, 4, 2, 2, 2)
+NV_GEMM_SPLIT_KERNEL(nv_gemm_swiglu_split_q4_1, 1, 4, 2, 2, 2)
+NV_GEMM_SPLIT_KERNEL(nv_gemm_swiglu_split_q8_0, 2, 8, 2, 2, 2)
 // 32 rows a group (I = 1), for at most 32 activation rows: a decode step of a few sequences pads
 // half as many rows as with 64.
-NV_GEMM_SPLIT_KERNEL(nv_gemm_split_q4_0_m32, 0, 4, 1, 1)
-NV_GEMM_SPLIT_KERNEL(nv_gemm_split_q4_1_m32, 1, 4, 1, 1)
-NV_GEMM_SPLIT_KERNEL(nv_gemm_split_q8_0_m32, 2, 8, 1, 1)
-NV_GEMM_SPLIT_KERNEL(nv_gemm_swiglu_split_q4_0_m32, 0, 4, 1, 2)
-NV_GEMM_SPLIT_KERNEL(nv_gemm_swiglu_split_q4_1_m32, 1, 4, 1, 2)
-NV_GEMM_SPLIT_KERNEL(nv_gemm_swiglu_split_q8_0_m32, 2, 8, 1, 2)
+NV_GEMM_SPLIT_KERNEL(nv_gemm_split_q4_0_m32, 0, 4, 1, 1, 2)
+NV_GEMM_SPLIT_KERNEL(nv_gemm_split_q4_1_m32, 1, 4, 1, 1, 2)
+NV_GEMM_SPLIT_KERNEL(nv_gemm_split_q8_0_m32, 2, 8, 1, 1, 2)
+NV_GEMM_SPLIT_KERNEL(nv_gemm_swiglu_split_q4_0_m32, 0, 4, 1, 2, 2)
+NV_GEMM_SPLIT_KERNEL(nv_gemm_swiglu_split_q4_1_m32, 1, 4, 1, 2, 2)
+NV_GEMM_SPLIT_KERNEL(nv_gemm_swiglu_split_q8_0_m32, 2, 8, 1, 2, 2)
+// 16 rows a group, for at most 16 activation rows: the 4 warps share one activation tile and take
+// 2 weight tiles each, where the 32-row kernels' second warp row multiplies a repeat of the first
+// tile (half the products of a 16-row step thrown away).
+NV_GEMM_SPLIT_KERNEL(nv_gemm_split_q4_0_m16, 0, 4, 1, 1, 4)
+NV_GEMM_SPLIT_KERNEL(nv_gemm_split_q4_1_m16, 1, 4, 1, 1, 4)
+NV_GEMM_SPLIT_KERNEL(nv_gemm_split_q8_0_m16, 2, 8, 1, 1, 4)
+NV_GEMM_SPLIT_KERNEL(nv_gemm_swiglu_split_q4_0_m16, 0, 4, 1, 2, 4)
+NV_GEMM_SPLIT_KERNEL(nv_gemm_swiglu_split_q4_1_m16, 1, 4, 1, 2, 4)
+NV_GEMM_SPLIT_KERNEL(nv_gemm_swiglu_split_q8_0_m16, 2, 8, 1, 2, 4)
 

@@ -89,8 +89,8 @@ NvGemm::Shape NvGemm::shape(int64_t M, int64_t N, int64_t K, bool swiglu) const 
   Shape s;
   // The SwiGLU kernel keeps two sets of accumulators: it always takes 64 rows a group.
   s.rows = swiglu ? 64 : rows_per_group(M);
-  // The split kernels come in 32 rows a group too, for a decode step of a few sequences.
-  s.split_rows = M <= 32 ? 32 : s.rows;
+  // The split kernels come in 32 and 16 rows a group too, for a decode step of a few sequences.
+  s.split_rows = M <= 16 ? 16 : M <= 32 ? 32 : s.rows;
   s.groups_n = (static_cast<size_t>(N) + kWeightRows - 1) / kWeightRows;
   s.groups_m = (static_cast<size_t>(M) + s.split_rows - 1) / s.split_rows;
   const int64_t nb = K / 32;
@@ -160,7 +160,10 @@ bool NvGemm::enqueue(const clport_op& op, const PackedWeight& w, const PackedWei
     cl_mem counts = part != nullptr ? arrivals(groups_n * groups_m) : nullptr;
     if (counts != nullptr) {
       const std::string split_name = std::string(swiglu ? "nv_gemm_swiglu_split_" : "nv_gemm_split_") + suffix +
-                                     (split_rows == 32 ? "_m32" : !swiglu && split_rows == 64 ? "_m64" : "");
+                                     (split_rows == 16   ? "_m16"
+                                      : split_rows == 32 ? "_m32"
+                                      : !swiglu && split_rows == 64 ? "_m64"
+                                                                    : "");
       const clport::sdk::Kernel& ks = program_.kernel(split_name);
       const PackedWeight& second = swiglu ? *up : w;
       const clport_tensor& res = add ? *op.src[2] : x;
