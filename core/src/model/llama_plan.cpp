@@ -22,7 +22,7 @@ Result<std::unique_ptr<PreparedOp>> prepare_group(Backend& backend, const Forwar
     const PlanNode& node = plan.nodes[i];
     GroupOp g;
     g.kind = node.kind;
-    for (const TensorRef& t : node.src) g.src.push_back(&t);
+    g.src = node.sources();
     g.dst = &node.dst;
     g.params = node.params;
     g.dst_position_stride = node.dst_position_stride;
@@ -37,7 +37,6 @@ Status prepare_plan(Backend& backend, ForwardPlan& plan) {
   plan.launches.clear();
   plan.prepared = false;
   plan.grouped_runs = 0;
-  std::vector<const TensorRef*> src;
   for (size_t i = 0; i < plan.nodes.size();) {
     const size_t end = group_end(plan, i);
     if (plan.offer_groups && end - i > 1) {
@@ -55,9 +54,7 @@ Status prepare_plan(Backend& backend, ForwardPlan& plan) {
     }
     for (; i < end; ++i) {
       const PlanNode& node = plan.nodes[i];
-      src.clear();
-      for (const TensorRef& t : node.src) src.push_back(&t);
-      auto prepared = backend.prepare(node.kind, src, node.dst, node.params, node.dst_position_stride);
+      auto prepared = backend.prepare(node.kind, node.sources(), node.dst, node.params, node.dst_position_stride);
       if (!prepared.ok()) {
         plan.launches.clear();
         return prepared.status();

@@ -28,6 +28,13 @@ struct PlanNode {
   // Nodes with the same group (>= 0, consecutive: one transformer layer) are offered to the
   // backend as one sequence (Backend::prepare_group); -1 = never grouped.
   int group = -1;
+
+  // src as the pointers Backend::prepare and OpDescription take.
+  std::vector<const TensorRef*> sources() const {
+    std::vector<const TensorRef*> out;
+    for (const TensorRef& t : src) out.push_back(&t);
+    return out;
+  }
 };
 
 // A prepared launch and the nodes [first, first + count) it runs.

@@ -101,9 +101,7 @@ Result<std::vector<NamedBytes>> LlamaModel::planned_scratch() const {
   for (const auto& [shape, n_past] : shapes) {
     const ForwardPlan plan = build_plan(shape, 1, false);
     for (const PlanNode& node : plan.nodes) {
-      std::vector<const TensorRef*> src;
-      for (const TensorRef& t : node.src) src.push_back(&t);
-      OpDescription d(node.kind, src, node.dst, node.params);
+      OpDescription d(node.kind, node.sources(), node.dst, node.params);
       d.op.n_past = static_cast<int32_t>(n_past);
       auto needs = backend_.scratch_needs(d.op);
       if (!needs.ok()) return needs.status();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "clport_common/attention_parts.hpp"
 #include "clport_common/op_checks.hpp"
 #include "clport_common/op_runner.hpp"
 
@@ -212,7 +213,7 @@ void OpRunner::attention(const clport_op& op) {
   const int64_t kv_groups = kc.ne[1] * q.ne[2] * splits;
   const size_t serial_local = kv_groups >= compute_units_ ? static_cast<size_t>(q.ne[1] / kc.ne[1]) : 1;
   if (splits > 1) {
-    const size_t part_bytes = cells_attention_part_bytes(1, q.ne[1], q.ne[0], splits);
+    const size_t part_bytes = attention_part_bytes(1, q.ne[1], q.ne[0], splits);
     if (cl_mem part = attention_parts_.grow(part_bytes); part != nullptr) {
       const std::string split_name = serial ? "attention_serial_split_store_" : "attention_split_store_";
       const sdk::Kernel& ks = kernel(ProgramId::Attention, split_name + types, types);

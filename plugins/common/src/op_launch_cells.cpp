@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "clport_common/attention_parts.hpp"
 #include "clport_common/op_checks.hpp"
 #include "clport_common/op_runner.hpp"
 
@@ -74,7 +75,7 @@ void OpRunner::attention_cells(const clport_op& op) {
   const int splits = cells_attention_splits(n_tokens, n_head, cache.ne[2]);
   const size_t wg = tuning_.att_wg;
   if (splits > 1) {
-    const size_t part_bytes = cells_attention_part_bytes(n_tokens, n_head, hd, splits);
+    const size_t part_bytes = attention_part_bytes(n_tokens, n_head, hd, splits);
     if (cl_mem part = attention_parts_.grow(part_bytes); part != nullptr) {
       const sdk::Kernel& ks = kernel(ProgramId::Attention, "attention_split_cells_" + type, type);
       set_common(ks);
@@ -106,10 +107,6 @@ int OpRunner::cells_attention_splits(int64_t n_tokens, int64_t n_head, int64_t c
   const int64_t by_groups = (4 * static_cast<int64_t>(compute_units_) + n_head * n_tokens - 1) / (n_head * n_tokens);
   const int64_t by_keys = cache_positions / static_cast<int64_t>(tuning_.att_split_keys);
   return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>({by_groups, by_keys, 256})));
-}
-
-size_t OpRunner::cells_attention_part_bytes(int64_t n_tokens, int64_t n_head, int64_t head_dim, int splits) {
-  return static_cast<size_t>(n_tokens * n_head) * splits * (head_dim + 2) * sizeof(float);
 }
 
 }  // namespace clport::plugin_common

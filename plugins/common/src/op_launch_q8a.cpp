@@ -34,6 +34,12 @@ ActivationBlocks activation_blocks(int32_t dtype) {
   }
 }
 
+// Bytes of one row of K activation values quantized for a weight of `dtype`.
+size_t activation_row_bytes(int32_t dtype, int64_t K) {
+  const ActivationBlocks blocks = activation_blocks(dtype);
+  return static_cast<size_t>(K / blocks.values) * blocks.bytes;
+}
+
 bool norm_in_front(const clport_op& op) {
   return op.kind == CLPORT_OP_RMS_NORM_MUL_MAT || op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU;
 }
@@ -82,7 +88,7 @@ cl_mem OpRunner::quantize_activations(const clport_tensor& x, int32_t weight_dty
                                       float eps, bool required) {
   const int64_t K = x.ne[0], M = x.ne[1];
   const ActivationBlocks blocks = activation_blocks(weight_dtype);
-  const cl_mem scratch = activation_scratch(static_cast<size_t>(M * (K / blocks.values)) * blocks.bytes, required);
+  const cl_mem scratch = activation_scratch(static_cast<size_t>(M) * activation_row_bytes(weight_dtype, K), required);
   if (scratch == nullptr) return nullptr;
   const sdk::Kernel& k = kernel(ProgramId::GemvQ8a, blocks.quantize_kernel, kernel_type_suffix(weight_dtype));
   sdk::set_args(h_.cl(), k, x.buffer, static_cast<cl_ulong>(x.offset), g ? g->buffer : x.buffer,
@@ -95,24 +101,27 @@ cl_mem OpRunner::quantize_activations(const clport_tensor& x, int32_t weight_dty
 
 size_t OpRunner::q8a_scratch_bytes(const clport_op& op, bool rows8) const {
   const clport_tensor& w = *op.src[0];
-  const ActivationBlocks blocks = activation_blocks(w.dtype);
-  const auto row_bytes = static_cast<size_t>(w.ne[0] / blocks.values) * blocks.bytes;
+  const size_t row_bytes = activation_row_bytes(w.dtype, w.ne[0]);
   const int64_t M = op.src[1]->ne[1];
   // One row: the one-row form's copies (q8s_gemv) or the row itself; more rows: each row once.
   size_t one_row = row_bytes;
-  if (tuning_.q8s == 1) {
-    Q8aWeights wa{};
-    const bool swiglu = op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU;
-    wa.rows = rows8 ? 8 : swiglu ? std::max<int64_t>(1, tuning_.q8a_rows / 2) : tuning_.q8a_rows;
-    wa.one_row_items = rows8 ? tuning_.x8s_items : tuning_.q8s_items;
-    one_row = one_row_items(w.ne[1], wa) * row_bytes;
-  }
+  if (tuning_.q8s == 1) one_row = one_row_items(w.ne[1], q8a_shape(rows8, op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU)) * row_bytes;
   return std::max(one_row, M > 1 ? static_cast<size_t>(M) * row_bytes : size_t{0});
 }
 
 size_t OpRunner::one_row_items(int64_t N, const Q8aWeights& wa) {
   const auto runs = static_cast<size_t>((N + wa.rows - 1) / wa.rows);
   return std::min<size_t>(runs, wa.one_row_items);
+}
+
+OpRunner::Q8aWeights OpRunner::q8a_shape(bool rows8, bool swiglu) const {
+  Q8aWeights wa{};
+  wa.family = rows8 ? "x8" : "q8";
+  // Output rows per work-item: the x8 kernels' 8, or the q8 kernels' Q8A_ROWS, half of it for the
+  // two-weight SwiGLU.
+  wa.rows = rows8 ? 8 : swiglu ? std::max<int64_t>(1, tuning_.q8a_rows / 2) : tuning_.q8a_rows;
+  wa.one_row_items = rows8 ? tuning_.x8s_items : tuning_.q8s_items;
+  return wa;
 }
 
 OpRunner::Q8aWeights OpRunner::q8a_weights(const clport_op& op) const {
@@ -122,15 +131,21 @@ OpRunner::Q8aWeights OpRunner::q8a_weights(const clport_op& op) const {
   // for one of the copies) the plain buffers.
   const PackedWeight* w8 = rows8_layout(w);
   const PackedWeight* up8 = swiglu ? rows8_layout(*op.src[3]) : nullptr;
-  if (w8 != nullptr && (!swiglu || up8 != nullptr))
-    return {"x8", w8->q, 0, rows8_bytes(w8->dtype, w8->K, 8), up8 != nullptr ? up8->q : nullptr, 0, 8,
-            tuning_.x8s_items};
+  const bool rows8 = w8 != nullptr && (!swiglu || up8 != nullptr);
+  Q8aWeights wa = q8a_shape(rows8, swiglu);
+  if (rows8) {
+    wa.w = w8->q;
+    wa.w_row = rows8_bytes(w8->dtype, w8->K, 8);
+    wa.up = up8 != nullptr ? up8->q : nullptr;
+    return wa;
+  }
   const clport_tensor* up = swiglu ? op.src[3] : nullptr;
-  // Output rows per work-item: the kernel's Q8A_ROWS, half of it for the two-weight SwiGLU.
-  const int64_t rows = swiglu ? std::max<int64_t>(1, tuning_.q8a_rows / 2) : tuning_.q8a_rows;
-  return {"q8", w.buffer, static_cast<cl_ulong>(w.offset), static_cast<cl_ulong>(w.nb[1]),
-          up != nullptr ? up->buffer : nullptr, static_cast<cl_ulong>(up != nullptr ? up->offset : 0), rows,
-          tuning_.q8s_items};
+  wa.w = w.buffer;
+  wa.w_off = static_cast<cl_ulong>(w.offset);
+  wa.w_row = static_cast<cl_ulong>(w.nb[1]);
+  wa.up = up != nullptr ? up->buffer : nullptr;
+  wa.up_off = static_cast<cl_ulong>(up != nullptr ? up->offset : 0);
+  return wa;
 }
 
 bool OpRunner::q8s_gemv(const clport_op& op, const char* form, const Q8aWeights& wa) {
@@ -142,9 +157,7 @@ bool OpRunner::q8s_gemv(const clport_op& op, const char* form, const Q8aWeights&
                                 kernel_type_suffix(w.dtype));
   // At most one_row_items work-items (one each per work-group), each a share of the row runs.
   const size_t items = one_row_items(N, wa);
-  const ActivationBlocks blocks = activation_blocks(w.dtype);
-  const cl_mem scratch =
-      activation_scratch(items * static_cast<size_t>(K / blocks.values) * blocks.bytes, wa.family[0] == 'x');
+  const cl_mem scratch = activation_scratch(items * activation_row_bytes(w.dtype, K), wa.family[0] == 'x');
   if (scratch == nullptr) return false;
   const auto x_off = static_cast<cl_ulong>(x.offset), d_off = static_cast<cl_ulong>(d.offset);
   const cl_mem g_buf = g ? g->buffer : x.buffer;

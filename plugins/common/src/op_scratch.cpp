@@ -5,6 +5,7 @@
 // it.
 #include <algorithm>
 
+#include "clport_common/attention_parts.hpp"
 #include "clport_common/op_checks.hpp"
 #include "clport_common/op_runner.hpp"
 #include "clport_common/packed_weight.hpp"
@@ -22,14 +23,14 @@ std::vector<clport_scratch_need> OpRunner::scratch_needs(const clport_op& op) {
     clport_op decode = op;
     decode.src[0] = &one;
     const int splits = attention_splits(decode);
-    if (splits > 1) needs.push_back(attention_parts_.plan(cells_attention_part_bytes(1, a.ne[1], a.ne[0], splits)));
+    if (splits > 1) needs.push_back(attention_parts_.plan(attention_part_bytes(1, a.ne[1], a.ne[0], splits)));
     return needs;
   }
   if (op.kind == CLPORT_OP_ROPE_ATTENTION_CELLS && op.n_src > 1 && op.src[1] != nullptr && tuning_.att_serial != 1) {
     size_t most = 0;
     for (int64_t n = 1; n <= a.ne[2]; ++n) {
       const int splits = cells_attention_splits(n, a.ne[1], op.src[1]->ne[2]);
-      if (splits > 1) most = std::max(most, cells_attention_part_bytes(n, a.ne[1], a.ne[0], splits));
+      if (splits > 1) most = std::max(most, attention_part_bytes(n, a.ne[1], a.ne[0], splits));
     }
     if (most > 0) needs.push_back(attention_parts_.plan(most));
     return needs;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "clport_common/attention_parts.hpp"
+
 extern const clport::EmbeddedKernel clport_plugin_kernels[];
 
 namespace nvidia {
@@ -60,16 +62,12 @@ const clport::sdk::Kernel& NvAttentionCells::kernel(int64_t head_dim, int64_t gr
   return it->second;
 }
 
-size_t NvAttentionCells::part_bytes(int64_t n_tokens, int64_t n_head, int64_t head_dim, int n_split) {
-  return static_cast<size_t>(n_tokens * n_head) * n_split * (head_dim + 2) * sizeof(float);
-}
-
 std::vector<clport_scratch_need> NvAttentionCells::scratch_needs(const clport_op& op) {
   const clport_tensor &q = *op.src[0], &cache = *op.src[1];
   size_t most = 0;
   for (int64_t n = 1; n <= q.ne[2]; ++n) {
     const int n_split = splits(n, cache.ne[1], cache.ne[2]);
-    if (n_split > 1) most = std::max(most, part_bytes(n, q.ne[1], q.ne[0], n_split));
+    if (n_split > 1) most = std::max(most, clport::plugin_common::attention_part_bytes(n, q.ne[1], q.ne[0], n_split));
   }
   if (most == 0) return {};
   return {part_scratch_.plan(most)};
@@ -84,7 +82,7 @@ void NvAttentionCells::enqueue(const clport_op& op) {
   const int64_t hd = q.ne[0], n_head = q.ne[1], n_kv_head = cache.ne[1], n_tokens = q.ne[2];
   const int64_t group = n_head / n_kv_head;
   const int n_split = splits(n_tokens, n_kv_head, cache.ne[2]);
-  cl_mem part = n_split > 1 ? partials(part_bytes(n_tokens, n_head, hd, n_split)) : nullptr;
+  cl_mem part = n_split > 1 ? partials(clport::plugin_common::attention_part_bytes(n_tokens, n_head, hd, n_split)) : nullptr;
   // A sequence is its K and V halves (2 nb[3] bytes).
   const std::string name = cache.dtype == CLPORT_DTYPE_F16 ? "nv_attention_cells_f16" : "nv_attention_cells_f32";
   const clport::sdk::Kernel& k = kernel(hd, group, name);

@@ -37,7 +37,6 @@ class NvAttentionCells {
   // Key ranges per token: work-groups for a few per compute unit, each range at least a chunk of
   // the cache's cells.
   int splits(int64_t n_tokens, int64_t n_kv_head, int64_t n_ctx) const;
-  static size_t part_bytes(int64_t n_tokens, int64_t n_head, int64_t head_dim, int n_split);
   cl_mem partials(size_t bytes);
   const clport::sdk::Kernel& kernel(int64_t head_dim, int64_t group, const std::string& name);
 

@@ -116,6 +116,9 @@ class OpRunner {
     uint32_t one_row_items;  // work-items of the one-row form (tuning q8s_items / x8s_items)
   };
   Q8aWeights q8a_weights(const clport_op& op) const;
+  // The kernel family and work shape of either layout (buffers unset): what q8a_weights fills in,
+  // and what the declared scratch is sized by before any weight has a layout.
+  Q8aWeights q8a_shape(bool rows8, bool swiglu) const;
   // The quantized activations' bytes of op at 1 .. its rows, its weight read through the Rows8
   // layout (rows8) or plain.
   size_t q8a_scratch_bytes(const clport_op& op, bool rows8) const;
@@ -133,9 +136,8 @@ class OpRunner {
   // The key ranges a decode-step ROPE_KV_STORE_ATTENTION is split into (1: not split).
   int attention_splits(const clport_op& op) const;
   // The key ranges of ROPE_ATTENTION_CELLS over n_tokens tokens of n_head heads and a cache of
-  // cache_positions per sequence (1: not split), and the partial results' bytes of a split.
+  // cache_positions per sequence (1: not split).
   int cells_attention_splits(int64_t n_tokens, int64_t n_head, int64_t cache_positions) const;
-  static size_t cells_attention_part_bytes(int64_t n_tokens, int64_t n_head, int64_t head_dim, int splits);
   void softmax(const clport_op& op);
   void unary(const clport_op& op);
   void binary(const clport_op& op);
