@@ -127,8 +127,8 @@ TEST_F(MemoryAccounting, OnTheDeviceEveryWeightHasOneCopyAndTheAllocationsAddUp)
 }
 
 TEST_F(MemoryAccounting, OnTheDevicePluginScratchIsDeclaredBeforeTheLoadAndNeverOutgrown) {
-  // The driver self-test runs its small cases on the same plugin instances before the model
-  // plans (a first start, a new driver): what they grew is not kept beside the planned buffers.
+  // The driver self-test (forced, as on a first start or a new driver) runs its small cases
+  // before the model loads: the scratch they grow must not stay in the instances the model runs on.
   std::unique_ptr<Backend> device;
   {
     testing_env::ScopedEnv first_start{{"CLPORT_SELF_TEST", "force"}};

@@ -38,8 +38,9 @@ class CLPORT_API BoundInstance {
  public:
   // `keepalive` holds what the instance's host table points into (the DeviceContext).
   // `settings`: the policy's settings the instance was created with, described (written_settings.h).
+  // `host`: the host table it was created with (a sibling shares it).
   BoundInstance(std::shared_ptr<LoadedPlugin> plugin, clport_plugin_instance* instance, int64_t rank,
-                std::shared_ptr<void> keepalive, std::string settings = {});
+                std::shared_ptr<void> keepalive, std::string settings = {}, const clport_host* host = nullptr);
   ~BoundInstance();
   BoundInstance(const BoundInstance&) = delete;
   BoundInstance& operator=(const BoundInstance&) = delete;
@@ -53,8 +54,10 @@ class CLPORT_API BoundInstance {
   bool supports(const clport_op& op) const;  // guarded: a throwing plugin says no
 
  private:
+  friend class DeviceBinding;  // sibling_of
   std::shared_ptr<void> keepalive_;  // destroyed after the instance (declared first)
   std::shared_ptr<LoadedPlugin> plugin_;
+  const clport_host* host_;
   clport_plugin_instance* instance_;
   int64_t rank_;
   std::string settings_;
@@ -192,6 +195,11 @@ class CLPORT_API DeviceBinding {
   const DevicePolicy& policy() const { return policy_; }
   std::vector<OpBindingRow> summary() const;
   const std::vector<std::shared_ptr<BoundInstance>>& instances() const { return instances_; }
+  // A second instance of a bound instance's plugin, with its host table and settings, on the same
+  // device, bound to nothing. The driver self-test runs its small cases on one, so that what they
+  // leave in a plugin (scratch grown to their shapes) goes with it instead of staying in the
+  // instance that runs the model.
+  Result<std::unique_ptr<BoundInstance>> sibling_of(const BoundInstance& instance) const;
 
   // For the driver self-test: takes (plugin, op kind, dtype) out of service,
   // so select() passes over that plugin for such ops (next plugin, else the CPU path).
@@ -212,6 +220,7 @@ class CLPORT_API DeviceBinding {
   const BoundInstance* owner_of_layout(const clport_op& op) const;
 
   std::shared_ptr<void> keepalive_;  // the DeviceContext behind the host tables (null in tests)
+  DeviceInfo device_;                // what the instances were created for
   DevicePolicy policy_;
   std::vector<PluginCandidate> candidates_;
   std::vector<std::string> log_;

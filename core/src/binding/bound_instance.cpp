@@ -6,9 +6,11 @@
 namespace clport {
 
 BoundInstance::BoundInstance(std::shared_ptr<LoadedPlugin> plugin, clport_plugin_instance* instance,
-                             int64_t rank, std::shared_ptr<void> keepalive, std::string settings)
+                             int64_t rank, std::shared_ptr<void> keepalive, std::string settings,
+                             const clport_host* host)
     : keepalive_(std::move(keepalive)),
       plugin_(std::move(plugin)),
+      host_(host),
       instance_(instance),
       rank_(rank),
       settings_(std::move(settings)) {}

@@ -83,6 +83,7 @@ std::unique_ptr<DeviceBinding> DeviceBinding::create(PluginManager& manager, con
                                                      std::shared_ptr<void> keepalive) {
   std::unique_ptr<DeviceBinding> b(new DeviceBinding());
   b->keepalive_ = std::move(keepalive);
+  b->device_ = device;
   b->policy_ = policy;
   auto log = logger("plugins");
   auto note = [&](std::string line) {
@@ -165,7 +166,7 @@ std::unique_ptr<DeviceBinding> DeviceBinding::create(PluginManager& manager, con
     note("plugin '" + c.plugin + "' bound, rank " + std::to_string(b->instances_.size() + 1) +
          " (score " + std::to_string(c.probe_score) + (c.bonus ? ", bonus " + std::to_string(c.bonus) : "") + ")");
     b->instances_.push_back(
-        std::make_shared<BoundInstance>(plugin, instance, c.rank_score, b->keepalive_, describe(settings)));
+        std::make_shared<BoundInstance>(plugin, instance, c.rank_score, b->keepalive_, describe(settings), host.value()));
     b->candidates_.push_back(c);
   }
   // Report order: bound plugins best first, then the others by name.
@@ -176,6 +177,17 @@ std::unique_ptr<DeviceBinding> DeviceBinding::create(PluginManager& manager, con
   });
   if (b->instances_.empty()) note("no plugin can serve this device: every op uses the CPU path");
   return b;
+}
+
+Result<std::unique_ptr<BoundInstance>> DeviceBinding::sibling_of(const BoundInstance& instance) const {
+  if (instance.host_ == nullptr) return Status(Stage::Internal, "plugin '" + instance.name() + "': no host table kept");
+  const clport_device_desc desc = device_.to_desc();
+  clport_plugin_instance* sibling = nullptr;
+  bool threw = false;
+  const std::string why = guarded_create(*instance.plugin_, instance.host_, desc, &sibling, &threw);
+  if (!why.empty()) return Status(Stage::Plugin, "plugin '" + instance.name() + "': a second instance: " + why);
+  return std::make_unique<BoundInstance>(instance.plugin_, sibling, instance.rank(), keepalive_, instance.settings(),
+                                         instance.host_);
 }
 
 }  // namespace clport

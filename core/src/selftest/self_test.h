@@ -2,7 +2,9 @@
 // version, bound plugins) combination is seen, every op of every bound plugin instance runs a
 // few small conformance cases (fresh random data, CPU reference). A (plugin, op, dtype) with a
 // failing case is taken out of service in the DeviceBinding, so the op goes to the next plugin
-// that passed it or to the CPU path, with a warning naming the op, the plugin and the error.
+// that passed it or to the CPU path, with a warning naming the op, the plugin and the error. The
+// cases run on a second instance of each plugin (DeviceBinding::sibling_of), gone when they are:
+// the scratch they grow does not stay in the instance that runs the model.
 //
 // A model's load tests the dtypes that model uses (TestScope: its tensors' for the ops that read
 // tensors, its KV cache's for the attention ops); a later model with other dtypes tests what it

@@ -25,14 +25,6 @@ cl_mem ScratchBuffer::grow(size_t bytes) {
 
 clport_scratch_need ScratchBuffer::plan(size_t bytes) {
   std::lock_guard<std::mutex> lock(mutex_);
-  // Before the first plan only the driver self-test's small cases have used the buffer (a model
-  // plans before it prepares anything); they have finished and their launches are gone, so their
-  // buffers go instead of staying beside the planned one for the instance's life.
-  if (planned_ == 0 && bytes > 0) {
-    for (cl_mem m : buffers_) host_->free_buffer(host_->host_ctx, m);
-    buffers_.clear();
-    bytes_ = 0;
-  }
   planned_ = std::max(planned_, bytes);
   return {name_, bytes};
 }
