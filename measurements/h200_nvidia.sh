@@ -6,7 +6,10 @@
 # nvidia against generic), sweep (the nvidia GEMV's
 # work-group shapes), e2e (bench e2e 512 / 128 on random models of the anchor shapes, nvidia
 # against generic), e2e8b (the same on the 8B shape), layertiming (the one-launch layer's time per
-# phase, CLPORT_NV_LAYER_TIMING, on each shape), hostshare (clport profile's decode host share),
+# phase, CLPORT_NV_LAYER_TIMING, on each shape), rows (the rows the open speed issues are judged
+# on: 8B Q4_0 at 512 / 128, prompts and generation depths of 4096 and 16384, 4 / 16 / 64
+# sequences at 512 + 128, 8B Q8_0's prompt; set against the anchors README's llama.cpp numbers),
+# hostshare (clport profile's decode host share),
 # real (a real model file at $REAL_MODEL: the
 # greedy test against the CPU reference when the bundle has real_model_tests, generated text,
 # --check-layers, bench e2e; the machine reaches no network, so the file is carried there, in
@@ -28,6 +31,8 @@ shape_args() {  # the anchor shapes (anchors README), vocabulary of 49152 tokens
     smol) echo "q4_1 embd=576 ff=1536 layers=30 heads=9 kv_heads=3 vocab=49152 ctx=2048 tied=1 threads=8" ;;
     1b) echo "q4_0 embd=2048 ff=8192 layers=16 heads=32 kv_heads=8 vocab=49152 ctx=2048 tied=1 threads=8" ;;
     8b) echo "q4_0 embd=4096 ff=14336 layers=32 heads=32 kv_heads=8 vocab=49152 ctx=2048 tied=1 threads=8" ;;
+    8b-long) echo "q4_0 embd=4096 ff=14336 layers=32 heads=32 kv_heads=8 vocab=49152 ctx=16896 tied=1 threads=14" ;;
+    8b-q8) echo "q8_0 embd=4096 ff=14336 layers=32 heads=32 kv_heads=8 vocab=49152 ctx=2048 tied=1 threads=14" ;;
   esac
 }
 
@@ -44,6 +49,19 @@ e2e() {  # e2e MODEL_NAME...
       echo "e2e $name $plugin: $(grep -iE 'prompt|generation' "$out/e2e-$name-$plugin.log" | tr '\n' ' ' | cut -c1-200)"
     done
   done
+}
+
+# One `bench e2e` of the nvidia plugin on model NAME (written first if missing), its measured
+# line; ARGS as bench e2e takes them.
+row() {
+  local name=$1 label=$2
+  shift 2
+  if [ ! -f "$models/$name.gguf" ]; then
+    make_model "$models/$name.gguf" $(shape_args "$name") || { echo "$label: model not written"; return; }
+  fi
+  timeout 300 "$bundle/clport.sh" bench e2e -m "$models/$name.gguf" --no-reference --plugin nvidia "$@" \
+    >"$out/row-$label.log" 2>&1
+  echo "$label (rc $?): $(grep -E '^measured' "$out/row-$label.log" | sed -E 's/ +/ /g' | cut -c1-160)"
 }
 
 for step in "$@"; do
@@ -130,6 +148,13 @@ for step in "$@"; do
       clport bench e2e -m "$REAL_MODEL" --prompt-tokens 512 --gen-tokens 128 --no-reference --plugin nvidia \
         >"$out/real-e2e.log" 2>&1
       grep -iE "prompt" "$out/real-e2e.log" | tail -1 ;;
+    rows)  # llama.cpp (anchors README): 10721 / 354 at 512 / 128; 11470 / 314 at 4096; 10262 / 267
+      # at 16384; 983 / 2224 / 4782 generation at 4 / 16 / 64 sequences; Q8_0 prompt 10748
+      row 8b-long p512 --prompt-tokens 512 --gen-tokens 128
+      row 8b-long p4096 --prompt-tokens 4096 --gen-tokens 64 -c 4224
+      row 8b-long p16384 --prompt-tokens 16384 --gen-tokens 64 -c 16512
+      for n in 4 16 64; do row 8b-long par$n --parallel $n --prompt-tokens 512 --gen-tokens 128; done
+      row 8b-q8 q8-p512 --prompt-tokens 512 --gen-tokens 128 ;;
     e2e) e2e smol 1b ;;
     e2e8b) E2E_ROUNDS="nvidia generic" e2e 8b ;;
   esac
