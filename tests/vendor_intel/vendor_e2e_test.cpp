@@ -21,6 +21,8 @@
 //                                mat-muls multiply 8-bit activations too, in the same numbers)
 //   VENDOR_PROMPT_KERNELS "a b"  kernel-name prefixes that must each have run in the random
 //                                models' runs (their 11-token prompt is one device step)
+//   VENDOR_Q4K_PROMPT_KERNELS "a b"  the same for a random Q4_K model, whose decode rows take the
+//                                shared K-quant GEMV (a vendor with a GEMM that reads Q4_K)
 //
 // Optional, for a run on an OpenCL whose device really has the vendor's extension (the Intel
 // sub-group suite: PoCL 5.0's CPU device behind the UHD 770 identity):
@@ -132,7 +134,8 @@ constexpr const char* kPromptKernels = "";
 // prompt_kernels: space-separated kernel-name prefixes that must each have run too.
 void expect_vendor_matches_cpu(const std::string& path, const std::vector<int32_t>& prompt, int n_tokens,
                                uint32_t n_ctx, double max_nmse, bool real_model = false,
-                               const std::string& prompt_kernels = "") {
+                               const std::string& prompt_kernels = "",
+                               const std::string& decode_kernel = VENDOR_GEMV_KERNEL) {
   auto file = GgufFile::open(path);
   ASSERT_TRUE(file.ok()) << file.status().to_string();
   EngineOptions options;
@@ -191,8 +194,8 @@ void expect_vendor_matches_cpu(const std::string& path, const std::vector<int32_
   auto ran = [&timings](const std::string& prefix) {
     return std::count_if(timings.begin(), timings.end(), [&](const auto& t) { return t.name.rfind(prefix, 0) == 0; });
   };
-  EXPECT_GT(ran(VENDOR_GEMV_KERNEL), 0) << "no " << VENDOR_GEMV_KERNEL << "* kernel ran: MUL_MAT was not served by "
-                                        << VENDOR_PLUGIN << "'s own GEMV";
+  EXPECT_GT(ran(decode_kernel), 0) << "no " << decode_kernel << "* kernel ran: MUL_MAT was not served by the GEMV "
+                                   << "expected (" << VENDOR_PLUGIN << ")";
   std::istringstream wanted(prompt_kernels);
   for (std::string prefix; wanted >> prefix;)
     EXPECT_GT(ran(prefix), 0) << "no " << prefix << "* kernel ran in the prompt step";
@@ -214,6 +217,23 @@ TEST_F(VENDOR_SUITE, RandomQ4_0ModelRunsOnVendorKernelsWithCpuTokens) {
                             kPromptKernels);
   std::filesystem::remove(path);
 }
+
+#ifdef VENDOR_Q4K_PROMPT_KERNELS
+// Q4_K weights: the prompt's mat-muls, plain and fused, on the vendor's GEMM that reads them in
+// place; the decode rows on the shared K-quant GEMV. Both quantize activations in blocks of 256,
+// as the reference does.
+TEST_F(VENDOR_SUITE, RandomQ4_KModelPromptRunsOnVendorGemm) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("clport_vendor_q4k_" + std::string(VENDOR_PLUGIN) + std::to_string(::getpid()) + ".gguf");
+  test::RandomModelSpec spec;
+  spec.weight_dtype = DType::Q4_K;
+  spec.tied_output = false;
+  ASSERT_TRUE(test::write_random_llama(path.string(), spec).ok());
+  expect_vendor_matches_cpu(path.string(), {1, 260, 70, 261, 100, 262, 33, 263, 264, 120, 299}, 8, 64, 1e-6, false,
+                            VENDOR_Q4K_PROMPT_KERNELS, "mul_mat_gemv_");
+  std::filesystem::remove(path);
+}
+#endif
 
 // Who runs GEGLU and the sliding-window attention: the generic plugin for a vendor that does not
 // offer them, the vendor itself where it serves every op (VENDOR_SERVES_EVERY_OP).

@@ -1,6 +1,7 @@
 // GEMM on 8-bit activations for NVIDIA GPUs (prompt): dst[M, N] = x[M, K] . W[N, K]^T (plus a
 // residual, or gate and up weights through SwiGLU) for Q4_0 / Q4_1 / Q8_0 weights in the packed
-// layout of plugins/common (packed_weight.hpp), M beyond the GEMV's few rows.
+// layout of plugins/common (packed_weight.hpp), and Q4_K weights in the file's own layout (staged
+// as the Q4_1 blocks they are per 32 values), M beyond the GEMV's few rows.
 //
 // Two launches. nv_quantize_rows writes every activation row (through the RMSNorm when asked) as
 // 8-bit codes in the CPU backend's Q8Block32 numbers, the same ones nv_gemv.cl makes: d = max|x| /
@@ -63,6 +64,18 @@ inline int4 nv_mma_s8(uint4 a, uint b0, uint b1) {
 }
 #endif
 
+// The K-quants' activations (`wide`) take one scale per 256 values, the CPU path's Q8_K blocks,
+// as the codes of 8 blocks: the largest of their maxima, over the `span` work-items that share it
+// (a barrier all of the group reaches; red free for it).
+inline float nv_wide_max(local float* red, float amax, int span) {
+  const int lid = get_local_id(0), first = lid / span * span;
+  red[lid] = amax;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int k = 0; k < span; k += span / 8) amax = fmax(amax, red[first + k]);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return amax;
+}
+
 // Step 1: one work-group per tile of 16 activation rows (rows M .. the next multiple of 16 write
 // zeros) and 16 blocks of them (global size (16 * 16 * tiles, ceil(K / 512))), a work-item per row
 // and block. The codes and scales are put in order in local memory, then copied out as whole
@@ -70,7 +83,7 @@ inline int4 nv_mma_s8(uint4 a, uint b0, uint b1) {
 // group per tile alone left most of the GPU idle (32 groups for 512 rows).
 kernel __attribute__((reqd_work_group_size(NV_QWG, 1, 1))) void nv_quantize_rows(
     const global uchar* x, ulong x_off, const global uchar* g, ulong g_off, int norm, float eps, int M, int K,
-    global uint4* xq, global float4* xds) {
+    global uint4* xq, global float4* xds, int wide) {
   local float red[NV_QWG];
   local uint4 codes[16 * 32];
   local float4 scales[16 * 8];
@@ -95,14 +108,18 @@ kernel __attribute__((reqd_work_group_size(NV_QWG, 1, 1))) void nv_quantize_rows
   local uint* code_words = (local uint*)codes;
   local float2* scale_pairs = (local float2*)scales;
   const int b0 = get_group_id(1) * 16, b = b0 + part;
+  float4 v[8];
+  float amax = 0.0f;
+  for (int j = 0; j < 8; ++j) {
+    v[j] = !live || b >= nb ? (float4)(0.0f)
+           : norm ? vload4(8 * b + j, xr) * scale * vload4(8 * b + j, gr) : vload4(8 * b + j, xr);
+    amax = fmax(amax, fmax(fmax(fabs(v[j].x), fabs(v[j].y)), fmax(fabs(v[j].z), fabs(v[j].w))));
+  }
+  if (wide) {  // one scale for the 8 blocks of 256 values: the norm's sums are read by now
+    barrier(CLK_LOCAL_MEM_FENCE);
+    amax = nv_wide_max(red, amax, 8);
+  }
   if (b < nb) {
-    float4 v[8];
-    float amax = 0.0f;
-    for (int j = 0; j < 8; ++j) {
-      v[j] = !live ? (float4)(0.0f)
-                   : norm ? vload4(8 * b + j, xr) * scale * vload4(8 * b + j, gr) : vload4(8 * b + j, xr);
-      amax = fmax(amax, fmax(fmax(fabs(v[j].x), fabs(v[j].y)), fmax(fabs(v[j].z), fabs(v[j].w))));
-    }
     const float d = nv_div_rn(amax, 127.0f), inv = d != 0.0f ? nv_div_rn(1.0f, d) : 0.0f;
     int sum = 0;
     for (int j = 0; j < 8; ++j) {
@@ -128,7 +145,7 @@ kernel __attribute__((reqd_work_group_size(NV_QWG, 1, 1))) void nv_quantize_rows
 // its maximum and code sum together.
 kernel __attribute__((reqd_work_group_size(NV_QWG, 1, 1))) void nv_quantize_rows_small(
     const global uchar* x, ulong x_off, const global uchar* g, ulong g_off, int norm, float eps, int M, int K,
-    global uint* xq, global float2* xds) {
+    global uint* xq, global float2* xds, int wide) {
   local float red[NV_QWG];
   const int m = get_group_id(1), lid = get_local_id(0), nb = K / 32;
   const int tile = m / 16, row = m % 8, half_of_tile = (m % 16) / 8;
@@ -145,6 +162,10 @@ kernel __attribute__((reqd_work_group_size(NV_QWG, 1, 1))) void nv_quantize_rows
   barrier(CLK_LOCAL_MEM_FENCE);
   float amax = 0.0f;
   for (int k = 0; k < 8; ++k) amax = fmax(amax, red[first + k]);
+  if (wide) {  // one scale for 8 blocks of 256 values, 64 work-items
+    barrier(CLK_LOCAL_MEM_FENCE);
+    amax = nv_wide_max(red, amax, 64);
+  }
   const float d = nv_div_rn(amax, 127.0f), inv = d != 0.0f ? nv_div_rn(1.0f, d) : 0.0f;
   const int4 q = convert_int4_rte(v * inv);
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -203,19 +224,50 @@ inline int3 nv_gemm_w_unit(int words, int u) {
   return (int3)(((e >> 1) & 15) + 16 * (rest & 3), rest >> 2, e & 1);
 }
 
-inline void nv_gemm_load_w(const global uint4* wq, const global ushort* wsc, int words, int has_min, int n0, int N,
+// Q4_K weights (dtype_id 3) keep the file's super-blocks of 256 values, 9 words of 16 bytes: f16 d
+// and dmin, 12 bytes of 6-bit scales and minimums, then 4 runs of 32 bytes, run r holding values
+// 64 r .. 64 r + 31 in its low nibbles and the next 32 in its high ones. Value j of block b (32
+// values) is d sc_b q_j - dmin m_b: a Q4_1 block of scale d sc_b and minimum -dmin m_b, which is
+// how they are staged (the f32 products are exact: 11 bits by 6).
+inline uint4 nv_q4k_word(uint4 lo, uint4 hi, int high_nibbles) {
+  // A Q4_1 word holds value i in the low nibble of byte i and value 16 + i in its high nibble.
+  return high_nibbles ? ((lo >> 4) & 0x0F0F0F0Fu) | (hi & 0xF0F0F0F0u)
+                      : (lo & 0x0F0F0F0Fu) | ((hi & 0x0F0F0F0Fu) << 4);
+}
+
+inline float2 nv_q4k_scale(const global uint4* super_block, int b) {
+  const global uchar* p = (const global uchar*)super_block;
+  const global uchar* q = p + 4;
+  const float d = vload_half(0, (const global half*)p), dmin = vload_half(1, (const global half*)p);
+  const int sc = b < 4 ? q[b] & 63 : (q[b + 4] & 15) | ((q[b - 4] >> 6) << 4);
+  const int m = b < 4 ? q[b + 4] & 63 : (q[b + 4] >> 4) | ((q[b] >> 6) << 4);
+  return (float2)(d * (float)sc, -dmin * (float)m);
+}
+
+inline void nv_gemm_load_w(const global uint4* wq, const global ushort* wsc, int words, int dtype_id, int n0, int N,
                            int nb, int kb0, int nblk, uint4 wr[2], float2* wdr) {
   const int parts = words / 4;
   #pragma unroll
   for (int u = 0; u < parts; ++u) {
     const int3 unit = nv_gemm_w_unit(words, u);
-    if (unit.y < nblk) wr[u] = wq[((size_t)min(n0 + unit.x, N - 1) * nb + kb0 + unit.y) * parts + unit.z];
+    if (unit.y >= nblk) continue;
+    const int row = min(n0 + unit.x, N - 1), b = kb0 + unit.y;
+    if (dtype_id == 3) {
+      const global uint4* run = wq + ((size_t)row * (nb / 8) + b / 8) * 9 + 1 + (b % 8) / 2 * 2;
+      wr[u] = nv_q4k_word(run[0], run[1], b & 1);
+    } else {
+      wr[u] = wq[((size_t)row * nb + b) * parts + unit.z];
+    }
   }
   const int lid = get_local_id(0), n = lid % NV_GEMM_BN, blk = lid / NV_GEMM_BN;
   if (blk < nblk) {
-    const size_t at = (size_t)min(n0 + n, N - 1) * nb + kb0 + blk;
+    const int row = min(n0 + n, N - 1), b = kb0 + blk;
+    const size_t at = (size_t)row * nb + b;
     const global half* h = (const global half*)wsc;
-    *wdr = has_min ? (float2)(vload_half(2 * at, h), vload_half(2 * at + 1, h)) : (float2)(vload_half(at, h), 0.0f);
+    if (dtype_id == 3)
+      *wdr = nv_q4k_scale(wq + ((size_t)row * (nb / 8) + b / 8) * 9, b % 8);
+    else
+      *wdr = dtype_id == 1 ? (float2)(vload_half(2 * at, h), vload_half(2 * at + 1, h)) : (float2)(vload_half(at, h), 0.0f);
   }
 }
 
@@ -254,7 +306,7 @@ inline void nv_gemm_store_w(int words, int nblk, const uint4 wr[2], float2 wdr, 
 inline float nv_gemm_scale(int dtype_id, int c, float2 x, float2 w) {
   const float f = (float)c;
   if (dtype_id == 0) return w.x * (x.x * f - 8.0f * x.y);
-  if (dtype_id == 1) return w.x * x.x * f + w.y * x.y;
+  if (dtype_id == 1 || dtype_id == 3) return w.x * x.x * f + w.y * x.y;
   return w.x * x.x * f;
 }
 
@@ -361,12 +413,11 @@ inline void nv_gemm_loop(const global uint4* xq, const global float4* xds, const
   uint4 xr[4], wr[2], wr2[2];
   float4 xdr = (float4)(0.0f);
   float2 wdr = (float2)(0.0f), wdr2 = (float2)(0.0f);
-  const int has_min = dtype_id == 1;
 
   int nblk = min(NV_GEMM_KB, kb_end - kb_begin);
   nv_gemm_load_x(xq, xds, tiles, mt0, Mt, nb, kb_begin, nblk, xr, &xdr);
-  nv_gemm_load_w(wq, wsc, words, has_min, n0, N, nb, kb_begin, nblk, wr, &wdr);
-  if (dual) nv_gemm_load_w(wq2, wsc2, words, has_min, n0, N, nb, kb_begin, nblk, wr2, &wdr2);
+  nv_gemm_load_w(wq, wsc, words, dtype_id, n0, N, nb, kb_begin, nblk, wr, &wdr);
+  if (dual) nv_gemm_load_w(wq2, wsc2, words, dtype_id, n0, N, nb, kb_begin, nblk, wr2, &wdr2);
   nv_gemm_store_x(tiles, nblk, xr, xdr, xs, xd);
   nv_gemm_store_w(words, nblk, wr, wdr, ws, wd);
   if (dual) nv_gemm_store_w(words, nblk, wr2, wdr2, ws + ws_set, wd + wd_set);
@@ -376,8 +427,8 @@ inline void nv_gemm_loop(const global uint4* xq, const global float4* xds, const
     const int nblk1 = min(NV_GEMM_KB, kb_end - kb1);
     if (s + 1 < steps) {
       nv_gemm_load_x(xq, xds, tiles, mt0, Mt, nb, kb1, nblk1, xr, &xdr);
-      nv_gemm_load_w(wq, wsc, words, has_min, n0, N, nb, kb1, nblk1, wr, &wdr);
-      if (dual) nv_gemm_load_w(wq2, wsc2, words, has_min, n0, N, nb, kb1, nblk1, wr2, &wdr2);
+      nv_gemm_load_w(wq, wsc, words, dtype_id, n0, N, nb, kb1, nblk1, wr, &wdr);
+      if (dual) nv_gemm_load_w(wq2, wsc2, words, dtype_id, n0, N, nb, kb1, nblk1, wr2, &wdr2);
     }
     nv_gemm_step(xs + cur * xs_step, xd + cur * xd_step, ws + cur * sets * ws_set, wd + cur * sets * wd_set,
                  dtype_id, words, I, nblk, wm, wn, wn_warps, acc);
@@ -416,7 +467,6 @@ inline void nv_gemm_loop_deep(const global uint4* xq, const global float4* xds, 
   const int xs_step = NV_GEMM_KB * tiles * 32, xd_step = NV_GEMM_KB * tiles * 8;
   const int ws_set = NV_GEMM_KB * NV_GEMM_BN * words, wd_set = NV_GEMM_KB * NV_GEMM_BN;
   const int sets = dual ? 2 : 1, steps = (kb_end - kb_begin + NV_GEMM_KB - 1) / NV_GEMM_KB;
-  const int has_min = dtype_id == 1;
   uint4 xr[NV_GEMM_SPLIT_DEPTH][4], wr[NV_GEMM_SPLIT_DEPTH][2], wr2[NV_GEMM_SPLIT_DEPTH][2];
   float4 xdr[NV_GEMM_SPLIT_DEPTH];
   float2 wdr[NV_GEMM_SPLIT_DEPTH], wdr2[NV_GEMM_SPLIT_DEPTH];
@@ -428,8 +478,8 @@ inline void nv_gemm_loop_deep(const global uint4* xq, const global float4* xds, 
     const int kb = kb_begin + d * NV_GEMM_KB, n = min(NV_GEMM_KB, kb_end - kb);
     if (d < steps) {
       nv_gemm_load_x(xq, xds, tiles, mt0, Mt, nb, kb, n, xr[d], &xdr[d]);
-      nv_gemm_load_w(wq, wsc, words, has_min, n0, N, nb, kb, n, wr[d], &wdr[d]);
-      if (dual) nv_gemm_load_w(wq2, wsc2, words, has_min, n0, N, nb, kb, n, wr2[d], &wdr2[d]);
+      nv_gemm_load_w(wq, wsc, words, dtype_id, n0, N, nb, kb, n, wr[d], &wdr[d]);
+      if (dual) nv_gemm_load_w(wq2, wsc2, words, dtype_id, n0, N, nb, kb, n, wr2[d], &wdr2[d]);
     }
   }
   int nblk = min(NV_GEMM_KB, kb_end - kb_begin);
@@ -446,8 +496,8 @@ inline void nv_gemm_loop_deep(const global uint4* xq, const global float4* xds, 
       if (s + depth < steps) {
         const int n = min(NV_GEMM_KB, kb_end - kb_far);
         nv_gemm_load_x(xq, xds, tiles, mt0, Mt, nb, kb_far, n, xr[d], &xdr[d]);
-        nv_gemm_load_w(wq, wsc, words, has_min, n0, N, nb, kb_far, n, wr[d], &wdr[d]);
-        if (dual) nv_gemm_load_w(wq2, wsc2, words, has_min, n0, N, nb, kb_far, n, wr2[d], &wdr2[d]);
+        nv_gemm_load_w(wq, wsc, words, dtype_id, n0, N, nb, kb_far, n, wr[d], &wdr[d]);
+        if (dual) nv_gemm_load_w(wq2, wsc2, words, dtype_id, n0, N, nb, kb_far, n, wr2[d], &wdr2[d]);
       }
       nv_gemm_step(xs + cur * xs_step, xd + cur * xd_step, ws + cur * sets * ws_set, wd + cur * sets * wd_set,
                    dtype_id, words, I, nblk, wm, wn, wn_warps, acc);
@@ -489,6 +539,12 @@ inline void nv_gemm_split_loop(const global uint4* xq, const global float4* xds,
                ws, wd, acc, acc2, wn_warps);
 }
 
+// A weight's words from byte offset `off` of its buffer (0 for a packed layout; a Q4_K weight's
+// place in the file's buffer, a multiple of 16).
+inline const global uint4* nv_gemm_at(const global uint4* w, ulong off) {
+  return (const global uint4*)((const global uchar*)w + off);
+}
+
 // Local memory of a kernel with I activation tiles per warp and SETS weights, two steps. The
 // arrays are uint4 / float4 so that 16-byte accesses are aligned (NVIDIA GPUs fault on a
 // misaligned vector access).
@@ -517,11 +573,12 @@ inline void nv_gemm_split_loop(const global uint4* xq, const global float4* xds,
 // and written by the same work-item). Global size (ceil(N / 64) * 128, ceil(M / (32 I))).
 #define NV_GEMM_KERNEL(NAME, DTYPE_ID, WORDS, I)                                                         \
   kernel __attribute__((reqd_work_group_size(NV_GEMM_WG, 1, 1))) void NAME(                             \
-      const global uint4* wq, const global ushort* wsc, const global uint4* xq, const global float4* xds, \
-      const global uchar* res, ulong res_off, int has_res, global uchar* dst, ulong dst_off, int M, int N, \
-      int K) {                                                                                           \
+      const global uint4* wq, const global ushort* wsc, ulong w_off, const global uint4* xq,              \
+      const global float4* xds, const global uchar* res, ulong res_off, int has_res, global uchar* dst,   \
+      ulong dst_off, int M, int N, int K) {                                                              \
     NV_GEMM_LOCALS(I, 1, WORDS, 2);                                                                      \
-    nv_gemm_loop(xq, xds, wq, wsc, wq, wsc, 0, DTYPE_ID, WORDS, I, mt0, Mt, n0, N, K, 0, K / 32, xs, xd, \
+    const global uint4* w = nv_gemm_at(wq, w_off);                                                       \
+    nv_gemm_loop(xq, xds, w, wsc, w, wsc, 0, DTYPE_ID, WORDS, I, mt0, Mt, n0, N, K, 0, K / 32, xs, xd,   \
                  (local uint*)ws4, (local float2*)wd4, acc, acc, 2);                                     \
     global float* out = (global float*)(dst + dst_off);                                                 \
     const global float* r = (const global float*)(res + res_off);                                       \
@@ -545,14 +602,16 @@ NV_GEMM_KERNEL(nv_gemm_q8_0, 2, 8, 4)
 NV_GEMM_KERNEL(nv_gemm_q4_0_m64, 0, 4, 2)
 NV_GEMM_KERNEL(nv_gemm_q4_1_m64, 1, 4, 2)
 NV_GEMM_KERNEL(nv_gemm_q8_0_m64, 2, 8, 2)
+NV_GEMM_KERNEL(nv_gemm_q4_k, 3, 4, 4)
+NV_GEMM_KERNEL(nv_gemm_q4_k_m64, 3, 4, 2)
 
 // RMS_NORM_MUL_MAT_SWIGLU's product: dst = silu(gate . n) * (up . n) on the quantized normed rows,
 // gate and up of one dtype staged side by side, so each activation step serves both.
 #define NV_GEMM_SWIGLU_KERNEL(NAME, DTYPE_ID, WORDS, I)                                                  \
   kernel __attribute__((reqd_work_group_size(NV_GEMM_WG, 1, 1))) void NAME(                             \
-      const global uint4* gq, const global ushort* gsc, const global uint4* uq, const global ushort* usc, \
-      const global uint4* xq, const global float4* xds, global uchar* dst, ulong dst_off, int M, int N,   \
-      int K) {                                                                                           \
+      const global uint4* gq, const global ushort* gsc, ulong g_off, const global uint4* uq,              \
+      const global ushort* usc, ulong u_off, const global uint4* xq, const global float4* xds,           \
+      global uchar* dst, ulong dst_off, int M, int N, int K) {                                           \
     NV_GEMM_LOCALS(I, 2, WORDS, 2);                                                                      \
     float up[4][4][4];                                                                                   \
     _Pragma("unroll")                                                                                    \
@@ -561,7 +620,8 @@ NV_GEMM_KERNEL(nv_gemm_q8_0_m64, 2, 8, 2)
       for (int j = 0; j < 4; ++j)                                                                        \
         _Pragma("unroll")                                                                                \
         for (int e = 0; e < 4; ++e) up[i][j][e] = 0.0f;                                                  \
-    nv_gemm_loop(xq, xds, gq, gsc, uq, usc, 1, DTYPE_ID, WORDS, I, mt0, Mt, n0, N, K, 0, K / 32, xs, xd, \
+    nv_gemm_loop(xq, xds, nv_gemm_at(gq, g_off), gsc, nv_gemm_at(uq, u_off), usc, 1, DTYPE_ID, WORDS, I,  \
+                 mt0, Mt, n0, N, K, 0, K / 32, xs, xd,                                                   \
                  (local uint*)ws4, (local float2*)wd4, acc, up, 2);                                      \
     global float* out = (global float*)(dst + dst_off);                                                 \
     _Pragma("unroll")                                                                                    \
@@ -579,6 +639,7 @@ NV_GEMM_KERNEL(nv_gemm_q8_0_m64, 2, 8, 2)
 NV_GEMM_SWIGLU_KERNEL(nv_gemm_swiglu_q4_0, 0, 4, 2)
 NV_GEMM_SWIGLU_KERNEL(nv_gemm_swiglu_q4_1, 1, 4, 2)
 NV_GEMM_SWIGLU_KERNEL(nv_gemm_swiglu_q8_0, 2, 8, 2)
+NV_GEMM_SWIGLU_KERNEL(nv_gemm_swiglu_q4_k, 3, 4, 2)
 
 // The split kernels' epilogue. A tile's work-groups (one per K range) count their arrivals in
 // arrivals[tile] once their partial sums are written; the last to arrive resets the count for the
@@ -633,8 +694,9 @@ inline void nv_gemm_split_finish(const global float* part, volatile global int* 
 // them up (nv_gemm_split_finish).
 #define NV_GEMM_SPLIT_KERNEL(NAME, DTYPE_ID, WORDS, I, SETS, WN)                                         \
   kernel __attribute__((reqd_work_group_size(NV_GEMM_WG, 1, 1))) void NAME(                             \
-      const global uint4* wq, const global ushort* wsc, const global uint4* wq2, const global ushort* wsc2, \
-      const global uint4* xq, const global float4* xds, global float* part, volatile global int* arrivals, \
+      const global uint4* wq, const global ushort* wsc, ulong w_off, const global uint4* wq2,             \
+      const global ushort* wsc2, ulong w2_off, const global uint4* xq, const global float4* xds,         \
+      global float* part, volatile global int* arrivals,                                                 \
       int M, int N, int K, int per_split, const global uchar* res, ulong res_off, int has_res,           \
       global uchar* dst, ulong dst_off) {                                                                \
     NV_GEMM_LOCALS(I, SETS, WORDS, WN);                                                                  \
@@ -647,7 +709,8 @@ inline void nv_gemm_split_finish(const global float* part, volatile global int* 
         for (int e = 0; e < 4; ++e) acc2[i][j][e] = 0.0f;                                                \
     const int split = get_group_id(2), kb_begin = split * per_split;                                     \
     const int kb_end = min(K / 32, kb_begin + per_split);                                                \
-    nv_gemm_split_loop(xq, xds, wq, wsc, wq2, wsc2, (SETS) == 2, DTYPE_ID, WORDS, I, mt0, Mt, n0, N, K,   \
+    nv_gemm_split_loop(xq, xds, nv_gemm_at(wq, w_off), wsc, nv_gemm_at(wq2, w2_off), wsc2, (SETS) == 2,   \
+                       DTYPE_ID, WORDS, I, mt0, Mt, n0, N, K,                                            \
                        kb_begin, kb_end, xs, xd, (local uint*)ws4, (local float2*)wd4, acc, acc2, WN);    \
     const size_t mn = (size_t)M * N;                                                                     \
     global float* p = part + (size_t)split * (SETS) * mn;                                                \

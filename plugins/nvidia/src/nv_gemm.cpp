@@ -8,8 +8,6 @@
 namespace nvidia {
 namespace {
 
-using clport::plugin_common::PackedWeight;
-
 constexpr size_t kWeightRows = 64;   // NV_GEMM_BN
 constexpr size_t kRowTile = 16;      // the quantized activations' row tiles
 constexpr size_t kGemmGroup = 128;   // NV_GEMM_WG
@@ -22,6 +20,11 @@ constexpr int64_t kStepBlocks = 2;
 constexpr int64_t kMinSplitBlocks = 16;  // blocks of 32 values a K range walks at least
 
 size_t round_up(size_t v, size_t to) { return (v + to - 1) / to * to; }
+
+// The GEMM kernels' name suffix for a weight dtype: the packed layout's, and Q4_K's in place.
+const char* gemm_suffix(int32_t dtype) { return dtype == CLPORT_DTYPE_Q4_K ? "q4_k" : dtype_suffix(dtype); }
+
+constexpr int64_t kQ4kValues = 256, kQ4kBytes = 144;  // a Q4_K super-block
 
 }  // namespace
 
@@ -59,7 +62,12 @@ uint32_t NvGemm::rows_per_group(int64_t M) const {
   return M > 64 ? 128 : 64;
 }
 
-bool NvGemm::covers(int32_t weight_dtype) { return dtype_suffix(weight_dtype) != nullptr; }
+bool NvGemm::covers(int32_t weight_dtype) { return gemm_suffix(weight_dtype) != nullptr; }
+
+bool NvGemm::can_read_in_place(const clport_tensor& weight) {
+  if (!reads_in_place(weight.dtype) || weight.ne[0] % kQ4kValues != 0) return false;
+  return weight.offset % 16 == 0 && weight.nb[1] == weight.ne[0] / kQ4kValues * kQ4kBytes;
+}
 
 bool NvGemm::reserve(int64_t M, int64_t K) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -85,7 +93,7 @@ cl_mem NvGemm::arrivals(size_t tiles) {
   return counts;
 }
 
-NvGemm::Shape NvGemm::shape(int64_t M, int64_t N, int64_t K, bool swiglu) const {
+NvGemm::Shape NvGemm::shape(int64_t M, int64_t N, int64_t K, bool swiglu, bool in_place) const {
   Shape s;
   // The SwiGLU kernel keeps two sets of accumulators: it always takes 64 rows a group.
   s.rows = swiglu ? 64 : rows_per_group(M);
@@ -94,7 +102,7 @@ NvGemm::Shape NvGemm::shape(int64_t M, int64_t N, int64_t K, bool swiglu) const 
   s.groups_n = (static_cast<size_t>(N) + kWeightRows - 1) / kWeightRows;
   s.groups_m = (static_cast<size_t>(M) + s.split_rows - 1) / s.split_rows;
   const int64_t nb = K / 32;
-  s.splits = k_splits(M, s.groups_n * s.groups_m, nb);
+  s.splits = in_place ? 1 : k_splits(M, s.groups_n * s.groups_m, nb);
   if (s.splits > 1) {
     // Whole steps per range; the ranges that remain.
     const int64_t per = (nb + s.splits - 1) / s.splits;
@@ -105,14 +113,14 @@ NvGemm::Shape NvGemm::shape(int64_t M, int64_t N, int64_t K, bool swiglu) const 
 }
 
 std::vector<clport_scratch_need> NvGemm::scratch_needs(int64_t first_rows, int64_t last_rows, int64_t K, int64_t N,
-                                                       bool swiglu) {
+                                                       bool swiglu, int32_t dtype) {
   if (last_rows < first_rows) return {};
   const auto padded = static_cast<int64_t>(round_up(static_cast<size_t>(last_rows), kRowTile));
   std::vector<clport_scratch_need> needs{codes_scratch_.plan(static_cast<size_t>(padded * K)),
                                          scales_scratch_.plan(static_cast<size_t>(padded * (K / 32)) * 8)};
   size_t sums = 0, tiles = 0;
   for (int64_t m = first_rows; m <= std::min<int64_t>(last_rows, kFewRows); ++m) {
-    const Shape sh = shape(m, N, K, swiglu);
+    const Shape sh = shape(m, N, K, swiglu, reads_in_place(dtype));
     if (sh.splits < 2) continue;
     sums = std::max(sums, partials_bytes(sh, m, N, swiglu));
     tiles = std::max(tiles, sh.groups_n * sh.groups_m);
@@ -123,9 +131,9 @@ std::vector<clport_scratch_need> NvGemm::scratch_needs(int64_t first_rows, int64
   return needs;
 }
 
-bool NvGemm::enqueue(const clport_op& op, const PackedWeight& w, const PackedWeight* up) {
+bool NvGemm::enqueue(const clport_op& op, const GemmWeight& w, const GemmWeight* up) {
   const clport_tensor &x = *op.src[1], &d = *op.dst;
-  const char* suffix = dtype_suffix(w.dtype);
+  const char* suffix = gemm_suffix(w.dtype);
   if (suffix == nullptr) throw clport::sdk::unsupported("nvidia: no GEMM for this weight dtype");
   const bool swiglu = op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU;
   if (swiglu && up == nullptr) throw clport::sdk::Failure("nvidia: SwiGLU GEMM without its up weight");
@@ -141,8 +149,11 @@ bool NvGemm::enqueue(const clport_op& op, const PackedWeight& w, const PackedWei
   // (nv_quantize_rows_small); a prompt's: a group per 16 rows and 16 blocks (nv_quantize_rows).
   const bool few_rows = padded_rows <= kFewRows;
   const clport::sdk::Kernel& q = program_.kernel(few_rows ? "nv_quantize_rows_small" : "nv_quantize_rows");
+  // K-quant weights take one activation scale per 256 values (the CPU path's Q8_K blocks), so that
+  // a model's rows see the same rounding on every path.
+  const cl_int wide = w.dtype == CLPORT_DTYPE_Q4_K ? 1 : 0;
   clport::sdk::set_args(cl, q, x.buffer, cl_ulong(x.offset), g.buffer, cl_ulong(g.offset), cl_int(norm ? 1 : 0),
-                        cl_float(norm ? op.params.eps : 0.0f), M, K, codes_, scales_);
+                        cl_float(norm ? op.params.eps : 0.0f), M, K, codes_, scales_, wide);
   const size_t q_global[2] = {
       few_rows ? (static_cast<size_t>(K) / 32 + kSmallQuantBlocks - 1) / kSmallQuantBlocks * kQuantGroup
                : padded_rows / kRowTile * kQuantGroup,
@@ -150,7 +161,7 @@ bool NvGemm::enqueue(const clport_op& op, const PackedWeight& w, const PackedWei
   const size_t q_local[2] = {kQuantGroup, 1};
   clport::sdk::enqueue(host_, q, 2, q_global, q_local);
 
-  const Shape sh = shape(M, N, K, swiglu);
+  const Shape sh = shape(M, N, K, swiglu, reads_in_place(w.dtype));
   const uint32_t rows = sh.rows, split_rows = sh.split_rows;
   const size_t groups_n = sh.groups_n, groups_m = sh.groups_m;
   const int splits = sh.splits;
@@ -165,9 +176,10 @@ bool NvGemm::enqueue(const clport_op& op, const PackedWeight& w, const PackedWei
                                       : !swiglu && split_rows == 64 ? "_m64"
                                                                     : "");
       const clport::sdk::Kernel& ks = program_.kernel(split_name);
-      const PackedWeight& second = swiglu ? *up : w;
+      const GemmWeight& second = swiglu ? *up : w;
       const clport_tensor& res = add ? *op.src[2] : x;
-      clport::sdk::set_args(cl, ks, w.q, w.s, second.q, second.s, codes_, scales_, part, counts, M, N, K,
+      clport::sdk::set_args(cl, ks, w.q, w.s, cl_ulong(w.offset), second.q, second.s, cl_ulong(second.offset), codes_,
+                            scales_, part, counts, M, N, K,
                             static_cast<cl_int>(per_split), res.buffer, cl_ulong(res.offset), cl_int(add ? 1 : 0),
                             d.buffer, cl_ulong(d.offset));
       const size_t global_s[3] = {groups_n * kGemmGroup, groups_m, static_cast<size_t>(splits)};
@@ -179,11 +191,12 @@ bool NvGemm::enqueue(const clport_op& op, const PackedWeight& w, const PackedWei
   const std::string name = std::string(swiglu ? "nv_gemm_swiglu_" : "nv_gemm_") + suffix + (!swiglu && rows == 64 ? "_m64" : "");
   const clport::sdk::Kernel& k = program_.kernel(name);
   if (swiglu) {
-    clport::sdk::set_args(cl, k, w.q, w.s, up->q, up->s, codes_, scales_, d.buffer, cl_ulong(d.offset), M, N, K);
+    clport::sdk::set_args(cl, k, w.q, w.s, cl_ulong(w.offset), up->q, up->s, cl_ulong(up->offset), codes_, scales_,
+                          d.buffer, cl_ulong(d.offset), M, N, K);
   } else {
     const clport_tensor& res = add ? *op.src[2] : x;
-    clport::sdk::set_args(cl, k, w.q, w.s, codes_, scales_, res.buffer, cl_ulong(res.offset), cl_int(add ? 1 : 0),
-                          d.buffer, cl_ulong(d.offset), M, N, K);
+    clport::sdk::set_args(cl, k, w.q, w.s, cl_ulong(w.offset), codes_, scales_, res.buffer, cl_ulong(res.offset),
+                          cl_int(add ? 1 : 0), d.buffer, cl_ulong(d.offset), M, N, K);
   }
   const size_t global[2] = {(static_cast<size_t>(N) + kWeightRows - 1) / kWeightRows * kGemmGroup,
                             (static_cast<size_t>(M) + rows - 1) / rows};

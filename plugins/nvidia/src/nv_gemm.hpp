@@ -1,8 +1,8 @@
 // Launches the NVIDIA GEMM on 8-bit activations (plugins/nvidia/kernels/nv_gemm.cl) for prompt-sized
 // MUL_MAT and the fused RMS_NORM_MUL_MAT / MUL_MAT_ADD / RMS_NORM_MUL_MAT_SWIGLU, on weights in the
-// packed layout of plugins/common: one launch quantizes the activation rows (through the RMSNorm
-// for the norm kinds) into a scratch buffer, a second multiplies them on the tensor cores (with
-// inline PTX) or in plain OpenCL C.
+// packed layout of plugins/common, or Q4_K weights read in place from the file's layout: one launch
+// quantizes the activation rows (through the RMSNorm for the norm kinds) into a scratch buffer, a
+// second multiplies them on the tensor cores (with inline PTX) or in plain OpenCL C.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +34,17 @@ struct GemmConfig {
   std::string build_options(bool ptx) const;
 };
 
+// A weight as the GEMM reads it: a packed layout's quant and scale arrays, or a Q4_K weight's own
+// buffer from its byte offset (GGUF super-blocks, rows back to back).
+struct GemmWeight {
+  int32_t dtype = 0;
+  int64_t K = 0, N = 0;
+  cl_mem q = nullptr, s = nullptr;
+  uint64_t offset = 0;
+  static GemmWeight packed(const clport::plugin_common::PackedWeight& w) { return {w.dtype, w.K, w.N, w.q, w.s, 0}; }
+  static GemmWeight in_place(const clport_tensor& t) { return {t.dtype, t.ne[0], t.ne[1], t.buffer, t.buffer, t.offset}; }
+};
+
 class NvGemm {
  public:
   // compute_units: the device's, which decide when a few rows' product splits K.
@@ -41,16 +52,22 @@ class NvGemm {
   NvGemm(const NvGemm&) = delete;
   NvGemm& operator=(const NvGemm&) = delete;
 
+  // Weight dtypes it multiplies: those of the packed layout, and Q4_K in place.
   static bool covers(int32_t weight_dtype);
+  // Whether a weight of this dtype is read in place (Q4_K) rather than from the packed layout.
+  static bool reads_in_place(int32_t weight_dtype) { return weight_dtype == CLPORT_DTYPE_Q4_K; }
+  // Whether it reads `weight` in place: Q4_K with whole super-blocks, rows back to back, from a
+  // 16-byte aligned offset.
+  static bool can_read_in_place(const clport_tensor& weight);
   // Enqueues op (already checked against the plain-layout rules, any M); up is the SwiGLU's second
   // weight. Returns false, having enqueued nothing, when the device has no memory for the quantized
   // activations: the caller then runs the op another way.
-  bool enqueue(const clport_op& op, const clport::plugin_common::PackedWeight& w,
-               const clport::plugin_common::PackedWeight* up);
-  // Plan time: the scratch of a K x N product (two weights for SwiGLU) at first .. last rows:
-  // quantized codes and scales, and where a few rows split K, the ranges' sums and arrival counts.
+  bool enqueue(const clport_op& op, const GemmWeight& w, const GemmWeight* up);
+  // Plan time: the scratch of a K x N product of `dtype` weights (two for SwiGLU) at first .. last
+  // rows: quantized codes and scales, and where a few rows split K, the ranges' sums and arrival
+  // counts.
   std::vector<clport_scratch_need> scratch_needs(int64_t first_rows, int64_t last_rows, int64_t K, int64_t N,
-                                                 bool swiglu);
+                                                 bool swiglu, int32_t dtype);
 
  private:
   // How a product of M rows by N weight rows over K runs: work-groups along N and M, the rows a
@@ -62,7 +79,8 @@ class NvGemm {
     int splits = 1;
     int64_t per_split = 0;
   };
-  Shape shape(int64_t M, int64_t N, int64_t K, bool swiglu) const;
+  // In-place weights (Q4_K) have no split kernels: their K is never split.
+  Shape shape(int64_t M, int64_t N, int64_t K, bool swiglu, bool in_place) const;
   static size_t partials_bytes(const Shape& s, int64_t M, int64_t N, bool swiglu) {
     return static_cast<size_t>(s.splits) * (swiglu ? 2 : 1) * M * N * sizeof(float);
   }

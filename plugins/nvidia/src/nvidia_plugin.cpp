@@ -6,7 +6,8 @@
 // RMS_NORM_MUL_MAT_SWIGLU patterns on Q4_0 / Q4_1 / Q8_0 weights: with a few activation rows
 // (decode) through the GEMV of nv_gemv.hpp on 8-bit activations; with more (prompt) through the
 // tensor-core GEMM on 8-bit activations of nv_gemm.hpp, or from 65 rows, where the tensor cores
-// take it, the GEMM on f16 operands of nv_gemm_half.hpp; a prompt's ATTENTION / ROPE_ATTENTION
+// take it, the GEMM on f16 operands of nv_gemm_half.hpp; prompt-sized ones on Q4_K weights through
+// the 8-bit GEMM reading them in place (their decode rows take the shared kernels); a prompt's ATTENTION / ROPE_ATTENTION
 // through the tiled kernel of nv_attention.hpp, the decode attention of several sequences
 // (ROPE_ATTENTION_CELLS) through nv_attention_cells.hpp; a whole decode layer of those ops as one
 // launch (nv_layer.hpp, the plan's prepare_group). Every such weight is repacked at load
@@ -89,7 +90,7 @@ class NvidiaInstance final : public clport_plugin_instance {
   }
 
   bool supports(const clport_op& op) override {
-    return nv_weights(op, nullptr, nullptr) != nullptr || runner_.supports(op);
+    return nv_weights(op, nullptr, nullptr) != nullptr || gemm_in_place(op) || runner_.supports(op);
   }
 
   // Plan time, before the weights are packed: the shared kernels' scratch for op, or the decode
@@ -101,13 +102,17 @@ class NvidiaInstance final : public clport_plugin_instance {
     if (float_activations_ || !gemm_enabled_ || !is_gemv_kind(op.kind) || op.n_src < 2 || op.src[0] == nullptr ||
         op.src[1] == nullptr || !nvidia::NvGemm::covers(op.src[0]->dtype))
       return needs;
+    const int32_t dtype = op.src[0]->dtype;
+    const bool in_place = nvidia::NvGemm::reads_in_place(dtype);
+    if (in_place && !gemm_in_place(op)) return needs;
     const int64_t M = op.src[1]->ne[1], K = op.src[0]->ne[0], N = op.src[0]->ne[1];
-    const int64_t gemv_rows = runner_.tuning().gemv_max_m_for(op.src[0]->dtype);
+    const int64_t gemv_rows = runner_.tuning().gemv_max_m_for(dtype);
     if (M <= gemv_rows) return needs;
-    const bool half = gemm_half_enabled_ && M >= nvidia::NvGemmHalf::kMinRows;
+    const bool half = !in_place && gemm_half_enabled_ && M >= nvidia::NvGemmHalf::kMinRows;
     const int64_t last_8bit = half ? nvidia::NvGemmHalf::kMinRows - 1 : M;
     const bool swiglu = op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU;
-    for (const clport_scratch_need& n : gemm_.scratch_needs(gemv_rows + 1, last_8bit, K, N, swiglu)) needs.push_back(n);
+    for (const clport_scratch_need& n : gemm_.scratch_needs(gemv_rows + 1, last_8bit, K, N, swiglu, dtype))
+      needs.push_back(n);
     if (half) needs.push_back(gemm_half_.scratch_need(M, K));
     return needs;
   }
@@ -116,22 +121,29 @@ class NvidiaInstance final : public clport_plugin_instance {
     const PackedWeight* up = nullptr;
     bool gemm = false;
     const PackedWeight* w = nv_weights(op, &up, &gemm);
+    if (w == nullptr && gemm_in_place(op)) {
+      check_operands(op);
+      const nvidia::GemmWeight in_place = nvidia::GemmWeight::in_place(*op.src[0]);
+      const nvidia::GemmWeight in_place_up =
+          op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU ? nvidia::GemmWeight::in_place(*op.src[3]) : nvidia::GemmWeight{};
+      if (in_place.q == nullptr || (op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU && in_place_up.q == nullptr))
+        throw clport::sdk::Failure("nvidia: weight without a buffer");
+      if (gemm_.enqueue(op, in_place, op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU ? &in_place_up : nullptr)) return;
+      // No device memory for the quantized activations: the shared kernels read the same weights.
+      return runner_.enqueue(op);
+    }
     if (w == nullptr) {
       if (attention_enabled_ && attention_.takes(op) && runner_.supports(op)) return attention_.enqueue(op);
       if (attention_enabled_ && nvidia::NvAttentionCells::takes(op) && runner_.supports(op))
         return attention_cells_.enqueue(op);
       return runner_.enqueue(op);
     }
-    // The weights are read through their packed arrays; activations, norm weight, residual and
-    // dst are F32 buffers at element offsets.
-    for (const clport_tensor* t : {op.src[1], op.kind == CLPORT_OP_MUL_MAT ? op.src[1] : op.src[2], op.dst}) {
-      if (t->buffer == nullptr) throw clport::sdk::Failure("nvidia: operand without a buffer");
-      if (t->offset % 4 != 0) throw clport::sdk::Failure("nvidia: operand offset " + std::to_string(t->offset) + " is misaligned");
-    }
+    check_operands(op);
     if (!gemm) return gemv_.enqueue(op, *w, up);
     if (gemm_half_enabled_ && op.src[1]->ne[1] >= nvidia::NvGemmHalf::kMinRows && gemm_half_.enqueue(op, *w, up))
       return;
-    if (gemm_.enqueue(op, *w, up)) return;
+    const nvidia::GemmWeight packed_up = up != nullptr ? nvidia::GemmWeight::packed(*up) : nvidia::GemmWeight{};
+    if (gemm_.enqueue(op, nvidia::GemmWeight::packed(*w), up != nullptr ? &packed_up : nullptr)) return;
     // No device memory for the quantized activations. The packed layout is the weight's only
     // copy (owns_weight), so there is no float GEMM to fall back on: an error, met when the plan
     // is prepared (the SDK records this enqueue then), which the host's recovery handles.
@@ -150,6 +162,56 @@ class NvidiaInstance final : public clport_plugin_instance {
   void release_layout(void* layout) override { runner_.release_layout(layout); }
 
  private:
+  // The weights are read through their packed arrays (or in place); activations, norm weight,
+  // residual and dst are F32 buffers at element offsets.
+  static void check_operands(const clport_op& op) {
+    for (const clport_tensor* t : {op.src[1], op.kind == CLPORT_OP_MUL_MAT ? op.src[1] : op.src[2], op.dst}) {
+      if (t->buffer == nullptr) throw clport::sdk::Failure("nvidia: operand without a buffer");
+      if (t->offset % 4 != 0) throw clport::sdk::Failure("nvidia: operand offset " + std::to_string(t->offset) + " is misaligned");
+    }
+  }
+
+  // Whether op passes the shared kernels' checks on its plain description (shapes, dtypes). With
+  // `gemm_rows` the fused kinds' rows, which those checks hold to the GEMV's limit, are lifted to
+  // op's own: the GEMM takes any number.
+  bool passes_plain_checks(const clport_op& op, bool gemm_rows) const {
+    // (A copy of the tuning only then: this runs for every op of every decode step.)
+    const Tuning* limits = &runner_.tuning();
+    Tuning lifted;
+    if (gemm_rows) {
+      lifted = *limits;
+      lifted.gemv_max_m = lifted.gemv_max_m_q4q8 = op.src[1]->ne[1];
+      limits = &lifted;
+    }
+    clport_tensor plain_w = *op.src[0], plain_u{};
+    plain_w.layout = nullptr;
+    clport_op plain = op;
+    plain.src[0] = &plain_w;
+    if (op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU) {
+      plain_u = *op.src[3];
+      plain_u.layout = nullptr;
+      plain.src[3] = &plain_u;
+    }
+    return clport::plugin_common::check_op(plain, *limits).empty();
+  }
+
+  // Whether the NVIDIA GEMM serves op on Q4_K weights read in place: rows beyond the shared GEMV's
+  // (a prompt's, or several sequences'), weights with no layout in the file's own.
+  bool gemm_in_place(const clport_op& op) const {
+    if (float_activations_ || !gemm_enabled_ || !is_gemv_kind(op.kind) || op.n_src < 2 || op.src[0] == nullptr ||
+        op.src[1] == nullptr)
+      return false;
+    const clport_tensor& w = *op.src[0];
+    if (w.layout != nullptr || !nvidia::NvGemm::can_read_in_place(w) ||
+        op.src[1]->ne[1] <= runner_.tuning().gemv_max_m_for(w.dtype))
+      return false;
+    if (op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU &&
+        (op.n_src < 4 || op.src[3] == nullptr || op.src[3]->layout != nullptr || op.src[3]->dtype != w.dtype ||
+         !nvidia::NvGemm::can_read_in_place(*op.src[3])))
+      return false;
+    return passes_plain_checks(op, true);
+  }
+
   // The packed weights when the NVIDIA GEMV or GEMM serves op (and *up, the SwiGLU's second
   // one; *gemm, which of the two), else NULL: a mat-mul kind on weights this plugin packed, whose
   // plain description passes the shared checks (shapes, dtypes); up to the GEMV's rows the GEMV
@@ -170,26 +232,8 @@ class NvidiaInstance final : public clport_plugin_instance {
     if (swiglu) {
       if (op.n_src < 4 || op.src[3] == nullptr || (u = runner_.packed_layout(*op.src[3])) == nullptr) return nullptr;
     }
-    // The same checks as on the plain layout; the fused kinds' rows are checked against the GEMV's
-    // limit there, which the GEMM lifts.
-    // (A copy of the tuning only then: this runs for every op of every decode step.)
-    const Tuning* limits = &runner_.tuning();
-    Tuning lifted;
-    if (!rows_for_gemv) {
-      lifted = *limits;
-      lifted.gemv_max_m = lifted.gemv_max_m_q4q8 = op.src[1]->ne[1];
-      limits = &lifted;
-    }
-    clport_tensor plain_w = *op.src[0], plain_u{};
-    plain_w.layout = nullptr;
-    clport_op plain = op;
-    plain.src[0] = &plain_w;
-    if (swiglu) {
-      plain_u = *op.src[3];
-      plain_u.layout = nullptr;
-      plain.src[3] = &plain_u;
-    }
-    if (!clport::plugin_common::check_op(plain, *limits).empty()) return nullptr;
+    // The same checks as on the plain layout, the GEMM's rows lifted.
+    if (!passes_plain_checks(op, !rows_for_gemv)) return nullptr;
     if (up != nullptr) *up = u;
     if (gemm != nullptr) *gemm = !rows_for_gemv;
     return w;
