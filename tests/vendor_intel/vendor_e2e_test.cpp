@@ -201,21 +201,27 @@ void expect_vendor_matches_cpu(const std::string& path, const std::vector<int32_
     EXPECT_GT(ran(prefix), 0) << "no " << prefix << "* kernel ran in the prompt step";
 }
 
+// A random llama model of `dtype` weights (untied output), its 11-token prompt one device step:
+// the device's greedy tokens are the CPU's, and the kernels named ran.
+void expect_random_llama_matches_cpu(DType dtype, const std::string& prompt_kernels, const std::string& decode_kernel) {
+  const auto path = std::filesystem::temp_directory_path() / ("clport_vendor_" + std::string(VENDOR_PLUGIN) +
+                                                              std::string(dtype_name(dtype)) + std::to_string(::getpid()) + ".gguf");
+  test::RandomModelSpec spec;
+  spec.weight_dtype = dtype;
+  spec.tied_output = false;
+  ASSERT_TRUE(test::write_random_llama(path.string(), spec).ok());
+  expect_vendor_matches_cpu(path.string(), {1, 260, 70, 261, 100, 262, 33, 263, 264, 120, 299}, 8, 64, 1e-6, false,
+                            prompt_kernels, decode_kernel);
+  std::filesystem::remove(path);
+}
+
 TEST_F(VENDOR_SUITE, RandomQ4_0ModelRunsOnVendorKernelsWithCpuTokens) {
   {
     auto device = create_backend(EngineOptions{});
     ASSERT_TRUE(device.ok()) << device.status().to_string();
     EXPECT_EQ(gemv_plugin(*device.value(), CLPORT_DTYPE_Q4_0), VENDOR_PLUGIN) << device.value()->description();
   }
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("clport_vendor_" + std::string(VENDOR_PLUGIN) + std::to_string(::getpid()) + ".gguf");
-  test::RandomModelSpec spec;
-  spec.weight_dtype = DType::Q4_0;
-  spec.tied_output = false;
-  ASSERT_TRUE(test::write_random_llama(path.string(), spec).ok());
-  expect_vendor_matches_cpu(path.string(), {1, 260, 70, 261, 100, 262, 33, 263, 264, 120, 299}, 8, 64, 1e-6, false,
-                            kPromptKernels);
-  std::filesystem::remove(path);
+  expect_random_llama_matches_cpu(DType::Q4_0, kPromptKernels, VENDOR_GEMV_KERNEL);
 }
 
 #ifdef VENDOR_Q4K_PROMPT_KERNELS
@@ -223,15 +229,7 @@ TEST_F(VENDOR_SUITE, RandomQ4_0ModelRunsOnVendorKernelsWithCpuTokens) {
 // place; the decode rows on the shared K-quant GEMV. Both quantize activations in blocks of 256,
 // as the reference does.
 TEST_F(VENDOR_SUITE, RandomQ4_KModelPromptRunsOnVendorGemm) {
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("clport_vendor_q4k_" + std::string(VENDOR_PLUGIN) + std::to_string(::getpid()) + ".gguf");
-  test::RandomModelSpec spec;
-  spec.weight_dtype = DType::Q4_K;
-  spec.tied_output = false;
-  ASSERT_TRUE(test::write_random_llama(path.string(), spec).ok());
-  expect_vendor_matches_cpu(path.string(), {1, 260, 70, 261, 100, 262, 33, 263, 264, 120, 299}, 8, 64, 1e-6, false,
-                            VENDOR_Q4K_PROMPT_KERNELS, "mul_mat_gemv_");
-  std::filesystem::remove(path);
+  expect_random_llama_matches_cpu(DType::Q4_K, VENDOR_Q4K_PROMPT_KERNELS, "mul_mat_gemv_");
 }
 #endif
 
