@@ -166,7 +166,8 @@ std::unique_ptr<DeviceBinding> DeviceBinding::create(PluginManager& manager, con
     note("plugin '" + c.plugin + "' bound, rank " + std::to_string(b->instances_.size() + 1) +
          " (score " + std::to_string(c.probe_score) + (c.bonus ? ", bonus " + std::to_string(c.bonus) : "") + ")");
     b->instances_.push_back(
-        std::make_shared<BoundInstance>(plugin, instance, c.rank_score, b->keepalive_, describe(settings), host.value()));
+        std::make_shared<BoundInstance>(plugin, instance, c.rank_score, b->keepalive_, describe(settings),
+                                        host.value()));
     b->candidates_.push_back(c);
   }
   // Report order: bound plugins best first, then the others by name.

@@ -267,7 +267,8 @@ inline void nv_gemm_load_w(const global uint4* wq, const global ushort* wsc, int
     if (dtype_id == 3)
       *wdr = nv_q4k_scale(wq + ((size_t)row * (nb / 8) + b / 8) * 9, b % 8);
     else
-      *wdr = dtype_id == 1 ? (float2)(vload_half(2 * at, h), vload_half(2 * at + 1, h)) : (float2)(vload_half(at, h), 0.0f);
+      *wdr = dtype_id == 1 ? (float2)(vload_half(2 * at, h), vload_half(2 * at + 1, h))
+                           : (float2)(vload_half(at, h), 0.0f);
   }
 }
 

@@ -42,7 +42,9 @@ struct GemmWeight {
   cl_mem q = nullptr, s = nullptr;
   uint64_t offset = 0;
   static GemmWeight packed(const clport::plugin_common::PackedWeight& w) { return {w.dtype, w.K, w.N, w.q, w.s, 0}; }
-  static GemmWeight in_place(const clport_tensor& t) { return {t.dtype, t.ne[0], t.ne[1], t.buffer, t.buffer, t.offset}; }
+  static GemmWeight in_place(const clport_tensor& t) {
+    return {t.dtype, t.ne[0], t.ne[1], t.buffer, t.buffer, t.offset};
+  }
 };
 
 class NvGemm {

@@ -7,8 +7,8 @@
 // (decode) through the GEMV of nv_gemv.hpp on 8-bit activations; with more (prompt) through the
 // tensor-core GEMM on 8-bit activations of nv_gemm.hpp, or from 65 rows, where the tensor cores
 // take it, the GEMM on f16 operands of nv_gemm_half.hpp; prompt-sized ones on Q4_K weights through
-// the 8-bit GEMM reading them in place (their decode rows take the shared kernels); a prompt's ATTENTION / ROPE_ATTENTION
-// through the tiled kernel of nv_attention.hpp, the decode attention of several sequences
+// the 8-bit GEMM reading them in place (their decode rows take the shared kernels); a prompt's
+// ATTENTION / ROPE_ATTENTION through the tiled kernel of nv_attention.hpp, the decode attention of several sequences
 // (ROPE_ATTENTION_CELLS) through nv_attention_cells.hpp; a whole decode layer of those ops as one
 // launch (nv_layer.hpp, the plan's prepare_group). Every such weight is repacked at load
 // (plugins/common's packed layout: aligned 16-byte quant words), and the layout is its only copy.
@@ -123,12 +123,11 @@ class NvidiaInstance final : public clport_plugin_instance {
     const PackedWeight* w = nv_weights(op, &up, &gemm);
     if (w == nullptr && gemm_in_place(op)) {
       check_operands(op);
-      const nvidia::GemmWeight in_place = nvidia::GemmWeight::in_place(*op.src[0]);
-      const nvidia::GemmWeight in_place_up =
-          op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU ? nvidia::GemmWeight::in_place(*op.src[3]) : nvidia::GemmWeight{};
-      if (in_place.q == nullptr || (op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU && in_place_up.q == nullptr))
-        throw clport::sdk::Failure("nvidia: weight without a buffer");
-      if (gemm_.enqueue(op, in_place, op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU ? &in_place_up : nullptr)) return;
+      const bool swiglu = op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU;
+      const nvidia::GemmWeight first = nvidia::GemmWeight::in_place(*op.src[0]);
+      const nvidia::GemmWeight second = swiglu ? nvidia::GemmWeight::in_place(*op.src[3]) : first;
+      if (first.q == nullptr || second.q == nullptr) throw clport::sdk::Failure("nvidia: weight without a buffer");
+      if (gemm_.enqueue(op, first, swiglu ? &second : nullptr)) return;
       // No device memory for the quantized activations: the shared kernels read the same weights.
       return runner_.enqueue(op);
     }
