@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "clport_plugin/dtype_table.hpp"
 #include "nv_dtypes.hpp"
 
 namespace nvidia {
@@ -23,8 +24,6 @@ size_t round_up(size_t v, size_t to) { return (v + to - 1) / to * to; }
 
 // The GEMM kernels' name suffix for a weight dtype: the packed layout's, and Q4_K's in place.
 const char* gemm_suffix(int32_t dtype) { return dtype == CLPORT_DTYPE_Q4_K ? "q4_k" : dtype_suffix(dtype); }
-
-constexpr int64_t kQ4kValues = 256, kQ4kBytes = 144;  // a Q4_K super-block
 
 }  // namespace
 
@@ -65,8 +64,10 @@ uint32_t NvGemm::rows_per_group(int64_t M) const {
 bool NvGemm::covers(int32_t weight_dtype) { return gemm_suffix(weight_dtype) != nullptr; }
 
 bool NvGemm::can_read_in_place(const clport_tensor& weight) {
-  if (!reads_in_place(weight.dtype) || weight.ne[0] % kQ4kValues != 0) return false;
-  return weight.offset % 16 == 0 && weight.nb[1] == weight.ne[0] / kQ4kValues * kQ4kBytes;
+  if (!reads_in_place(weight.dtype)) return false;
+  const clport::sdk::DTypeLayout* block = clport::sdk::dtype_layout(weight.dtype);
+  if (block == nullptr || weight.ne[0] % block->block_size != 0) return false;
+  return weight.offset % 16 == 0 && weight.nb[1] == weight.ne[0] / block->block_size * block->block_bytes;
 }
 
 bool NvGemm::reserve(int64_t M, int64_t K) {
