@@ -47,6 +47,23 @@ std::vector<uint8_t> random_weight(std::mt19937_64& rng, uint32_t threads, DType
   return out;
 }
 
+// rows x cols floats quantized into out, on `threads` threads (at least one).
+Status quantize_rows(uint32_t threads, DType dtype, const float* values, int64_t cols, int64_t rows, uint8_t* out) {
+  const int64_t rb = row_bytes(dtype, cols).value();
+  const int64_t per = (rows + std::max<uint32_t>(threads, 1) - 1) / std::max<uint32_t>(threads, 1);
+  std::vector<Status> results(std::max<uint32_t>(threads, 1));
+  std::vector<std::thread> workers;
+  for (uint32_t t = 0; t < results.size() && t * per < rows; ++t) {
+    workers.emplace_back([&, t] {
+      for (int64_t r = t * per; r < std::min<int64_t>(rows, (t + 1) * per) && results[t].ok(); ++r)
+        results[t] = quantize_row(dtype, values + r * cols, out + r * rb, cols);
+    });
+  }
+  for (auto& w : workers) w.join();
+  for (const Status& st : results) CLPORT_RETURN_IF_ERROR(st);
+  return Status();
+}
+
 std::vector<uint8_t> uniform_f32(std::mt19937_64& rng, int64_t n, float lo, float hi) {
   std::uniform_real_distribution<float> dist(lo, hi);
   std::vector<uint8_t> out(n * sizeof(float));
@@ -202,9 +219,8 @@ Status write_random_llama(const std::string& path, const RandomModelSpec& s) {
   for (auto& v : embd) v = unit(rng);
   const int64_t erb = row_bytes(s.weight_dtype, E).value();
   std::vector<uint8_t> embd_q(static_cast<size_t>(erb * kVocab));
-  for (int64_t r = 0; r < kVocab; ++r) {
-    CLPORT_RETURN_IF_ERROR(quantize_row(s.weight_dtype, embd.data() + r * E, embd_q.data() + r * erb, E));
-  }
+  // Quantizing has no randomness: threads share the rows and the bytes are the same for any count.
+  CLPORT_RETURN_IF_ERROR(quantize_rows(s.threads, s.weight_dtype, embd.data(), E, kVocab, embd_q.data()));
   CLPORT_RETURN_IF_ERROR(w.add_tensor("token_embd.weight", s.weight_dtype, {E, kVocab}, embd_q));
   // Factors from 1 (high frequencies kept) to 8 (low ones slowed down), as Llama 3.1's are.
   if (s.rope_factors == "rope_freqs") {

@@ -21,8 +21,10 @@
 //                                mat-muls multiply 8-bit activations too, in the same numbers)
 //   VENDOR_PROMPT_KERNELS "a b"  kernel-name prefixes that must each have run in the random
 //                                models' runs (their 11-token prompt is one device step)
-//   VENDOR_Q4K_PROMPT_KERNELS "a b"  the same for a random Q4_K model, whose decode rows take the
-//                                shared K-quant GEMV (a vendor with a GEMM that reads Q4_K)
+//   VENDOR_Q4K_PROMPT_KERNELS "a b"  the same for a random Q4_K model (a vendor with a GEMM that
+//                                reads Q4_K)
+//   VENDOR_Q4K_DECODE_KERNEL "x"  prefix of the kernels its decode rows must run (default: the
+//                                shared K-quant GEMV's, mul_mat_gemv_)
 //
 // Optional, for a run on an OpenCL whose device really has the vendor's extension (the Intel
 // sub-group suite: PoCL 5.0's CPU device behind the UHD 770 identity):
@@ -225,11 +227,14 @@ TEST_F(VENDOR_SUITE, RandomQ4_0ModelRunsOnVendorKernelsWithCpuTokens) {
 }
 
 #ifdef VENDOR_Q4K_PROMPT_KERNELS
+#ifndef VENDOR_Q4K_DECODE_KERNEL
+#define VENDOR_Q4K_DECODE_KERNEL "mul_mat_gemv_"
+#endif
 // Q4_K weights: the prompt's mat-muls, plain and fused, on the vendor's GEMM that reads them in
-// place; the decode rows on the shared K-quant GEMV. Both quantize activations in blocks of 256,
+// place; the decode rows on VENDOR_Q4K_DECODE_KERNEL. Both quantize activations in blocks of 256,
 // as the reference does.
 TEST_F(VENDOR_SUITE, RandomQ4_KModelPromptRunsOnVendorGemm) {
-  expect_random_llama_matches_cpu(DType::Q4_K, VENDOR_Q4K_PROMPT_KERNELS, "mul_mat_gemv_");
+  expect_random_llama_matches_cpu(DType::Q4_K, VENDOR_Q4K_PROMPT_KERNELS, VENDOR_Q4K_DECODE_KERNEL);
 }
 #endif
 

@@ -160,12 +160,29 @@ inline float nv_group_sum(float v, local float* scratch) { return wg_reduce_sum(
 inline float nv_group_max(float v, local float* scratch) { return wg_reduce_max(v, scratch, NV_WG); }
 #endif
 
+// The largest of the block maxima of the 8 blocks (64 work-items) that share a 256-value span,
+// through `spans` (NV_WG / 8 floats, apart from the block reductions' scratch).
+inline float nv_span_max(float block_max, local float* spans) {
+  const int lid = get_local_id(0), first = lid / 64 * 8;
+  barrier(CLK_LOCAL_MEM_FENCE);  // the previous pass has read its maxima
+  if (lid % 8 == 0) spans[lid / 8] = block_max;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  float m = spans[first];
+  for (int k = 1; k < 8; ++k) m = fmax(m, spans[first + k]);
+  return m;
+}
+
 // One pass's float4 v (number i of the row; live: i < K / 4, the same for a block's 8
 // work-items), quantized with its block into the row's codes (as int words) and xds. Every
-// work-item of the group calls it the same number of times (the block reductions).
+// work-item of the group calls it the same number of times (the block reductions). With `wide`
+// (the K-quants' activations, the CPU path's Q8_K: NV_WG a multiple of 64, K of 256) the 8 blocks
+// of 256 values share one scale, the largest magnitude of all of them; `spans` is then
+// nv_span_max's.
 inline void nv_quantize_float4(float4 v, int i, bool live, int nb, local int* codes, local float2* xds,
-                               local float* red) {
-  const float d = nv_div_rn(nv_block_max(nv_absmax4(v), red), 127.0f);
+                               local float* red, int wide, local float* spans) {
+  float amax = nv_block_max(nv_absmax4(v), red);
+  if (wide) amax = nv_span_max(amax, spans);
+  const float d = nv_div_rn(amax, 127.0f);
   const float inv = d != 0.0f ? nv_div_rn(1.0f, d) : 0.0f;
   const int4 q = convert_int4_rte(v * inv);
   const int sum = nv_block_sum(q.x + q.y + q.z + q.w, red);
@@ -180,8 +197,8 @@ inline void nv_quantize_float4(float4 v, int i, bool live, int nb, local int* co
 // 16..31 at xq[nb + b] (consecutive lanes read consecutive words), (d, s) at xds[b]. One float4
 // per work-item and pass, 8 work-items to a block: the loads coalesce and the row takes
 // K / (4 NV_WG) passes. LOAD4(i) is the row's float4 number i (only called for i < K / 4);
-// every work-item of the group runs the body.
-#define NV_QUANTIZE_BODY(LOAD4)                                                                 \
+// every work-item of the group runs the body. WIDE and SPANS as nv_quantize_float4 takes them.
+#define NV_QUANTIZE_BODY(LOAD4, WIDE, SPANS)                                                    \
   {                                                                                             \
     const int lid_ = get_local_id(0), n4_ = K / 4;                                              \
     for (int base_ = 0; base_ < n4_; base_ += NV_WG) {                                          \
@@ -190,16 +207,16 @@ inline void nv_quantize_float4(float4 v, int i, bool live, int nb, local int* co
       const bool live_ = i < n4_;                                                               \
       float4 v_ = (float4)(0.0f);                                                               \
       if (live_) v_ = LOAD4(i);                                                                 \
-      nv_quantize_float4(v_, i, live_, K / 32, (local int*)xq, xds, red);                       \
+      nv_quantize_float4(v_, i, live_, K / 32, (local int*)xq, xds, red, WIDE, SPANS);          \
     }                                                                                           \
     barrier(CLK_LOCAL_MEM_FENCE);                                                               \
   }
 
 // Row x through the RMSNorm with weight g when norm is set, quantized as above. The CPU
 // backend's Q8Block32 form, so both paths mean the same numbers: d = max|x| / 127 per 32
-// values, codes x / d rounded to nearest even, s = d * sum(codes).
+// values (per 256 with `wide`), codes x / d rounded to nearest even, s = d * sum(codes).
 inline void nv_quantize_row(const global float* x, const global float* g, int norm, float eps, int K,
-                            local int4* xq, local float2* xds, local float* red) {
+                            local int4* xq, local float2* xds, local float* red, int wide, local float* spans) {
   float scale = 1.0f;
   if (norm) {
     float ss = 0.0f;
@@ -210,7 +227,7 @@ inline void nv_quantize_row(const global float* x, const global float* g, int no
     scale = 1.0f / sqrt(nv_group_sum(ss, red) / (float)K + eps);
   }
 #define NV_LOAD_ROW(i) (norm ? vload4(i, x) * scale * vload4(i, g) : vload4(i, x))
-  NV_QUANTIZE_BODY(NV_LOAD_ROW)
+  NV_QUANTIZE_BODY(NV_LOAD_ROW, wide, spans)
 #undef NV_LOAD_ROW
 }
 
@@ -251,7 +268,7 @@ inline float nv_row_total(local const float* red, int r) {
 // the chunks of NV_ROWS rows are shared out over the work-groups of dimension 0 (chunk g,
 // g + groups, ...) and summed in local memory.
 #if NV_FAST_REDUCE
-#define NV_ROWS_FN(NAME, BLOCK)                                                                 \
+#define NV_ROWS_FN_LOOP(NAME, LOOP, STEP)                                                       \
   inline void NAME(const global uint4* wq, const global ushort* ws, int K, int N, int has_res,  \
                    const global float* res, global float* dst, local const int4* xq,            \
                    local const float2* xds, local float* red, int group, int groups) {           \
@@ -260,7 +277,7 @@ inline float nv_row_total(local const float* red, int r) {
     for (int first = (group * NV_WARPS + lid / 32) * NV_RPW; first < N; first += warps * NV_RPW) { \
       float acc[NV_RPW];                                                                        \
       for (int r = 0; r < NV_RPW; ++r) acc[r] = 0.0f;                                           \
-      NV_GEMV_LOOP(NV_STEP_##BLOCK)                                                             \
+      LOOP(STEP)                                                                                \
       for (int r = 0; r < NV_RPW; ++r) {                                                        \
         float total = nv_warp_sum(acc[r]);                                                      \
         if (lane == 0 && first + r < N) {                                                       \
@@ -270,7 +287,7 @@ inline float nv_row_total(local const float* red, int r) {
       }                                                                                         \
     }                                                                                           \
   }
-#define NV_SWIGLU_ROWS_FN(NAME, BLOCK)                                                          \
+#define NV_SWIGLU_ROWS_FN_LOOP(NAME, LOOP, STEP)                                                \
   inline void NAME(const global uint4* gq, const global ushort* gs, const global uint4* uq,     \
                    const global ushort* us, int K, int N, global float* dst, local const int4* xq, \
                    local const float2* xds, local float* red, int group, int groups) {           \
@@ -279,7 +296,7 @@ inline float nv_row_total(local const float* red, int r) {
     for (int first = (group * NV_WARPS + lid / 32) * NV_RPW; first < N; first += warps * NV_RPW) { \
       float acc_g[NV_RPW], acc_u[NV_RPW];                                                       \
       for (int r = 0; r < NV_RPW; ++r) acc_g[r] = acc_u[r] = 0.0f;                              \
-      NV_GEMV_LOOP(NV_SWIGLU_STEP_##BLOCK)                                                      \
+      LOOP(STEP)                                                                                \
       for (int r = 0; r < NV_RPW; ++r) {                                                        \
         const float gate = nv_warp_sum(acc_g[r]), up = nv_warp_sum(acc_u[r]);                  \
         if (lane == 0 && first + r < N) dst[first + r] = gate / (1.0f + exp(-gate)) * up;      \
@@ -287,7 +304,7 @@ inline float nv_row_total(local const float* red, int r) {
     }                                                                                           \
   }
 #else
-#define NV_ROWS_FN(NAME, BLOCK)                                                                 \
+#define NV_ROWS_FN_LOOP(NAME, LOOP, STEP)                                                       \
   inline void NAME(const global uint4* wq, const global ushort* ws, int K, int N, int has_res,  \
                    const global float* res, global float* dst, local const int4* xq,            \
                    local const float2* xds, local float* red, int group, int groups) {           \
@@ -296,7 +313,7 @@ inline float nv_row_total(local const float* red, int r) {
       const int first = chunk * NV_ROWS + (lid / 32) * NV_RPW;                                  \
       float acc[NV_RPW];                                                                        \
       for (int r = 0; r < NV_RPW; ++r) acc[r] = 0.0f;                                           \
-      NV_GEMV_LOOP(NV_STEP_##BLOCK)                                                             \
+      LOOP(STEP)                                                                                \
       for (int r = 0; r < NV_RPW; ++r) red[((lid / 32) * NV_RPW + r) * NV_RED_STRIDE + lane] = acc[r]; \
       barrier(CLK_LOCAL_MEM_FENCE);                                                             \
       const int n = chunk * NV_ROWS + lid;                                                      \
@@ -311,7 +328,7 @@ inline float nv_row_total(local const float* red, int r) {
 
 // The same for RMS_NORM_MUL_MAT_SWIGLU: dst[n] = silu(gate[n] . x) * (up[n] . x), both weights of
 // one dtype; each warp walks NV_RPW rows of each. red holds 2 * NV_ROWS * NV_RED_STRIDE floats.
-#define NV_SWIGLU_ROWS_FN(NAME, BLOCK)                                                          \
+#define NV_SWIGLU_ROWS_FN_LOOP(NAME, LOOP, STEP)                                                \
   inline void NAME(const global uint4* gq, const global ushort* gs, const global uint4* uq,     \
                    const global ushort* us, int K, int N, global float* dst, local const int4* xq, \
                    local const float2* xds, local float* red, int group, int groups) {           \
@@ -320,7 +337,7 @@ inline float nv_row_total(local const float* red, int r) {
       const int first = chunk * NV_ROWS + (lid / 32) * NV_RPW;                                  \
       float acc_g[NV_RPW], acc_u[NV_RPW];                                                       \
       for (int r = 0; r < NV_RPW; ++r) acc_g[r] = acc_u[r] = 0.0f;                              \
-      NV_GEMV_LOOP(NV_SWIGLU_STEP_##BLOCK)                                                      \
+      LOOP(STEP)                                                                                \
       for (int r = 0; r < NV_RPW; ++r) {                                                        \
         const int slot = (lid / 32) * NV_RPW + r;                                               \
         red[slot * NV_RED_STRIDE + lane] = acc_g[r];                                            \
@@ -337,6 +354,9 @@ inline float nv_row_total(local const float* red, int r) {
   }
 #endif
 
+// The row walks of the packed layout's blocks of 32 values (a K-quant's own walk: LOOP, STEP).
+#define NV_ROWS_FN(NAME, BLOCK) NV_ROWS_FN_LOOP(NAME, NV_GEMV_LOOP, NV_STEP_##BLOCK)
+#define NV_SWIGLU_ROWS_FN(NAME, BLOCK) NV_SWIGLU_ROWS_FN_LOOP(NAME, NV_GEMV_LOOP, NV_SWIGLU_STEP_##BLOCK)
 #define NV_STEP_nv_block_q4_0(r, i, xa, xb, ds) acc[r] += nv_block_q4_0(wq, ws, i, xa, xb, ds)
 #define NV_STEP_nv_block_q4_1(r, i, xa, xb, ds) acc[r] += nv_block_q4_1(wq, ws, i, xa, xb, ds)
 #define NV_STEP_nv_block_q8_0(r, i, xa, xb, ds) acc[r] += nv_block_q8_0(wq, ws, i, xa, xb, ds)
@@ -366,7 +386,7 @@ NV_SWIGLU_ROWS_FN(nv_swiglu_rows_q8_0, nv_block_q8_0)
     local float red[NV_ROWS * NV_RED_STRIDE];                                                   \
     const size_t m = get_group_id(0);                                                           \
     nv_quantize_row((const global float*)(x + x_off) + m * K, (const global float*)(g + g_off), \
-                    norm, eps, K, xq, xds, red);                                                \
+                    norm, eps, K, xq, xds, red, 0, red);                                        \
     ROWS(wq, ws, K, N, has_res, (const global float*)(res + res_off) + m * N,                   \
          (global float*)(dst + dst_off) + m * N, xq, xds, red, get_group_id(1), get_num_groups(1)); \
   }
@@ -384,7 +404,7 @@ NV_GEMV_KERNEL(nv_gemv_q8_0, nv_rows_q8_0)
     local float red[2 * NV_ROWS * NV_RED_STRIDE];                                               \
     const size_t m = get_group_id(0);                                                           \
     nv_quantize_row((const global float*)(x + x_off) + m * K, (const global float*)(g + g_off), \
-                    1, eps, K, xq, xds, red);                                                   \
+                    1, eps, K, xq, xds, red, 0, red);                                           \
     ROWS(gq, gs, uq, us, K, N, (global float*)(dst + dst_off) + m * N, xq, xds, red, get_group_id(1), \
          get_num_groups(1));                                                                    \
   }

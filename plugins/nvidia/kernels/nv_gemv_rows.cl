@@ -79,7 +79,7 @@ inline void nv_quantize_rows_mr(const int mr, const global float* x, int rows, i
     for (int u = 0; u < NV_QPASS; ++u) {
       const int p = p0 + u, m = p / passes, i = (p % passes) * NV_WG + lid;
       if (p >= items) break;  // the same for the whole group
-      nv_quantize_float4(v[u], i, i < n4, nb, (local int*)(xq + 2 * m * nb), xds + m * nb, red);
+      nv_quantize_float4(v[u], i, i < n4, nb, (local int*)(xq + 2 * m * nb), xds + m * nb, red, 0, red);
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);

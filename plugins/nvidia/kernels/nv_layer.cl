@@ -157,7 +157,7 @@ kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void nv_layer(
   NV_TIMING_START
 
   // 1
-  nv_quantize_row(NV_CF32(x1, x1_off), NV_CF32(attn_norm, attn_norm_off), 1, eps1, E, xq, xds, red);
+  nv_quantize_row(NV_CF32(x1, x1_off), NV_CF32(attn_norm, attn_norm_off), 1, eps1, E, xq, xds, red, 0, red);
   NV_MARK(0)
   NV_QKV_ROWS(qkv_q, qkv_s, E, NQKV, 0, NV_F32(qkv, qkv_off), NV_F32(qkv, qkv_off), xq, xds, red, get_group_id(0), get_num_groups(0));
   NV_MARK(1)
@@ -209,7 +209,7 @@ kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void nv_layer(
     // Work-group 0 also writes the merged row out (the attention op's output).
     global float* attn_row = get_group_id(0) == 0 ? NV_F32(attn, attn_off) : 0;
 #define NV_LOAD_MERGED(i) nv_merged4(part, w, i, HD, splits, attn_row)
-    NV_QUANTIZE_BODY(NV_LOAD_MERGED)
+    NV_QUANTIZE_BODY(NV_LOAD_MERGED, 0, red)
 #undef NV_LOAD_MERGED
     NV_MARK(5)
     NV_O_ROWS(o_q, o_s, K, NO, 1, NV_CF32(o_res, o_res_off), NV_F32(x3, x3_off), xq, xds, red, get_group_id(0), get_num_groups(0));
@@ -220,7 +220,7 @@ kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void nv_layer(
 
   // 4
   if (alive) {
-    nv_quantize_row(NV_CF32(x4, x4_off), NV_CF32(ffn_norm, ffn_norm_off), 1, eps4, K4, xq, xds, red);
+    nv_quantize_row(NV_CF32(x4, x4_off), NV_CF32(ffn_norm, ffn_norm_off), 1, eps4, K4, xq, xds, red, 0, red);
     NV_MARK(8)
     NV_FFN_ROWS(g_q, g_s, u_q, u_s, K4, FF, NV_F32(act, act_off), xq, xds, red, get_group_id(0), get_num_groups(0));
     NV_MARK(9)
@@ -230,7 +230,7 @@ kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void nv_layer(
 
   // 5
   if (alive) {
-    nv_quantize_row(NV_CF32(act_in, act_in_off), NV_CF32(act_in, act_in_off), 0, 0.0f, K5, xq, xds, red);
+    nv_quantize_row(NV_CF32(act_in, act_in_off), NV_CF32(act_in, act_in_off), 0, 0.0f, K5, xq, xds, red, 0, red);
     NV_MARK(11)
     NV_DOWN_ROWS(d_q, d_s, K5, ND, 1, NV_CF32(d_res, d_res_off), NV_F32(x5, x5_off), xq, xds, red, get_group_id(0), get_num_groups(0));
     NV_MARK(12)

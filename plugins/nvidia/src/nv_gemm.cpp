@@ -132,7 +132,7 @@ std::vector<clport_scratch_need> NvGemm::scratch_needs(int64_t first_rows, int64
   return needs;
 }
 
-bool NvGemm::enqueue(const clport_op& op, const GemmWeight& w, const GemmWeight* up) {
+bool NvGemm::enqueue(const clport_op& op, const WeightView& w, const WeightView* up) {
   const clport_tensor &x = *op.src[1], &d = *op.dst;
   const char* suffix = gemm_suffix(w.dtype);
   if (suffix == nullptr) throw clport::sdk::unsupported("nvidia: no GEMM for this weight dtype");
@@ -177,7 +177,7 @@ bool NvGemm::enqueue(const clport_op& op, const GemmWeight& w, const GemmWeight*
                                       : !swiglu && split_rows == 64 ? "_m64"
                                                                     : "");
       const clport::sdk::Kernel& ks = program_.kernel(split_name);
-      const GemmWeight& second = swiglu ? *up : w;
+      const WeightView& second = swiglu ? *up : w;
       const clport_tensor& res = add ? *op.src[2] : x;
       clport::sdk::set_args(cl, ks, w.q, w.s, cl_ulong(w.offset), second.q, second.s, cl_ulong(second.offset), codes_,
                             scales_, part, counts, M, N, K,

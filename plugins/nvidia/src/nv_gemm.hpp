@@ -14,6 +14,7 @@
 #include "clport_common/packed_weight.hpp"
 #include "clport_common/scratch_buffer.hpp"
 #include "nv_program.hpp"
+#include "weight_view.hpp"
 
 namespace nvidia {
 
@@ -34,19 +35,6 @@ struct GemmConfig {
   std::string build_options(bool ptx) const;
 };
 
-// A weight as the GEMM reads it: a packed layout's quant and scale arrays, or a Q4_K weight's own
-// buffer from its byte offset (GGUF super-blocks, rows back to back).
-struct GemmWeight {
-  int32_t dtype = 0;
-  int64_t K = 0, N = 0;
-  cl_mem q = nullptr, s = nullptr;
-  uint64_t offset = 0;
-  static GemmWeight packed(const clport::plugin_common::PackedWeight& w) { return {w.dtype, w.K, w.N, w.q, w.s, 0}; }
-  static GemmWeight in_place(const clport_tensor& t) {
-    return {t.dtype, t.ne[0], t.ne[1], t.buffer, t.buffer, t.offset};
-  }
-};
-
 class NvGemm {
  public:
   // compute_units: the device's, which decide when a few rows' product splits K.
@@ -64,7 +52,7 @@ class NvGemm {
   // Enqueues op (already checked against the plain-layout rules, any M); up is the SwiGLU's second
   // weight. Returns false, having enqueued nothing, when the device has no memory for the quantized
   // activations: the caller then runs the op another way.
-  bool enqueue(const clport_op& op, const GemmWeight& w, const GemmWeight* up);
+  bool enqueue(const clport_op& op, const WeightView& w, const WeightView* up);
   // Plan time: the scratch of a K x N product of `dtype` weights (two for SwiGLU) at first .. last
   // rows: quantized codes and scales, and where a few rows split K, the ranges' sums and arrival
   // counts.

@@ -9,8 +9,6 @@ extern const clport::EmbeddedKernel clport_plugin_kernels[];
 namespace nvidia {
 namespace {
 
-using clport::plugin_common::PackedWeight;
-
 // Local memory of one activation row: 32 code bytes and (d, s) per block of 32 values.
 uint64_t row_local_bytes(int64_t K) { return static_cast<uint64_t>(K / 32) * (32 + 8); }
 
@@ -52,10 +50,15 @@ std::string gemv_source(const clport::sdk::Host& h) {
 }
 
 std::string gemv_rows_source(const clport::sdk::Host& h) {
-  return gemv_source(h) + "\n" + clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_gemv_rows.cl");
+  return gemv_source(h) + "\n" + clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_gemv_rows.cl") +
+         "\n" + clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_gemv_q4_k.cl");
 }
 
 bool NvGemv::covers(int32_t weight_dtype) { return dtype_suffix(weight_dtype) != nullptr; }
+
+bool NvGemv::reads_in_place(int32_t weight_dtype) const {
+  return weight_dtype == CLPORT_DTYPE_Q4_K && config_.wg % 64 == 0;
+}
 
 bool NvGemv::fits(int64_t K) const { return fits_rows(K, 1); }
 
@@ -75,14 +78,14 @@ uint32_t NvGemv::group_rows(int64_t K, int64_t M) const {
   return M > 1 ? best : 1;
 }
 
-void NvGemv::enqueue(const clport_op& op, const PackedWeight& w, const PackedWeight* up) {
+void NvGemv::enqueue(const clport_op& op, const WeightView& w, const WeightView* up) {
   const clport_tensor &x = *op.src[1], &d = *op.dst;
-  const char* suffix = dtype_suffix(w.dtype);
+  const char* suffix = w.in_place ? (reads_in_place(w.dtype) ? "q4_k" : nullptr) : dtype_suffix(w.dtype);
   if (suffix == nullptr) throw clport::sdk::unsupported("nvidia: no GEMV for this weight dtype");
   const cl_int K = static_cast<cl_int>(w.K), N = static_cast<cl_int>(w.N), M = static_cast<cl_int>(x.ne[1]);
   // Several activation rows: nv_gemv_rows.cl's groups of `rows` (one pass over the weights per
-  // group); one row: nv_gemv.cl's.
-  const uint32_t rows = group_rows(K, M);
+  // group); one row, or a weight read in place: nv_gemv.cl's (a group per row).
+  const uint32_t rows = w.in_place ? 1 : group_rows(K, M);
   const std::string form = rows > 1 ? "r" + std::to_string(rows) + "_" : "";
   const clport::sdk::LocalMem codes{static_cast<size_t>(rows) * (K / 32) * 32},
       scales{static_cast<size_t>(rows) * (K / 32) * 8};
@@ -92,7 +95,11 @@ void NvGemv::enqueue(const clport_op& op, const PackedWeight& w, const PackedWei
   if (swiglu) {
     if (up == nullptr) throw clport::sdk::Failure("nvidia: SwiGLU GEMV without its up weight");
     const clport_tensor& g = *op.src[2];
-    if (rows > 1)
+    if (w.in_place)
+      clport::sdk::set_args(cl, k, w.q, cl_ulong(w.offset), up->q, cl_ulong(up->offset), x.buffer, cl_ulong(x.offset),
+                            g.buffer, cl_ulong(g.offset), cl_float(op.params.eps), d.buffer, cl_ulong(d.offset), K, N,
+                            codes, scales);
+    else if (rows > 1)
       clport::sdk::set_args(cl, k, w.q, w.s, up->q, up->s, x.buffer, cl_ulong(x.offset), g.buffer,
                             cl_ulong(g.offset), cl_float(op.params.eps), d.buffer, cl_ulong(d.offset), K, N, M, codes,
                             scales);
@@ -105,7 +112,12 @@ void NvGemv::enqueue(const clport_op& op, const PackedWeight& w, const PackedWei
     // Absent operands point at x: the kernel never reads them (norm / has_res are 0).
     const clport_tensor& g = norm ? *op.src[2] : x;
     const clport_tensor& res = add ? *op.src[2] : x;
-    if (rows > 1)
+    if (w.in_place)
+      clport::sdk::set_args(cl, k, w.q, cl_ulong(w.offset), x.buffer, cl_ulong(x.offset), g.buffer, cl_ulong(g.offset),
+                            cl_int(norm ? 1 : 0), cl_float(norm ? op.params.eps : 0.0f), res.buffer,
+                            cl_ulong(res.offset), cl_int(add ? 1 : 0), d.buffer, cl_ulong(d.offset), K, N, codes,
+                            scales);
+    else if (rows > 1)
       clport::sdk::set_args(cl, k, w.q, w.s, x.buffer, cl_ulong(x.offset), g.buffer, cl_ulong(g.offset),
                             cl_int(norm ? 1 : 0), cl_float(norm ? op.params.eps : 0.0f), res.buffer,
                             cl_ulong(res.offset), cl_int(add ? 1 : 0), d.buffer, cl_ulong(d.offset), K, N, M, codes,

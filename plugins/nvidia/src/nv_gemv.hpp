@@ -1,7 +1,7 @@
 // Launches the NVIDIA GEMV on 8-bit activations (plugins/nvidia/kernels/nv_gemv.cl) for
 // MUL_MAT with a few activation rows and for the three fused mat-mul patterns, on weights in the
-// packed layout of plugins/common. The caller has checked the op against the plain-layout rules
-// (check_op) and that its weights carry that layout.
+// packed layout of plugins/common, or Q4_K weights read in place (nv_gemv_q4_k.cl). The caller has
+// checked the op against the plain-layout rules (check_op) and how its weights are read.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +10,7 @@
 #include "clport_plugin/plugin_sdk.hpp"
 #include "clport_common/packed_weight.hpp"
 #include "nv_program.hpp"
+#include "weight_view.hpp"
 
 namespace nvidia {
 
@@ -38,13 +39,18 @@ struct GemvConfig {
 // nv_ptx.cl + nv_gemv.cl with reduce.cl in front: the GEMV program's source, which the layer
 // program extends.
 std::string gemv_source(const clport::sdk::Host& h);
-// And nv_gemv_rows.cl behind it: the GEMV program's (one row and several).
+// And nv_gemv_rows.cl and nv_gemv_q4_k.cl behind it: the GEMV program's (one row and several,
+// the packed layout and Q4_K in place).
 std::string gemv_rows_source(const clport::sdk::Host& h);
 
 class NvGemv {
  public:
   NvGemv(const clport_host& host, GemvConfig config, uint64_t local_mem_bytes, uint32_t compute_units);
+  // Packed-layout dtypes it multiplies (Q4_0, Q4_1, Q8_0).
   static bool covers(int32_t weight_dtype);
+  // Whether it reads a weight of this dtype in place (Q4_K): its activations then take one scale
+  // per 256 values, which needs work-groups of a multiple of 64.
+  bool reads_in_place(int32_t weight_dtype) const;
   // Whether the activation row of K values fits the group's local memory.
   bool fits(int64_t K) const;
   // Whether `rows` activation rows of K values fit it (nv_gemv_rows.cl's groups).
@@ -52,9 +58,9 @@ class NvGemv {
   // Activation rows a work-group takes for an M-row product: 1 (nv_gemv.cl) for M = 1, else 2,
   // 4 or 8 (nv_gemv_rows.cl), the fewest that cover M among those whose rows fit.
   uint32_t group_rows(int64_t K, int64_t M) const;
-  // up is the second weight of RMS_NORM_MUL_MAT_SWIGLU (NULL for the other kinds).
-  void enqueue(const clport_op& op, const clport::plugin_common::PackedWeight& w,
-               const clport::plugin_common::PackedWeight* up);
+  // up is the second weight of RMS_NORM_MUL_MAT_SWIGLU (NULL for the other kinds). A weight read
+  // in place takes one group per activation row (nv_gemv_q4_k.cl has no several-row form).
+  void enqueue(const clport_op& op, const WeightView& w, const WeightView* up);
   const GemvConfig& config() const { return config_; }
 
  private:

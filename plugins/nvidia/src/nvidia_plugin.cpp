@@ -6,8 +6,8 @@
 // RMS_NORM_MUL_MAT_SWIGLU patterns on Q4_0 / Q4_1 / Q8_0 weights: with a few activation rows
 // (decode) through the GEMV of nv_gemv.hpp on 8-bit activations; with more (prompt) through the
 // tensor-core GEMM on 8-bit activations of nv_gemm.hpp, or from 65 rows, where the tensor cores
-// take it, the GEMM on f16 operands of nv_gemm_half.hpp; prompt-sized ones on Q4_K weights through
-// the 8-bit GEMM reading them in place (their decode rows take the shared kernels); a prompt's
+// take it, the GEMM on f16 operands of nv_gemm_half.hpp; on Q4_K weights, read in place, the same GEMV
+// (nv_gemv_q4_k.cl) and the 8-bit GEMM; a prompt's
 // ATTENTION / ROPE_ATTENTION through the tiled kernel of nv_attention.hpp, the decode attention of several sequences
 // (ROPE_ATTENTION_CELLS) through nv_attention_cells.hpp; a whole decode layer of those ops as one
 // launch (nv_layer.hpp, the plan's prepare_group). Every such weight is repacked at load
@@ -90,7 +90,8 @@ class NvidiaInstance final : public clport_plugin_instance {
   }
 
   bool supports(const clport_op& op) override {
-    return nv_weights(op, nullptr, nullptr) != nullptr || gemm_in_place(op) || runner_.supports(op);
+    return nv_weights(op, nullptr, nullptr) != nullptr || gemv_in_place(op) || gemm_in_place(op) ||
+           runner_.supports(op);
   }
 
   // Plan time, before the weights are packed: the shared kernels' scratch for op, or the decode
@@ -121,11 +122,19 @@ class NvidiaInstance final : public clport_plugin_instance {
     const PackedWeight* up = nullptr;
     bool gemm = false;
     const PackedWeight* w = nv_weights(op, &up, &gemm);
+    if (w == nullptr && gemv_in_place(op)) {
+      check_operands(op);
+      const nvidia::WeightView first = nvidia::WeightView::file_layout(*op.src[0]);
+      const nvidia::WeightView second =
+          op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU ? nvidia::WeightView::file_layout(*op.src[3]) : first;
+      if (first.q == nullptr || second.q == nullptr) throw clport::sdk::Failure("nvidia: weight without a buffer");
+      return gemv_.enqueue(op, first, &second);
+    }
     if (w == nullptr && gemm_in_place(op)) {
       check_operands(op);
       const bool swiglu = op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU;
-      const nvidia::GemmWeight first = nvidia::GemmWeight::in_place(*op.src[0]);
-      const nvidia::GemmWeight second = swiglu ? nvidia::GemmWeight::in_place(*op.src[3]) : first;
+      const nvidia::WeightView first = nvidia::WeightView::file_layout(*op.src[0]);
+      const nvidia::WeightView second = swiglu ? nvidia::WeightView::file_layout(*op.src[3]) : first;
       if (first.q == nullptr || second.q == nullptr) throw clport::sdk::Failure("nvidia: weight without a buffer");
       if (gemm_.enqueue(op, first, swiglu ? &second : nullptr)) return;
       // No device memory for the quantized activations: the shared kernels read the same weights.
@@ -138,11 +147,14 @@ class NvidiaInstance final : public clport_plugin_instance {
       return runner_.enqueue(op);
     }
     check_operands(op);
-    if (!gemm) return gemv_.enqueue(op, *w, up);
+    if (!gemm) {
+      const nvidia::WeightView packed_up = up != nullptr ? nvidia::WeightView::packed(*up) : nvidia::WeightView{};
+      return gemv_.enqueue(op, nvidia::WeightView::packed(*w), up != nullptr ? &packed_up : nullptr);
+    }
     if (gemm_half_enabled_ && op.src[1]->ne[1] >= nvidia::NvGemmHalf::kMinRows && gemm_half_.enqueue(op, *w, up))
       return;
-    const nvidia::GemmWeight packed_up = up != nullptr ? nvidia::GemmWeight::packed(*up) : nvidia::GemmWeight{};
-    if (gemm_.enqueue(op, nvidia::GemmWeight::packed(*w), up != nullptr ? &packed_up : nullptr)) return;
+    const nvidia::WeightView packed_up = up != nullptr ? nvidia::WeightView::packed(*up) : nvidia::WeightView{};
+    if (gemm_.enqueue(op, nvidia::WeightView::packed(*w), up != nullptr ? &packed_up : nullptr)) return;
     // No device memory for the quantized activations. The packed layout is the weight's only
     // copy (owns_weight), so there is no float GEMM to fall back on: an error, met when the plan
     // is prepared (the SDK records this enqueue then), which the host's recovery handles.
@@ -192,6 +204,22 @@ class NvidiaInstance final : public clport_plugin_instance {
       plain.src[3] = &plain_u;
     }
     return clport::plugin_common::check_op(plain, *limits).empty();
+  }
+
+  // Whether the NVIDIA GEMV serves op on Q4_K weights read in place: the GEMV's rows (decode),
+  // weights with no layout in the file's own whose activation row fits the local memory.
+  bool gemv_in_place(const clport_op& op) const {
+    if (float_activations_ || !is_gemv_kind(op.kind) || op.n_src < 2 || op.src[0] == nullptr || op.src[1] == nullptr)
+      return false;
+    const clport_tensor& w = *op.src[0];
+    if (w.layout != nullptr || !gemv_.reads_in_place(w.dtype) || !nvidia::NvGemm::can_read_in_place(w) ||
+        !gemv_.fits(w.ne[0]) || op.src[1]->ne[1] > runner_.tuning().gemv_max_m_for(w.dtype))
+      return false;
+    if (op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU &&
+        (op.n_src < 4 || op.src[3] == nullptr || op.src[3]->layout != nullptr || op.src[3]->dtype != w.dtype ||
+         !nvidia::NvGemm::can_read_in_place(*op.src[3])))
+      return false;
+    return passes_plain_checks(op, false);
   }
 
   // Whether the NVIDIA GEMM serves op on Q4_K weights read in place: rows beyond the shared GEMV's
