@@ -35,6 +35,7 @@
 // Without PTX every work-item computes the same outputs from local memory in plain OpenCL C,
 // which is what runs under a spoofed NVIDIA identity elsewhere. Needs nv_ptx.cl in front.
 // clport-requires: nv_ptx.cl
+// clport-requires: nv_q4_k.cl
 
 #define NV_GEMM_KB 2    // blocks of 32 values per step of the K loop (the staging maps assume 2)
 #define NV_GEMM_BN 64   // weight rows per tile
@@ -224,24 +225,13 @@ inline int3 nv_gemm_w_unit(int words, int u) {
   return (int3)(((e >> 1) & 15) + 16 * (rest & 3), rest >> 2, e & 1);
 }
 
-// Q4_K weights (dtype_id 3) keep the file's super-blocks of 256 values, 9 words of 16 bytes: f16 d
-// and dmin, 12 bytes of 6-bit scales and minimums, then 4 runs of 32 bytes, run r holding values
-// 64 r .. 64 r + 31 in its low nibbles and the next 32 in its high ones. Value j of block b (32
-// values) is d sc_b q_j - dmin m_b: a Q4_1 block of scale d sc_b and minimum -dmin m_b, which is
-// how they are staged (the f32 products are exact: 11 bits by 6).
+// Q4_K weights (dtype_id 3, nv_q4_k.cl) are staged as Q4_1 blocks: the run's low or high nibbles
+// as the Q4_1 quant word, the sub-block's scale and minimum as its pair (the f32 products are
+// exact: 11 bits by 6).
 inline uint4 nv_q4k_word(uint4 lo, uint4 hi, int high_nibbles) {
   // A Q4_1 word holds value i in the low nibble of byte i and value 16 + i in its high nibble.
   return high_nibbles ? ((lo >> 4) & 0x0F0F0F0Fu) | (hi & 0xF0F0F0F0u)
                       : (lo & 0x0F0F0F0Fu) | ((hi & 0x0F0F0F0Fu) << 4);
-}
-
-inline float2 nv_q4k_scale(const global uint4* super_block, int b) {
-  const global uchar* p = (const global uchar*)super_block;
-  const global uchar* q = p + 4;
-  const float d = vload_half(0, (const global half*)p), dmin = vload_half(1, (const global half*)p);
-  const int sc = b < 4 ? q[b] & 63 : (q[b + 4] & 15) | ((q[b - 4] >> 6) << 4);
-  const int m = b < 4 ? q[b + 4] & 63 : (q[b + 4] >> 4) | ((q[b] >> 6) << 4);
-  return (float2)(d * (float)sc, -dmin * (float)m);
 }
 
 inline void nv_gemm_load_w(const global uint4* wq, const global ushort* wsc, int words, int dtype_id, int n0, int N,

@@ -1,6 +1,7 @@
 // GEMM on f16 operands for NVIDIA GPUs (prompt): dst[M, N] = x[M, K] . W[N, K]^T (plus a residual,
 // or gate and up weights through SwiGLU) for Q4_0 / Q4_1 / Q8_0 weights in the packed layout of
-// plugins/common (packed_weight.hpp), for batches beyond a few dozen rows.
+// plugins/common (packed_weight.hpp), or Q4_K weights in the file's own super-blocks read in place
+// (dtype_id 3: nv_q4_k.cl), for batches beyond a few dozen rows.
 //
 // The 8-bit GEMM (nv_gemm.cl) must scale every 16 x 8 integer product by its two block scales
 // before it can add it up: a dozen float instructions per tensor-core instruction, which bound it
@@ -25,6 +26,7 @@
 // lives in a register: a rolled loop puts the arrays in local memory (clang's NVPTX back end, with
 // ptxas -v, shows 352 bytes of stack and no unrolling without the pragmas).
 // clport-requires: nv_ptx.cl
+// clport-requires: nv_q4_k.cl
 
 #define NV_HG_BM 128  // activation rows a work-group
 #define NV_HG_BN 128  // staged weight rows a work-group
@@ -83,20 +85,48 @@ inline void nv_hg_store_x(const uint4 xr[2], local uint4* xs) {
   }
 }
 
+// (lo, hi) as f16x2 bits, lo in the low half, each rounded to nearest.
+#if defined(NV_PTX) && NV_PTX
+inline uint nv_hg_pack(float lo, float hi) {
+  uint d;
+  __asm__("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(d) : "f"(hi), "f"(lo));  // the first source goes high
+  return d;
+}
+#else
+inline uint nv_hg_pack(float lo, float hi) {
+  ushort p[2];
+  vstore_half_rte(lo, 0, (half*)p);
+  vstore_half_rte(hi, 1, (half*)p);
+  return (uint)p[0] | ((uint)p[1] << 16);
+}
+#endif
+
 // This work-item's weight row (staged row lid / 2) and half of its block (values 16 h .. 16 h + 15,
 // h = lid % 2): the quant words (all 16 bytes of a 4-bit block, the half's 16 of Q8_0) and the
-// scales' f16 bits (d, and m above it for Q4_1). Rows past N repeat the last one.
+// scales (wd.x: the f16 bits of d, and m above them for Q4_1). Rows past N repeat the last one.
+// Q4_K: the half's 16 values in the low nibbles of the word, wd the f32 bits of the sub-block's
+// scale d sc and minimum -dmin m: each value is rounded to f16 once. (Rounding the pair to f16
+// instead put one error on all 32 values of a block, which add up: 8 times Q4_0's NMSE.)
 inline void nv_hg_load_w(const global uint4* wq, const global ushort* wsc, const global uint4* wq2,
                          const global ushort* wsc2, int dtype_id, int sets, int n0, int N, int nb, int kb, uint4* wr,
-                         uint* wd) {
+                         uint2* wd) {
   const int lid = get_local_id(0);
   int set;
   const int row = min(nv_hg_weight_row(sets, n0, lid / 2, &set), N - 1);
   const global uint4* q = set == 0 ? wq : wq2;
   const global ushort* s = set == 0 ? wsc : wsc2;
+  if (dtype_id == 3) {
+    // Values 16 h .. of block kb are word h of its super-block's run kb % 8 / 2, in the low
+    // nibbles for an even block, the high ones for an odd one.
+    const global uint4* super_block = q + ((size_t)row * (nb / 8) + kb / 8) * 9;
+    const uint4 run_word = super_block[1 + (kb % 8) / 2 * 2 + lid % 2];
+    *wr = (kb & 1 ? run_word >> 4 : run_word) & 0x0F0F0F0Fu;
+    *wd = as_uint2(nv_q4k_scale(super_block, kb % 8));
+    return;
+  }
   const size_t at = (size_t)row * nb + kb;
   *wr = dtype_id == 2 ? q[at * 2 + lid % 2] : q[at];
-  *wd = dtype_id == 1 ? (uint)s[2 * at] | ((uint)s[2 * at + 1] << 16) : (uint)s[at];
+  *wd = (uint2)(dtype_id == 1 ? (uint)s[2 * at] | ((uint)s[2 * at + 1] << 16) : (uint)s[at], 0u);
 }
 
 inline uint nv_hg_word(uint4 v, int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
@@ -135,13 +165,6 @@ inline uint nv_hg_pair(int dtype_id, uint4 wr, int i, int high, uint d2, uint m2
   return nv_hfma2(nv_hsub2(q, 0x64006400u), d2, m2);
 }
 #else
-// (lo, hi) as f16x2 bits, lo in the low half, each rounded to nearest.
-inline uint nv_hg_pack(float lo, float hi) {
-  ushort p[2];
-  vstore_half_rte(lo, 0, (half*)p);
-  vstore_half_rte(hi, 1, (half*)p);
-  return (uint)p[0] | ((uint)p[1] << 16);
-}
 
 // f16 bits as a float.
 inline float nv_hg_half(uint bits) {
@@ -164,22 +187,33 @@ inline uint nv_hg_pair(int dtype_id, uint4 wr, int i, int high, uint wd) {
 #endif
 
 // Decodes the work-item's 16 values to f16 and stores them at k = 16 h .. of its staged row.
-// 4-bit: bytes 0 .. 15 carry k = 0 .. 15 (low nibbles) and 16 .. 31 (high); Q8_0: the half's bytes.
-inline void nv_hg_store_w(int dtype_id, uint4 wr, uint wd, local uint4* ws) {
+// 4-bit: bytes 0 .. 15 carry k = 0 .. 15 (low nibbles) and 16 .. 31 (high); Q8_0: the half's bytes;
+// Q4_K: its half's values in the low nibbles (nv_hg_load_w), each d sc q - dmin m in f32.
+inline void nv_hg_store_w(int dtype_id, uint4 wr, uint2 wd, local uint4* ws) {
   const int lid = get_local_id(0), h = lid % 2;
   uint p[8];
+  if (dtype_id == 3) {
+    const float2 sm = as_float2(wd);
+    #pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      const uint w = nv_hg_word(wr, i / 2) >> (16 * (i % 2));
+      p[i] = nv_hg_pack(fma((float)(w & 0xFu), sm.x, sm.y), fma((float)((w >> 8) & 0xFu), sm.x, sm.y));
+    }
+  } else {
+    const uint bits = wd.x;
 #if defined(NV_PTX) && NV_PTX
-  const uint d2 = (wd & 0xFFFFu) * 0x10001u, m2 = (wd >> 16) * 0x10001u;
+    const uint d2 = (bits & 0xFFFFu) * 0x10001u, m2 = (bits >> 16) * 0x10001u;
 #endif
-  #pragma unroll
-  for (int i = 0; i < 8; ++i) {
+    #pragma unroll
+    for (int i = 0; i < 8; ++i) {
 #if defined(NV_PTX) && NV_PTX
-    p[i] = nv_hg_pair(dtype_id, wr, i, h, d2, m2);
+      p[i] = nv_hg_pair(dtype_id, wr, i, h, d2, m2);
 #else
-    p[i] = nv_hg_pair(dtype_id, wr, i, h, wd);
+      p[i] = nv_hg_pair(dtype_id, wr, i, h, bits);
 #endif
+    }
   }
-  local uint4* row = ws + (lid / 2) * NV_HG_RV + 2 * h;
+  local uint4* row = ws + (lid / 2) * NV_HG_RV + 2 * (lid % 2);
   row[0] = (uint4)(p[0], p[1], p[2], p[3]);
   row[1] = (uint4)(p[4], p[5], p[6], p[7]);
 }
@@ -240,7 +274,7 @@ inline void nv_hg_loop(const global uint4* wq, const global ushort* wsc, const g
     #pragma unroll
     for (int j = 0; j < 4; ++j) acc[i][j] = (float4)(0.0f);
   uint4 xr[2], wr;
-  uint wd;
+  uint2 wd;
   nv_hg_load_x(xh, m0, M, K, 0, xr);
   nv_hg_load_w(wq, wsc, wq2, wsc2, dtype_id, sets, n0, N, nb, 0, &wr, &wd);
   nv_hg_store_x(xr, xs);
@@ -274,12 +308,18 @@ inline float nv_hg_elem(float4 v, int e) { return e == 0 ? v.x : e == 1 ? v.y : 
 // MUL_MAT, and MUL_MAT_ADD with has_res (dst = product + res; res may be dst: each output is read
 // and written by the same work-item). Global size (ceil(M / 128) * 256, ceil(N / 128)): the groups
 // of one weight tile run side by side and share it through the L2 cache.
+// A weight's words from byte offset `off` of its buffer (0 for a packed layout; a Q4_K weight's
+// own offset).
+#define NV_WORDS_AT(w, off) ((const global uint4*)((const global uchar*)(w) + (off)))
+
 #define NV_HG_KERNEL(NAME, DTYPE_ID)                                                                      \
   kernel __attribute__((reqd_work_group_size(NV_HG_WG, 1, 1))) void NAME(                               \
-      const global uint4* wq, const global ushort* wsc, const global uint4* xh, const global uchar* res,  \
-      ulong res_off, int has_res, global uchar* dst, ulong dst_off, int M, int N, int K) {                \
+      const global uint4* w, const global ushort* wsc, ulong w_off, const global uint4* xh,              \
+      const global uchar* res, ulong res_off, int has_res, global uchar* dst, ulong dst_off, int M, int N, \
+      int K) {                                                                                            \
     NV_HG_LOCALS;                                                                                         \
     const int n0 = get_group_id(1) * NV_HG_BN;                                                           \
+    const global uint4* wq = NV_WORDS_AT(w, w_off);                                                      \
     nv_hg_loop(wq, wsc, wq, wsc, xh, DTYPE_ID, 1, m0, M, n0, N, K, xs, ws, acc);                         \
     global float* out = (global float*)(dst + dst_off);                                                 \
     const global float* r = (const global float*)(res + res_off);                                       \
@@ -301,17 +341,20 @@ inline float nv_hg_elem(float4 v, int e) { return e == 0 ? v.x : e == 1 ? v.y : 
 NV_HG_KERNEL(nv_gemm_half_q4_0, 0)
 NV_HG_KERNEL(nv_gemm_half_q4_1, 1)
 NV_HG_KERNEL(nv_gemm_half_q8_0, 2)
+NV_HG_KERNEL(nv_gemm_half_q4_k, 3)
 
 // RMS_NORM_MUL_MAT_SWIGLU's product: dst = silu(gate . n) * (up . n), 64 output columns a group
 // (tiles j = 0, 1 of a warp are gate, 2, 3 the same columns of up). Global size
 // (ceil(M / 128) * 256, ceil(N / 64)).
 #define NV_HG_SWIGLU_KERNEL(NAME, DTYPE_ID)                                                               \
   kernel __attribute__((reqd_work_group_size(NV_HG_WG, 1, 1))) void NAME(                               \
-      const global uint4* gq, const global ushort* gsc, const global uint4* uq, const global ushort* usc, \
-      const global uint4* xh, global uchar* dst, ulong dst_off, int M, int N, int K) {                   \
+      const global uint4* gate, const global ushort* gsc, ulong gate_off, const global uint4* up,         \
+      const global ushort* usc, ulong up_off, const global uint4* xh, global uchar* dst, ulong dst_off,   \
+      int M, int N, int K) {                                                                              \
     NV_HG_LOCALS;                                                                                         \
     const int n0 = get_group_id(1) * (NV_HG_BN / 2);                                                     \
-    nv_hg_loop(gq, gsc, uq, usc, xh, DTYPE_ID, 2, m0, M, n0, N, K, xs, ws, acc);                         \
+    nv_hg_loop(NV_WORDS_AT(gate, gate_off), gsc, NV_WORDS_AT(up, up_off), usc, xh, DTYPE_ID, 2, m0, M, n0, N, \
+               K, xs, ws, acc);                                                                           \
     global float* out = (global float*)(dst + dst_off);                                                 \
     _Pragma("unroll")                                                                                    \
     for (int i = 0; i < 4; ++i)                                                                          \
@@ -329,3 +372,4 @@ NV_HG_KERNEL(nv_gemm_half_q8_0, 2)
 NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_0, 0)
 NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_1, 1)
 NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q8_0, 2)
+NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_k, 3)

@@ -1,9 +1,5 @@
-// The GEMV of nv_gemv.cl (decode) on Q4_K weights read in place: the file's super-blocks of 256
-// values, rows back to back from a 16-byte aligned byte offset, so the weight keeps one copy.
-// A super-block is 9 words of 16 bytes: f16 d and dmin with the 12 bytes of 6-bit sub-block
-// scales and minimums (word 0), then 4 runs of 32 bytes, run p holding values 64 p .. 64 p + 31
-// in its low nibbles and the next 32 in its high ones. Value j of block b (32 values) is
-// d sc_b q_j - dmin m_b.
+// The GEMV of nv_gemv.cl (decode) on Q4_K weights read in place: the file's super-blocks
+// (nv_q4_k.cl), rows back to back from a 16-byte aligned byte offset, so the weight keeps one copy.
 //
 // A lane's unit of work is one run: 64 values, two blocks of the activation row, three 16-byte
 // loads (the header, read by the 4 lanes of one super-block, comes from L1). Against the
@@ -11,18 +7,9 @@
 // Q4_1's sum with scale d sc and minimum -dmin m.
 //
 // The activations take one scale per 256 values (nv_quantize_float4's `wide`), the CPU path's
-// Q8_K blocks, so that both paths mean the same numbers. Needs nv_gemv.cl in front.
-
-// The 6-bit scale (x) and minimum (y) of sub-block j (0..7) from a super-block's first word.
-inline uint nv_q4k_byte(uint4 head, int k) {  // byte k (0..11) of the scales
-  const uint w = k < 4 ? head.y : k < 8 ? head.z : head.w;
-  return (w >> (8 * (k & 3))) & 0xFFu;
-}
-inline int2 nv_q4k_scale_min(uint4 head, int j) {
-  if (j < 4) return (int2)(nv_q4k_byte(head, j) & 63, nv_q4k_byte(head, j + 4) & 63);
-  return (int2)((nv_q4k_byte(head, j + 4) & 15) | ((nv_q4k_byte(head, j - 4) >> 6) << 4),
-                (nv_q4k_byte(head, j + 4) >> 4) | ((nv_q4k_byte(head, j) >> 6) << 4));
-}
+// Q8_K blocks, so that both paths mean the same numbers.
+// clport-requires: nv_gemv.cl
+// clport-requires: nv_q4_k.cl
 
 // Run p of super-block s (words from wq) against the two activation blocks of its 64 values:
 // codes xa0 / xb0 and scales ds0 meet the low nibbles, xa1 / xb1 / ds1 the high ones.

@@ -5,8 +5,6 @@
 namespace nvidia {
 namespace {
 
-using clport::plugin_common::PackedWeight;
-
 constexpr size_t kTileRows = 128;    // NV_HG_BM
 constexpr size_t kTileWeights = 128;  // NV_HG_BN (staged weight rows; SwiGLU: 64 of each)
 constexpr size_t kGroup = 256;       // NV_HG_WG
@@ -23,9 +21,9 @@ NvGemmHalf::NvGemmHalf(const clport_host& host, bool ptx, uint64_t local_mem_byt
 
 bool NvGemmHalf::fits() const { return kLocalBytes <= local_mem_bytes_; }
 
-bool NvGemmHalf::enqueue(const clport_op& op, const PackedWeight& w, const PackedWeight* up) {
+bool NvGemmHalf::enqueue(const clport_op& op, const WeightView& w, const WeightView* up) {
   const clport_tensor &x = *op.src[1], &d = *op.dst;
-  const char* suffix = dtype_suffix(w.dtype);
+  const char* suffix = w.in_place ? (w.dtype == CLPORT_DTYPE_Q4_K ? "q4_k" : nullptr) : dtype_suffix(w.dtype);
   if (suffix == nullptr) throw clport::sdk::unsupported("nvidia: no f16 GEMM for this weight dtype");
   const bool swiglu = op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU;
   if (swiglu && (up == nullptr || up->dtype != w.dtype))
@@ -47,11 +45,12 @@ bool NvGemmHalf::enqueue(const clport_op& op, const PackedWeight& w, const Packe
   const std::string name = std::string(swiglu ? "nv_gemm_half_swiglu_" : "nv_gemm_half_") + suffix;
   const clport::sdk::Kernel& k = program_.kernel(name);
   if (swiglu) {
-    clport::sdk::set_args(cl, k, w.q, w.s, up->q, up->s, rows, d.buffer, cl_ulong(d.offset), M, N, K);
+    clport::sdk::set_args(cl, k, w.q, w.s, cl_ulong(w.offset), up->q, up->s, cl_ulong(up->offset), rows, d.buffer,
+                          cl_ulong(d.offset), M, N, K);
   } else {
     const clport_tensor& res = add ? *op.src[2] : x;
-    clport::sdk::set_args(cl, k, w.q, w.s, rows, res.buffer, cl_ulong(res.offset), cl_int(add ? 1 : 0), d.buffer,
-                          cl_ulong(d.offset), M, N, K);
+    clport::sdk::set_args(cl, k, w.q, w.s, cl_ulong(w.offset), rows, res.buffer, cl_ulong(res.offset),
+                          cl_int(add ? 1 : 0), d.buffer, cl_ulong(d.offset), M, N, K);
   }
   const size_t columns = swiglu ? kTileWeights / 2 : kTileWeights;
   const size_t global[2] = {ceil_div(static_cast<size_t>(M), kTileRows) * kGroup,

@@ -1,6 +1,6 @@
 // Launches the NVIDIA GEMM on f16 operands (plugins/nvidia/kernels/nv_gemm_half.cl) for a prompt's
 // MUL_MAT and the fused RMS_NORM_MUL_MAT / MUL_MAT_ADD / RMS_NORM_MUL_MAT_SWIGLU, on weights in the
-// packed layout of plugins/common: one launch rounds the activation rows (through the RMSNorm for
+// packed layout of plugins/common or Q4_K weights read in place: one launch rounds the activation rows (through the RMSNorm for
 // the norm kinds) to f16 in a scratch buffer, a second multiplies them by the weights, decoded to
 // f16 as they are staged, on the tensor cores (with inline PTX) or in plain OpenCL C.
 #pragma once
@@ -12,6 +12,7 @@
 #include "clport_common/packed_weight.hpp"
 #include "clport_common/scratch_buffer.hpp"
 #include "nv_program.hpp"
+#include "weight_view.hpp"
 
 namespace nvidia {
 
@@ -30,13 +31,12 @@ class NvGemmHalf {
   // Whether the device's local memory holds the kernel's tiles (40 KiB).
   bool fits() const;
 
-  // Enqueues op (already checked against the plain-layout rules; a weight dtype NvGemm covers);
+  // Enqueues op (already checked against the plain-layout rules; a weight NvGemm reads);
   // up is the SwiGLU's second weight. Returns false, having enqueued nothing, when the device has
   // no memory for the f16 activations.
   // Plan time: the f16 rows of op's activations (K values of each of its rows).
   clport_scratch_need scratch_need(int64_t rows, int64_t K) { return rows_scratch_.plan(rows_bytes(rows, K)); }
-  bool enqueue(const clport_op& op, const clport::plugin_common::PackedWeight& w,
-               const clport::plugin_common::PackedWeight* up);
+  bool enqueue(const clport_op& op, const WeightView& w, const WeightView* up);
 
  private:
   static size_t rows_bytes(int64_t rows, int64_t K) { return static_cast<size_t>(rows) * static_cast<size_t>(K) * 2; }

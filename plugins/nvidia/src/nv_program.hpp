@@ -15,10 +15,12 @@ extern const clport::EmbeddedKernel clport_plugin_kernels[];
 
 namespace nvidia {
 
-// A kernel file of this plugin behind the shared PTX helpers (nv_ptx.cl), and the options that
-// build such a program with the helpers' PTX forms or their plain OpenCL C ones.
+// A kernel file of this plugin behind the shared helpers (nv_ptx.cl; nv_q4_k.cl, the in-place
+// Q4_K blocks), and the options that build such a program with the helpers' PTX forms or their
+// plain OpenCL C ones.
 inline std::string behind_ptx_helpers(const char* file) {
   return clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_ptx.cl") + "\n" +
+         clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_q4_k.cl") + "\n" +
          clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", file);
 }
 inline std::string ptx_options(bool ptx) { return std::string("-cl-std=CL1.2 -DNV_PTX=") + (ptx ? "1" : "0"); }

@@ -109,7 +109,7 @@ class NvidiaInstance final : public clport_plugin_instance {
     const int64_t M = op.src[1]->ne[1], K = op.src[0]->ne[0], N = op.src[0]->ne[1];
     const int64_t gemv_rows = runner_.tuning().gemv_max_m_for(dtype);
     if (M <= gemv_rows) return needs;
-    const bool half = !in_place && gemm_half_enabled_ && M >= nvidia::NvGemmHalf::kMinRows;
+    const bool half = gemm_half_enabled_ && M >= nvidia::NvGemmHalf::kMinRows;
     const int64_t last_8bit = half ? nvidia::NvGemmHalf::kMinRows - 1 : M;
     const bool swiglu = op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU;
     for (const clport_scratch_need& n : gemm_.scratch_needs(gemv_rows + 1, last_8bit, K, N, swiglu, dtype))
@@ -136,6 +136,9 @@ class NvidiaInstance final : public clport_plugin_instance {
       const nvidia::WeightView first = nvidia::WeightView::file_layout(*op.src[0]);
       const nvidia::WeightView second = swiglu ? nvidia::WeightView::file_layout(*op.src[3]) : first;
       if (first.q == nullptr || second.q == nullptr) throw clport::sdk::Failure("nvidia: weight without a buffer");
+      if (gemm_half_enabled_ && op.src[1]->ne[1] >= nvidia::NvGemmHalf::kMinRows &&
+          gemm_half_.enqueue(op, first, swiglu ? &second : nullptr))
+        return;
       if (gemm_.enqueue(op, first, swiglu ? &second : nullptr)) return;
       // No device memory for the quantized activations: the shared kernels read the same weights.
       return runner_.enqueue(op);
@@ -151,10 +154,12 @@ class NvidiaInstance final : public clport_plugin_instance {
       const nvidia::WeightView packed_up = up != nullptr ? nvidia::WeightView::packed(*up) : nvidia::WeightView{};
       return gemv_.enqueue(op, nvidia::WeightView::packed(*w), up != nullptr ? &packed_up : nullptr);
     }
-    if (gemm_half_enabled_ && op.src[1]->ne[1] >= nvidia::NvGemmHalf::kMinRows && gemm_half_.enqueue(op, *w, up))
-      return;
     const nvidia::WeightView packed_up = up != nullptr ? nvidia::WeightView::packed(*up) : nvidia::WeightView{};
-    if (gemm_.enqueue(op, nvidia::WeightView::packed(*w), up != nullptr ? &packed_up : nullptr)) return;
+    const nvidia::WeightView packed = nvidia::WeightView::packed(*w);
+    if (gemm_half_enabled_ && op.src[1]->ne[1] >= nvidia::NvGemmHalf::kMinRows &&
+        gemm_half_.enqueue(op, packed, up != nullptr ? &packed_up : nullptr))
+      return;
+    if (gemm_.enqueue(op, packed, up != nullptr ? &packed_up : nullptr)) return;
     // No device memory for the quantized activations. The packed layout is the weight's only
     // copy (owns_weight), so there is no float GEMM to fall back on: an error, met when the plan
     // is prepared (the SDK records this enqueue then), which the host's recovery handles.
