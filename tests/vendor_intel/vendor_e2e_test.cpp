@@ -25,6 +25,7 @@
 //                                reads Q4_K)
 //   VENDOR_Q4K_DECODE_KERNEL "x"  prefix of the kernels its decode rows must run (default: the
 //                                shared K-quant GEMV's, mul_mat_gemv_)
+//   VENDOR_Q6K_DECODE_KERNEL "x"  the same for a random Q6_K model (a vendor whose GEMV reads Q6_K)
 //
 // Optional, for a run on an OpenCL whose device really has the vendor's extension (the Intel
 // sub-group suite: PoCL 5.0's CPU device behind the UHD 770 identity):
@@ -235,6 +236,14 @@ TEST_F(VENDOR_SUITE, RandomQ4_0ModelRunsOnVendorKernelsWithCpuTokens) {
 // as the reference does.
 TEST_F(VENDOR_SUITE, RandomQ4_KModelPromptRunsOnVendorGemm) {
   expect_random_llama_matches_cpu(DType::Q4_K, VENDOR_Q4K_PROMPT_KERNELS, VENDOR_Q4K_DECODE_KERNEL);
+}
+#endif
+
+#ifdef VENDOR_Q6K_DECODE_KERNEL
+// Q6_K weights: the decode rows on VENDOR_Q6K_DECODE_KERNEL, activations quantized in blocks of
+// 256 as the reference does; the prompt on whatever serves it.
+TEST_F(VENDOR_SUITE, RandomQ6_KModelDecodeRunsOnVendorGemv) {
+  expect_random_llama_matches_cpu(DType::Q6_K, "", VENDOR_Q6K_DECODE_KERNEL);
 }
 #endif
 

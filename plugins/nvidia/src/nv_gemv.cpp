@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "clport_plugin/dtype_table.hpp"
 #include "nv_dtypes.hpp"
 
 extern const clport::EmbeddedKernel clport_plugin_kernels[];
@@ -51,13 +52,22 @@ std::string gemv_source(const clport::sdk::Host& h) {
 
 std::string gemv_rows_source(const clport::sdk::Host& h) {
   return gemv_source(h) + "\n" + clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_gemv_rows.cl") +
-         "\n" + clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_gemv_q4_k.cl");
+         "\n" + clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_gemv_q4_k.cl") + "\n" +
+         clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_gemv_q6_k.cl");
 }
 
 bool NvGemv::covers(int32_t weight_dtype) { return dtype_suffix(weight_dtype) != nullptr; }
 
 bool NvGemv::reads_in_place(int32_t weight_dtype) const {
-  return weight_dtype == CLPORT_DTYPE_Q4_K && config_.wg % 64 == 0;
+  return (weight_dtype == CLPORT_DTYPE_Q4_K || weight_dtype == CLPORT_DTYPE_Q6_K) && config_.wg % 64 == 0;
+}
+
+bool NvGemv::can_read_in_place(const clport_tensor& weight) const {
+  if (!reads_in_place(weight.dtype)) return false;
+  const clport::sdk::DTypeLayout* block = clport::sdk::dtype_layout(weight.dtype);
+  if (block == nullptr || weight.ne[0] % block->block_size != 0) return false;
+  const uint64_t alignment = weight.dtype == CLPORT_DTYPE_Q4_K ? 16 : 2;
+  return weight.offset % alignment == 0 && weight.nb[1] == weight.ne[0] / block->block_size * block->block_bytes;
 }
 
 bool NvGemv::fits(int64_t K) const { return fits_rows(K, 1); }
@@ -80,7 +90,10 @@ uint32_t NvGemv::group_rows(int64_t K, int64_t M) const {
 
 void NvGemv::enqueue(const clport_op& op, const WeightView& w, const WeightView* up) {
   const clport_tensor &x = *op.src[1], &d = *op.dst;
-  const char* suffix = w.in_place ? (reads_in_place(w.dtype) ? "q4_k" : nullptr) : dtype_suffix(w.dtype);
+  const char* suffix = !w.in_place                    ? dtype_suffix(w.dtype)
+                       : w.dtype == CLPORT_DTYPE_Q4_K ? "q4_k"
+                       : w.dtype == CLPORT_DTYPE_Q6_K ? "q6_k"
+                                                      : nullptr;
   if (suffix == nullptr) throw clport::sdk::unsupported("nvidia: no GEMV for this weight dtype");
   const cl_int K = static_cast<cl_int>(w.K), N = static_cast<cl_int>(w.N), M = static_cast<cl_int>(x.ne[1]);
   // Several activation rows: nv_gemv_rows.cl's groups of `rows` (one pass over the weights per

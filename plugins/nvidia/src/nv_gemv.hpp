@@ -1,6 +1,7 @@
 // Launches the NVIDIA GEMV on 8-bit activations (plugins/nvidia/kernels/nv_gemv.cl) for
 // MUL_MAT with a few activation rows and for the three fused mat-mul patterns, on weights in the
-// packed layout of plugins/common, or Q4_K weights read in place (nv_gemv_q4_k.cl). The caller has
+// packed layout of plugins/common, or Q4_K and Q6_K weights read in place (nv_gemv_q4_k.cl,
+// nv_gemv_q6_k.cl). The caller has
 // checked the op against the plain-layout rules (check_op) and how its weights are read.
 #pragma once
 
@@ -39,8 +40,8 @@ struct GemvConfig {
 // nv_ptx.cl + nv_gemv.cl with reduce.cl in front: the GEMV program's source, which the layer
 // program extends.
 std::string gemv_source(const clport::sdk::Host& h);
-// And nv_gemv_rows.cl and nv_gemv_q4_k.cl behind it: the GEMV program's (one row and several,
-// the packed layout and Q4_K in place).
+// And nv_gemv_rows.cl, nv_gemv_q4_k.cl and nv_gemv_q6_k.cl behind it: the GEMV program's (one
+// row and several, the packed layout, Q4_K and Q6_K in place).
 std::string gemv_rows_source(const clport::sdk::Host& h);
 
 class NvGemv {
@@ -48,9 +49,14 @@ class NvGemv {
   NvGemv(const clport_host& host, GemvConfig config, uint64_t local_mem_bytes, uint32_t compute_units);
   // Packed-layout dtypes it multiplies (Q4_0, Q4_1, Q8_0).
   static bool covers(int32_t weight_dtype);
-  // Whether it reads a weight of this dtype in place (Q4_K): its activations then take one scale
-  // per 256 values, which needs work-groups of a multiple of 64.
+  // Whether it reads a weight of this dtype in place (Q4_K, Q6_K): its activations then take one
+  // scale per 256 values, which needs work-groups of a multiple of 64.
   bool reads_in_place(int32_t weight_dtype) const;
+  // Whether it reads `weight` in place: such a dtype, whole super-blocks, rows back to back, from
+  // an offset aligned for its loads (16 bytes for Q4_K, 2 for Q6_K).
+  bool can_read_in_place(const clport_tensor& weight) const;
+  // Whether it has the SwiGLU form for weights of this dtype read in place (Q4_K).
+  static bool has_swiglu_in_place(int32_t weight_dtype) { return weight_dtype == CLPORT_DTYPE_Q4_K; }
   // Whether the activation row of K values fits the group's local memory.
   bool fits(int64_t K) const;
   // Whether `rows` activation rows of K values fit it (nv_gemv_rows.cl's groups).

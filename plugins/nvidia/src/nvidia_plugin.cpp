@@ -211,18 +211,19 @@ class NvidiaInstance final : public clport_plugin_instance {
     return clport::plugin_common::check_op(plain, *limits).empty();
   }
 
-  // Whether the NVIDIA GEMV serves op on Q4_K weights read in place: the GEMV's rows (decode),
-  // weights with no layout in the file's own whose activation row fits the local memory.
+  // Whether the NVIDIA GEMV serves op on Q4_K or Q6_K weights read in place: the GEMV's rows
+  // (decode), weights with no layout in the file's own whose activation row fits the local memory
+  // (SwiGLU: Q4_K only).
   bool gemv_in_place(const clport_op& op) const {
     if (float_activations_ || !is_gemv_kind(op.kind) || op.n_src < 2 || op.src[0] == nullptr || op.src[1] == nullptr)
       return false;
     const clport_tensor& w = *op.src[0];
-    if (w.layout != nullptr || !gemv_.reads_in_place(w.dtype) || !nvidia::NvGemm::can_read_in_place(w) ||
-        !gemv_.fits(w.ne[0]) || op.src[1]->ne[1] > runner_.tuning().gemv_max_m_for(w.dtype))
+    if (w.layout != nullptr || !gemv_.can_read_in_place(w) || !gemv_.fits(w.ne[0]) ||
+        op.src[1]->ne[1] > runner_.tuning().gemv_max_m_for(w.dtype))
       return false;
     if (op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU &&
-        (op.n_src < 4 || op.src[3] == nullptr || op.src[3]->layout != nullptr || op.src[3]->dtype != w.dtype ||
-         !nvidia::NvGemm::can_read_in_place(*op.src[3])))
+        (!nvidia::NvGemv::has_swiglu_in_place(w.dtype) || op.n_src < 4 || op.src[3] == nullptr ||
+         op.src[3]->layout != nullptr || op.src[3]->dtype != w.dtype || !gemv_.can_read_in_place(*op.src[3])))
       return false;
     return passes_plain_checks(op, false);
   }

@@ -1,0 +1,88 @@
+// The GEMV of nv_gemv.cl (decode) on Q6_K weights read in place, so the weight keeps one copy:
+// the file's super-blocks of 256 values, 210 bytes each (GGUF), rows back to back from an even
+// byte offset. A super-block holds ql[128] (the low 4 bits), qh[64] (the high 2), 16 signed 8-bit
+// scales (one per 16 values) and f16 d: value 128 h + 32 k + l (half h, quarter k, l < 32) has its
+// low bits in the low (k < 2) or high nibble of ql[64 h + 32 (k % 2) + l], its high bits at bit
+// 2 k of qh[32 h + l], and is d scale[8 h + 2 k + l / 16] (q - 32).
+//
+// A lane's unit of work is one half: 128 values, four activation blocks, from 24 words of quants,
+// 2 of scales and the f16 d. 210 is not a multiple of 4, so a super-block starts 4-byte aligned or
+// 2 bytes past it; the words are then assembled from two aligned loads (nv_word_at).
+//
+// The activations take one scale per 256 values (nv_quantize_float4's `wide`), the CPU path's
+// Q8_K blocks. A block of 32 codes meets two scales: d dx (scale_lo sum_lo(q x) + scale_hi sum_hi).
+// clport-requires: nv_gemv.cl
+
+// Bytes 4 i .. 4 i + 3 from p (2-byte aligned) as one word: an aligned load, or the halves of two.
+// The second load reaches 2 bytes past the word, which stays inside the super-block for every
+// word read here (the last, scales 4 .. 7 of half 1, ends 2 bytes before d's end).
+inline uint nv_word_at(const global uchar* p, int i) {
+  const size_t misaligned = (size_t)p & 2;
+  const global uint* w = (const global uint*)(p - misaligned) + i;
+  return misaligned == 0 ? w[0] : (w[0] >> 16) | (w[1] << 16);
+}
+
+// Half h of the super-block at blk against activation blocks b0 .. b0 + 3 (codes in xq: 0 .. 15 at
+// b, 16 .. 31 at nb + b; scales in xds).
+inline float nv_half_q6_k(const global uchar* blk, int h, local const int4* xq, local const float2* xds, int nb,
+                          int b0) {
+  uint ql[16], qh[8];
+  for (int i = 0; i < 16; ++i) ql[i] = nv_word_at(blk + 64 * h, i);
+  for (int i = 0; i < 8; ++i) qh[i] = nv_word_at(blk + 128 + 32 * h, i);
+  const uint scale_words[2] = {nv_word_at(blk + 192 + 8 * h, 0), nv_word_at(blk + 192 + 8 * h, 1)};
+  const float d = vload_half(0, (const global half*)(blk + 208));
+  float sum = 0.0f;
+  for (int k = 0; k < 4; ++k) {
+    uint q[8];
+    for (int j = 0; j < 8; ++j) {
+      const uint v = ((ql[8 * (k & 1) + j] >> (4 * (k >> 1))) & 0x0F0F0F0Fu) | (((qh[j] >> (2 * k)) & 0x03030303u) << 4);
+      // v - 32 in each byte, as signed bytes: with bit 7 set no byte borrows from the next.
+      q[j] = ((v | 0x80808080u) - 0x20202020u) ^ 0x80808080u;
+    }
+    const int4 xa = xq[b0 + k], xb = xq[nb + b0 + k];
+    int lo = nv_dp4a(q[0], xa.x, 0);
+    lo = nv_dp4a(q[1], xa.y, lo);
+    lo = nv_dp4a(q[2], xa.z, lo);
+    lo = nv_dp4a(q[3], xa.w, lo);
+    int hi = nv_dp4a(q[4], xb.x, 0);
+    hi = nv_dp4a(q[5], xb.y, hi);
+    hi = nv_dp4a(q[6], xb.z, hi);
+    hi = nv_dp4a(q[7], xb.w, hi);
+    const uint sw = scale_words[k >> 1] >> (16 * (k & 1));
+    const float scale_lo = (float)(char)(sw & 0xFFu), scale_hi = (float)(char)((sw >> 8) & 0xFFu);
+    sum += xds[b0 + k].x * (scale_lo * (float)lo + scale_hi * (float)hi);
+  }
+  return d * sum;
+}
+
+// Step 2 over halves: lane l takes halves l, l + 32, ... of each of its warp's rows (base: the
+// weight's first byte, rows of nb / 8 super-blocks).
+#define NV_GEMV_LOOP_Q6K(STEP)                                                                  \
+  for (int u = lane; u < nb / 4; u += 32) {                                                     \
+    for (int r = 0; r < NV_RPW; ++r) {                                                          \
+      /* rows past N repeat the last row; their sums are never stored */                        \
+      const size_t row = (size_t)min(first + r, N - 1);                                         \
+      STEP(r, (const global uchar*)ws + (row * (nb / 8) + u / 2) * 210, u % 2, 4 * u);          \
+    }                                                                                           \
+  }
+
+#define NV_STEP_q6_k(r, blk, h, b0) acc[r] += nv_half_q6_k(blk, h, xq, xds, nb, b0)
+// The row function takes the weight's first byte as `ws` (wq is not read).
+NV_ROWS_FN_LOOP(nv_rows_q6_k, NV_GEMV_LOOP_Q6K, NV_STEP_q6_k)
+
+// MUL_MAT, RMS_NORM_MUL_MAT (norm) and MUL_MAT_ADD (has_res) as nv_gemv.cl's kernels, the weight
+// at byte offset w_off of w; activation row m = get_group_id(0). (No SwiGLU form: a gate and up
+// pair in Q6_K takes the shared kernels.)
+kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void nv_gemv_q6_k(
+    const global uchar* w, ulong w_off, const global uchar* x, ulong x_off, const global uchar* g, ulong g_off,
+    int norm, float eps, const global uchar* res, ulong res_off, int has_res, global uchar* dst, ulong dst_off,
+    int K, int N, local int4* xq, local float2* xds) {
+  local float red[NV_ROWS * NV_RED_STRIDE];
+  local float spans[NV_WG / 8];
+  const size_t m = get_group_id(0);
+  nv_quantize_row((const global float*)(x + x_off) + m * K, (const global float*)(g + g_off), norm, eps, K, xq,
+                  xds, red, 1, spans);
+  nv_rows_q6_k((const global uint4*)w, (const global ushort*)(w + w_off), K, N, has_res,
+               (const global float*)(res + res_off) + m * N, (global float*)(dst + dst_off) + m * N, xq, xds, red,
+               get_group_id(1), get_num_groups(1));
+}
