@@ -7,29 +7,37 @@
 //
 // A lane's unit of work is one half: 128 values, four activation blocks, from 24 words of quants,
 // 2 of scales and the f16 d. 210 is not a multiple of 4, so a super-block starts 4-byte aligned or
-// 2 bytes past it; the words are then assembled from two aligned loads (nv_word_at).
+// 2 bytes past it; a run of n words is then assembled from n + 1 aligned loads (nv_words_at), the
+// same loads either way, so that the lanes of a warp do not part.
 //
 // The activations take one scale per 256 values (nv_quantize_float4's `wide`), the CPU path's
 // Q8_K blocks. A block of 32 codes meets two scales: d dx (scale_lo sum_lo(q x) + scale_hi sum_hi).
 // clport-requires: nv_gemv.cl
 
-// Bytes 4 i .. 4 i + 3 from p (2-byte aligned) as one word: an aligned load, or the halves of two.
-// The second load reaches 2 bytes past the word, which stays inside the super-block for every
-// word read here (the last, scales 4 .. 7 of half 1, ends 2 bytes before d's end).
-inline uint nv_word_at(const global uchar* p, int i) {
-  const size_t misaligned = (size_t)p & 2;
-  const global uint* w = (const global uint*)(p - misaligned) + i;
-  return misaligned == 0 ? w[0] : (w[0] >> 16) | (w[1] << 16);
-}
+// The n words of bytes from p (2-byte aligned) on into out: aligned word i and i + 1 shifted
+// together by the misalignment. The last load reaches 2 bytes past the run when p is misaligned,
+// which stays inside the super-block for every run read here (the last, the scales of half 1,
+// then ends with d); an aligned run loads its last word twice instead of reaching past it.
+#define NV_WORDS_AT(p, n, out)                                                                  \
+  {                                                                                             \
+    const uint shift_ = (uint)((size_t)(p) & 2) * 8;                                             \
+    const global uint* w_ = (const global uint*)((p) - shift_ / 8);                             \
+    uint prev_ = w_[0];                                                                         \
+    for (int i_ = 0; i_ < (n); ++i_) {                                                          \
+      const uint next_ = w_[shift_ != 0 || i_ + 1 < (n) ? i_ + 1 : i_];                         \
+      (out)[i_] = (uint)(as_ulong((uint2)(prev_, next_)) >> shift_);                            \
+      prev_ = next_;                                                                            \
+    }                                                                                           \
+  }
 
 // Half h of the super-block at blk against activation blocks b0 .. b0 + 3 (codes in xq: 0 .. 15 at
 // b, 16 .. 31 at nb + b; scales in xds).
 inline float nv_half_q6_k(const global uchar* blk, int h, local const int4* xq, local const float2* xds, int nb,
                           int b0) {
-  uint ql[16], qh[8];
-  for (int i = 0; i < 16; ++i) ql[i] = nv_word_at(blk + 64 * h, i);
-  for (int i = 0; i < 8; ++i) qh[i] = nv_word_at(blk + 128 + 32 * h, i);
-  const uint scale_words[2] = {nv_word_at(blk + 192 + 8 * h, 0), nv_word_at(blk + 192 + 8 * h, 1)};
+  uint ql[16], qh[8], scale_words[2];
+  NV_WORDS_AT(blk + 64 * h, 16, ql)
+  NV_WORDS_AT(blk + 128 + 32 * h, 8, qh)
+  NV_WORDS_AT(blk + 192 + 8 * h, 2, scale_words)
   const float d = vload_half(0, (const global half*)(blk + 208));
   float sum = 0.0f;
   for (int k = 0; k < 4; ++k) {

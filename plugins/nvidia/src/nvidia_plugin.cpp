@@ -7,7 +7,7 @@
 // (decode) through the GEMV of nv_gemv.hpp on 8-bit activations; with more (prompt) through the
 // tensor-core GEMM on 8-bit activations of nv_gemm.hpp, or from 65 rows, where the tensor cores
 // take it, the GEMM on f16 operands of nv_gemm_half.hpp; on Q4_K weights, read in place, the same GEMV
-// (nv_gemv_q4_k.cl) and the 8-bit GEMM; a prompt's
+// (nv_gemv_q4_k.cl) and both GEMMs; on Q6_K weights, in place, the GEMV (nv_gemv_q6_k.cl); a prompt's
 // ATTENTION / ROPE_ATTENTION through the tiled kernel of nv_attention.hpp, the decode attention of several sequences
 // (ROPE_ATTENTION_CELLS) through nv_attention_cells.hpp; a whole decode layer of those ops as one
 // launch (nv_layer.hpp, the plan's prepare_group). Every such weight is repacked at load
