@@ -394,6 +394,25 @@ NV_GEMV_KERNEL(nv_gemv_q4_0, nv_rows_q4_0)
 NV_GEMV_KERNEL(nv_gemv_q4_1, nv_rows_q4_1)
 NV_GEMV_KERNEL(nv_gemv_q8_0, nv_rows_q8_0)
 
+// The same for a weight read in place from byte offset w_off of w, the activations taking one
+// scale per 256 values (the K-quants'): ROWS gets the weight's first byte as both wq and ws (the
+// Q4_K walk loads 16-byte words from wq, the Q6_K walk reads bytes from ws).
+#define NV_GEMV_IN_PLACE_KERNEL(NAME, ROWS)                                                     \
+  kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void NAME(                          \
+      const global uchar* w, ulong w_off, const global uchar* x, ulong x_off, const global uchar* g, \
+      ulong g_off, int norm, float eps, const global uchar* res, ulong res_off, int has_res,    \
+      global uchar* dst, ulong dst_off, int K, int N, local int4* xq, local float2* xds) {      \
+    local float red[NV_ROWS * NV_RED_STRIDE];                                                   \
+    local float spans[NV_WG / 8];                                                               \
+    const size_t m = get_group_id(0);                                                           \
+    nv_quantize_row((const global float*)(x + x_off) + m * K, (const global float*)(g + g_off), \
+                    norm, eps, K, xq, xds, red, 1, spans);                                      \
+    const global uchar* first_ = w + w_off;                                                     \
+    ROWS((const global uint4*)first_, (const global ushort*)first_, K, N, has_res,              \
+         (const global float*)(res + res_off) + m * N, (global float*)(dst + dst_off) + m * N, xq, xds, \
+         red, get_group_id(1), get_num_groups(1));                                              \
+  }
+
 #define NV_SWIGLU_ARGS                                                                          \
   const global uint4 *gq, const global ushort *gs, const global uint4 *uq, const global ushort *us, \
       const global uchar *x, ulong x_off, const global uchar *g, ulong g_off, float eps,        \

@@ -64,25 +64,13 @@ inline float nv_run_q4_k(const global uint4* wq, size_t s, int p, int4 xa0, int4
 NV_ROWS_FN_LOOP(nv_rows_q4_k, NV_GEMV_LOOP_Q4K, NV_STEP_q4_k)
 NV_SWIGLU_ROWS_FN_LOOP(nv_swiglu_rows_q4_k, NV_GEMV_LOOP_Q4K, NV_SWIGLU_STEP_q4_k)
 
-// The weight's words from byte offset off of its buffer.
+// A weight's words from byte offset off of its buffer.
 #define NV_AT_OFFSET(w, off) ((const global uint4*)((const global uchar*)(w) + (off)))
 
-// MUL_MAT, RMS_NORM_MUL_MAT (norm) and MUL_MAT_ADD (has_res) as nv_gemv.cl's kernels, the weight
-// at byte offset w_off of w; activation row m = get_group_id(0).
-kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void nv_gemv_q4_k(
-    const global uint4* w, ulong w_off, const global uchar* x, ulong x_off, const global uchar* g, ulong g_off,
-    int norm, float eps, const global uchar* res, ulong res_off, int has_res, global uchar* dst, ulong dst_off,
-    int K, int N, local int4* xq, local float2* xds) {
-  local float red[NV_ROWS * NV_RED_STRIDE];
-  local float spans[NV_WG / 8];
-  const size_t m = get_group_id(0);
-  nv_quantize_row((const global float*)(x + x_off) + m * K, (const global float*)(g + g_off), norm, eps, K, xq,
-                  xds, red, 1, spans);
-  const global uint4* wq = NV_AT_OFFSET(w, w_off);
-  nv_rows_q4_k(wq, (const global ushort*)wq, K, N, has_res, (const global float*)(res + res_off) + m * N,
-               (global float*)(dst + dst_off) + m * N, xq, xds, red, get_group_id(1), get_num_groups(1));
-}
+// MUL_MAT, RMS_NORM_MUL_MAT (norm) and MUL_MAT_ADD (has_res) as nv_gemv.cl's kernels.
+NV_GEMV_IN_PLACE_KERNEL(nv_gemv_q4_k, nv_rows_q4_k)
 
+// RMS_NORM_MUL_MAT_SWIGLU, gate and up each at their byte offset.
 kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void nv_gemv_swiglu_q4_k(
     const global uint4* gate, ulong gate_off, const global uint4* up, ulong up_off, const global uchar* x,
     ulong x_off, const global uchar* g, ulong g_off, float eps, global uchar* dst, ulong dst_off, int K, int N,

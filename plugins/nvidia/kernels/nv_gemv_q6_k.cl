@@ -75,22 +75,9 @@ inline float nv_half_q6_k(const global uchar* blk, int h, local const int4* xq, 
   }
 
 #define NV_STEP_q6_k(r, blk, h, b0) acc[r] += nv_half_q6_k(blk, h, xq, xds, nb, b0)
-// The row function takes the weight's first byte as `ws` (wq is not read).
+// The row function reads the weight from its first byte, `ws` (wq is not read).
 NV_ROWS_FN_LOOP(nv_rows_q6_k, NV_GEMV_LOOP_Q6K, NV_STEP_q6_k)
 
-// MUL_MAT, RMS_NORM_MUL_MAT (norm) and MUL_MAT_ADD (has_res) as nv_gemv.cl's kernels, the weight
-// at byte offset w_off of w; activation row m = get_group_id(0). (No SwiGLU form: a gate and up
-// pair in Q6_K takes the shared kernels.)
-kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void nv_gemv_q6_k(
-    const global uchar* w, ulong w_off, const global uchar* x, ulong x_off, const global uchar* g, ulong g_off,
-    int norm, float eps, const global uchar* res, ulong res_off, int has_res, global uchar* dst, ulong dst_off,
-    int K, int N, local int4* xq, local float2* xds) {
-  local float red[NV_ROWS * NV_RED_STRIDE];
-  local float spans[NV_WG / 8];
-  const size_t m = get_group_id(0);
-  nv_quantize_row((const global float*)(x + x_off) + m * K, (const global float*)(g + g_off), norm, eps, K, xq,
-                  xds, red, 1, spans);
-  nv_rows_q6_k((const global uint4*)w, (const global ushort*)(w + w_off), K, N, has_res,
-               (const global float*)(res + res_off) + m * N, (global float*)(dst + dst_off) + m * N, xq, xds, red,
-               get_group_id(1), get_num_groups(1));
-}
+// MUL_MAT, RMS_NORM_MUL_MAT (norm) and MUL_MAT_ADD (has_res) as nv_gemv.cl's kernels. (No SwiGLU
+// form: a gate and up pair in Q6_K takes the shared kernels.)
+NV_GEMV_IN_PLACE_KERNEL(nv_gemv_q6_k, nv_rows_q6_k)
