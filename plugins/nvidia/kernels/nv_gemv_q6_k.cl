@@ -7,7 +7,7 @@
 //
 // A lane's unit of work is one half: 128 values, four activation blocks, from 24 words of quants,
 // 2 of scales and the f16 d. 210 is not a multiple of 4, so a super-block starts 4-byte aligned or
-// 2 bytes past it; a run of n words is then assembled from n + 1 aligned loads (nv_words_at), the
+// 2 bytes past it; a run of n words is then assembled from n + 1 aligned loads (NV_WORDS_AT), the
 // same loads either way, so that the lanes of a warp do not part.
 //
 // The activations take one scale per 256 values (nv_quantize_float4's `wide`), the CPU path's
@@ -15,9 +15,10 @@
 // clport-requires: nv_gemv.cl
 
 // The n words of bytes from p (2-byte aligned) on into out: aligned word i and i + 1 shifted
-// together by the misalignment. The last load reaches 2 bytes past the run when p is misaligned,
-// which stays inside the super-block for every run read here (the last, the scales of half 1,
-// then ends with d); an aligned run loads its last word twice instead of reaching past it.
+// together by the misalignment. A misaligned run's loads start 2 bytes before p (inside the
+// buffer: p is 2 past an aligned address) and end 2 bytes past the run, which stays inside the
+// super-block for every run read here (the last, the scales of half 1, is followed by d); an
+// aligned run loads its last word twice instead of reaching past it.
 #define NV_WORDS_AT(p, n, out)                                                                  \
   {                                                                                             \
     const uint shift_ = (uint)((size_t)(p) & 2) * 8;                                             \
