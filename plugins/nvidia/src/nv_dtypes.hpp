@@ -17,4 +17,13 @@ inline const char* dtype_suffix(int32_t dtype) {
   }
 }
 
+// "q4_k" or "q6_k": the kernels that read those weights in the file's own layout; NULL otherwise.
+inline const char* in_place_suffix(int32_t dtype) {
+  switch (dtype) {
+    case CLPORT_DTYPE_Q4_K: return "q4_k";
+    case CLPORT_DTYPE_Q6_K: return "q6_k";
+    default: return nullptr;
+  }
+}
+
 }  // namespace nvidia

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <string>
 
-#include "clport_plugin/dtype_table.hpp"
 #include "nv_dtypes.hpp"
 
 namespace nvidia {
@@ -64,10 +63,7 @@ uint32_t NvGemm::rows_per_group(int64_t M) const {
 bool NvGemm::covers(int32_t weight_dtype) { return gemm_suffix(weight_dtype) != nullptr; }
 
 bool NvGemm::can_read_in_place(const clport_tensor& weight) {
-  if (!reads_in_place(weight.dtype)) return false;
-  const clport::sdk::DTypeLayout* block = clport::sdk::dtype_layout(weight.dtype);
-  if (block == nullptr || weight.ne[0] % block->block_size != 0) return false;
-  return weight.offset % 16 == 0 && weight.nb[1] == weight.ne[0] / block->block_size * block->block_bytes;
+  return reads_in_place(weight.dtype) && file_rows_readable(weight, 16);
 }
 
 bool NvGemm::reserve(int64_t M, int64_t K) {

@@ -23,7 +23,7 @@ bool NvGemmHalf::fits() const { return kLocalBytes <= local_mem_bytes_; }
 
 bool NvGemmHalf::enqueue(const clport_op& op, const WeightView& w, const WeightView* up) {
   const clport_tensor &x = *op.src[1], &d = *op.dst;
-  const char* suffix = w.in_place ? (w.dtype == CLPORT_DTYPE_Q4_K ? "q4_k" : nullptr) : dtype_suffix(w.dtype);
+  const char* suffix = w.in_place && w.dtype != CLPORT_DTYPE_Q4_K ? nullptr : w.suffix();
   if (suffix == nullptr) throw clport::sdk::unsupported("nvidia: no f16 GEMM for this weight dtype");
   const bool swiglu = op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU;
   if (swiglu && (up == nullptr || up->dtype != w.dtype))

@@ -2,7 +2,6 @@
 
 #include <sstream>
 
-#include "clport_plugin/dtype_table.hpp"
 #include "nv_dtypes.hpp"
 
 extern const clport::EmbeddedKernel clport_plugin_kernels[];
@@ -63,11 +62,8 @@ bool NvGemv::reads_in_place(int32_t weight_dtype) const {
 }
 
 bool NvGemv::can_read_in_place(const clport_tensor& weight) const {
-  if (!reads_in_place(weight.dtype)) return false;
-  const clport::sdk::DTypeLayout* block = clport::sdk::dtype_layout(weight.dtype);
-  if (block == nullptr || weight.ne[0] % block->block_size != 0) return false;
-  const uint64_t alignment = weight.dtype == CLPORT_DTYPE_Q4_K ? 16 : 2;
-  return weight.offset % alignment == 0 && weight.nb[1] == weight.ne[0] / block->block_size * block->block_bytes;
+  // Q4_K's runs are 16-byte loads; Q6_K's words are assembled from halves (nv_gemv_q6_k.cl).
+  return reads_in_place(weight.dtype) && file_rows_readable(weight, weight.dtype == CLPORT_DTYPE_Q4_K ? 16 : 2);
 }
 
 bool NvGemv::fits(int64_t K) const { return fits_rows(K, 1); }
@@ -90,10 +86,7 @@ uint32_t NvGemv::group_rows(int64_t K, int64_t M) const {
 
 void NvGemv::enqueue(const clport_op& op, const WeightView& w, const WeightView* up) {
   const clport_tensor &x = *op.src[1], &d = *op.dst;
-  const char* suffix = !w.in_place                    ? dtype_suffix(w.dtype)
-                       : w.dtype == CLPORT_DTYPE_Q4_K ? "q4_k"
-                       : w.dtype == CLPORT_DTYPE_Q6_K ? "q6_k"
-                                                      : nullptr;
+  const char* suffix = w.suffix();
   if (suffix == nullptr) throw clport::sdk::unsupported("nvidia: no GEMV for this weight dtype");
   const cl_int K = static_cast<cl_int>(w.K), N = static_cast<cl_int>(w.N), M = static_cast<cl_int>(x.ne[1]);
   // Several activation rows: nv_gemv_rows.cl's groups of `rows` (one pass over the weights per

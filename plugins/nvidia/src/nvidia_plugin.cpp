@@ -122,20 +122,14 @@ class NvidiaInstance final : public clport_plugin_instance {
     const PackedWeight* up = nullptr;
     bool gemm = false;
     const PackedWeight* w = nv_weights(op, &up, &gemm);
-    if (w == nullptr && gemv_in_place(op)) {
-      check_operands(op);
-      const nvidia::WeightView first = nvidia::WeightView::file_layout(*op.src[0]);
-      const nvidia::WeightView second =
-          op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU ? nvidia::WeightView::file_layout(*op.src[3]) : first;
-      if (first.q == nullptr || second.q == nullptr) throw clport::sdk::Failure("nvidia: weight without a buffer");
-      return gemv_.enqueue(op, first, &second);
-    }
-    if (w == nullptr && gemm_in_place(op)) {
+    const bool gemv_file = w == nullptr && gemv_in_place(op), gemm_file = w == nullptr && !gemv_file && gemm_in_place(op);
+    if (gemv_file || gemm_file) {
       check_operands(op);
       const bool swiglu = op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU;
       const nvidia::WeightView first = nvidia::WeightView::file_layout(*op.src[0]);
       const nvidia::WeightView second = swiglu ? nvidia::WeightView::file_layout(*op.src[3]) : first;
       if (first.q == nullptr || second.q == nullptr) throw clport::sdk::Failure("nvidia: weight without a buffer");
+      if (gemv_file) return gemv_.enqueue(op, first, swiglu ? &second : nullptr);
       if (gemm_half_enabled_ && op.src[1]->ne[1] >= nvidia::NvGemmHalf::kMinRows &&
           gemm_half_.enqueue(op, first, swiglu ? &second : nullptr))
         return;
