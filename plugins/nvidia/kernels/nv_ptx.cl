@@ -84,6 +84,51 @@ inline float4 nv_mma_f16(uint4 a, uint b0, uint b1, float4 c) {
 }
 #endif
 
+// Asynchronous copies and matrix loads from local memory (compute capability 8.0, probed on the
+// driver by kernels/nv_async_probe.cl: NV_ASYNC=1 only where they built and moved the right words).
+// Without them the copy is a plain load and store, complete when it returns, and nv_async_wait
+// has nothing to wait for; callers read fragments with plain loads instead of nv_ldmatrix_x4.
+#if defined(NV_ASYNC) && NV_ASYNC
+// The address of a local pointer in the shared window, as cp.async and ldmatrix take it.
+inline uint nv_local_addr(local const void* p) { return (uint)(size_t)p; }
+
+// Starts copying 16 bytes from global to local memory without passing through registers; the
+// copy lands by the nv_async_wait that follows its group's nv_async_commit.
+inline void nv_copy16_async(local uint4* dst, const global uint4* src) {
+  __asm__ volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(nv_local_addr(dst)), "l"((ulong)src) : "memory");
+}
+// Closes the group of copies started since the last commit.
+inline void nv_async_commit(void) { __asm__ volatile("cp.async.commit_group;" ::: "memory"); }
+// Waits until at most N of this work-item's committed groups are still in flight (N a literal).
+#define nv_async_wait(N) __asm__ volatile("cp.async.wait_group " #N ";" ::: "memory")
+
+// Four 8 x 8 matrices of 16-bit values from local memory, lanes 8q .. 8q + 7 giving the 16-byte
+// rows of matrix q: lane l gets word l % 4 of row l / 4 of each matrix, in .x .. .w.
+inline uint4 nv_ldmatrix_x4(local const uint4* row) {
+  uint a, b, c, d;
+  __asm__ volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(a), "=r"(b), "=r"(c), "=r"(d)
+                   : "r"(nv_local_addr(row))
+                   : "memory");
+  return (uint4)(a, b, c, d);
+}
+
+// The same with each matrix transposed: lane l gets rows 2 (l % 4) and 2 (l % 4) + 1 of column
+// l / 4 (low and high half).
+inline uint4 nv_ldmatrix_x4_trans(local const uint4* row) {
+  uint a, b, c, d;
+  __asm__ volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(a), "=r"(b), "=r"(c), "=r"(d)
+                   : "r"(nv_local_addr(row))
+                   : "memory");
+  return (uint4)(a, b, c, d);
+}
+#else
+inline void nv_copy16_async(local uint4* dst, const global uint4* src) { *dst = *src; }
+inline void nv_async_commit(void) {}
+#define nv_async_wait(N) ((void)0)
+#endif
+
 // 1 / sqrt(mean(x^2) + eps) of the K values at xr (the RMSNorm's scale), summed by a work-group of
 // wg work-items (a power of two) through red (wg floats); every work-item gets it, and red may be
 // written again right after.

@@ -5,12 +5,12 @@ extern const clport::EmbeddedKernel clport_plugin_kernels[];
 namespace nvidia {
 
 namespace {
-constexpr size_t kMmaGroup = 128;  // NV_AMMA_WG
-constexpr size_t kMmaTokens = 64;  // NV_AMMA_BQ
+constexpr size_t kMmaGroup = 256;   // NV_AMMA_WG
+constexpr size_t kMmaTokens = 128;  // NV_AMMA_BQ
 }  // namespace
 
-NvAttention::NvAttention(const clport_host& host, uint64_t local_mem_bytes, bool mma)
-    : host_(host), h_(host), local_mem_bytes_(local_mem_bytes), mma_(mma) {}
+NvAttention::NvAttention(const clport_host& host, uint64_t local_mem_bytes, bool mma, bool async)
+    : host_(host), h_(host), local_mem_bytes_(local_mem_bytes), mma_(mma), async_(mma && async) {}
 
 bool NvAttention::on_tensor_cores(const clport_op& op) const {
   const clport_tensor &q = *op.src[0], &kc = *op.src[1], &vc = *op.src[2];
@@ -46,7 +46,7 @@ const clport::sdk::Kernel& NvAttention::kernel(int64_t head_dim, const std::stri
     const Tiles t = tiles(head_dim);
     const std::string options = "-cl-std=CL1.2 -DNV_ATT_HD=" + std::to_string(head_dim) +
                                 " -DNV_ATT_BQ=" + std::to_string(t.bq) + " -DNV_ATT_BK=" + std::to_string(t.bk) +
-                                " -DNV_PTX=" + (mma_ ? "1" : "0");
+                                " -DNV_PTX=" + (mma_ ? "1" : "0") + (async_ ? " -DNV_ASYNC=1" : "");
     const std::string source =
         h_.shared_source("rope_math.cl") + "\n" +
         clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_ptx.cl") + "\n" +

@@ -16,8 +16,9 @@ namespace nvidia {
 
 class NvAttention {
  public:
-  // mma: whether the tensor-core kernel may run (inline PTX usable and not turned off).
-  NvAttention(const clport_host& host, uint64_t local_mem_bytes, bool mma);
+  // mma: whether the tensor-core kernel may run (inline PTX usable and not turned off); async:
+  // whether it stages its tiles by asynchronous copies and reads them by ldmatrix (ptx_probe.hpp).
+  NvAttention(const clport_host& host, uint64_t local_mem_bytes, bool mma, bool async);
   // Whether this kernel serves op, which the shared checks have accepted: the attention kinds
   // above, at least kMinTokens queries, a head size it compiles for, a cache of F16 or F32.
   bool takes(const clport_op& op) const;
@@ -38,7 +39,7 @@ class NvAttention {
   const clport_host& host_;
   clport::sdk::Host h_;
   uint64_t local_mem_bytes_;
-  bool mma_;
+  bool mma_, async_;
   std::mutex mutex_;
   std::map<int64_t, clport::sdk::Program> programs_;  // one per head size
   std::map<std::string, clport::sdk::Kernel> kernels_;

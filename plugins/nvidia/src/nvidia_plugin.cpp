@@ -61,11 +61,12 @@ class NvidiaInstance final : public clport_plugin_instance {
  public:
   NvidiaInstance(const clport_host& host, const clport_device_desc& d, Tuning t, nvidia::GemvConfig g,
                  nvidia::GemvConfig layer_gemv, bool gemm, nvidia::GemmConfig gemm_config, bool gemm_half, bool attention,
-                 bool attention_mma, bool tensor_cores, nvidia::LayerConfig layer)
+                 bool attention_mma, bool tensor_cores, bool async_copies, nvidia::LayerConfig layer)
       : runner_(host, d, std::move(t)), gemv_(host, g, d.local_mem_bytes, d.compute_units),
         gemm_(host, tensor_cores, gemm_config, d.compute_units),
         gemm_half_(host, tensor_cores, d.local_mem_bytes),
-        attention_(host, d.local_mem_bytes, tensor_cores && attention_mma), attention_cells_(host, d.compute_units, tensor_cores),
+        attention_(host, d.local_mem_bytes, tensor_cores && attention_mma, async_copies),
+        attention_cells_(host, d.compute_units, tensor_cores),
         layer_(host, d, layer_gemv, layer),
         gemm_enabled_(gemm),
         gemm_half_enabled_(gemm_half && gemm_half_.fits()),
@@ -319,6 +320,10 @@ std::vector<clport_setting_decl> nvidia_settings() {
       bool_setting("nv_attention_mma",
                    "false keeps a prompt's attention on an F16 cache in plain OpenCL C instead of the tensor cores "
                    "(inline PTX; default true)"),
+      bool_setting("nv_async_copy",
+                   "false stages the tensor-core prompt attention's key and value tiles by plain loads and reads "
+                   "their fragments by 32-bit loads, instead of asynchronous copies and ldmatrix (compute "
+                   "capability 8.0, probed; default true)"),
       tuned_int_setting("nv_gemv_wg", 32, 1024, "gemv", kGemvWgCandidates,
                         "GEMV work-group size, a power of two >= 32 within the device's limit (default: the "
                         "architecture's, 512 on sm_90)"),
@@ -399,6 +404,14 @@ struct NvidiaPlugin {
         h.log(CLPORT_LOG_INFO, "nvidia: inline PTX is not usable here, plain OpenCL C instead: " + ptx.why);
     }
     const bool tensor_cores = ptx.usable && ptx.compute_major >= 8;
+    // The prompt attention's pipeline of asynchronous copies and matrix loads (compute capability 8.0).
+    bool async_copies = false;
+    if (tensor_cores && h.setting_bool("nv_async_copy", true)) {
+      const nvidia::AsyncProbe async = nvidia::probe_async_copies(host, ptx);
+      async_copies = async.usable;
+      h.log(CLPORT_LOG_INFO, async.usable ? std::string("nvidia: asynchronous copies (cp.async, ldmatrix) in use")
+                                          : "nvidia: no asynchronous copies: " + async.why);
+    }
     const nvidia::ArchDefaults arch = nvidia::arch_defaults(ptx.compute_major, ptx.compute_minor);
     if (!arch.measured)
       h.log(CLPORT_LOG_INFO, "nvidia: no measured defaults for " + arch.arch + ", " + arch.source + "'s are used");
@@ -443,7 +456,7 @@ struct NvidiaPlugin {
     if (layer.heads_per_item == 3)
       throw clport::sdk::Failure("nvidia: invalid settings: nv_layer_gqa must be 1, 2 or 4, not 3");
     return std::make_unique<NvidiaInstance>(host, d, std::move(t), g, layer_gemv, gemm, gemm_config, gemm_half,
-                                            attention, attention_mma, tensor_cores, layer);
+                                            attention, attention_mma, tensor_cores, async_copies, layer);
   }
 };
 

@@ -1,8 +1,9 @@
 #include "ptx_probe.hpp"
 
+#include <array>
 #include <cstdint>
 
-extern const clport::EmbeddedKernel clport_plugin_kernels[];
+#include "nv_program.hpp"
 
 namespace nvidia {
 
@@ -54,6 +55,58 @@ PtxProbe probe_inline_ptx(const clport_host& host, cl_device_id device) {
   } catch (const std::exception& e) {
     result.why = e.what();
   }
+  if (out != nullptr) host.free_buffer(host.host_ctx, out);
+  return result;
+}
+
+AsyncProbe probe_async_copies(const clport_host& host, const PtxProbe& ptx) {
+  AsyncProbe result;
+  if (!ptx.usable || ptx.compute_major < 8) {
+    result.why = ptx.usable ? "compute capability below 8.0" : "no inline PTX";
+    return result;
+  }
+  clport::sdk::Host h(host);
+  constexpr size_t kRows = 32, kWords = 4 * kRows;
+  cl_mem in = nullptr, out = nullptr;
+  try {
+    clport::sdk::Program program(&h.cl(), h.build_program(behind_ptx_helpers("nv_async_probe.cl"),
+                                                          ptx_options(true) + " -DNV_ASYNC=1"));
+    clport::sdk::Kernel k(h.cl(), program, "nv_async_probe");
+    std::array<cl_uint, kWords> words{};
+    std::array<cl_uint, 2 * kWords> got{};
+    for (size_t i = 0; i < kWords; ++i) words[i] = static_cast<cl_uint>(0x9E3779B9u * (i + 1));
+    int32_t status = CLPORT_PLUGIN_OK;
+    in = host.alloc_buffer(host.host_ctx, sizeof(words), &status);
+    out = host.alloc_buffer(host.host_ctx, sizeof(got), &status);
+    if (in == nullptr || out == nullptr) throw clport::sdk::Failure("no device memory for the probe");
+    clport::sdk::check_cl(h.cl().clEnqueueWriteBuffer(host.queue, in, CL_TRUE, 0, sizeof(words), words.data(), 0,
+                                                      nullptr, nullptr),
+                          "clEnqueueWriteBuffer(async probe input)");
+    clport::sdk::set_args(h.cl(), k, in, out);
+    const size_t global[1] = {kRows}, local[1] = {kRows};
+    clport::sdk::enqueue(host, k, 1, global, local);
+    clport::sdk::check_cl(h.cl().clEnqueueReadBuffer(host.queue, out, CL_TRUE, 0, sizeof(got), got.data(), 0, nullptr,
+                                                     nullptr),
+                          "clEnqueueReadBuffer(async probe result)");
+    // The 16-bit value c of input row r.
+    const auto value = [&words](size_t r, size_t c) { return (words[4 * r + c / 2] >> (16 * (c % 2))) & 0xFFFFu; };
+    result.usable = true;
+    for (size_t l = 0; l < kRows && result.usable; ++l)
+      for (size_t q = 0; q < 4 && result.usable; ++q) {
+        const cl_uint plain = words[4 * (8 * q + l / 4) + l % 4];
+        const size_t row = 8 * q + 2 * (l % 4);
+        const cl_uint transposed = value(row, l / 4) | (value(row + 1, l / 4) << 16);
+        if (got[4 * l + q] != plain || got[kWords + 4 * l + q] != transposed) {
+          result.usable = false;
+          result.why = "lane " + std::to_string(l) + ", matrix " + std::to_string(q) + ": got " +
+                       std::to_string(got[4 * l + q]) + " / " + std::to_string(got[kWords + 4 * l + q]) +
+                       " (plain / transposed), expected " + std::to_string(plain) + " / " + std::to_string(transposed);
+        }
+      }
+  } catch (const std::exception& e) {
+    result.why = e.what();
+  }
+  if (in != nullptr) host.free_buffer(host.host_ctx, in);
   if (out != nullptr) host.free_buffer(host.host_ctx, out);
   return result;
 }

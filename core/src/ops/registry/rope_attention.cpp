@@ -38,6 +38,10 @@ void rope_attention_cases(std::vector<CaseSpec>& out, bool small) {
     if (!small) {
       rope_attention_case(out, kv, 2, 64, 4, 1, 70, 20, 128, 24);
       rope_attention_case(out, kv, 0, 128, 4, 2, 40, 3, 64, 0, true);
+      // Several blocks of 128 queries, the last one partial, over a cache of 16 tiles of 32 keys
+      // and more, with and without a window.
+      rope_attention_case(out, kv, 2, 128, 8, 2, 300, 211, 512);
+      rope_attention_case(out, kv, 0, 128, 4, 1, 260, 40, 320, 100);
     }
     rope_attention_case(out, kv, 2, small ? 16 : 64, 4, 1, small ? 2 : 4, small ? 5 : 60, small ? 8 : 64,
                         small ? 3 : 20);
