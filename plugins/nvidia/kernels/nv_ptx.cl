@@ -103,26 +103,20 @@ inline void nv_async_commit(void) { __asm__ volatile("cp.async.commit_group;" ::
 #define nv_async_wait(N) __asm__ volatile("cp.async.wait_group " #N ";" ::: "memory")
 
 // Four 8 x 8 matrices of 16-bit values from local memory, lanes 8q .. 8q + 7 giving the 16-byte
-// rows of matrix q: lane l gets word l % 4 of row l / 4 of each matrix, in .x .. .w.
-inline uint4 nv_ldmatrix_x4(local const uint4* row) {
-  uint a, b, c, d;
-  __asm__ volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
-                   : "=r"(a), "=r"(b), "=r"(c), "=r"(d)
-                   : "r"(nv_local_addr(row))
-                   : "memory");
-  return (uint4)(a, b, c, d);
-}
-
-// The same with each matrix transposed: lane l gets rows 2 (l % 4) and 2 (l % 4) + 1 of column
-// l / 4 (low and high half).
-inline uint4 nv_ldmatrix_x4_trans(local const uint4* row) {
-  uint a, b, c, d;
-  __asm__ volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
-                   : "=r"(a), "=r"(b), "=r"(c), "=r"(d)
-                   : "r"(nv_local_addr(row))
-                   : "memory");
-  return (uint4)(a, b, c, d);
-}
+// rows of matrix q: lane l gets word l % 4 of row l / 4 of each matrix, in .x .. .w
+// (nv_ldmatrix_x4); or each matrix transposed, rows 2 (l % 4) and 2 (l % 4) + 1 of column l / 4 in
+// the low and high half (nv_ldmatrix_x4_trans).
+#define NV_LDMATRIX_X4(NAME, SHAPE)                                                    \
+  inline uint4 NAME(local const uint4* row) {                                          \
+    uint a, b, c, d;                                                                   \
+    __asm__ volatile("ldmatrix.sync.aligned." SHAPE ".shared.b16 {%0, %1, %2, %3}, [%4];" \
+                     : "=r"(a), "=r"(b), "=r"(c), "=r"(d)                              \
+                     : "r"(nv_local_addr(row))                                         \
+                     : "memory");                                                      \
+    return (uint4)(a, b, c, d);                                                        \
+  }
+NV_LDMATRIX_X4(nv_ldmatrix_x4, "m8n8.x4")
+NV_LDMATRIX_X4(nv_ldmatrix_x4_trans, "m8n8.x4.trans")
 #else
 inline void nv_copy16_async(local uint4* dst, const global uint4* src) { *dst = *src; }
 inline void nv_async_commit(void) {}
