@@ -9,7 +9,8 @@
 # phase, CLPORT_NV_LAYER_TIMING, on each shape), rows (the rows the open speed issues are judged
 # on: 8B Q4_0 at 512 / 128, prompts and generation depths of 4096 and 16384, 4 / 16 / 64
 # sequences at 512 + 128, 8B Q8_0's prompt; set against the anchors README's llama.cpp numbers),
-# hostshare (clport profile's decode host share),
+# hostshare (clport profile's decode host share), longprofile (the kernels of a 15754-token
+# prompt on the 8B shape, the split between the GEMMs and the attention),
 # real (a real model file at $REAL_MODEL: the
 # greedy test against the CPU reference when the bundle has real_model_tests, generated text,
 # --check-layers, bench e2e; the machine reaches no network, so the file is carried there, in
@@ -155,6 +156,11 @@ for step in "$@"; do
       row 8b-long p16384 --prompt-tokens 16384 --gen-tokens 64 -c 16512
       for n in 4 16 64; do row 8b-long par$n --parallel $n --prompt-tokens 512 --gen-tokens 128; done
       row 8b-q8 q8-p512 --prompt-tokens 512 --gen-tokens 128 ;;
+    longprofile)  # the kernel time of a 15754-token prompt on the 8B shape, by kernel
+      [ -f "$models/8b-long.gguf" ] || make_model "$models/8b-long.gguf" $(shape_args 8b-long)
+      prompt=$(printf 'The quick brown fox jumps over the lazy dog. %.0s' $(seq 1 250))
+      clport profile -m "$models/8b-long.gguf" -p "$prompt" -n 0 -c 16896 --single-run >"$out/longprofile.log" 2>&1
+      grep -E "^prompt|^nv_|^attention" "$out/longprofile.log" | head -8 ;;
     e2e) e2e smol 1b ;;
     e2e8b) E2E_ROUNDS="nvidia generic" e2e 8b ;;
   esac
