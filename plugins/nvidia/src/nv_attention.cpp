@@ -7,6 +7,16 @@ namespace nvidia {
 namespace {
 constexpr size_t kMmaGroup = 256;   // NV_AMMA_WG
 constexpr size_t kMmaTokens = 128;  // NV_AMMA_BQ
+
+// The plain kernels' names end in their cache type (nv_attention.cl).
+const char* cache_suffix(int32_t dtype) {
+  switch (dtype) {
+    case CLPORT_DTYPE_F16: return "f16";
+    case CLPORT_DTYPE_Q8_0: return "q8_0";
+    case CLPORT_DTYPE_Q4_0: return "q4_0";
+    default: return "f32";
+  }
+}
 }  // namespace
 
 NvAttention::NvAttention(const clport_host& host, uint64_t local_mem_bytes, bool mma, bool async)
@@ -28,10 +38,12 @@ bool NvAttention::takes(const clport_op& op) const {
   if (op.kind != CLPORT_OP_ATTENTION && op.kind != CLPORT_OP_ROPE_ATTENTION) return false;
   const clport_tensor& q = *op.src[0];
   const int64_t hd = q.ne[0];
-  // The tiles read one F16 or F32 cache for K and V; a quantized or mixed cache goes to the
-  // shared kernels, which read every cache type.
+  // The tiles read one cache type for K and V (F16, F32, or Q8_0 / Q4_0 rows of whole blocks,
+  // decoded as they are staged); a mixed cache goes to the shared kernels.
   const int32_t kt = op.src[1]->dtype;
-  if (kt != op.src[2]->dtype || (kt != CLPORT_DTYPE_F16 && kt != CLPORT_DTYPE_F32)) return false;
+  const bool quantized = kt == CLPORT_DTYPE_Q8_0 || kt == CLPORT_DTYPE_Q4_0;
+  if (kt != op.src[2]->dtype || (kt != CLPORT_DTYPE_F16 && kt != CLPORT_DTYPE_F32 && !quantized)) return false;
+  if (quantized && hd % 32 != 0) return false;
   // The output row lives in registers: head sizes up to 128 (256 would spill).
   if (q.ne[2] < kMinTokens || hd % 4 != 0 || hd > 128) return false;
   const Tiles t = tiles(hd);
@@ -70,8 +82,7 @@ void NvAttention::enqueue(const clport_op& op) {
   const clport_tensor& factors = has_factors ? *op.src[3] : q;
   const cl_ulong q_nb1 = rope ? q.nb[1] : q.ne[0] * 4, q_nb2 = rope ? q.nb[2] : q.ne[0] * q.ne[1] * 4;
   const bool mma = on_tensor_cores(op);
-  const std::string name = mma ? "nv_attention_mma_f16"
-                               : std::string("nv_attention_prompt_") + (kc.dtype == CLPORT_DTYPE_F16 ? "f16" : "f32");
+  const std::string name = mma ? "nv_attention_mma_f16" : std::string("nv_attention_prompt_") + cache_suffix(kc.dtype);
   const clport::sdk::Kernel& k = kernel(q.ne[0], name);
   clport::sdk::set_args(h_.cl(), k, q.buffer, cl_ulong(q.offset), q_nb1, q_nb2, kc.buffer, cl_ulong(kc.offset),
                         vc.buffer, cl_ulong(vc.offset), cl_ulong(kc.nb[1]), cl_ulong(kc.nb[2]), d.buffer,

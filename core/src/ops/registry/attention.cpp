@@ -68,8 +68,9 @@ void attention_cases(std::vector<CaseSpec>& out, bool small) {
   attention_case(out, DType::F32, 64, 8, 2, 1, 37, 64, 0, DType::Q8_0);
   attention_case(out, DType::Q4_0, 128, 4, 2, 3, 200, 256, 0, DType::Q8_0);
   attention_case(out, DType::Q8_0, 64, 6, 2, 1, 301, 512, 0, DType::F16);
-  // A prompt's batch of queries (a plugin's tiled prompt kernel), as ROPE+ATTENTION has them.
-  for (DType kv : {DType::F16, DType::F32}) attention_case(out, kv, 64, 4, 2, 70, 3, 128);
+  // A prompt's batch of queries (a plugin's tiled prompt kernel), as ROPE+ATTENTION has them, on
+  // each cache type.
+  for (DType kv : {DType::F16, DType::F32, DType::Q8_0, DType::Q4_0}) attention_case(out, kv, 64, 4, 2, 70, 3, 128);
 }
 
 }  // namespace
