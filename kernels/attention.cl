@@ -1,5 +1,5 @@
 // Causal attention over a KV cache with grouped-query heads and an online (streaming) softmax.
-// Needs reduce.cl and rope_math.cl in front.
+// Needs blocks.cl, reduce.cl and rope_math.cl in front.
 //   q   [head_dim, n_head, n_tokens] F32, rows contiguous, byte strides q_nb1 (head), q_nb2
 //       (token); rotated here first (RoPE at position n_past + t) when n_rot > 0, with the
 //       frequency factors ff when has_ff
@@ -42,30 +42,8 @@
 #define CLPORT_ATT_SERIAL 1
 #endif
 
-// Element i (LOAD) or elements 4 i4 .. 4 i4 + 3 (LOAD4) of a cache row r (bytes) as floats.
-// Quantized rows decode as core/src/quant's dequantizers: Q8_0 (34 B: f16 d, i8 qs[32]) x = q d;
-// Q4_0 (18 B: f16 d, qs[16]) x = (nibble - 8) d, element j < 16 the low nibble of qs[j], j + 16
-// its high nibble. Four consecutive elements never straddle a block or a nibble half.
-inline float kv_q8_0(const global uchar* r, int i) {
-  const global uchar* b = r + (i / 32) * 34;
-  return vload_half(0, (const global half*)b) * (float)((const global char*)(b + 2))[i % 32];
-}
-inline float4 kv4_q8_0(const global uchar* r, int i4) {
-  const global uchar* b = r + (i4 / 8) * 34;
-  return vload_half(0, (const global half*)b) * convert_float4(vload4(0, (const global char*)(b + 2 + (i4 % 8) * 4)));
-}
-inline float kv_q4_0(const global uchar* r, int i) {
-  const global uchar* b = r + (i / 32) * 18;
-  const int j = i % 32;
-  const int q = j < 16 ? (b[2 + j] & 15) : (b[2 + j - 16] >> 4);
-  return vload_half(0, (const global half*)b) * (float)(q - 8);
-}
-inline float4 kv4_q4_0(const global uchar* r, int i4) {
-  const global uchar* b = r + (i4 / 8) * 18;
-  const int j = (i4 % 8) * 4;
-  const int4 q = convert_int4(vload4(0, b + 2 + (j & 15)));
-  return vload_half(0, (const global half*)b) * convert_float4((j < 16 ? (q & 15) : (q >> 4)) - 8);
-}
+// Element i (LOAD) or elements 4 i4 .. 4 i4 + 3 (LOAD4) of a cache row r (bytes) as floats; the
+// quantized rows' decoders (kv_q8_0, kv4_q8_0, kv_q4_0, kv4_q4_0) are in blocks.cl.
 // By the clport_dtype id (0 F32, 1 F16, 8 Q8_0, 2 Q4_0), for the kernels of mixed K and V types.
 inline float kv_any(int type, const global uchar* r, int i) {
   if (type == 0) return ((const global float*)r)[i];

@@ -360,3 +360,28 @@ inline float ld_bf16(uint i, const global ushort* p) { return as_float((uint)p[i
 inline float4 ld_bf16_4(uint i, const global ushort* p) {
   return as_float4(convert_uint4(vload4(i, p)) << 16);
 }
+
+// Element i (kv_T) or elements 4 i4 .. 4 i4 + 3 (kv4_T) of a quantized KV cache row r (bytes) as
+// floats, decoded as core/src/quant's dequantizers (the attention kernels' cache loads): Q8_0
+// x = q d; Q4_0 x = (nibble - 8) d, element j < 16 the low nibble of qs[j], j + 16 its high nibble.
+// Four consecutive elements never straddle a block or a nibble half.
+inline float kv_q8_0(const global uchar* r, int i) {
+  const global uchar* b = r + (i / 32) * 34;
+  return vload_half(0, (const global half*)b) * (float)((const global char*)(b + 2))[i % 32];
+}
+inline float4 kv4_q8_0(const global uchar* r, int i4) {
+  const global uchar* b = r + (i4 / 8) * 34;
+  return vload_half(0, (const global half*)b) * convert_float4(vload4(0, (const global char*)(b + 2 + (i4 % 8) * 4)));
+}
+inline float kv_q4_0(const global uchar* r, int i) {
+  const global uchar* b = r + (i / 32) * 18;
+  const int j = i % 32;
+  const int q = j < 16 ? (b[2 + j] & 15) : (b[2 + j - 16] >> 4);
+  return vload_half(0, (const global half*)b) * (float)(q - 8);
+}
+inline float4 kv4_q4_0(const global uchar* r, int i4) {
+  const global uchar* b = r + (i4 / 8) * 18;
+  const int j = (i4 % 8) * 4;
+  const int4 q = convert_int4(vload4(0, b + 2 + (j & 15)));
+  return vload_half(0, (const global half*)b) * convert_float4((j < 16 ? (q & 15) : (q >> 4)) - 8);
+}

@@ -32,7 +32,8 @@ std::vector<const char*> OpRunner::program_files(ProgramId id) {
     case ProgramId::Gemm: return {"common.cl", "blocks.cl", "mul_mat_gemm.cl"};
     case ProgramId::Norm: return {"common.cl", "reduce.cl", "norm.cl"};
     case ProgramId::Softmax: return {"common.cl", "reduce.cl", "softmax.cl"};
-    case ProgramId::Attention: return {"common.cl", "reduce.cl", "rope_math.cl", "attention.cl", "attention_serial.cl", "attention_merge.cl"};
+    case ProgramId::Attention:
+      return {"common.cl", "blocks.cl", "reduce.cl", "rope_math.cl", "attention.cl", "attention_serial.cl", "attention_merge.cl"};
     case ProgramId::Rope: return {"common.cl", "rope_math.cl", "rope.cl"};
     case ProgramId::Elementwise: return {"common.cl", "elementwise.cl"};
     case ProgramId::Copy: return {"common.cl", "copy.cl"};

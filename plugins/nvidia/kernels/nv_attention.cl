@@ -1,7 +1,7 @@
 // Prompt attention for NVIDIA GPUs: ATTENTION and ROPE_ATTENTION over a KV cache (F32, F16, Q8_0 or
 // Q4_0, one type for K and V) for a batch of query tokens, with the semantics of
 // kernels/attention.cl (causal from n_past, sliding window, grouped-query heads, q rotated here
-// when n_rot > 0). Needs rope_math.cl in front.
+// when n_rot > 0). Needs common.cl, blocks.cl and rope_math.cl in front.
 //
 // The shared kernel runs one work-group per (head, token), so every query streams every key from
 // L2 on its own and synchronises its work-group twice per chunk of keys. Here a work-group of
@@ -34,28 +34,9 @@
 #define NV_ATT_LOAD4_F32(i, p) vload4(i, (const global float*)(p))
 #define NV_ATT_LOAD4_F16(i, p) vload_half4(i, (const global half*)(p))
 
-// Elements 4 i .. 4 i + 3 of a quantized cache row, decoded as core/src/quant decodes them: Q8_0
-// blocks of 34 bytes (f16 d, 32 signed codes; x = q d), Q4_0 blocks of 18 bytes (f16 d, 16 bytes,
-// element j < 16 the low nibble of byte j and j + 16 its high one; x = (nibble - 8) d). Four
-// consecutive elements never straddle a block or a nibble half.
-inline float4 nv_att_load4_q8_0(int i, const global uchar* row) {
-  const global uchar* block = row + (i / 8) * 34;
-  const float d = vload_half(0, (const global half*)block);
-  const global char* q = (const global char*)(block + 2) + (i % 8) * 4;
-  return (float4)((float)q[0], (float)q[1], (float)q[2], (float)q[3]) * d;
-}
-
-inline float4 nv_att_load4_q4_0(int i, const global uchar* row) {
-  const global uchar* block = row + (i / 8) * 18;
-  const float d = vload_half(0, (const global half*)block);
-  const int j = (i % 8) * 4, shift = j >= 16 ? 4 : 0;
-  const global uchar* q = block + 2 + (j & 15);
-  const float4 codes = (float4)((float)((q[0] >> shift) & 15), (float)((q[1] >> shift) & 15),
-                                (float)((q[2] >> shift) & 15), (float)((q[3] >> shift) & 15));
-  return (codes - 8.0f) * d;
-}
-#define NV_ATT_LOAD4_Q8_0(i, p) nv_att_load4_q8_0(i, (const global uchar*)(p))
-#define NV_ATT_LOAD4_Q4_0(i, p) nv_att_load4_q4_0(i, (const global uchar*)(p))
+// Quantized rows (blocks.cl's decoders, those of the shared attention kernels).
+#define NV_ATT_LOAD4_Q8_0(i, p) kv4_q8_0((const global uchar*)(p), i)
+#define NV_ATT_LOAD4_Q4_0(i, p) kv4_q4_0((const global uchar*)(p), i)
 
 // Global size (NV_ATT_BQ * n_head, ceil(n_tokens / NV_ATT_BQ)).
 #define NV_ATTENTION_KERNEL(NAME, LOAD4)                                                           \

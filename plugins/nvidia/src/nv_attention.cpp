@@ -60,6 +60,7 @@ const clport::sdk::Kernel& NvAttention::kernel(int64_t head_dim, const std::stri
                                 " -DNV_ATT_BQ=" + std::to_string(t.bq) + " -DNV_ATT_BK=" + std::to_string(t.bk) +
                                 " -DNV_PTX=" + (mma_ ? "1" : "0") + (async_ ? " -DNV_ASYNC=1" : "");
     const std::string source =
+        h_.shared_source("common.cl") + "\n" + h_.shared_source("blocks.cl") + "\n" +
         h_.shared_source("rope_math.cl") + "\n" +
         clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_ptx.cl") + "\n" +
         clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_attention.cl") + "\n" +
