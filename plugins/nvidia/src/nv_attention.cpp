@@ -1,5 +1,7 @@
 #include "nv_attention.hpp"
 
+#include "clport_plugin/dtype_table.hpp"
+
 extern const clport::EmbeddedKernel clport_plugin_kernels[];
 
 namespace nvidia {
@@ -7,16 +9,6 @@ namespace nvidia {
 namespace {
 constexpr size_t kMmaGroup = 256;   // NV_AMMA_WG
 constexpr size_t kMmaTokens = 128;  // NV_AMMA_BQ
-
-// The plain kernels' names end in their cache type (nv_attention.cl).
-const char* cache_suffix(int32_t dtype) {
-  switch (dtype) {
-    case CLPORT_DTYPE_F16: return "f16";
-    case CLPORT_DTYPE_Q8_0: return "q8_0";
-    case CLPORT_DTYPE_Q4_0: return "q4_0";
-    default: return "f32";
-  }
-}
 }  // namespace
 
 NvAttention::NvAttention(const clport_host& host, uint64_t local_mem_bytes, bool mma, bool async)
@@ -83,7 +75,8 @@ void NvAttention::enqueue(const clport_op& op) {
   const clport_tensor& factors = has_factors ? *op.src[3] : q;
   const cl_ulong q_nb1 = rope ? q.nb[1] : q.ne[0] * 4, q_nb2 = rope ? q.nb[2] : q.ne[0] * q.ne[1] * 4;
   const bool mma = on_tensor_cores(op);
-  const std::string name = mma ? "nv_attention_mma_f16" : std::string("nv_attention_prompt_") + cache_suffix(kc.dtype);
+  // The plain kernels' names end in their cache type (nv_attention.cl).
+  const std::string name = mma ? "nv_attention_mma_f16" : "nv_attention_prompt_" + clport::sdk::kernel_suffix(kc.dtype);
   const clport::sdk::Kernel& k = kernel(q.ne[0], name);
   clport::sdk::set_args(h_.cl(), k, q.buffer, cl_ulong(q.offset), q_nb1, q_nb2, kc.buffer, cl_ulong(kc.offset),
                         vc.buffer, cl_ulong(vc.offset), cl_ulong(kc.nb[1]), cl_ulong(kc.nb[2]), d.buffer,

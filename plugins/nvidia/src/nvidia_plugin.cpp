@@ -404,9 +404,12 @@ struct NvidiaPlugin {
         h.log(CLPORT_LOG_INFO, "nvidia: inline PTX is not usable here, plain OpenCL C instead: " + ptx.why);
     }
     const bool tensor_cores = ptx.usable && ptx.compute_major >= 8;
-    // The prompt attention's pipeline of asynchronous copies and matrix loads (compute capability 8.0).
+    const bool attention = h.setting_bool("nv_attention", true);
+    const bool attention_mma = h.setting_bool("nv_attention_mma", true);
+    // The tensor-core prompt attention's pipeline of asynchronous copies and matrix loads (compute
+    // capability 8.0), probed only where that kernel may run.
     bool async_copies = false;
-    if (tensor_cores && h.setting_bool("nv_async_copy", true)) {
+    if (tensor_cores && attention && attention_mma && h.setting_bool("nv_async_copy", true)) {
       const nvidia::AsyncProbe async = nvidia::probe_async_copies(host, ptx);
       async_copies = async.usable;
       h.log(CLPORT_LOG_INFO, async.usable ? std::string("nvidia: asynchronous copies (cp.async, ldmatrix) in use")
@@ -446,8 +449,6 @@ struct NvidiaPlugin {
     // kernel elsewhere, far slower than the 8-bit GEMM's).
     const int64_t gemm_half_mode = h.setting_int("nv_gemm_f16", 2);
     const bool gemm_half = gemm_half_mode == 1 || (gemm_half_mode == 2 && tensor_cores);
-    const bool attention = h.setting_bool("nv_attention", true);
-    const bool attention_mma = h.setting_bool("nv_attention_mma", true);
     // LayerConfig's members are the settings' defaults.
     nvidia::LayerConfig layer;
     layer.enabled = h.setting_bool("nv_layer", layer.enabled);
