@@ -632,57 +632,12 @@ NV_GEMM_SWIGLU_KERNEL(nv_gemm_swiglu_q4_1, 1, 4, 2)
 NV_GEMM_SWIGLU_KERNEL(nv_gemm_swiglu_q8_0, 2, 8, 2)
 NV_GEMM_SWIGLU_KERNEL(nv_gemm_swiglu_q4_k, 3, 4, 2)
 
-// The split kernels' epilogue. A tile's work-groups (one per K range) count their arrivals in
-// arrivals[tile] once their partial sums are written; the last to arrive resets the count for the
-// next launch and adds up the tile's ranges in order, 0 first, whichever group it is, so a run
-// gives the same sums every time: dst = sum (+ res when has_res; res may be dst) or, for the
-// SwiGLU (two sets), silu(gate) * up. This saves a launch of its own per product, the cost of
-// which (a few microseconds, 128 a decode step of an 8B model) was that of a third of the GEMM.
-// The tile is rows m0 .. m0 + rows - 1 by weight rows n0 .. n0 + NV_GEMM_BN - 1; `last` is the
-// group's flag.
-inline void nv_gemm_split_finish(const global float* part, volatile global int* arrivals, int splits, int M, int N,
-                                 int swiglu, const global uchar* res, ulong res_off, int has_res, global uchar* dst,
-                                 ulong dst_off, int n0, int m0, int rows, local int* last) {
-  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-  if (get_local_id(0) == 0) {
-    nv_fence_gpu();
-    const int tile = get_group_id(1) * get_num_groups(0) + get_group_id(0);
-    *last = atomic_inc(&arrivals[tile]) == splits - 1;
-    if (*last) {
-      arrivals[tile] = 0;
-      nv_fence_gpu();
-    }
-  }
-  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-  if (!*last) return;
-  // Other SMs wrote these: read them from memory, not from this SM's cache.
-  const volatile global float* p = part;
-  const size_t mn = (size_t)M * N, stride = (swiglu ? 2 : 1) * mn;
-  const int live_rows = min(rows, M - m0);
-  global float* out = (global float*)(dst + dst_off);
-  const global float* r = (const global float*)(res + res_off);
-  for (int e = get_local_id(0); e < live_rows * NV_GEMM_BN; e += NV_GEMM_WG) {
-    const int m = m0 + e / NV_GEMM_BN, n = n0 + e % NV_GEMM_BN;
-    if (n >= N) continue;
-    const size_t at = (size_t)m * N + n;
-    float a = 0.0f, u = 0.0f;
-    for (int s = 0; s < splits; ++s) {
-      a += p[s * stride + at];
-      if (swiglu) u += p[s * stride + mn + at];
-    }
-    if (swiglu)
-      out[at] = a / (1.0f + exp(-a)) * u;
-    else
-      out[at] = has_res ? a + r[at] : a;
-  }
-}
-
 // Split K, for few activation rows: a grid of ceil(N / 64) x ceil(M / 32 I) work-groups walking all
 // of K leaves most of a big GPU idle (64 groups for a 4096-row weight on 132 SMs, 131 us at 16 rows
 // on the H200), so dimension 2 of the grid cuts K into ranges of per_split blocks (a multiple of
 // NV_GEMM_KB), each walked by nv_gemm_split_loop. Each work-group writes its range's sums to part
 // ([split][SETS][M][N] floats: the SwiGLU's gate, then up); the last range of a tile to finish adds
-// them up (nv_gemm_split_finish).
+// them up (nv_split_finish, nv_ptx.cl).
 #define NV_GEMM_SPLIT_KERNEL(NAME, DTYPE_ID, WORDS, I, SETS, WN)                                         \
   kernel __attribute__((reqd_work_group_size(NV_GEMM_WG, 1, 1))) void NAME(                             \
       const global uint4* wq, const global ushort* wsc, ulong w_off, const global uint4* wq2,             \
@@ -718,8 +673,8 @@ inline void nv_gemm_split_finish(const global float* part, volatile global int* 
           }                                                                                              \
         }                                                                                                \
     local int last;                                                                                      \
-    nv_gemm_split_finish(part, arrivals, get_num_groups(2), M, N, (SETS) == 2, res, res_off, has_res, dst, \
-                         dst_off, n0, mt0 * 16, 16 * (4 / (WN)) * (I), &last);                           \
+    nv_split_finish(part, arrivals, get_num_groups(2), M, N, (SETS) == 2, res, res_off, has_res, dst, dst_off, \
+                    n0, mt0 * 16, 16 * (4 / (WN)) * (I), NV_GEMM_BN, NV_GEMM_WG, &last);               \
   }
 
 NV_GEMM_SPLIT_KERNEL(nv_gemm_split_q4_0, 0, 4, 4, 1, 2)

@@ -11,17 +11,26 @@
 // them. f16 keeps 11 bits of each operand where the 8-bit path keeps 8 of the activations.
 //
 // Two launches. nv_half_rows writes every activation row (through the RMSNorm when asked) as f16.
-// Then a work-group of 256 work-items (8 warps) computes 128 activation rows by 128 staged weight
+// Then a work-group of 128 work-items (4 warps) computes 128 activation rows by 128 staged weight
 // rows, stepping through K one quant block (32 values) at a time, double-buffered: the next
-// block's global loads are in flight in registers while this one multiplies, one barrier a step.
-// Both operands sit in local memory as rows of 32 halves padded to 40, so that the 8 rows x 4 words
-// of a fragment load fall in 32 different banks. Warp w takes rows 64 (w / 4) .. + 63 by staged
-// rows 32 (w % 4) .. + 31: per block 4 x 4 tiles of 16 x 8, two k-steps of 16 each (mma.sync
-// m16n8k16, f16 in, f32 accumulate; the PTX ISA's fragment layout: lane l, g = l / 4, t = l % 4
-// holds A rows g and g + 8 at k = 2t, 2t + 1 and 2t + 8, 2t + 9, B column g at the same k, C rows g
-// and g + 8 at columns 2t, 2t + 1). The SwiGLU kernel stages 64 gate and the same 64 up rows, so that
-// each warp holds both products of its 16 output columns. Without PTX every work-item computes the
-// same outputs from local memory in plain OpenCL C (a spoofed NVIDIA identity elsewhere). The loops
+// block's loads are in flight while this one multiplies, one barrier a step. Both operands sit in
+// local memory as rows of 32 halves padded to 40, so that the 8 rows of a fragment load fall in
+// different banks. Warp w takes rows 64 (w / 2) .. + 63 by staged rows 64 (w % 2) .. + 63: per
+// block 4 x 8 tiles of 16 x 8, two k-steps of 16 each (mma.sync m16n8k16, f16 in, f32 accumulate;
+// the PTX ISA's fragment layout: lane l, g = l / 4, t = l % 4 holds A rows g and g + 8 at k = 2t,
+// 2t + 1 and 2t + 8, 2t + 9, B column g at the same k, C rows g and g + 8 at columns 2t, 2t + 1).
+// A warp tile of 64 x 64 reads 128 bytes of local memory per tensor-core instruction where one of
+// 64 x 32 read 192: the fragment reads, not the arithmetic, bound the smaller tile (one SM's local
+// memory moves 128 bytes a cycle). Where the asynchronous copies passed their probe (NV_ASYNC), the
+// activation rows, which need no decoding, are copied to local memory by cp.async and the
+// fragments read by ldmatrix (one instruction for four 8 x 8 matrices instead of four 32-bit
+// loads each). The kernels come in tiles of 128, 64 and 32 rows (_m128, _m64, _m32: each warp 64,
+// 32 or 16 rows by 64), the smaller for short prompts and decode steps of several sequences (a
+// product needs about two work-groups a compute unit to fill the GPU), and with too few tiles
+// to fill the GPU the host splits K into ranges summed by the last group of a tile to finish
+// (nv_split_finish). The SwiGLU kernel stages 32 gate and the same 32 up rows per warp, so that each
+// warp holds both products of its 32 output columns. Without PTX every work-item computes the same
+// outputs from local memory in plain OpenCL C (a spoofed NVIDIA identity elsewhere). The loops
 // over tiles are unrolled (#pragma unroll) so that every accumulator is indexed by a constant and
 // lives in a register: a rolled loop puts the arrays in local memory (clang's NVPTX back end, with
 // ptxas -v, shows 352 bytes of stack and no unrolling without the pragmas).
@@ -30,7 +39,7 @@
 
 #define NV_HG_BM 128  // activation rows a work-group
 #define NV_HG_BN 128  // staged weight rows a work-group
-#define NV_HG_WG 256  // 8 warps
+#define NV_HG_WG 128  // 4 warps
 #define NV_HG_RS 40   // halves a staged row: one block of 32, 8 of padding
 #define NV_HG_RW (NV_HG_RS / 2)   // the same in 32-bit words
 #define NV_HG_RV (NV_HG_RS / 8)   // and in 16-byte words
@@ -53,36 +62,48 @@ kernel __attribute__((reqd_work_group_size(NV_HG_ROWS_WG, 1, 1))) void nv_half_r
 }
 
 // The global row of staged weight row n of a group whose first output column is n0: with one
-// weight, row n0 + n; with SwiGLU's two, warp quarter n / 32 holds 16 gate rows, then the same 16
-// rows of up (*set 0 or 1) for output columns n0 + 16 (n / 32) ...
+// weight, row n0 + n; with SwiGLU's two, warp half n / 64 holds 32 gate rows, then the same 32
+// rows of up (*set 0 or 1) for output columns n0 + 32 (n / 64) ...
 inline int nv_hg_weight_row(int sets, int n0, int n, int* set) {
   if (sets == 1) {
     *set = 0;
     return n0 + n;
   }
-  const int j = (n % 32) / 8;
-  *set = j / 2;
-  return n0 + 16 * (n / 32) + 8 * (j % 2) + n % 8;
+  const int j = (n % 64) / 8;
+  *set = j / 4;
+  return n0 + 32 * (n / 64) + 8 * (j % 4) + n % 8;
 }
 
-// This work-item's share of one block of activations: rows e / 4 of e = lid, lid + 256, 16 bytes
-// (8 values) at part e % 4. Rows past M repeat the last one: their outputs are never stored.
-inline void nv_hg_load_x(const global uint4* xh, int m0, int M, int K, int kb, uint4 xr[2]) {
+// This work-item's share of one block of activations of a tile of 32 I rows: rows e / 4 of
+// e = lid + 128 u (u < I), 16 bytes (8 values) at part e % 4, bound for the stage xs. Under NV_ASYNC cp.async copies them
+// there (they land by the next nv_async_wait); otherwise they are loaded into xr now and stored by
+// nv_hg_land_x after this step's products. Rows past M repeat the last one: their outputs are never
+// stored.
+inline void nv_hg_fetch_x(const global uint4* xh, int I, int m0, int M, int K, int kb, local uint4* xs,
+                          uint4 xr[4]) {
   const int lid = get_local_id(0);
   #pragma unroll
-  for (int u = 0; u < 2; ++u) {
+  for (int u = 0; u < I; ++u) {
     const int e = lid + u * NV_HG_WG, row = min(m0 + e / 4, M - 1);
-    xr[u] = xh[(size_t)row * (K / 8) + kb * 4 + e % 4];
+    const global uint4* src = xh + (size_t)row * (K / 8) + kb * 4 + e % 4;
+#if defined(NV_ASYNC) && NV_ASYNC
+    nv_copy16_async(xs + (e / 4) * NV_HG_RV + e % 4, src);
+#else
+    xr[u] = *src;
+#endif
   }
+  nv_async_commit();
 }
 
-inline void nv_hg_store_x(const uint4 xr[2], local uint4* xs) {
+inline void nv_hg_land_x(const uint4 xr[4], int I, local uint4* xs) {
+#if !(defined(NV_ASYNC) && NV_ASYNC)
   const int lid = get_local_id(0);
   #pragma unroll
-  for (int u = 0; u < 2; ++u) {
+  for (int u = 0; u < I; ++u) {
     const int e = lid + u * NV_HG_WG;
     xs[(e / 4) * NV_HG_RV + e % 4] = xr[u];
   }
+#endif
 }
 
 // (lo, hi) as f16x2 bits, lo in the low half, each rounded to nearest.
@@ -101,31 +122,31 @@ inline uint nv_hg_pack(float lo, float hi) {
 }
 #endif
 
-// This work-item's weight row (staged row lid / 2) and half of its block (values 16 h .. 16 h + 15,
-// h = lid % 2): the quant words (all 16 bytes of a 4-bit block, the half's 16 of Q8_0) and the
+// Share u (0 or 1) of this work-item's weights: staged row e / 2 of e = lid + 128 u and half h =
+// e % 2 of its block (values 16 h .. 16 h + 15): the quant words (all 16 bytes of a 4-bit block, the half's 16 of Q8_0) and the
 // scales (wd.x: the f16 bits of d, and m above them for Q4_1). Rows past N repeat the last one.
 // Q4_K: the half's 16 values in the low nibbles of the word, wd the f32 bits of the sub-block's
 // scale d sc and minimum -dmin m: each value is rounded to f16 once. (Rounding the pair to f16
 // instead put one error on all 32 values of a block, which add up: 8 times Q4_0's NMSE.)
 inline void nv_hg_load_w(const global uint4* wq, const global ushort* wsc, const global uint4* wq2,
-                         const global ushort* wsc2, int dtype_id, int sets, int n0, int N, int nb, int kb, uint4* wr,
-                         uint2* wd) {
-  const int lid = get_local_id(0);
+                         const global ushort* wsc2, int dtype_id, int sets, int n0, int N, int nb, int kb, int u,
+                         uint4* wr, uint2* wd) {
+  const int e = get_local_id(0) + u * NV_HG_WG;
   int set;
-  const int row = min(nv_hg_weight_row(sets, n0, lid / 2, &set), N - 1);
+  const int row = min(nv_hg_weight_row(sets, n0, e / 2, &set), N - 1);
   const global uint4* q = set == 0 ? wq : wq2;
   const global ushort* s = set == 0 ? wsc : wsc2;
   if (dtype_id == 3) {
     // Values 16 h .. of block kb are word h of its super-block's run kb % 8 / 2, in the low
     // nibbles for an even block, the high ones for an odd one.
     const global uint4* super_block = q + ((size_t)row * (nb / 8) + kb / 8) * 9;
-    const uint4 run_word = super_block[1 + (kb % 8) / 2 * 2 + lid % 2];
+    const uint4 run_word = super_block[1 + (kb % 8) / 2 * 2 + e % 2];
     *wr = (kb & 1 ? run_word >> 4 : run_word) & 0x0F0F0F0Fu;
     *wd = as_uint2(nv_q4k_scale(super_block, kb % 8));
     return;
   }
   const size_t at = (size_t)row * nb + kb;
-  *wr = dtype_id == 2 ? q[at * 2 + lid % 2] : q[at];
+  *wr = dtype_id == 2 ? q[at * 2 + e % 2] : q[at];
   *wd = (uint2)(dtype_id == 1 ? (uint)s[2 * at] | ((uint)s[2 * at + 1] << 16) : (uint)s[at], 0u);
 }
 
@@ -186,11 +207,11 @@ inline uint nv_hg_pair(int dtype_id, uint4 wr, int i, int high, uint wd) {
 }
 #endif
 
-// Decodes the work-item's 16 values to f16 and stores them at k = 16 h .. of its staged row.
+// Decodes share u's 16 values to f16 and stores them at k = 16 h .. of its staged row.
 // 4-bit: bytes 0 .. 15 carry k = 0 .. 15 (low nibbles) and 16 .. 31 (high); Q8_0: the half's bytes;
 // Q4_K: its half's values in the low nibbles (nv_hg_load_w), each d sc q - dmin m in f32.
-inline void nv_hg_store_w(int dtype_id, uint4 wr, uint2 wd, local uint4* ws) {
-  const int lid = get_local_id(0), h = lid % 2;
+inline void nv_hg_store_w(int dtype_id, int u, uint4 wr, uint2 wd, local uint4* ws) {
+  const int e = get_local_id(0) + u * NV_HG_WG, h = e % 2;
   uint p[8];
   if (dtype_id == 3) {
     const float2 sm = as_float2(wd);
@@ -213,45 +234,62 @@ inline void nv_hg_store_w(int dtype_id, uint4 wr, uint2 wd, local uint4* ws) {
 #endif
     }
   }
-  local uint4* row = ws + (lid / 2) * NV_HG_RV + 2 * (lid % 2);
+  local uint4* row = ws + (e / 2) * NV_HG_RV + 2 * h;
   row[0] = (uint4)(p[0], p[1], p[2], p[3]);
   row[1] = (uint4)(p[4], p[5], p[6], p[7]);
 }
 
-// acc[i][j] += the staged block's product for warp tile (wm, wn): activation rows 64 wm + 16 i ..,
-// staged weight rows 32 wn + 8 j ...
-inline void nv_hg_step(local const uint4* xs, local const uint4* ws, int wm, int wn, float4 acc[4][4]) {
+// acc[i][j] += the staged block's product for warp tile (wm, wn) of I row tiles: activation rows
+// 16 (I wm + i) .., staged weight rows 64 wn + 8 j ...
+inline void nv_hg_step(local const uint4* xs, local const uint4* ws, int I, int wm, int wn, float4 acc[4][8]) {
   const int lane = get_local_id(0) % 32, g = lane / 4, t = lane % 4;
-  local const uint* xw = (local const uint*)xs;
-  local const uint* ww = (local const uint*)ws;
   #pragma unroll
   for (int ks = 0; ks < 2; ++ks) {
 #if defined(NV_PTX) && NV_PTX
-    uint b0[4], b1[4];
+    uint b0[8], b1[8];
+#if defined(NV_ASYNC) && NV_ASYNC
+    // Lane l gives the row of matrix q = l / 8: B tiles j, j + 1 at k halves 0 and 1; A's rows
+    // 0-7 and 8-15 at k halves 0 and 1.
+    const int q = lane / 8;
     #pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      local const uint* wrow = ww + (32 * wn + 8 * j + g) * NV_HG_RW + 8 * ks + t;
+    for (int j = 0; j < 8; j += 2) {
+      const uint4 b = nv_ldmatrix_x4(ws + (64 * wn + 8 * (j + q / 2) + lane % 8) * NV_HG_RV + 2 * ks + q % 2);
+      b0[j] = b.x;
+      b1[j] = b.y;
+      b0[j + 1] = b.z;
+      b1[j + 1] = b.w;
+    }
+#else
+    local const uint* ww = (local const uint*)ws;
+    #pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      local const uint* wrow = ww + (64 * wn + 8 * j + g) * NV_HG_RW + 8 * ks + t;
       b0[j] = wrow[0];
       b1[j] = wrow[4];
     }
+#endif
     #pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      local const uint* r0 = xw + (64 * wm + 16 * i + g) * NV_HG_RW + 8 * ks + t;
+    for (int i = 0; i < I; ++i) {
+#if defined(NV_ASYNC) && NV_ASYNC
+      const uint4 a = nv_ldmatrix_x4(xs + (16 * (I * wm + i) + 8 * (q % 2) + lane % 8) * NV_HG_RV + 2 * ks + q / 2);
+#else
+      local const uint* r0 = (local const uint*)xs + (16 * (I * wm + i) + g) * NV_HG_RW + 8 * ks + t;
       local const uint* r1 = r0 + 8 * NV_HG_RW;
       const uint4 a = (uint4)(r0[0], r1[0], r0[4], r1[4]);
+#endif
       #pragma unroll
-      for (int j = 0; j < 4; ++j) acc[i][j] = nv_mma_f16(a, b0[j], b1[j], acc[i][j]);
+      for (int j = 0; j < 8; ++j) acc[i][j] = nv_mma_f16(a, b0[j], b1[j], acc[i][j]);
     }
 #else
     local const half* xh = (local const half*)xs;
     local const half* wh = (local const half*)ws;
     #pragma unroll
-    for (int i = 0; i < 4; ++i)
+    for (int i = 0; i < I; ++i)
       #pragma unroll
-      for (int j = 0; j < 4; ++j)
+      for (int j = 0; j < 8; ++j)
         #pragma unroll
         for (int e = 0; e < 4; ++e) {
-          const int r = 64 * wm + 16 * i + g + (e >= 2 ? 8 : 0), n = 32 * wn + 8 * j + 2 * t + (e & 1);
+          const int r = 16 * (I * wm + i) + g + (e >= 2 ? 8 : 0), n = 64 * wn + 8 * j + 2 * t + (e & 1);
           float s = 0.0f;
           for (int k = 16 * ks; k < 16 * ks + 16; ++k) s += vload_half(r * NV_HG_RS + k, xh) * vload_half(n * NV_HG_RS + k, wh);
           if (e == 0) acc[i][j].x += s;
@@ -263,113 +301,163 @@ inline void nv_hg_step(local const uint4* xs, local const uint4* ws, int wm, int
   }
 }
 
-// The K loop: acc = activation rows m0 .. m0 + 127 times the group's 128 staged weight rows.
+// The K loop over blocks kb_begin .. kb_end - 1: acc = activation rows m0 .. m0 + 32 I - 1 times the
+// group's 128 staged weight rows.
 inline void nv_hg_loop(const global uint4* wq, const global ushort* wsc, const global uint4* wq2,
-                       const global ushort* wsc2, const global uint4* xh, int dtype_id, int sets, int m0, int M,
-                       int n0, int N, int K, local uint4* xs, local uint4* ws, float4 acc[4][4]) {
-  const int warp = get_local_id(0) / 32, wm = warp / 4, wn = warp % 4, nb = K / 32;
+                       const global ushort* wsc2, const global uint4* xh, int dtype_id, int sets, int I, int m0,
+                       int M, int n0, int N, int K, int kb_begin, int kb_end, local uint4* xs, local uint4* ws,
+                       float4 acc[4][8]) {
+  const int warp = get_local_id(0) / 32, wm = warp / 2, wn = warp % 2, nb = K / 32;
   const int x_stage = NV_HG_BM * NV_HG_RV, w_stage = NV_HG_BN * NV_HG_RV;
   #pragma unroll
   for (int i = 0; i < 4; ++i)
     #pragma unroll
-    for (int j = 0; j < 4; ++j) acc[i][j] = (float4)(0.0f);
-  uint4 xr[2], wr;
-  uint2 wd;
-  nv_hg_load_x(xh, m0, M, K, 0, xr);
-  nv_hg_load_w(wq, wsc, wq2, wsc2, dtype_id, sets, n0, N, nb, 0, &wr, &wd);
-  nv_hg_store_x(xr, xs);
-  nv_hg_store_w(dtype_id, wr, wd, ws);
+    for (int j = 0; j < 8; ++j) acc[i][j] = (float4)(0.0f);
+  uint4 xr[4], wr[2];
+  uint2 wd[2];
+  nv_hg_fetch_x(xh, I, m0, M, K, kb_begin, xs, xr);
+  nv_hg_land_x(xr, I, xs);
+  #pragma unroll
+  for (int u = 0; u < 2; ++u) {
+    nv_hg_load_w(wq, wsc, wq2, wsc2, dtype_id, sets, n0, N, nb, kb_begin, u, &wr[u], &wd[u]);
+    nv_hg_store_w(dtype_id, u, wr[u], wd[u], ws);
+  }
+  nv_async_wait(0);
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (int kb = 0; kb < nb; ++kb) {
-    const int cur = kb & 1, nxt = cur ^ 1;
-    if (kb + 1 < nb) {
-      nv_hg_load_x(xh, m0, M, K, kb + 1, xr);
-      nv_hg_load_w(wq, wsc, wq2, wsc2, dtype_id, sets, n0, N, nb, kb + 1, &wr, &wd);
+  for (int kb = kb_begin; kb < kb_end; ++kb) {
+    const int cur = (kb - kb_begin) & 1, nxt = cur ^ 1;
+    if (kb + 1 < kb_end) {
+      nv_hg_fetch_x(xh, I, m0, M, K, kb + 1, xs + nxt * x_stage, xr);
+      #pragma unroll
+      for (int u = 0; u < 2; ++u)
+        nv_hg_load_w(wq, wsc, wq2, wsc2, dtype_id, sets, n0, N, nb, kb + 1, u, &wr[u], &wd[u]);
     }
-    nv_hg_step(xs + cur * x_stage, ws + cur * w_stage, wm, wn, acc);
-    if (kb + 1 < nb) {
-      nv_hg_store_x(xr, xs + nxt * x_stage);
-      nv_hg_store_w(dtype_id, wr, wd, ws + nxt * w_stage);
+    nv_hg_step(xs + cur * x_stage, ws + cur * w_stage, I, wm, wn, acc);
+    if (kb + 1 < kb_end) {
+      nv_hg_land_x(xr, I, xs + nxt * x_stage);
+      #pragma unroll
+      for (int u = 0; u < 2; ++u) nv_hg_store_w(dtype_id, u, wr[u], wd[u], ws + nxt * w_stage);
     }
+    nv_async_wait(0);
     barrier(CLK_LOCAL_MEM_FENCE);
   }
 }
 
 inline float nv_hg_elem(float4 v, int e) { return e == 0 ? v.x : e == 1 ? v.y : e == 2 ? v.z : v.w; }
 
-#define NV_HG_LOCALS                                                        \
+#define NV_HG_LOCALS(I)                                                     \
   local uint4 xs[2 * NV_HG_BM * NV_HG_RV];                                  \
   local uint4 ws[2 * NV_HG_BN * NV_HG_RV];                                  \
+  local int last;                                                           \
   const int lid = get_local_id(0), lane = lid % 32, warp = lid / 32;        \
-  const int g = lane / 4, t = lane % 4, wm = warp / 4, wn = warp % 4;       \
-  const int m0 = get_group_id(0) * NV_HG_BM;                                \
-  float4 acc[4][4]
+  const int g = lane / 4, t = lane % 4, wm = warp / 2, wn = warp % 2;       \
+  const int m0 = get_group_id(0) * 32 * (I);                                \
+  const int splits = get_num_groups(2), kb_begin = get_group_id(2) * per_split; \
+  const int kb_end = min(K / 32, kb_begin + per_split);                     \
+  float4 acc[4][8]
 
-// MUL_MAT, and MUL_MAT_ADD with has_res (dst = product + res; res may be dst: each output is read
-// and written by the same work-item). Global size (ceil(M / 128) * 256, ceil(N / 128)): the groups
-// of one weight tile run side by side and share it through the L2 cache.
+// Output element e of tile (i, j) of this work-item, and the row and column it goes to.
+#define NV_HG_ROW(I, i, e) (m0 + 16 * ((I) * wm + (i)) + g + ((e) >= 2 ? 8 : 0))
+
 // A weight's words from byte offset `off` of its buffer (0 for a packed layout; a Q4_K weight's
 // own offset).
 #define NV_WORDS_AT(w, off) ((const global uint4*)((const global uchar*)(w) + (off)))
 
-#define NV_HG_KERNEL(NAME, DTYPE_ID)                                                                      \
+// MUL_MAT, and MUL_MAT_ADD with has_res (dst = product + res; res may be dst: each output is read
+// and written by the same work-item), on tiles of 32 I activation rows. Global size
+// (ceil(M / 32 I) * 128, ceil(N / 128), splits): the groups of one weight tile run side by side and
+// share it through the L2 cache. With splits > 1 (too few tiles for the GPU), group z walks K blocks
+// z per_split .. and writes its sums to part ([split][M][N] floats); the last of a tile's ranges to
+// finish adds them up (nv_split_finish).
+#define NV_HG_KERNEL(NAME, DTYPE_ID, I)                                                                   \
   kernel __attribute__((reqd_work_group_size(NV_HG_WG, 1, 1))) void NAME(                               \
       const global uint4* w, const global ushort* wsc, ulong w_off, const global uint4* xh,              \
       const global uchar* res, ulong res_off, int has_res, global uchar* dst, ulong dst_off, int M, int N, \
-      int K) {                                                                                            \
-    NV_HG_LOCALS;                                                                                         \
+      int K, global float* part, volatile global int* arrivals, int per_split) {                         \
+    NV_HG_LOCALS(I);                                                                                      \
     const int n0 = get_group_id(1) * NV_HG_BN;                                                           \
     const global uint4* wq = NV_WORDS_AT(w, w_off);                                                      \
-    nv_hg_loop(wq, wsc, wq, wsc, xh, DTYPE_ID, 1, m0, M, n0, N, K, xs, ws, acc);                         \
-    global float* out = (global float*)(dst + dst_off);                                                 \
+    nv_hg_loop(wq, wsc, wq, wsc, xh, DTYPE_ID, 1, I, m0, M, n0, N, K, kb_begin, kb_end, xs, ws, acc);    \
+    global float* out = splits > 1 ? part + (size_t)get_group_id(2) * M * N : (global float*)(dst + dst_off); \
     const global float* r = (const global float*)(res + res_off);                                       \
     _Pragma("unroll")                                                                                    \
-    for (int i = 0; i < 4; ++i)                                                                          \
+    for (int i = 0; i < (I); ++i)                                                                        \
+      _Pragma("unroll")                                                                                  \
+      for (int j = 0; j < 8; ++j)                                                                        \
+        _Pragma("unroll")                                                                                \
+        for (int e = 0; e < 4; ++e) {                                                                    \
+          const int m = NV_HG_ROW(I, i, e), n = n0 + 64 * wn + 8 * j + 2 * t + (e & 1);                  \
+          if (m < M && n < N) {                                                                          \
+            const size_t at = (size_t)m * N + n;                                                         \
+            const float v = nv_hg_elem(acc[i][j], e);                                                    \
+            out[at] = has_res && splits == 1 ? v + r[at] : v;                                            \
+          }                                                                                              \
+        }                                                                                                \
+    if (splits > 1)                                                                                      \
+      nv_split_finish(part, arrivals, splits, M, N, 0, res, res_off, has_res, dst, dst_off, n0, m0, 32 * (I), \
+                      NV_HG_BN, NV_HG_WG, &last);                                                        \
+  }
+
+NV_HG_KERNEL(nv_gemm_half_q4_0_m128, 0, 4)
+NV_HG_KERNEL(nv_gemm_half_q4_1_m128, 1, 4)
+NV_HG_KERNEL(nv_gemm_half_q8_0_m128, 2, 4)
+NV_HG_KERNEL(nv_gemm_half_q4_k_m128, 3, 4)
+NV_HG_KERNEL(nv_gemm_half_q4_0_m64, 0, 2)
+NV_HG_KERNEL(nv_gemm_half_q4_1_m64, 1, 2)
+NV_HG_KERNEL(nv_gemm_half_q8_0_m64, 2, 2)
+NV_HG_KERNEL(nv_gemm_half_q4_k_m64, 3, 2)
+NV_HG_KERNEL(nv_gemm_half_q4_0_m32, 0, 1)
+NV_HG_KERNEL(nv_gemm_half_q4_1_m32, 1, 1)
+NV_HG_KERNEL(nv_gemm_half_q8_0_m32, 2, 1)
+NV_HG_KERNEL(nv_gemm_half_q4_k_m32, 3, 1)
+
+// RMS_NORM_MUL_MAT_SWIGLU's product: dst = silu(gate . n) * (up . n), 64 output columns a group
+// (tiles j = 0 .. 3 of a warp are gate, 4 .. 7 the same columns of up). Global size
+// (ceil(M / 32 I) * 128, ceil(N / 64), splits); split as above, part holding [split][2][M][N].
+#define NV_HG_SWIGLU_KERNEL(NAME, DTYPE_ID, I)                                                            \
+  kernel __attribute__((reqd_work_group_size(NV_HG_WG, 1, 1))) void NAME(                               \
+      const global uint4* gate, const global ushort* gsc, ulong gate_off, const global uint4* up,         \
+      const global ushort* usc, ulong up_off, const global uint4* xh, global uchar* dst, ulong dst_off,   \
+      int M, int N, int K, global float* part, volatile global int* arrivals, int per_split) {           \
+    NV_HG_LOCALS(I);                                                                                      \
+    const int n0 = get_group_id(1) * (NV_HG_BN / 2);                                                     \
+    nv_hg_loop(NV_WORDS_AT(gate, gate_off), gsc, NV_WORDS_AT(up, up_off), usc, xh, DTYPE_ID, 2, I, m0, M, n0, \
+               N, K, kb_begin, kb_end, xs, ws, acc);                                                      \
+    const size_t mn = (size_t)M * N;                                                                     \
+    global float* p = part + (size_t)get_group_id(2) * 2 * mn;                                          \
+    global float* out = (global float*)(dst + dst_off);                                                 \
+    _Pragma("unroll")                                                                                    \
+    for (int i = 0; i < (I); ++i)                                                                        \
       _Pragma("unroll")                                                                                  \
       for (int j = 0; j < 4; ++j)                                                                        \
         _Pragma("unroll")                                                                                \
         for (int e = 0; e < 4; ++e) {                                                                    \
-          const int m = m0 + 64 * wm + 16 * i + g + (e >= 2 ? 8 : 0);                                    \
-          const int n = n0 + 32 * wn + 8 * j + 2 * t + (e & 1);                                          \
+          const int m = NV_HG_ROW(I, i, e), n = n0 + 32 * wn + 8 * j + 2 * t + (e & 1);                  \
+          const float a = nv_hg_elem(acc[i][j], e), u = nv_hg_elem(acc[i][j + 4], e);                    \
           if (m < M && n < N) {                                                                          \
             const size_t at = (size_t)m * N + n;                                                         \
-            out[at] = has_res ? nv_hg_elem(acc[i][j], e) + r[at] : nv_hg_elem(acc[i][j], e);             \
+            if (splits > 1) {                                                                            \
+              p[at] = a;                                                                                 \
+              p[mn + at] = u;                                                                            \
+            } else {                                                                                     \
+              out[at] = a / (1.0f + exp(-a)) * u;                                                        \
+            }                                                                                            \
           }                                                                                              \
         }                                                                                                \
+    if (splits > 1)                                                                                      \
+      nv_split_finish(part, arrivals, splits, M, N, 1, dst, dst_off, 0, dst, dst_off, n0, m0, 32 * (I),  \
+                      NV_HG_BN / 2, NV_HG_WG, &last);                                                    \
   }
 
-NV_HG_KERNEL(nv_gemm_half_q4_0, 0)
-NV_HG_KERNEL(nv_gemm_half_q4_1, 1)
-NV_HG_KERNEL(nv_gemm_half_q8_0, 2)
-NV_HG_KERNEL(nv_gemm_half_q4_k, 3)
-
-// RMS_NORM_MUL_MAT_SWIGLU's product: dst = silu(gate . n) * (up . n), 64 output columns a group
-// (tiles j = 0, 1 of a warp are gate, 2, 3 the same columns of up). Global size
-// (ceil(M / 128) * 256, ceil(N / 64)).
-#define NV_HG_SWIGLU_KERNEL(NAME, DTYPE_ID)                                                               \
-  kernel __attribute__((reqd_work_group_size(NV_HG_WG, 1, 1))) void NAME(                               \
-      const global uint4* gate, const global ushort* gsc, ulong gate_off, const global uint4* up,         \
-      const global ushort* usc, ulong up_off, const global uint4* xh, global uchar* dst, ulong dst_off,   \
-      int M, int N, int K) {                                                                              \
-    NV_HG_LOCALS;                                                                                         \
-    const int n0 = get_group_id(1) * (NV_HG_BN / 2);                                                     \
-    nv_hg_loop(NV_WORDS_AT(gate, gate_off), gsc, NV_WORDS_AT(up, up_off), usc, xh, DTYPE_ID, 2, m0, M, n0, N, \
-               K, xs, ws, acc);                                                                           \
-    global float* out = (global float*)(dst + dst_off);                                                 \
-    _Pragma("unroll")                                                                                    \
-    for (int i = 0; i < 4; ++i)                                                                          \
-      _Pragma("unroll")                                                                                  \
-      for (int j = 0; j < 2; ++j)                                                                        \
-        _Pragma("unroll")                                                                                \
-        for (int e = 0; e < 4; ++e) {                                                                    \
-          const int m = m0 + 64 * wm + 16 * i + g + (e >= 2 ? 8 : 0);                                    \
-          const int n = n0 + 16 * wn + 8 * j + 2 * t + (e & 1);                                          \
-          const float a = nv_hg_elem(acc[i][j], e);                                                      \
-          if (m < M && n < N) out[(size_t)m * N + n] = a / (1.0f + exp(-a)) * nv_hg_elem(acc[i][j + 2], e); \
-        }                                                                                                \
-  }
-
-NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_0, 0)
-NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_1, 1)
-NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q8_0, 2)
-NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_k, 3)
+NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_0_m128, 0, 4)
+NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_1_m128, 1, 4)
+NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q8_0_m128, 2, 4)
+NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_k_m128, 3, 4)
+NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_0_m64, 0, 2)
+NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_1_m64, 1, 2)
+NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q8_0_m64, 2, 2)
+NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_k_m64, 3, 2)
+NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_0_m32, 0, 1)
+NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_1_m32, 1, 1)
+NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q8_0_m32, 2, 1)
+NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_k_m32, 3, 1)

@@ -1,5 +1,5 @@
-// Instruction helpers the nvidia kernels share (built in front of nv_gemv.cl, nv_gemm.cl and
-// nv_attention_mma.cl). With NV_PTX=1 (the plugin's probe found inline PTX building and computing
+// Instruction helpers the nvidia kernels share (built in front of nv_gemv.cl, nv_gemm.cl,
+// nv_gemm_half.cl and nv_attention_mma.cl), and the split GEMMs' epilogue. With NV_PTX=1 (the plugin's probe found inline PTX building and computing
 // right on this driver) they are single PTX instructions; otherwise the same values in plain
 // OpenCL C where one exists, which is what a spoofed NVIDIA identity elsewhere compiles.
 
@@ -142,4 +142,78 @@ inline float nv_row_rms_scale(const global float* xr, int K, float eps, local fl
   const float scale = 1.0f / sqrt(red[0] / (float)K + eps);
   barrier(CLK_LOCAL_MEM_FENCE);
   return scale;
+}
+
+// Four floats at p (16-byte aligned) as the L2 cache holds them, not this SM's L1: what other SMs
+// wrote, read after nv_fence_gpu. Unlike volatile loads, several may be in flight at once.
+#if defined(NV_PTX) && NV_PTX
+inline float4 nv_load_l2_f4(const global float* p) {
+  uint a, b, c, d;
+  __asm__ volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(a), "=r"(b), "=r"(c), "=r"(d) : "l"((ulong)p));
+  return as_float4((uint4)(a, b, c, d));
+}
+#else
+inline float4 nv_load_l2_f4(const global float* p) {
+  const volatile global float* q = p;
+  return (float4)(q[0], q[1], q[2], q[3]);
+}
+#endif
+
+// The epilogue of a GEMM split along K. A tile's work-groups (one per K range, dimension 2 of the
+// grid) count their arrivals in arrivals[tile] once their partial sums are in part ([split][sets]
+// [M][N] floats: the SwiGLU's gate, then up); the last to arrive resets the count for the next
+// launch and adds up the tile's ranges in order, 0 first, whichever group it is, so a run gives
+// the same sums every time: dst = sum (+ res when has_res; res may be dst) or, for the SwiGLU (two
+// sets), silu(gate) * up. This saves a launch of its own per product, the cost of which (a few
+// microseconds, 128 a decode step of an 8B model) was that of a third of the GEMM. The tile is
+// rows m0 .. m0 + rows - 1 by columns n0 .. n0 + cols - 1 (cols a multiple of 4), summed by a
+// work-group of wg, four columns a work-item where N allows 16-byte loads; `last` is the group's
+// flag.
+inline void nv_split_finish(const global float* part, volatile global int* arrivals, int splits, int M, int N,
+                            int swiglu, const global uchar* res, ulong res_off, int has_res, global uchar* dst,
+                            ulong dst_off, int n0, int m0, int rows, int cols, int wg, local int* last) {
+  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+  if (get_local_id(0) == 0) {
+    nv_fence_gpu();
+    const int tile = get_group_id(1) * get_num_groups(0) + get_group_id(0);
+    *last = atomic_inc(&arrivals[tile]) == splits - 1;
+    if (*last) {
+      arrivals[tile] = 0;
+      nv_fence_gpu();
+    }
+  }
+  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+  if (!*last) return;
+  const size_t mn = (size_t)M * N, stride = (swiglu ? 2 : 1) * mn;
+  const int live_rows = min(rows, M - m0), width = N % 4 == 0 ? 4 : 1, per_row = cols / width;
+  global float* out = (global float*)(dst + dst_off);
+  const global float* r = (const global float*)(res + res_off);
+  for (int e = get_local_id(0); e < live_rows * per_row; e += wg) {
+    const int m = m0 + e / per_row, n = n0 + width * (e % per_row);
+    if (n >= N) continue;
+    const size_t at = (size_t)m * N + n;
+    if (width == 4) {
+      float4 a = (float4)(0.0f), u = (float4)(0.0f);
+      for (int s = 0; s < splits; ++s) {
+        a += nv_load_l2_f4(part + s * stride + at);
+        if (swiglu) u += nv_load_l2_f4(part + s * stride + mn + at);
+      }
+      if (swiglu)
+        vstore4(a / (1.0f + exp(-a)) * u, 0, out + at);
+      else
+        vstore4(has_res ? a + vload4(0, r + at) : a, 0, out + at);
+    } else {
+      // Other SMs wrote these: read them from memory, not from this SM's cache.
+      const volatile global float* p = part;
+      float a = 0.0f, u = 0.0f;
+      for (int s = 0; s < splits; ++s) {
+        a += p[s * stride + at];
+        if (swiglu) u += p[s * stride + mn + at];
+      }
+      if (swiglu)
+        out[at] = a / (1.0f + exp(-a)) * u;
+      else
+        out[at] = has_res ? a + r[at] : a;
+    }
+  }
 }

@@ -1,25 +1,87 @@
 #include "nv_gemm_half.hpp"
 
+#include <algorithm>
+
 #include "nv_dtypes.hpp"
 
 namespace nvidia {
 namespace {
 
-constexpr size_t kTileRows = 128;    // NV_HG_BM
 constexpr size_t kTileWeights = 128;  // NV_HG_BN (staged weight rows; SwiGLU: 64 of each)
-constexpr size_t kGroup = 256;       // NV_HG_WG
-constexpr size_t kRowsGroup = 256;   // NV_HG_ROWS_WG
+constexpr size_t kGroup = 128;        // NV_HG_WG
+constexpr size_t kRowsGroup = 256;    // NV_HG_ROWS_WG
 // Two stages of 128 activation and 128 weight rows of 40 halves (nv_gemm_half.cl's xs and ws).
-constexpr uint64_t kLocalBytes = 2 * (kTileRows + kTileWeights) * 40 * 2;
+constexpr uint64_t kLocalBytes = 2 * (128 + kTileWeights) * 40 * 2;
+// Work-groups a compute unit runs at once (local memory and registers allow two): fewer tiles than
+// that many a unit leave it idle, so K is split.
+constexpr size_t kGroupsPerUnit = 2;
+constexpr int64_t kMinSplitBlocks = 16;  // blocks of 32 values a K range walks at least
 
 size_t ceil_div(size_t v, size_t by) { return (v + by - 1) / by; }
 
 }  // namespace
 
-NvGemmHalf::NvGemmHalf(const clport_host& host, bool ptx, uint64_t local_mem_bytes)
-    : host_(host), h_(host), ptx_(ptx), local_mem_bytes_(local_mem_bytes) {}
+NvGemmHalf::NvGemmHalf(const clport_host& host, bool ptx, uint64_t local_mem_bytes, uint32_t compute_units,
+                       HalfGemmConfig config)
+    : host_(host), h_(host), ptx_(ptx), local_mem_bytes_(local_mem_bytes),
+      compute_units_(compute_units > 0 ? compute_units : 1), config_(config) {}
 
 bool NvGemmHalf::fits() const { return kLocalBytes <= local_mem_bytes_; }
+
+NvGemmHalf::Shape NvGemmHalf::shape(int64_t M, int64_t N, int64_t K, bool swiglu) const {
+  Shape s;
+  s.groups_n = ceil_div(static_cast<size_t>(N), swiglu ? kTileWeights / 2 : kTileWeights);
+  // The largest tile (each weight tile decoded once for the most rows, no more than half of it
+  // past M) that still gives the GPU nearly two groups a compute unit; where even 32 rows do not,
+  // K is split.
+  const size_t wanted = kGroupsPerUnit * compute_units_, enough = wanted * 7 / 8;
+  s.rows = config_.tile_rows != 0 ? config_.tile_rows : 32;
+  for (size_t rows : {size_t{128}, size_t{64}}) {
+    if (config_.tile_rows != 0) break;
+    if (static_cast<size_t>(M) > rows / 2 && ceil_div(static_cast<size_t>(M), rows) * s.groups_n >= enough) {
+      s.rows = rows;
+      break;
+    }
+  }
+  s.groups_m = ceil_div(static_cast<size_t>(M), s.rows);
+  const int64_t nb = K / 32;
+  const size_t groups = s.groups_m * s.groups_n;
+  int64_t splits = 1;
+  if (config_.split && groups < enough)
+    splits = std::max<int64_t>(1, std::min<int64_t>(static_cast<int64_t>(ceil_div(wanted, groups)), nb / kMinSplitBlocks));
+  s.per_split = (nb + splits - 1) / splits;
+  s.splits = static_cast<int>((nb + s.per_split - 1) / s.per_split);
+  return s;
+}
+
+std::vector<clport_scratch_need> NvGemmHalf::scratch_needs(int64_t rows, int64_t K, int64_t N, bool swiglu) {
+  std::vector<clport_scratch_need> needs{rows_scratch_.plan(rows_bytes(rows, K))};
+  size_t sums = 0, tiles = 0;
+  for (int64_t m = config_.min_rows; m <= rows; ++m) {
+    const Shape sh = shape(m, N, K, swiglu);
+    if (sh.splits < 2) continue;
+    sums = std::max(sums, partials_bytes(sh, m, N, swiglu));
+    tiles = std::max(tiles, sh.groups_m * sh.groups_n);
+  }
+  if (sums == 0) return needs;
+  needs.push_back(part_scratch_.plan(sums));
+  needs.push_back(arrivals_scratch_.plan(tiles * sizeof(cl_int)));
+  return needs;
+}
+
+cl_mem NvGemmHalf::arrivals(size_t tiles) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const size_t bytes = tiles * sizeof(cl_int);
+  cl_mem counts = arrivals_scratch_.grow(bytes);
+  if (counts == nullptr || bytes <= arrivals_zeroed_) return counts;
+  // A grown buffer starts at zero; from then on each launch's last group sets its count back.
+  const cl_int zero = 0;
+  clport::sdk::check_cl(h_.cl().clEnqueueFillBuffer(host_.queue, counts, &zero, sizeof(zero), 0, bytes, 0, nullptr,
+                                                    nullptr),
+                        "clEnqueueFillBuffer(split f16 GEMM arrival counts)");
+  arrivals_zeroed_ = bytes;
+  return counts;
+}
 
 bool NvGemmHalf::enqueue(const clport_op& op, const WeightView& w, const WeightView* up) {
   const clport_tensor &x = *op.src[1], &d = *op.dst;
@@ -30,8 +92,16 @@ bool NvGemmHalf::enqueue(const clport_op& op, const WeightView& w, const WeightV
     throw clport::sdk::Failure("nvidia: SwiGLU GEMM without an up weight of the gate's dtype");
   const bool norm = swiglu || op.kind == CLPORT_OP_RMS_NORM_MUL_MAT, add = op.kind == CLPORT_OP_MUL_MAT_ADD;
   const cl_int K = static_cast<cl_int>(w.K), N = static_cast<cl_int>(w.N), M = static_cast<cl_int>(x.ne[1]);
+  const Shape sh = shape(M, N, K, swiglu);
   cl_mem rows = rows_scratch_.grow(rows_bytes(M, K));
   if (rows == nullptr) return false;
+  // Unsplit launches never touch the sums and counts: any buffer stands in for them.
+  cl_mem part = rows, counts = rows;
+  if (sh.splits > 1) {
+    part = part_scratch_.grow(partials_bytes(sh, M, N, swiglu));
+    counts = part != nullptr ? arrivals(sh.groups_m * sh.groups_n) : nullptr;
+    if (counts == nullptr) return false;
+  }
   const clport_cl_api& cl = h_.cl();
 
   // Absent operands point at x: the kernels never read them (norm / has_res are 0).
@@ -42,21 +112,21 @@ bool NvGemmHalf::enqueue(const clport_op& op, const WeightView& w, const WeightV
   const size_t r_global = static_cast<size_t>(M) * kRowsGroup, r_local = kRowsGroup;
   clport::sdk::enqueue(host_, r, 1, &r_global, &r_local);
 
-  const std::string name = std::string(swiglu ? "nv_gemm_half_swiglu_" : "nv_gemm_half_") + suffix;
+  const std::string name = std::string(swiglu ? "nv_gemm_half_swiglu_" : "nv_gemm_half_") + suffix + "_m" +
+                           std::to_string(sh.rows);
   const clport::sdk::Kernel& k = program_.kernel(name);
+  const cl_int per_split = static_cast<cl_int>(sh.per_split);
   if (swiglu) {
     clport::sdk::set_args(cl, k, w.q, w.s, cl_ulong(w.offset), up->q, up->s, cl_ulong(up->offset), rows, d.buffer,
-                          cl_ulong(d.offset), M, N, K);
+                          cl_ulong(d.offset), M, N, K, part, counts, per_split);
   } else {
     const clport_tensor& res = add ? *op.src[2] : x;
     clport::sdk::set_args(cl, k, w.q, w.s, cl_ulong(w.offset), rows, res.buffer, cl_ulong(res.offset),
-                          cl_int(add ? 1 : 0), d.buffer, cl_ulong(d.offset), M, N, K);
+                          cl_int(add ? 1 : 0), d.buffer, cl_ulong(d.offset), M, N, K, part, counts, per_split);
   }
-  const size_t columns = swiglu ? kTileWeights / 2 : kTileWeights;
-  const size_t global[2] = {ceil_div(static_cast<size_t>(M), kTileRows) * kGroup,
-                            ceil_div(static_cast<size_t>(N), columns)};
-  const size_t local[2] = {kGroup, 1};
-  clport::sdk::enqueue(host_, k, 2, global, local);
+  const size_t global[3] = {sh.groups_m * kGroup, sh.groups_n, static_cast<size_t>(sh.splits)};
+  const size_t local[3] = {kGroup, 1, 1};
+  clport::sdk::enqueue(host_, k, 3, global, local);
   return true;
 }
 

@@ -60,11 +60,12 @@ bool is_gemv_kind(int32_t kind) {
 class NvidiaInstance final : public clport_plugin_instance {
  public:
   NvidiaInstance(const clport_host& host, const clport_device_desc& d, Tuning t, nvidia::GemvConfig g,
-                 nvidia::GemvConfig layer_gemv, bool gemm, nvidia::GemmConfig gemm_config, bool gemm_half, bool attention,
+                 nvidia::GemvConfig layer_gemv, bool gemm, nvidia::GemmConfig gemm_config, bool gemm_half,
+                 nvidia::HalfGemmConfig gemm_half_config, bool attention,
                  bool attention_mma, bool tensor_cores, bool async_copies, nvidia::LayerConfig layer)
       : runner_(host, d, std::move(t)), gemv_(host, g, d.local_mem_bytes, d.compute_units),
         gemm_(host, tensor_cores, gemm_config, d.compute_units),
-        gemm_half_(host, tensor_cores, d.local_mem_bytes),
+        gemm_half_(host, tensor_cores, d.local_mem_bytes, d.compute_units, gemm_half_config),
         attention_(host, d.local_mem_bytes, tensor_cores && attention_mma, async_copies),
         attention_cells_(host, d.compute_units, tensor_cores),
         layer_(host, d, layer_gemv, layer),
@@ -110,12 +111,13 @@ class NvidiaInstance final : public clport_plugin_instance {
     const int64_t M = op.src[1]->ne[1], K = op.src[0]->ne[0], N = op.src[0]->ne[1];
     const int64_t gemv_rows = runner_.tuning().gemv_max_m_for(dtype);
     if (M <= gemv_rows) return needs;
-    const bool half = gemm_half_enabled_ && M >= nvidia::NvGemmHalf::kMinRows;
-    const int64_t last_8bit = half ? nvidia::NvGemmHalf::kMinRows - 1 : M;
+    const bool half = gemm_half_enabled_ && M >= gemm_half_.min_rows();
+    const int64_t last_8bit = half ? gemm_half_.min_rows() - 1 : M;
     const bool swiglu = op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU;
     for (const clport_scratch_need& n : gemm_.scratch_needs(gemv_rows + 1, last_8bit, K, N, swiglu, dtype))
       needs.push_back(n);
-    if (half) needs.push_back(gemm_half_.scratch_need(M, K));
+    if (half)
+      for (const clport_scratch_need& n : gemm_half_.scratch_needs(M, K, N, swiglu)) needs.push_back(n);
     return needs;
   }
 
@@ -131,7 +133,7 @@ class NvidiaInstance final : public clport_plugin_instance {
       const nvidia::WeightView second = swiglu ? nvidia::WeightView::file_layout(*op.src[3]) : first;
       if (first.q == nullptr || second.q == nullptr) throw clport::sdk::Failure("nvidia: weight without a buffer");
       if (gemv_file) return gemv_.enqueue(op, first, swiglu ? &second : nullptr);
-      if (gemm_half_enabled_ && op.src[1]->ne[1] >= nvidia::NvGemmHalf::kMinRows &&
+      if (gemm_half_enabled_ && op.src[1]->ne[1] >= gemm_half_.min_rows() &&
           gemm_half_.enqueue(op, first, swiglu ? &second : nullptr))
         return;
       if (gemm_.enqueue(op, first, swiglu ? &second : nullptr)) return;
@@ -151,7 +153,7 @@ class NvidiaInstance final : public clport_plugin_instance {
     }
     const nvidia::WeightView packed_up = up != nullptr ? nvidia::WeightView::packed(*up) : nvidia::WeightView{};
     const nvidia::WeightView packed = nvidia::WeightView::packed(*w);
-    if (gemm_half_enabled_ && op.src[1]->ne[1] >= nvidia::NvGemmHalf::kMinRows &&
+    if (gemm_half_enabled_ && op.src[1]->ne[1] >= gemm_half_.min_rows() &&
         gemm_half_.enqueue(op, packed, up != nullptr ? &packed_up : nullptr))
       return;
     if (gemm_.enqueue(op, packed, up != nullptr ? &packed_up : nullptr)) return;
@@ -297,6 +299,15 @@ std::vector<clport_setting_decl> nvidia_settings() {
       enum_setting("nv_gemm_f16", kOffOnAuto,
                    "prompt-sized mat-muls (more than 64 rows) on f16 operands, the weights decoded to f16 as they are "
                    "staged: on, off (the 8-bit GEMM), auto = on where the tensor cores take it (default auto)"),
+      int_setting("nv_gemm_f16_rows", 2, 1 << 20,
+                  "activation rows from which a mat-mul takes the f16 GEMM (where nv_gemm_f16 is on) instead of the "
+                  "8-bit one; a decode step of fewer sequences than this stays on the 8-bit GEMM (default 65)"),
+      int_setting("nv_gemm_f16_tile", 0, 128,
+                  "activation rows a work-group of the f16 GEMM computes: 32, 64 or 128; 0 = the largest that "
+                  "gives the device about two work-groups a compute unit, K split where none does (default 0)"),
+      bool_setting("nv_gemm_f16_split",
+                   "false keeps K whole in the f16 GEMM even where its tiles leave compute units idle; true cuts "
+                   "it into ranges summed afterwards (default true)"),
       int_setting("nv_gemm_rows", 0, 128,
                   "activation rows a GEMM work-group computes: 64 or 128; 0 = 128 for batches of more than 64 "
                   "rows, else 64 (default 0)"),
@@ -449,6 +460,13 @@ struct NvidiaPlugin {
     // kernel elsewhere, far slower than the 8-bit GEMM's).
     const int64_t gemm_half_mode = h.setting_int("nv_gemm_f16", 2);
     const bool gemm_half = gemm_half_mode == 1 || (gemm_half_mode == 2 && tensor_cores);
+    nvidia::HalfGemmConfig half;
+    half.min_rows = h.setting_int("nv_gemm_f16_rows", half.min_rows);
+    half.tile_rows = static_cast<uint32_t>(h.setting_int("nv_gemm_f16_tile", half.tile_rows));
+    half.split = h.setting_bool("nv_gemm_f16_split", half.split);
+    if (half.tile_rows != 0 && half.tile_rows != 32 && half.tile_rows != 64 && half.tile_rows != 128)
+      throw clport::sdk::Failure("nvidia: invalid settings: nv_gemm_f16_tile must be 0, 32, 64 or 128, not " +
+                                 std::to_string(half.tile_rows));
     // LayerConfig's members are the settings' defaults.
     nvidia::LayerConfig layer;
     layer.enabled = h.setting_bool("nv_layer", layer.enabled);
@@ -457,7 +475,7 @@ struct NvidiaPlugin {
     if (layer.heads_per_item == 3)
       throw clport::sdk::Failure("nvidia: invalid settings: nv_layer_gqa must be 1, 2 or 4, not 3");
     return std::make_unique<NvidiaInstance>(host, d, std::move(t), g, layer_gemv, gemm, gemm_config, gemm_half,
-                                            attention, attention_mma, tensor_cores, async_copies, layer);
+                                            half, attention, attention_mma, tensor_cores, async_copies, layer);
   }
 };
 

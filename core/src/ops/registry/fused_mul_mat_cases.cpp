@@ -50,9 +50,10 @@ void fused_mul_mat_gemm_cases(std::vector<CaseSpec>& out, clport_op_kind kind, b
     fused_mul_mat_case(out, kind, d, 160, 70, 37);
     fused_mul_mat_case(out, kind, d, 160, 70, 150);
     // Few rows, few weight rows, a long K: a product a GPU splits into K ranges (nv_gemm's
-    // split kernels, 32 and 64 rows a group), one range ending part-way through a step of blocks.
+    // split kernels, 32 and 64 rows a group), one range ending part-way through a step of blocks;
+    // 70 and 72 weight rows: the split epilogue sums one column or four at a time.
     fused_mul_mat_case(out, kind, d, 2080, 70, 9);
-    fused_mul_mat_case(out, kind, d, 2080, 70, 40);
+    fused_mul_mat_case(out, kind, d, 2080, 72, 40);
   }
 }
 

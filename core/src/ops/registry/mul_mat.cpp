@@ -48,10 +48,11 @@ void mul_mat_cases(std::vector<CaseSpec>& out, bool small) {
   mul_mat_case(out, DType::Q3_K, 2048, 1536, 1);  // the bulk of a Q3_K_M file
   // Few rows, few weight rows, a long K: a product a GPU splits into K ranges (nv_gemm's split
   // kernels, 32 and 64 rows a group), one range ending part-way through a step of blocks; the
-  // fused mat-muls have the same shapes (fused_mul_mat_cases.cpp).
+  // fused mat-muls have the same shapes (fused_mul_mat_cases.cpp). 70 weight rows leave the sums
+  // row by row, 72 (a multiple of 4) in fours (the split epilogue's 16-byte loads).
   for (DType d : {DType::Q4_0, DType::Q4_1, DType::Q8_0}) {
     mul_mat_case(out, d, 2080, 70, 9);
-    mul_mat_case(out, d, 2080, 70, 40);
+    mul_mat_case(out, d, 2080, 72, 40);
     // A prompt's product on a GPU GEMM of 128 x 128 tiles (nv_gemm_half): two tiles of rows and of
     // weight rows, both edges part-way through one, an odd number of K blocks.
     mul_mat_case(out, d, 288, 200, 130);
