@@ -27,7 +27,8 @@ std::string read_source(const std::string& relative) {
 }
 
 // One work-group runs one item: this step's key and value (kc, vc) and the scaled queries go to
-// local memory as nv_layer.cl stages them, then the range function writes the gq partials.
+// local memory as nv_layer.cl stages them (times log2 e: the range works in base 2), then the
+// range function writes the gq partials.
 constexpr const char* kWrapper = R"(
 kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void attend_one(const global uchar* cache, ulong pos_stride,
     ulong v_offset, int k0, int k1, int pos, int gq, const global float* q, const global float* k_now,
@@ -40,7 +41,7 @@ kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void attend_one(const 
     kc[lid] = k_now[lid];
     vc[lid] = v_now[lid];
   }
-  for (int e = lid; e < gq * NV_HD; e += NV_WG) qs[e] = q[e];
+  for (int e = lid; e < gq * NV_HD; e += NV_WG) qs[e] = q[e] * M_LOG2E_F;
   barrier(CLK_LOCAL_MEM_FENCE);
   nv_attend_range(cache, cache + v_offset, pos_stride, k0, k1, pos, NV_HD, gq, qs, kc, vc, comb, red, part,
                   head_stride);
@@ -48,6 +49,7 @@ kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void attend_one(const 
 )";
 
 constexpr int kHeadDim = 64, kHeads = 2, kWorkGroup = 128, kCtx = 1200;
+constexpr double kLog2E = 1.4426950408889634;  // the partial's maximum is in base 2
 
 struct Range {
   int k0, k1, pos, gq;
@@ -190,7 +192,7 @@ TEST_F(NvLayerAttention, RangesMatchADoublePrecisionSoftmax) {
         for (int d = 0; d < kHeadDim; ++d) EXPECT_EQ(got[d], 0.0f) << "dim " << d;
         continue;
       }
-      EXPECT_NEAR(got[kHeadDim], top, 1e-4) << "head " << j;
+      EXPECT_NEAR(got[kHeadDim], top * kLog2E, 1e-4) << "head " << j;
       EXPECT_NEAR(got[kHeadDim + 1], weights, 1e-5 * weights) << "head " << j;
       double err = 0.0, ref = 0.0;
       for (int d = 0; d < kHeadDim; ++d) {

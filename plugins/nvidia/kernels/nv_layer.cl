@@ -184,7 +184,8 @@ kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void nv_layer(
       }
       for (int e = lid; e < gq * HD; e += NV_WG) {
         const global float* qh = (const global float*)(q + q_off + (ulong)(h0 + e / HD) * q_nb1);
-        qs[e] = nv_rope_at(qh, e % HD, pos, n_rot, neox, freq_base, freq_scale) * att_scale;
+        // In base 2 (scaled by log2 e): each of the range's exponentials is one ex2.approx.
+        qs[e] = nv_rope_at(qh, e % HD, pos, n_rot, neox, freq_base, freq_scale) * (att_scale * M_LOG2E_F);
       }
       barrier(CLK_LOCAL_MEM_FENCE);
       global uchar* kcache = cache + cache_off + (ulong)kvh * cache_nb1;

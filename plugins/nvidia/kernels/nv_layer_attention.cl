@@ -113,7 +113,9 @@ inline float nv_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b.
 // its own running maxima, sums and outputs, and the lanes are combined once at the end: no
 // work-group reduction inside the loop. HD % 8 == 0, HD / 8 <= 32, gq <= NV_ATT_GQA.
 // qs = the heads' q * scale (gq rows of HD), kc, vc (local, HD each); comb NV_WARPS * HD floats;
-// red NV_WG floats; head j's partial goes to part + j * head_stride.
+// red NV_WG floats; head j's partial goes to part + j * head_stride. The scores are in base 2 (qs
+// carries a factor log2 e, and so does the partial's maximum m): each exponential is one
+// native_exp2 (ex2.approx, relative error about 2^-22) where exp is several instructions.
 inline void nv_attend_range(const global uchar* kcache, const global uchar* vcache, ulong pos_stride, int k0,
                             int k1, int pos, int HD, int gq, local const float* qs, local const float* kc,
                             local const float* vc, local float* comb, local float* red, global float* part,
@@ -149,7 +151,7 @@ inline void nv_attend_range(const global uchar* kcache, const global uchar* vcac
         const float sa = has_a ? sum_a : -INFINITY, sb = has_b ? sum_b : -INFINITY;
         const float m_new = fmax(m[j], fmax(sa, sb));
         const float ref = m_new == -INFINITY ? 0.0f : m_new;  // no key yet: every weight stays 0
-        const float rescale = exp(m[j] - ref), pa = exp(sa - ref), pb = exp(sb - ref);
+        const float rescale = native_exp2(m[j] - ref), pa = native_exp2(sa - ref), pb = native_exp2(sb - ref);
         l[j] = l[j] * rescale + pa + pb;
         acc[j] = acc[j] * rescale + pa * va + pb * vb;
         m[j] = m_new;
@@ -162,7 +164,7 @@ inline void nv_attend_range(const global uchar* kcache, const global uchar* vcac
   for (int j = 0; j < NV_ATT_GQA; ++j) {
     if (j < gq) {
       const float M = nv_group_max(m[j], red);
-      const float w = M == -INFINITY ? 0.0f : exp(m[j] - M);
+      const float w = M == -INFINITY ? 0.0f : native_exp2(m[j] - M);
       const float L = nv_group_sum(lid % parts == 0 ? l[j] * w : 0.0f, red);
       const float8 a = acc[j] * w;
       float8 sum;
@@ -192,8 +194,9 @@ inline void nv_attend_range(const global uchar* kcache, const global uchar* vcac
 }
 
 // The weight of each key range in its head's merged row, w[h * splits + s] =
-// exp(m_s - M) / L (M the head's largest m, L its sum of l_s exp(m_s - M)), computed once per
-// work-group into local memory (2 * H * splits floats, ml the first half).
+// 2^(m_s - M) / L (M the head's largest m, in base 2 as nv_attend_range's; L its sum of
+// l_s 2^(m_s - M)), computed once per work-group into local memory (2 * H * splits floats, ml the
+// first half).
 inline void nv_merge_weights(const global float* part, int H, int HD, int splits, local float* ml, local float* w) {
   const int lid = get_local_id(0), n = H * splits;
   for (int t = lid; t < n; t += NV_WG) {
@@ -206,11 +209,11 @@ inline void nv_merge_weights(const global float* part, int H, int HD, int splits
     for (int s = 0; s < splits; ++s) m = fmax(m, ml[h * splits + s]);
     for (int s = 0; s < splits; ++s) {
       const float ls = w[h * splits + s];
-      l += ls > 0.0f ? ls * exp(ml[h * splits + s] - m) : 0.0f;
+      l += ls > 0.0f ? ls * native_exp2(ml[h * splits + s] - m) : 0.0f;
     }
     for (int s = 0; s < splits; ++s) {
       const float ls = w[h * splits + s];
-      w[h * splits + s] = ls > 0.0f ? exp(ml[h * splits + s] - m) / l : 0.0f;
+      w[h * splits + s] = ls > 0.0f ? native_exp2(ml[h * splits + s] - m) / l : 0.0f;
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);

@@ -303,8 +303,8 @@ std::vector<clport_setting_decl> nvidia_settings() {
                   "activation rows from which a mat-mul takes the f16 GEMM (where nv_gemm_f16 is on) instead of the "
                   "8-bit one; a decode step of fewer sequences than this stays on the 8-bit GEMM (default 65)"),
       int_setting("nv_gemm_f16_tile", 0, 128,
-                  "activation rows a work-group of the f16 GEMM computes: 32, 64 or 128; 0 = the largest that "
-                  "gives the device about two work-groups a compute unit, K split where none does (default 0)"),
+                  "activation rows a work-group of the f16 GEMM computes: 32, 64 or 128; 0 = 128 from 65 rows, "
+                  "else the smallest that holds them (default 0)"),
       bool_setting("nv_gemm_f16_split",
                    "false keeps K whole in the f16 GEMM even where its tiles leave compute units idle; true cuts "
                    "it into ranges summed afterwards (default true)"),
