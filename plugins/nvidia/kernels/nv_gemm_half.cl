@@ -11,35 +11,37 @@
 // them. f16 keeps 11 bits of each operand where the 8-bit path keeps 8 of the activations.
 //
 // Two launches. nv_half_rows writes every activation row (through the RMSNorm when asked) as f16.
-// Then a work-group of 128 work-items (4 warps) computes 128 activation rows by 128 staged weight
-// rows, stepping through K one quant block (32 values) at a time, double-buffered: the next
-// block's loads are in flight while this one multiplies, one barrier a step. Both operands sit in
-// local memory as rows of 32 halves padded to 40, so that the 8 rows of a fragment load fall in
-// different banks. Warp w takes rows 64 (w / 2) .. + 63 by staged rows 64 (w % 2) .. + 63: per
-// block 4 x 8 tiles of 16 x 8, two k-steps of 16 each (mma.sync m16n8k16, f16 in, f32 accumulate;
-// the PTX ISA's fragment layout: lane l, g = l / 4, t = l % 4 holds A rows g and g + 8 at k = 2t,
+// Then a work-group of 2 x NW warps computes 32 I activation rows by 64 NW staged weight rows,
+// stepping through K one quant block (32 values) at a time, double-buffered: the next block's
+// loads are in flight while this one multiplies, one barrier a step. Both operands sit in local
+// memory as rows of 32 halves padded to 40, so that the 8 rows of a fragment load fall in
+// different banks. Warp w takes rows 16 I (w / NW) .. by staged rows 64 (w % NW) ..: per block
+// I x 8 tiles of 16 x 8, two k-steps of 16 each (mma.sync m16n8k16, f16 in, f32 accumulate; the
+// PTX ISA's fragment layout: lane l, g = l / 4, t = l % 4 holds A rows g and g + 8 at k = 2t,
 // 2t + 1 and 2t + 8, 2t + 9, B column g at the same k, C rows g and g + 8 at columns 2t, 2t + 1).
 // A warp tile of 64 x 64 reads 128 bytes of local memory per tensor-core instruction where one of
 // 64 x 32 read 192: the fragment reads, not the arithmetic, bound the smaller tile (one SM's local
 // memory moves 128 bytes a cycle). Where the asynchronous copies passed their probe (NV_ASYNC), the
 // activation rows, which need no decoding, are copied to local memory by cp.async and the
 // fragments read by ldmatrix (one instruction for four 8 x 8 matrices instead of four 32-bit
-// loads each). The kernels come in tiles of 128, 64 and 32 rows (_m128, _m64, _m32: each warp 64,
-// 32 or 16 rows by 64), the smaller for short prompts and decode steps of several sequences (a
-// product needs about two work-groups a compute unit to fill the GPU), and with too few tiles
-// to fill the GPU the host splits K into ranges summed by the last group of a tile to finish
-// (nv_split_finish). The SwiGLU kernel stages 32 gate and the same 32 up rows per warp, so that each
-// warp holds both products of its 32 output columns. Without PTX every work-item computes the same
-// outputs from local memory in plain OpenCL C (a spoofed NVIDIA identity elsewhere). The loops
-// over tiles are unrolled (#pragma unroll) so that every accumulator is indexed by a constant and
-// lives in a register: a rolled loop puts the arrays in local memory (clang's NVPTX back end, with
-// ptxas -v, shows 352 bytes of stack and no unrolling without the pragmas).
+// loads each).
+//
+// The kernels: _m128 (I = 4, NW = 2) for prompts; _n64_m128 (NW = 1: half the weight rows, so
+// twice the groups with the same weight decoding per product) where the 128-row tiles give the
+// GPU too few groups; _m64 and _m32 (I = 2, 1) for a few dozen rows. Where even those leave the
+// GPU idle the host splits K into ranges summed by the last group of a tile to finish
+// (nv_split_finish). The SwiGLU kernel stages 32 gate and the same 32 up rows per warp, so that
+// each warp holds both products of its 32 output columns. Without PTX every work-item computes
+// the same outputs from local memory in plain OpenCL C (a spoofed NVIDIA identity elsewhere). The
+// loops over tiles are unrolled (#pragma unroll) so that every accumulator is indexed by a
+// constant and lives in a register: a rolled loop puts the arrays in local memory (clang's NVPTX
+// back end, with ptxas -v, shows 352 bytes of stack and no unrolling without the pragmas).
 // clport-requires: nv_ptx.cl
 // clport-requires: nv_q4_k.cl
 
-#define NV_HG_BM 128  // activation rows a work-group
-#define NV_HG_BN 128  // staged weight rows a work-group
-#define NV_HG_WG 128  // 4 warps
+// A work-group is 2 x NW warps (NW = 1 or 2 along the weight rows): 64 NW work-items, 64 NW staged
+// weight rows, 32 I activation rows (I = 1, 2 or 4 row tiles of 16 a warp).
+#define NV_HG_WG(NW) (64 * (NW))
 #define NV_HG_RS 40   // halves a staged row: one block of 32, 8 of padding
 #define NV_HG_RW (NV_HG_RS / 2)   // the same in 32-bit words
 #define NV_HG_RV (NV_HG_RS / 8)   // and in 16-byte words
@@ -75,16 +77,16 @@ inline int nv_hg_weight_row(int sets, int n0, int n, int* set) {
 }
 
 // This work-item's share of one block of activations of a tile of 32 I rows: rows e / 4 of
-// e = lid + 128 u (u < I), 16 bytes (8 values) at part e % 4, bound for the stage xs. Under NV_ASYNC cp.async copies them
+// e = lid + 64 NW u (u < 2 I / NW), 16 bytes (8 values) at part e % 4, bound for the stage xs. Under NV_ASYNC cp.async copies them
 // there (they land by the next nv_async_wait); otherwise they are loaded into xr now and stored by
 // nv_hg_land_x after this step's products. Rows past M repeat the last one: their outputs are never
 // stored.
-inline void nv_hg_fetch_x(const global uint4* xh, int I, int m0, int M, int K, int kb, local uint4* xs,
-                          uint4 xr[4]) {
+inline void nv_hg_fetch_x(const global uint4* xh, int I, int NW, int m0, int M, int K, int kb, local uint4* xs,
+                          uint4 xr[8]) {
   const int lid = get_local_id(0);
   #pragma unroll
-  for (int u = 0; u < I; ++u) {
-    const int e = lid + u * NV_HG_WG, row = min(m0 + e / 4, M - 1);
+  for (int u = 0; u < 2 * I / NW; ++u) {
+    const int e = lid + u * NV_HG_WG(NW), row = min(m0 + e / 4, M - 1);
     const global uint4* src = xh + (size_t)row * (K / 8) + kb * 4 + e % 4;
 #if defined(NV_ASYNC) && NV_ASYNC
     nv_copy16_async(xs + (e / 4) * NV_HG_RV + e % 4, src);
@@ -95,12 +97,12 @@ inline void nv_hg_fetch_x(const global uint4* xh, int I, int m0, int M, int K, i
   nv_async_commit();
 }
 
-inline void nv_hg_land_x(const uint4 xr[4], int I, local uint4* xs) {
+inline void nv_hg_land_x(const uint4 xr[8], int I, int NW, local uint4* xs) {
 #if !(defined(NV_ASYNC) && NV_ASYNC)
   const int lid = get_local_id(0);
   #pragma unroll
-  for (int u = 0; u < I; ++u) {
-    const int e = lid + u * NV_HG_WG;
+  for (int u = 0; u < 2 * I / NW; ++u) {
+    const int e = lid + u * NV_HG_WG(NW);
     xs[(e / 4) * NV_HG_RV + e % 4] = xr[u];
   }
 #endif
@@ -122,16 +124,16 @@ inline uint nv_hg_pack(float lo, float hi) {
 }
 #endif
 
-// Share u (0 or 1) of this work-item's weights: staged row e / 2 of e = lid + 128 u and half h =
+// Share u (0 or 1) of this work-item's weights: staged row e / 2 of e = lid + 64 NW u and half h =
 // e % 2 of its block (values 16 h .. 16 h + 15): the quant words (all 16 bytes of a 4-bit block, the half's 16 of Q8_0) and the
 // scales (wd.x: the f16 bits of d, and m above them for Q4_1). Rows past N repeat the last one.
 // Q4_K: the half's 16 values in the low nibbles of the word, wd the f32 bits of the sub-block's
 // scale d sc and minimum -dmin m: each value is rounded to f16 once. (Rounding the pair to f16
 // instead put one error on all 32 values of a block, which add up: 8 times Q4_0's NMSE.)
 inline void nv_hg_load_w(const global uint4* wq, const global ushort* wsc, const global uint4* wq2,
-                         const global ushort* wsc2, int dtype_id, int sets, int n0, int N, int nb, int kb, int u,
-                         uint4* wr, uint2* wd) {
-  const int e = get_local_id(0) + u * NV_HG_WG;
+                         const global ushort* wsc2, int dtype_id, int sets, int NW, int n0, int N, int nb, int kb,
+                         int u, uint4* wr, uint2* wd) {
+  const int e = get_local_id(0) + u * NV_HG_WG(NW);
   int set;
   const int row = min(nv_hg_weight_row(sets, n0, e / 2, &set), N - 1);
   const global uint4* q = set == 0 ? wq : wq2;
@@ -210,8 +212,8 @@ inline uint nv_hg_pair(int dtype_id, uint4 wr, int i, int high, uint wd) {
 // Decodes share u's 16 values to f16 and stores them at k = 16 h .. of its staged row.
 // 4-bit: bytes 0 .. 15 carry k = 0 .. 15 (low nibbles) and 16 .. 31 (high); Q8_0: the half's bytes;
 // Q4_K: its half's values in the low nibbles (nv_hg_load_w), each d sc q - dmin m in f32.
-inline void nv_hg_store_w(int dtype_id, int u, uint4 wr, uint2 wd, local uint4* ws) {
-  const int e = get_local_id(0) + u * NV_HG_WG, h = e % 2;
+inline void nv_hg_store_w(int dtype_id, int NW, int u, uint4 wr, uint2 wd, local uint4* ws) {
+  const int e = get_local_id(0) + u * NV_HG_WG(NW), h = e % 2;
   uint p[8];
   if (dtype_id == 3) {
     const float2 sm = as_float2(wd);
@@ -302,41 +304,41 @@ inline void nv_hg_step(local const uint4* xs, local const uint4* ws, int I, int 
 }
 
 // The K loop over blocks kb_begin .. kb_end - 1: acc = activation rows m0 .. m0 + 32 I - 1 times the
-// group's 128 staged weight rows.
+// group's 64 NW staged weight rows.
 inline void nv_hg_loop(const global uint4* wq, const global ushort* wsc, const global uint4* wq2,
-                       const global ushort* wsc2, const global uint4* xh, int dtype_id, int sets, int I, int m0,
-                       int M, int n0, int N, int K, int kb_begin, int kb_end, local uint4* xs, local uint4* ws,
-                       float4 acc[4][8]) {
-  const int warp = get_local_id(0) / 32, wm = warp / 2, wn = warp % 2, nb = K / 32;
-  const int x_stage = NV_HG_BM * NV_HG_RV, w_stage = NV_HG_BN * NV_HG_RV;
+                       const global ushort* wsc2, const global uint4* xh, int dtype_id, int sets, int I, int NW,
+                       int m0, int M, int n0, int N, int K, int kb_begin, int kb_end, local uint4* xs,
+                       local uint4* ws, float4 acc[4][8]) {
+  const int warp = get_local_id(0) / 32, wm = warp / NW, wn = warp % NW, nb = K / 32;
+  const int x_stage = 32 * I * NV_HG_RV, w_stage = 64 * NW * NV_HG_RV;
   #pragma unroll
   for (int i = 0; i < 4; ++i)
     #pragma unroll
     for (int j = 0; j < 8; ++j) acc[i][j] = (float4)(0.0f);
-  uint4 xr[4], wr[2];
+  uint4 xr[8], wr[2];
   uint2 wd[2];
-  nv_hg_fetch_x(xh, I, m0, M, K, kb_begin, xs, xr);
-  nv_hg_land_x(xr, I, xs);
+  nv_hg_fetch_x(xh, I, NW, m0, M, K, kb_begin, xs, xr);
+  nv_hg_land_x(xr, I, NW, xs);
   #pragma unroll
   for (int u = 0; u < 2; ++u) {
-    nv_hg_load_w(wq, wsc, wq2, wsc2, dtype_id, sets, n0, N, nb, kb_begin, u, &wr[u], &wd[u]);
-    nv_hg_store_w(dtype_id, u, wr[u], wd[u], ws);
+    nv_hg_load_w(wq, wsc, wq2, wsc2, dtype_id, sets, NW, n0, N, nb, kb_begin, u, &wr[u], &wd[u]);
+    nv_hg_store_w(dtype_id, NW, u, wr[u], wd[u], ws);
   }
   nv_async_wait(0);
   barrier(CLK_LOCAL_MEM_FENCE);
   for (int kb = kb_begin; kb < kb_end; ++kb) {
     const int cur = (kb - kb_begin) & 1, nxt = cur ^ 1;
     if (kb + 1 < kb_end) {
-      nv_hg_fetch_x(xh, I, m0, M, K, kb + 1, xs + nxt * x_stage, xr);
+      nv_hg_fetch_x(xh, I, NW, m0, M, K, kb + 1, xs + nxt * x_stage, xr);
       #pragma unroll
       for (int u = 0; u < 2; ++u)
-        nv_hg_load_w(wq, wsc, wq2, wsc2, dtype_id, sets, n0, N, nb, kb + 1, u, &wr[u], &wd[u]);
+        nv_hg_load_w(wq, wsc, wq2, wsc2, dtype_id, sets, NW, n0, N, nb, kb + 1, u, &wr[u], &wd[u]);
     }
     nv_hg_step(xs + cur * x_stage, ws + cur * w_stage, I, wm, wn, acc);
     if (kb + 1 < kb_end) {
-      nv_hg_land_x(xr, I, xs + nxt * x_stage);
+      nv_hg_land_x(xr, I, NW, xs + nxt * x_stage);
       #pragma unroll
-      for (int u = 0; u < 2; ++u) nv_hg_store_w(dtype_id, u, wr[u], wd[u], ws + nxt * w_stage);
+      for (int u = 0; u < 2; ++u) nv_hg_store_w(dtype_id, NW, u, wr[u], wd[u], ws + nxt * w_stage);
     }
     nv_async_wait(0);
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -345,12 +347,12 @@ inline void nv_hg_loop(const global uint4* wq, const global ushort* wsc, const g
 
 inline float nv_hg_elem(float4 v, int e) { return e == 0 ? v.x : e == 1 ? v.y : e == 2 ? v.z : v.w; }
 
-#define NV_HG_LOCALS(I)                                                     \
-  local uint4 xs[2 * NV_HG_BM * NV_HG_RV];                                  \
-  local uint4 ws[2 * NV_HG_BN * NV_HG_RV];                                  \
+#define NV_HG_LOCALS(I, NW)                                                 \
+  local uint4 xs[2 * 32 * (I) * NV_HG_RV];                                  \
+  local uint4 ws[2 * 64 * (NW) * NV_HG_RV];                                 \
   local int last;                                                           \
   const int lid = get_local_id(0), lane = lid % 32, warp = lid / 32;        \
-  const int g = lane / 4, t = lane % 4, wm = warp / 2, wn = warp % 2;       \
+  const int g = lane / 4, t = lane % 4, wm = warp / (NW), wn = warp % (NW); \
   const int m0 = get_group_id(0) * 32 * (I);                                \
   const int splits = get_num_groups(2), kb_begin = get_group_id(2) * per_split; \
   const int kb_end = min(K / 32, kb_begin + per_split);                     \
@@ -364,20 +366,20 @@ inline float nv_hg_elem(float4 v, int e) { return e == 0 ? v.x : e == 1 ? v.y : 
 #define NV_WORDS_AT(w, off) ((const global uint4*)((const global uchar*)(w) + (off)))
 
 // MUL_MAT, and MUL_MAT_ADD with has_res (dst = product + res; res may be dst: each output is read
-// and written by the same work-item), on tiles of 32 I activation rows. Global size
-// (ceil(M / 32 I) * 128, ceil(N / 128), splits): the groups of one weight tile run side by side and
-// share it through the L2 cache. With splits > 1 (too few tiles for the GPU), group z walks K blocks
+// and written by the same work-item), on tiles of 32 I activation rows by 64 NW weight rows. Global
+// size (ceil(M / 32 I) * 64 NW, ceil(N / 64 NW), splits): the groups of one weight tile run side by
+// side and share it through the L2 cache. With splits > 1 (too few tiles for the GPU), group z walks K blocks
 // z per_split .. and writes its sums to part ([split][M][N] floats); the last of a tile's ranges to
 // finish adds them up (nv_split_finish).
-#define NV_HG_KERNEL(NAME, DTYPE_ID, I)                                                                   \
-  kernel __attribute__((reqd_work_group_size(NV_HG_WG, 1, 1))) void NAME(                               \
+#define NV_HG_KERNEL(NAME, DTYPE_ID, I, NW)                                                               \
+  kernel __attribute__((reqd_work_group_size(NV_HG_WG(NW), 1, 1))) void NAME(                           \
       const global uint4* w, const global ushort* wsc, ulong w_off, const global uint4* xh,              \
       const global uchar* res, ulong res_off, int has_res, global uchar* dst, ulong dst_off, int M, int N, \
       int K, global float* part, volatile global int* arrivals, int per_split) {                         \
-    NV_HG_LOCALS(I);                                                                                      \
-    const int n0 = get_group_id(1) * NV_HG_BN;                                                           \
+    NV_HG_LOCALS(I, NW);                                                                                  \
+    const int n0 = get_group_id(1) * 64 * (NW);                                                          \
     const global uint4* wq = NV_WORDS_AT(w, w_off);                                                      \
-    nv_hg_loop(wq, wsc, wq, wsc, xh, DTYPE_ID, 1, I, m0, M, n0, N, K, kb_begin, kb_end, xs, ws, acc);    \
+    nv_hg_loop(wq, wsc, wq, wsc, xh, DTYPE_ID, 1, I, NW, m0, M, n0, N, K, kb_begin, kb_end, xs, ws, acc); \
     global float* out = splits > 1 ? part + (size_t)get_group_id(2) * M * N : (global float*)(dst + dst_off); \
     const global float* r = (const global float*)(res + res_off);                                       \
     _Pragma("unroll")                                                                                    \
@@ -395,34 +397,38 @@ inline float nv_hg_elem(float4 v, int e) { return e == 0 ? v.x : e == 1 ? v.y : 
         }                                                                                                \
     if (splits > 1)                                                                                      \
       nv_split_finish(part, arrivals, splits, M, N, 0, res, res_off, has_res, dst, dst_off, n0, m0, 32 * (I), \
-                      NV_HG_BN, NV_HG_WG, &last);                                                        \
+                      64 * (NW), NV_HG_WG(NW), &last);                                                   \
   }
 
-NV_HG_KERNEL(nv_gemm_half_q4_0_m128, 0, 4)
-NV_HG_KERNEL(nv_gemm_half_q4_1_m128, 1, 4)
-NV_HG_KERNEL(nv_gemm_half_q8_0_m128, 2, 4)
-NV_HG_KERNEL(nv_gemm_half_q4_k_m128, 3, 4)
-NV_HG_KERNEL(nv_gemm_half_q4_0_m64, 0, 2)
-NV_HG_KERNEL(nv_gemm_half_q4_1_m64, 1, 2)
-NV_HG_KERNEL(nv_gemm_half_q8_0_m64, 2, 2)
-NV_HG_KERNEL(nv_gemm_half_q4_k_m64, 3, 2)
-NV_HG_KERNEL(nv_gemm_half_q4_0_m32, 0, 1)
-NV_HG_KERNEL(nv_gemm_half_q4_1_m32, 1, 1)
-NV_HG_KERNEL(nv_gemm_half_q8_0_m32, 2, 1)
-NV_HG_KERNEL(nv_gemm_half_q4_k_m32, 3, 1)
+NV_HG_KERNEL(nv_gemm_half_q4_0_m128, 0, 4, 2)
+NV_HG_KERNEL(nv_gemm_half_q4_1_m128, 1, 4, 2)
+NV_HG_KERNEL(nv_gemm_half_q8_0_m128, 2, 4, 2)
+NV_HG_KERNEL(nv_gemm_half_q4_k_m128, 3, 4, 2)
+NV_HG_KERNEL(nv_gemm_half_q4_0_m64, 0, 2, 2)
+NV_HG_KERNEL(nv_gemm_half_q4_1_m64, 1, 2, 2)
+NV_HG_KERNEL(nv_gemm_half_q8_0_m64, 2, 2, 2)
+NV_HG_KERNEL(nv_gemm_half_q4_k_m64, 3, 2, 2)
+NV_HG_KERNEL(nv_gemm_half_q4_0_m32, 0, 1, 2)
+NV_HG_KERNEL(nv_gemm_half_q4_1_m32, 1, 1, 2)
+NV_HG_KERNEL(nv_gemm_half_q8_0_m32, 2, 1, 2)
+NV_HG_KERNEL(nv_gemm_half_q4_k_m32, 3, 1, 2)
+NV_HG_KERNEL(nv_gemm_half_q4_0_n64_m128, 0, 4, 1)
+NV_HG_KERNEL(nv_gemm_half_q4_1_n64_m128, 1, 4, 1)
+NV_HG_KERNEL(nv_gemm_half_q8_0_n64_m128, 2, 4, 1)
+NV_HG_KERNEL(nv_gemm_half_q4_k_n64_m128, 3, 4, 1)
 
-// RMS_NORM_MUL_MAT_SWIGLU's product: dst = silu(gate . n) * (up . n), 64 output columns a group
+// RMS_NORM_MUL_MAT_SWIGLU's product: dst = silu(gate . n) * (up . n), 32 NW output columns a group
 // (tiles j = 0 .. 3 of a warp are gate, 4 .. 7 the same columns of up). Global size
-// (ceil(M / 32 I) * 128, ceil(N / 64), splits); split as above, part holding [split][2][M][N].
-#define NV_HG_SWIGLU_KERNEL(NAME, DTYPE_ID, I)                                                            \
-  kernel __attribute__((reqd_work_group_size(NV_HG_WG, 1, 1))) void NAME(                               \
+// (ceil(M / 32 I) * 64 NW, ceil(N / 32 NW), splits); split as above, part holding [split][2][M][N].
+#define NV_HG_SWIGLU_KERNEL(NAME, DTYPE_ID, I, NW)                                                        \
+  kernel __attribute__((reqd_work_group_size(NV_HG_WG(NW), 1, 1))) void NAME(                           \
       const global uint4* gate, const global ushort* gsc, ulong gate_off, const global uint4* up,         \
       const global ushort* usc, ulong up_off, const global uint4* xh, global uchar* dst, ulong dst_off,   \
       int M, int N, int K, global float* part, volatile global int* arrivals, int per_split) {           \
-    NV_HG_LOCALS(I);                                                                                      \
-    const int n0 = get_group_id(1) * (NV_HG_BN / 2);                                                     \
-    nv_hg_loop(NV_WORDS_AT(gate, gate_off), gsc, NV_WORDS_AT(up, up_off), usc, xh, DTYPE_ID, 2, I, m0, M, n0, \
-               N, K, kb_begin, kb_end, xs, ws, acc);                                                      \
+    NV_HG_LOCALS(I, NW);                                                                                  \
+    const int n0 = get_group_id(1) * 32 * (NW);                                                          \
+    nv_hg_loop(NV_WORDS_AT(gate, gate_off), gsc, NV_WORDS_AT(up, up_off), usc, xh, DTYPE_ID, 2, I, NW, m0, M, \
+               n0, N, K, kb_begin, kb_end, xs, ws, acc);                                                  \
     const size_t mn = (size_t)M * N;                                                                     \
     global float* p = part + (size_t)get_group_id(2) * 2 * mn;                                          \
     global float* out = (global float*)(dst + dst_off);                                                 \
@@ -446,18 +452,22 @@ NV_HG_KERNEL(nv_gemm_half_q4_k_m32, 3, 1)
         }                                                                                                \
     if (splits > 1)                                                                                      \
       nv_split_finish(part, arrivals, splits, M, N, 1, dst, dst_off, 0, dst, dst_off, n0, m0, 32 * (I),  \
-                      NV_HG_BN / 2, NV_HG_WG, &last);                                                    \
+                      32 * (NW), NV_HG_WG(NW), &last);                                                   \
   }
 
-NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_0_m128, 0, 4)
-NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_1_m128, 1, 4)
-NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q8_0_m128, 2, 4)
-NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_k_m128, 3, 4)
-NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_0_m64, 0, 2)
-NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_1_m64, 1, 2)
-NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q8_0_m64, 2, 2)
-NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_k_m64, 3, 2)
-NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_0_m32, 0, 1)
-NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_1_m32, 1, 1)
-NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q8_0_m32, 2, 1)
-NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_k_m32, 3, 1)
+NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_0_m128, 0, 4, 2)
+NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_1_m128, 1, 4, 2)
+NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q8_0_m128, 2, 4, 2)
+NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_k_m128, 3, 4, 2)
+NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_0_m64, 0, 2, 2)
+NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_1_m64, 1, 2, 2)
+NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q8_0_m64, 2, 2, 2)
+NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_k_m64, 3, 2, 2)
+NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_0_m32, 0, 1, 2)
+NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_1_m32, 1, 1, 2)
+NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q8_0_m32, 2, 1, 2)
+NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_k_m32, 3, 1, 2)
+NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_0_n64_m128, 0, 4, 1)
+NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_1_n64_m128, 1, 4, 1)
+NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q8_0_n64_m128, 2, 4, 1)
+NV_HG_SWIGLU_KERNEL(nv_gemm_half_swiglu_q4_k_n64_m128, 3, 4, 1)

@@ -7,11 +7,10 @@
 namespace nvidia {
 namespace {
 
-constexpr size_t kTileWeights = 128;  // NV_HG_BN (staged weight rows; SwiGLU: 64 of each)
-constexpr size_t kGroup = 128;        // NV_HG_WG
 constexpr size_t kRowsGroup = 256;    // NV_HG_ROWS_WG
-// Two stages of 128 activation and 128 weight rows of 40 halves (nv_gemm_half.cl's xs and ws).
-constexpr uint64_t kLocalBytes = 2 * (128 + kTileWeights) * 40 * 2;
+// Two stages of 128 activation and 128 weight rows of 40 halves (nv_gemm_half.cl's xs and ws, at
+// their largest).
+constexpr uint64_t kLocalBytes = 2 * (128 + 128) * 40 * 2;
 // Work-groups a compute unit runs at once (local memory and registers allow two): fewer tiles than
 // that many a unit leave it idle, so K is split.
 constexpr size_t kGroupsPerUnit = 2;
@@ -36,12 +35,20 @@ NvGemmHalf::Shape NvGemmHalf::shape(int64_t M, int64_t N, int64_t K, bool swiglu
   // tile that holds them.
   s.rows = config_.tile_rows != 0 ? config_.tile_rows : M <= 32 ? 32 : M <= 64 ? 64 : 128;
   s.groups_m = ceil_div(static_cast<size_t>(M), s.rows);
-  s.groups_n = ceil_div(static_cast<size_t>(N), swiglu ? kTileWeights / 2 : kTileWeights);
-  // Where the tiles give fewer than about two groups a compute unit, K is split into the fewest
-  // ranges that do (each range's sums are written and read back once: 16 MB at 512 rows of a
-  // 4096-row weight and two ranges).
+  const size_t enough = kGroupsPerUnit * compute_units_ * 7 / 8;
+  // Output columns a group: the staged weight rows, halved for SwiGLU (gate and up).
+  const auto groups_n = [&](size_t cols) { return ceil_div(static_cast<size_t>(N), swiglu ? cols / 2 : cols); };
+  // 128-row tiles take 64 weight rows where 128 give too few groups: twice the groups, the same
+  // weight decoding per product (what 64-row tiles of 128 weight rows double).
+  s.cols = config_.tile_cols != 0 && s.rows == 128 ? config_.tile_cols
+           : s.rows == 128 && config_.tile_cols == 0 && s.groups_m * groups_n(128) < enough ? 64
+                                                                                             : 128;
+  s.groups_n = groups_n(s.cols);
+  // Where the tiles still give fewer than about two groups a compute unit, K is split into the
+  // fewest ranges that do (each range's sums are written and read back once: 16 MB at 512 rows of
+  // a 4096-row weight and two ranges).
   const int64_t nb = K / 32;
-  const size_t groups = s.groups_m * s.groups_n, enough = kGroupsPerUnit * compute_units_ * 7 / 8;
+  const size_t groups = s.groups_m * s.groups_n;
   int64_t splits = 1;
   if (config_.split && groups < enough)
     splits = std::max<int64_t>(1, std::min<int64_t>(static_cast<int64_t>(ceil_div(enough, groups)), nb / kMinSplitBlocks));
@@ -108,8 +115,8 @@ bool NvGemmHalf::enqueue(const clport_op& op, const WeightView& w, const WeightV
   const size_t r_global = static_cast<size_t>(M) * kRowsGroup, r_local = kRowsGroup;
   clport::sdk::enqueue(host_, r, 1, &r_global, &r_local);
 
-  const std::string name = std::string(swiglu ? "nv_gemm_half_swiglu_" : "nv_gemm_half_") + suffix + "_m" +
-                           std::to_string(sh.rows);
+  const std::string name = std::string(swiglu ? "nv_gemm_half_swiglu_" : "nv_gemm_half_") + suffix +
+                           (sh.cols == 64 ? "_n64" : "") + "_m" + std::to_string(sh.rows);
   const clport::sdk::Kernel& k = program_.kernel(name);
   const cl_int per_split = static_cast<cl_int>(sh.per_split);
   if (swiglu) {
@@ -120,8 +127,9 @@ bool NvGemmHalf::enqueue(const clport_op& op, const WeightView& w, const WeightV
     clport::sdk::set_args(cl, k, w.q, w.s, cl_ulong(w.offset), rows, res.buffer, cl_ulong(res.offset),
                           cl_int(add ? 1 : 0), d.buffer, cl_ulong(d.offset), M, N, K, part, counts, per_split);
   }
-  const size_t global[3] = {sh.groups_m * kGroup, sh.groups_n, static_cast<size_t>(sh.splits)};
-  const size_t local[3] = {kGroup, 1, 1};
+  const size_t group = sh.cols;  // 2 x NW warps: as many work-items as staged weight rows
+  const size_t global[3] = {sh.groups_m * group, sh.groups_n, static_cast<size_t>(sh.splits)};
+  const size_t local[3] = {group, 1, 1};
   clport::sdk::enqueue(host_, k, 3, global, local);
   return true;
 }

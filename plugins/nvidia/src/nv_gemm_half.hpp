@@ -22,6 +22,7 @@ namespace nvidia {
 struct HalfGemmConfig {
   int64_t min_rows = 65;   // nv_gemm_f16_rows: activation rows from which a product takes this GEMM
   uint32_t tile_rows = 0;  // nv_gemm_f16_tile: 32, 64 or 128 rows a work-group; 0 = by the shape
+  uint32_t tile_cols = 0;  // nv_gemm_f16_cols: 64 or 128 weight rows a 128-row tile; 0 = by the shape
   bool split = true;       // nv_gemm_f16_split: K cut into ranges where the tiles leave units idle
 };
 
@@ -50,10 +51,10 @@ class NvGemmHalf {
   bool enqueue(const clport_op& op, const WeightView& w, const WeightView* up);
 
  private:
-  // How a product of M rows is cut: tiles of `rows` activation rows (the kernels' 32 I), groups
-  // along M and N, and K in `splits` ranges of per_split blocks.
+  // How a product of M rows is cut: tiles of `rows` activation rows (the kernels' 32 I) by `cols`
+  // staged weight rows (64 NW), groups along M and N, and K in `splits` ranges of per_split blocks.
   struct Shape {
-    size_t rows = 128, groups_m = 1, groups_n = 1;
+    size_t rows = 128, cols = 128, groups_m = 1, groups_n = 1;
     int splits = 1;
     int64_t per_split = 0;
   };
