@@ -76,20 +76,6 @@ bool NvGemm::reserve(int64_t M, int64_t K) {
 
 cl_mem NvGemm::partials(size_t bytes) { return part_scratch_.grow(bytes); }
 
-cl_mem NvGemm::arrivals(size_t tiles) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  const size_t bytes = tiles * sizeof(cl_int);
-  cl_mem counts = arrivals_scratch_.grow(bytes);
-  if (counts == nullptr || bytes <= arrivals_zeroed_) return counts;
-  // A grown buffer starts at zero; from then on each launch's last group sets its count back.
-  const cl_int zero = 0;
-  clport::sdk::check_cl(h_.cl().clEnqueueFillBuffer(host_.queue, counts, &zero, sizeof(zero), 0, bytes, 0, nullptr,
-                                                    nullptr),
-                        "clEnqueueFillBuffer(split GEMM arrival counts)");
-  arrivals_zeroed_ = bytes;
-  return counts;
-}
-
 NvGemm::Shape NvGemm::shape(int64_t M, int64_t N, int64_t K, bool swiglu, bool in_place) const {
   Shape s;
   // The SwiGLU kernel keeps two sets of accumulators: it always takes 64 rows a group.
@@ -124,7 +110,7 @@ std::vector<clport_scratch_need> NvGemm::scratch_needs(int64_t first_rows, int64
   }
   if (sums == 0) return needs;
   needs.push_back(part_scratch_.plan(sums));
-  needs.push_back(arrivals_scratch_.plan(tiles * sizeof(cl_int)));
+  needs.push_back(arrivals_.plan(tiles));
   return needs;
 }
 
@@ -165,7 +151,7 @@ bool NvGemm::enqueue(const clport_op& op, const WeightView& w, const WeightView*
   const int64_t per_split = sh.per_split;
   if (splits > 1) {
     cl_mem part = partials(partials_bytes(sh, M, N, swiglu));
-    cl_mem counts = part != nullptr ? arrivals(groups_n * groups_m) : nullptr;
+    cl_mem counts = part != nullptr ? arrivals_.get(groups_n * groups_m) : nullptr;
     if (counts != nullptr) {
       const std::string split_name = std::string(swiglu ? "nv_gemm_swiglu_split_" : "nv_gemm_split_") + suffix +
                                      (split_rows == 16   ? "_m16"

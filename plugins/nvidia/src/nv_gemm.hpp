@@ -12,6 +12,7 @@
 
 #include "clport_plugin/plugin_sdk.hpp"
 #include "clport_common/packed_weight.hpp"
+#include "arrival_counts.hpp"
 #include "clport_common/scratch_buffer.hpp"
 #include "nv_program.hpp"
 #include "weight_view.hpp"
@@ -84,9 +85,6 @@ class NvGemm {
   int k_splits(int64_t M, size_t groups, int64_t nb) const;
   // The split kernels' partial sums, grown as needed; nullptr when the device has no memory.
   cl_mem partials(size_t bytes);
-  // Their arrival counts, one per tile of the output, zero between launches; nullptr when the
-  // device has no memory.
-  cl_mem arrivals(size_t tiles);
 
   const clport_host& host_;
   clport::sdk::Host h_;
@@ -97,9 +95,8 @@ class NvGemm {
                      [this] { return std::make_pair(behind_ptx_helpers("nv_gemm.cl"), config_.build_options(ptx_)); }};
   std::mutex mutex_;  // reserve()'s
   clport::plugin_common::ScratchBuffer codes_scratch_{host_, "GEMM activation codes"},
-      scales_scratch_{host_, "GEMM activation scales"}, part_scratch_{host_, "split GEMM sums"},
-      arrivals_scratch_{host_, "split GEMM arrival counts"};
-  size_t arrivals_zeroed_ = 0;  // bytes of the newest arrivals buffer set to zero
+      scales_scratch_{host_, "GEMM activation scales"}, part_scratch_{host_, "split GEMM sums"};
+  ArrivalCounts arrivals_{host_, "split GEMM arrival counts"};
   cl_mem codes_ = nullptr, scales_ = nullptr;  // the buffers of the last reserve()
 };
 

@@ -68,22 +68,8 @@ std::vector<clport_scratch_need> NvGemmHalf::scratch_needs(int64_t rows, int64_t
   }
   if (sums == 0) return needs;
   needs.push_back(part_scratch_.plan(sums));
-  needs.push_back(arrivals_scratch_.plan(tiles * sizeof(cl_int)));
+  needs.push_back(arrivals_.plan(tiles));
   return needs;
-}
-
-cl_mem NvGemmHalf::arrivals(size_t tiles) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  const size_t bytes = tiles * sizeof(cl_int);
-  cl_mem counts = arrivals_scratch_.grow(bytes);
-  if (counts == nullptr || bytes <= arrivals_zeroed_) return counts;
-  // A grown buffer starts at zero; from then on each launch's last group sets its count back.
-  const cl_int zero = 0;
-  clport::sdk::check_cl(h_.cl().clEnqueueFillBuffer(host_.queue, counts, &zero, sizeof(zero), 0, bytes, 0, nullptr,
-                                                    nullptr),
-                        "clEnqueueFillBuffer(split f16 GEMM arrival counts)");
-  arrivals_zeroed_ = bytes;
-  return counts;
 }
 
 bool NvGemmHalf::enqueue(const clport_op& op, const WeightView& w, const WeightView* up) {
@@ -102,7 +88,7 @@ bool NvGemmHalf::enqueue(const clport_op& op, const WeightView& w, const WeightV
   cl_mem part = rows, counts = rows;
   if (sh.splits > 1) {
     part = part_scratch_.grow(partials_bytes(sh, M, N, swiglu));
-    counts = part != nullptr ? arrivals(sh.groups_m * sh.groups_n) : nullptr;
+    counts = part != nullptr ? arrivals_.get(sh.groups_m * sh.groups_n) : nullptr;
     if (counts == nullptr) return false;
   }
   const clport_cl_api& cl = h_.cl();

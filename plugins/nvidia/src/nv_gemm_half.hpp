@@ -6,11 +6,11 @@
 #pragma once
 
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "clport_plugin/plugin_sdk.hpp"
+#include "arrival_counts.hpp"
 #include "clport_common/packed_weight.hpp"
 #include "clport_common/scratch_buffer.hpp"
 #include "nv_program.hpp"
@@ -63,7 +63,6 @@ class NvGemmHalf {
   static size_t partials_bytes(const Shape& s, int64_t M, int64_t N, bool swiglu) {
     return static_cast<size_t>(s.splits) * (swiglu ? 2 : 1) * static_cast<size_t>(M) * static_cast<size_t>(N) * 4;
   }
-  cl_mem arrivals(size_t tiles);
   const clport_host& host_;
   clport::sdk::Host h_;
   bool ptx_;
@@ -72,9 +71,8 @@ class NvGemmHalf {
   HalfGemmConfig config_;
   NvProgram program_{h_, [this] { return std::make_pair(behind_ptx_helpers("nv_gemm_half.cl"), ptx_options(ptx_)); }};
   clport::plugin_common::ScratchBuffer rows_scratch_{host_, "f16 activations"},
-      part_scratch_{host_, "split f16 GEMM sums"}, arrivals_scratch_{host_, "split f16 GEMM arrival counts"};
-  std::mutex mutex_;              // arrivals()'
-  size_t arrivals_zeroed_ = 0;  // bytes of the newest arrivals buffer set to zero
+      part_scratch_{host_, "split f16 GEMM sums"};
+  ArrivalCounts arrivals_{host_, "split f16 GEMM arrival counts"};
 };
 
 }  // namespace nvidia
