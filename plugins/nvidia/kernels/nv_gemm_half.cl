@@ -27,8 +27,8 @@
 // loads each).
 //
 // The kernels: _m128 (I = 4, NW = 2) for prompts; _n64_m128 (NW = 1: half the weight rows, so
-// twice the groups with the same weight decoding per product) where the 128-row tiles give the
-// GPU too few groups; _m64 and _m32 (I = 2, 1) for a few dozen rows. Where even those leave the
+// twice the groups with the same weight decoding per product; the host's option, slower than
+// splitting K where it was measured); _m64 and _m32 (I = 2, 1) for a few dozen rows. Where even those leave the
 // GPU idle the host splits K into ranges summed by the last group of a tile to finish
 // (nv_split_finish). The SwiGLU kernel stages 32 gate and the same 32 up rows per warp, so that
 // each warp holds both products of its 32 output columns. Without PTX every work-item computes

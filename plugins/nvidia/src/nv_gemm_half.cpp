@@ -35,18 +35,15 @@ NvGemmHalf::Shape NvGemmHalf::shape(int64_t M, int64_t N, int64_t K, bool swiglu
   // tile that holds them.
   s.rows = config_.tile_rows != 0 ? config_.tile_rows : M <= 32 ? 32 : M <= 64 ? 64 : 128;
   s.groups_m = ceil_div(static_cast<size_t>(M), s.rows);
+  // 128 weight rows a group. 64 (nv_gemm_f16_cols, 128-row tiles only) gives twice the groups
+  // with the same weight decoding per product, but two warps a group: at 512 rows (H100, 8B
+  // Q4_0) 11621 tok/s where 128 with K split in two gave 12927.
+  s.cols = s.rows == 128 ? config_.tile_cols : 128;
+  s.groups_n = ceil_div(static_cast<size_t>(N), swiglu ? s.cols / 2 : s.cols);  // SwiGLU: gate + up
+  // Where the tiles give fewer than about two groups a compute unit, K is split into the fewest
+  // ranges that do (each range's sums are written and read back once: 16 MB at 512 rows of a
+  // 4096-row weight and two ranges).
   const size_t enough = kGroupsPerUnit * compute_units_ * 7 / 8;
-  // Output columns a group: the staged weight rows, halved for SwiGLU (gate and up).
-  const auto groups_n = [&](size_t cols) { return ceil_div(static_cast<size_t>(N), swiglu ? cols / 2 : cols); };
-  // 128-row tiles take 64 weight rows where 128 give too few groups: twice the groups, the same
-  // weight decoding per product (what 64-row tiles of 128 weight rows double).
-  s.cols = config_.tile_cols != 0 && s.rows == 128 ? config_.tile_cols
-           : s.rows == 128 && config_.tile_cols == 0 && s.groups_m * groups_n(128) < enough ? 64
-                                                                                             : 128;
-  s.groups_n = groups_n(s.cols);
-  // Where the tiles still give fewer than about two groups a compute unit, K is split into the
-  // fewest ranges that do (each range's sums are written and read back once: 16 MB at 512 rows of
-  // a 4096-row weight and two ranges).
   const int64_t nb = K / 32;
   const size_t groups = s.groups_m * s.groups_n;
   int64_t splits = 1;

@@ -22,7 +22,7 @@ namespace nvidia {
 struct HalfGemmConfig {
   int64_t min_rows = 65;   // nv_gemm_f16_rows: activation rows from which a product takes this GEMM
   uint32_t tile_rows = 0;  // nv_gemm_f16_tile: 32, 64 or 128 rows a work-group; 0 = by the shape
-  uint32_t tile_cols = 0;  // nv_gemm_f16_cols: 64 or 128 weight rows a 128-row tile; 0 = by the shape
+  uint32_t tile_cols = 128;  // nv_gemm_f16_cols: 64 or 128 weight rows a 128-row tile
   bool split = true;       // nv_gemm_f16_split: K cut into ranges where the tiles leave units idle
 };
 

@@ -305,9 +305,9 @@ std::vector<clport_setting_decl> nvidia_settings() {
       int_setting("nv_gemm_f16_tile", 0, 128,
                   "activation rows a work-group of the f16 GEMM computes: 32, 64 or 128; 0 = 128 from 65 rows, "
                   "else the smallest that holds them (default 0)"),
-      int_setting("nv_gemm_f16_cols", 0, 128,
-                  "staged weight rows a work-group of the f16 GEMM's 128-row tiles takes: 64 or 128; 0 = 64 where "
-                  "128 would give the device fewer than about two work-groups a compute unit, else 128 (default 0)"),
+      int_setting("nv_gemm_f16_cols", 64, 128,
+                  "staged weight rows a work-group of the f16 GEMM's 128-row tiles takes: 64 (two warps, twice the "
+                  "groups) or 128 (default 128)"),
       bool_setting("nv_gemm_f16_split",
                    "false keeps K whole in the f16 GEMM even where its tiles leave compute units idle; true cuts "
                    "it into ranges summed afterwards (default true)"),
@@ -468,8 +468,8 @@ struct NvidiaPlugin {
     half.tile_rows = static_cast<uint32_t>(h.setting_int("nv_gemm_f16_tile", half.tile_rows));
     half.split = h.setting_bool("nv_gemm_f16_split", half.split);
     half.tile_cols = static_cast<uint32_t>(h.setting_int("nv_gemm_f16_cols", half.tile_cols));
-    if (half.tile_cols != 0 && half.tile_cols != 64 && half.tile_cols != 128)
-      throw clport::sdk::Failure("nvidia: invalid settings: nv_gemm_f16_cols must be 0, 64 or 128, not " +
+    if (half.tile_cols != 64 && half.tile_cols != 128)
+      throw clport::sdk::Failure("nvidia: invalid settings: nv_gemm_f16_cols must be 64 or 128, not " +
                                  std::to_string(half.tile_cols));
     if (half.tile_rows != 0 && half.tile_rows != 32 && half.tile_rows != 64 && half.tile_rows != 128)
       throw clport::sdk::Failure("nvidia: invalid settings: nv_gemm_f16_tile must be 0, 32, 64 or 128, not " +
