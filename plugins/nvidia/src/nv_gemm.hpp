@@ -12,8 +12,8 @@
 
 #include "clport_plugin/plugin_sdk.hpp"
 #include "clport_common/packed_weight.hpp"
-#include "arrival_counts.hpp"
 #include "clport_common/scratch_buffer.hpp"
+#include "arrival_counts.hpp"
 #include "nv_program.hpp"
 #include "weight_view.hpp"
 

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "clport_plugin/plugin_sdk.hpp"
-#include "arrival_counts.hpp"
 #include "clport_common/packed_weight.hpp"
 #include "clport_common/scratch_buffer.hpp"
+#include "arrival_counts.hpp"
 #include "nv_program.hpp"
 #include "weight_view.hpp"
 
@@ -20,10 +20,10 @@ namespace nvidia {
 
 // The f16 GEMM's settings (the members' values are their defaults).
 struct HalfGemmConfig {
-  int64_t min_rows = 65;   // nv_gemm_f16_rows: activation rows from which a product takes this GEMM
-  uint32_t tile_rows = 0;  // nv_gemm_f16_tile: 32, 64 or 128 rows a work-group; 0 = by the shape
+  int64_t min_rows = 65;     // nv_gemm_f16_rows: activation rows from which a product takes this GEMM
+  uint32_t tile_rows = 0;    // nv_gemm_f16_tile: 32, 64 or 128 rows a work-group; 0 = by the shape
   uint32_t tile_cols = 128;  // nv_gemm_f16_cols: 64 or 128 weight rows a 128-row tile
-  bool split = true;       // nv_gemm_f16_split: K cut into ranges where the tiles leave units idle
+  bool split = true;         // nv_gemm_f16_split: K cut into ranges where the tiles leave units idle
 };
 
 class NvGemmHalf {
@@ -42,12 +42,12 @@ class NvGemmHalf {
   // Whether the device's local memory holds the kernel's tiles (40 KiB).
   bool fits() const;
 
-  // Enqueues op (already checked against the plain-layout rules; a weight NvGemm reads);
-  // up is the SwiGLU's second weight. Returns false, having enqueued nothing, when the device has
-  // no memory for the f16 activations.
   // Plan time: the f16 rows of op's activations (K values of each of its rows) for up to `rows`
   // rows, and the partial sums and arrival counts of the products split along K.
   std::vector<clport_scratch_need> scratch_needs(int64_t rows, int64_t K, int64_t N, bool swiglu);
+  // Enqueues op (already checked against the plain-layout rules; a weight NvGemm reads);
+  // up is the SwiGLU's second weight. Returns false, having enqueued nothing, when the device has
+  // no memory for the f16 activations or the split sums.
   bool enqueue(const clport_op& op, const WeightView& w, const WeightView* up);
 
  private:
