@@ -21,10 +21,12 @@
 // 2t + 1 and 2t + 8, 2t + 9, B column g at the same k, C rows g and g + 8 at columns 2t, 2t + 1).
 // A warp tile of 64 x 64 reads 128 bytes of local memory per tensor-core instruction where one of
 // 64 x 32 read 192: the fragment reads, not the arithmetic, bound the smaller tile (one SM's local
-// memory moves 128 bytes a cycle). Where the asynchronous copies passed their probe (NV_ASYNC), the
-// activation rows, which need no decoding, are copied to local memory by cp.async and the
-// fragments read by ldmatrix (one instruction for four 8 x 8 matrices instead of four 32-bit
-// loads each).
+// memory moves 128 bytes a cycle). The activation rows are loaded a block ahead into registers and
+// the fragments read by 32-bit loads. Built with NV_ASYNC=1, the activation rows (which need no
+// decoding) would go to local memory by cp.async and the fragments come by ldmatrix (one
+// instruction for four 8 x 8 matrices instead of four 32-bit loads each); the host does not build
+// it so yet (nv_gemm_half.cpp: NV_PTX only), so that form is checked by the strict compiles alone,
+// never run on a GPU.
 //
 // The kernels: _m128 (I = 4, NW = 2) for prompts; _n64_m128 (NW = 1: half the weight rows, so
 // twice the groups with the same weight decoding per product; the host's option, slower than
