@@ -26,25 +26,25 @@ std::string read_source(const std::string& relative) {
   return text.str();
 }
 
-// One work-group runs one item: this step's key and value (kc, vc) and the scaled queries go to
-// local memory as nv_layer.cl stages them (times log2 e: the range works in base 2), then the
-// range function writes the gq partials.
+// One work-group runs one item as nv_layer.cl stages it: when the range holds this step's key,
+// its key and value go into the cache first (read back from there by the range), and the scaled
+// queries go to local memory (times log2 e: the range works in base 2); then the range function
+// writes the gq partials.
 constexpr const char* kWrapper = R"(
-kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void attend_one(const global uchar* cache, ulong pos_stride,
+kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void attend_one(global uchar* cache, ulong pos_stride,
     ulong v_offset, int k0, int k1, int pos, int gq, const global float* q, const global float* k_now,
     const global float* v_now, global float* part, ulong head_stride) {
-  local float att[(2 + NV_ATT_GQA + NV_WARPS) * NV_HD + NV_WG];
-  local float *kc = att, *vc = att + NV_HD, *qs = att + 2 * NV_HD, *comb = qs + NV_ATT_GQA * NV_HD;
+  local float att[(NV_ATT_GQA + NV_WARPS) * NV_HD + NV_WG];
+  local float *qs = att, *comb = qs + NV_ATT_GQA * NV_HD;
   local float* red = comb + NV_WARPS * NV_HD;
   const int lid = get_local_id(0);
-  if (lid < NV_HD) {
-    kc[lid] = k_now[lid];
-    vc[lid] = v_now[lid];
+  if (k0 <= pos && pos < k1 && lid < NV_HD) {
+    nv_cache_put(cache + pos * pos_stride, lid, k_now[lid]);
+    nv_cache_put(cache + v_offset + pos * pos_stride, lid, v_now[lid]);
   }
   for (int e = lid; e < gq * NV_HD; e += NV_WG) qs[e] = q[e] * M_LOG2E_F;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  nv_attend_range(cache, cache + v_offset, pos_stride, k0, k1, pos, NV_HD, gq, qs, kc, vc, comb, red, part,
-                  head_stride);
+  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+  nv_attend_range(cache, cache + v_offset, pos_stride, k0, k1, NV_HD, gq, qs, comb, red, part, head_stride);
 }
 )";
 
@@ -134,6 +134,10 @@ TEST_F(NvLayerAttention, RangesMatchADoublePrecisionSoftmax) {
     SCOPED_TRACE("keys [" + std::to_string(r.k0) + ", " + std::to_string(r.k1) + "), pos " + std::to_string(r.pos) +
                  ", " + std::to_string(r.gq) + " heads");
     std::fill(part.begin(), part.end(), 12345.0f);
+    // The cache as the reference reads it: an earlier range's step key is not left behind.
+    ASSERT_EQ(cl_->clEnqueueWriteBuffer(queue_, cache_buf, CL_TRUE, 0, cache.size() * sizeof(float), cache.data(), 0,
+                                        nullptr, nullptr),
+              CL_SUCCESS);
     ASSERT_EQ(cl_->clEnqueueWriteBuffer(queue_, part_buf, CL_TRUE, 0, part.size() * sizeof(float), part.data(), 0,
                                         nullptr, nullptr),
               CL_SUCCESS);

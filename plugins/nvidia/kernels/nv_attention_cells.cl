@@ -55,7 +55,25 @@ inline float4 nv_dec_local4_f16(int i, const local uchar* p) {
 #define NV_DEC_ROW16(E) (NV_DEC_HD * (E) / 16)
 #define NV_DEC_VT(E) min(NV_DEC_WG, NV_DEC_VBYTES / (NV_DEC_HD * (E)))
 
-// Reduces x[r] (r < NV_DEC_R) over the work-group into every item's x[r], with max or +.
+// Reduces x[r] (r < NV_DEC_R) over the work-group into every item's x[r], with max or +. With
+// PTX each warp reduces by shuffles and the warps' results meet in red: two barriers, where the
+// halving steps through local memory take one each (seven for 128 work-items).
+#if defined(NV_PTX) && NV_PTX
+#define NV_DEC_WARPS (NV_DEC_WG / 32)
+#define NV_DEC_REDUCE(x, red, OP)                                                                 \
+  for (int r = 0; r < NV_DEC_R; ++r) {                                                             \
+    float v_ = x[r];                                                                               \
+    for (int lanes_ = 16; lanes_ > 0; lanes_ >>= 1) v_ = OP(v_, nv_shfl_xor(v_, lanes_));          \
+    if (lid % 32 == 0) red[r * NV_DEC_WARPS + lid / 32] = v_;                                      \
+  }                                                                                                \
+  barrier(CLK_LOCAL_MEM_FENCE);                                                                    \
+  for (int r = 0; r < NV_DEC_R; ++r) {                                                             \
+    float v_ = red[r * NV_DEC_WARPS];                                                              \
+    for (int w_ = 1; w_ < NV_DEC_WARPS; ++w_) v_ = OP(v_, red[r * NV_DEC_WARPS + w_]);             \
+    x[r] = v_;                                                                                     \
+  }                                                                                                \
+  barrier(CLK_LOCAL_MEM_FENCE); /* red is rewritten by the next reduction */
+#else
 #define NV_DEC_REDUCE(x, red, OP)                                                                 \
   for (int r = 0; r < NV_DEC_R; ++r) red[r * NV_DEC_WG + lid] = x[r];                              \
   for (int half_ = NV_DEC_WG / 2; half_ > 0; half_ /= 2) {                                         \
@@ -67,6 +85,7 @@ inline float4 nv_dec_local4_f16(int i, const local uchar* p) {
   barrier(CLK_LOCAL_MEM_FENCE);                                                                    \
   for (int r = 0; r < NV_DEC_R; ++r) x[r] = red[r * NV_DEC_WG];                                    \
   barrier(CLK_LOCAL_MEM_FENCE); /* red is rewritten by the next reduction */
+#endif
 #define NV_DEC_ADD(a, b) ((a) + (b))
 
 // Global size (NV_DEC_WG * n_split, n_kv_head, n_tokens). Sequence s's K lie at k + k_off +

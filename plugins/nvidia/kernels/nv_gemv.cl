@@ -193,34 +193,81 @@ inline void nv_quantize_float4(float4 v, int i, bool live, int nb, local int* co
   }
 }
 
+// Passes (NV_WG float4s each) whose loads a quantization issues together before quantizing them:
+// each pass is a round trip to memory otherwise (a 14336-value row takes 7 at 512 work-items).
+// One without PTX: there the block sums take work-group barriers, and PoCL's work-group compiler
+// (what runs a spoofed identity) does not get through unrolled passes of barriers in minutes.
+#ifndef NV_QUANT_PASSES
+#if defined(NV_PTX) && NV_PTX
+#define NV_QUANT_PASSES 8
+#else
+#define NV_QUANT_PASSES 1
+#endif
+#endif
+
 // Step 1: an activation row of K values as K / 32 blocks: codes 0..15 of block b at xq[b],
 // 16..31 at xq[nb + b] (consecutive lanes read consecutive words), (d, s) at xds[b]. One float4
 // per work-item and pass, 8 work-items to a block: the loads coalesce and the row takes
-// K / (4 NV_WG) passes. LOAD4(i) is the row's float4 number i (only called for i < K / 4);
-// every work-item of the group runs the body. WIDE and SPANS as nv_quantize_float4 takes them.
+// K / (4 NV_WG) passes, loaded NV_QUANT_PASSES at a time. LOAD4(i) is the row's float4 number i
+// (only called for i < K / 4); every work-item of the group runs the body. WIDE and SPANS as
+// nv_quantize_float4 takes them.
 #define NV_QUANTIZE_BODY(LOAD4, WIDE, SPANS)                                                    \
   {                                                                                             \
     const int lid_ = get_local_id(0), n4_ = K / 4;                                              \
-    for (int base_ = 0; base_ < n4_; base_ += NV_WG) {                                          \
-      /* n4 is a multiple of 8 and NV_WG of 32: a block's 8 work-items are all live or not */   \
-      const int i = base_ + lid_;                                                               \
-      const bool live_ = i < n4_;                                                               \
-      float4 v_ = (float4)(0.0f);                                                               \
-      if (live_) v_ = LOAD4(i);                                                                 \
-      nv_quantize_float4(v_, i, live_, K / 32, (local int*)xq, xds, red, WIDE, SPANS);          \
+    for (int base_ = 0; base_ < n4_; base_ += NV_QUANT_PASSES * NV_WG) {                        \
+      float4 v_[NV_QUANT_PASSES];                                                               \
+      _Pragma("unroll") for (int p_ = 0; p_ < NV_QUANT_PASSES; ++p_) {                          \
+        const int i = base_ + p_ * NV_WG + lid_;                                                \
+        v_[p_] = i < n4_ ? LOAD4(i) : (float4)(0.0f);                                           \
+      }                                                                                         \
+      _Pragma("unroll") for (int p_ = 0; p_ < NV_QUANT_PASSES; ++p_) {                          \
+        /* n4 is a multiple of 8 and NV_WG of 32: a block's 8 work-items are all live or not; */ \
+        /* a pass past the row is skipped by every work-item alike */                           \
+        const int i = base_ + p_ * NV_WG + lid_;                                                \
+        if (base_ + p_ * NV_WG < n4_)                                                           \
+          nv_quantize_float4(v_[p_], i, i < n4_, K / 32, (local int*)xq, xds, red, WIDE, SPANS); \
+      }                                                                                         \
     }                                                                                           \
     barrier(CLK_LOCAL_MEM_FENCE);                                                               \
   }
 
 // Row x through the RMSNorm with weight g when norm is set, quantized as above. The CPU
 // backend's Q8Block32 form, so both paths mean the same numbers: d = max|x| / 127 per 32
-// values (per 256 with `wide`), codes x / d rounded to nearest even, s = d * sum(codes).
+// values (per 256 with `wide`), codes x / d rounded to nearest even, s = d * sum(codes). With
+// PTX a row of at most NV_QUANT_PASSES passes through the norm is read once, x and g together,
+// and kept in registers from the sum of squares to the codes (the same sums in the same order as
+// the two reads otherwise). Not without PTX: PoCL's work-group compiler computes that form wrong
+// (conformance, NMSE 1 on the spoofed identity).
 inline void nv_quantize_row(const global float* x, const global float* g, int norm, float eps, int K,
                             local int4* xq, local float2* xds, local float* red, int wide, local float* spans) {
+  const int lid = get_local_id(0), n4 = K / 4;
+#if defined(NV_PTX) && NV_PTX
+  if (norm && n4 <= NV_QUANT_PASSES * NV_WG) {
+    float4 xv[NV_QUANT_PASSES], gv[NV_QUANT_PASSES];
+    float ss = 0.0f;
+#pragma unroll
+    for (int p = 0; p < NV_QUANT_PASSES; ++p) {
+      const int i = p * NV_WG + lid;
+      xv[p] = i < n4 ? vload4(i, x) : (float4)(0.0f);
+      gv[p] = i < n4 ? vload4(i, g) : (float4)(0.0f);
+    }
+#pragma unroll
+    for (int p = 0; p < NV_QUANT_PASSES; ++p)
+      if (p * NV_WG + lid < n4) ss += dot(xv[p], xv[p]);
+    const float scale = 1.0f / sqrt(nv_group_sum(ss, red) / (float)K + eps);
+#pragma unroll
+    for (int p = 0; p < NV_QUANT_PASSES; ++p) {
+      const int i = p * NV_WG + lid;
+      if (p * NV_WG < n4) nv_quantize_float4(xv[p] * scale * gv[p], i, i < n4, K / 32, (local int*)xq, xds, red, wide, spans);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return;
+  }
+#endif
   float scale = 1.0f;
   if (norm) {
     float ss = 0.0f;
-    for (int i = get_local_id(0); i < K / 4; i += NV_WG) {
+    for (int i = lid; i < n4; i += NV_WG) {
       const float4 v = vload4(i, x);
       ss += dot(v, v);
     }

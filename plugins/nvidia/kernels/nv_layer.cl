@@ -36,6 +36,22 @@
 #ifndef NV_DOWN_ROWS
 #define NV_DOWN_ROWS nv_rows_q4_0
 #endif
+// Bytes of weights each warp asks the L2 cache for ahead of a GEMV phase (nv_prefetch_rows; 0:
+// none), and the bytes of a block's quants and scale words of each weight (NV_QKV_QB, NV_QKV_SB,
+// ...: 16 and 2 for Q4_0, 16 and 4 for Q4_1, 32 and 2 for Q8_0).
+#ifndef NV_PREFETCH
+#define NV_PREFETCH 0
+#endif
+#ifndef NV_QKV_QB
+#define NV_QKV_QB 16
+#define NV_QKV_SB 2
+#define NV_O_QB 16
+#define NV_O_SB 2
+#define NV_FFN_QB 16
+#define NV_FFN_SB 2
+#define NV_DOWN_QB 16
+#define NV_DOWN_SB 2
+#endif
 #ifndef NV_SPIN_LIMIT
 #define NV_SPIN_LIMIT (1u << 24)
 #endif
@@ -101,6 +117,25 @@ kernel void nv_grid_probe(volatile global uint* bar, uint groups, global uint* r
   if (get_group_id(0) == 0 && get_local_id(0) == 0) result[0] = (uint)met;
 }
 
+// The start of the rows this warp walks first in a GEMV phase (NV_ROWS_FN_LOOP with
+// NV_FAST_REDUCE: warp w of the launch takes rows w NV_RPW ..), up to NV_PREFETCH bytes of quants
+// and the matching scale words, brought into the L2 cache before the phase's barrier and
+// activation quantization: those take several microseconds a phase in which the memory would
+// otherwise idle. qb, sb: the weight's bytes of quants and scales a block of 32.
+inline void nv_prefetch_rows(const global void* wq, const global void* ws, int K, int N, int qb, int sb) {
+#if NV_PREFETCH > 0
+  const int lane = get_local_id(0) % 32, nb = K / 32;
+  const int first = (get_group_id(0) * NV_WARPS + get_local_id(0) / 32) * NV_RPW;
+  const int row_q = nb * qb, take_q = min(row_q, NV_PREFETCH / NV_RPW), take_s = take_q / qb * sb;
+  for (int r = 0; r < NV_RPW && first + r < N; ++r) {
+    const global uchar* q = (const global uchar*)wq + (size_t)(first + r) * row_q;
+    const global uchar* s = (const global uchar*)ws + (size_t)(first + r) * nb * sb;
+    for (int off = lane * 128; off < take_q; off += 32 * 128) nv_prefetch_l2(q + off);
+    for (int off = lane * 128; off < take_s; off += 32 * 128) nv_prefetch_l2(s + off);
+  }
+#endif
+}
+
 // NV_LAYER_TIMING (a diagnostic, CLPORT_NV_LAYER_TIMING=1): work-group 0's first work-item adds
 // the SM cycles between consecutive checkpoints of the kernel to bar[4 + i] (bar[3] counts the
 // launches), so the host can say where a layer's time goes. Work-group 0 waits at each grid
@@ -157,44 +192,44 @@ kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void nv_layer(
   NV_TIMING_START
 
   // 1
+  nv_prefetch_rows(qkv_q, qkv_s, E, NQKV, NV_QKV_QB, NV_QKV_SB);
   nv_quantize_row(NV_CF32(x1, x1_off), NV_CF32(attn_norm, attn_norm_off), 1, eps1, E, xq, xds, red, 0, red);
   NV_MARK(0)
   NV_QKV_ROWS(qkv_q, qkv_s, E, NQKV, 0, NV_F32(qkv, qkv_off), NV_F32(qkv, qkv_off), xq, xds, red, get_group_id(0), get_num_groups(0));
+  nv_prefetch_rows(o_q, o_s, H * HD, NO, NV_O_QB, NV_O_SB);
   NV_MARK(1)
   int alive = nv_grid_sync(bar, groups, &ok);
   NV_MARK(2)
 
-  // 2: att holds kc, vc (HD each), qs (gq HD), comb (NV_WARPS HD), red2 (NV_WG) and NV_WG
-  // halves; in 3 the merge weights (2 H splits floats). An item is gq query heads of one KV head
-  // (h0 .. h0 + gq - 1) and one of `splits` key ranges.
+  // 2: att holds qs (gq HD), comb (NV_WARPS HD) and red2 (NV_WG); in 3 the merge weights
+  // (2 H splits floats). An item is gq query heads of one KV head (h0 .. h0 + gq - 1) and one of
+  // `splits` key ranges.
   if (alive) {
-    local float *kc = att, *vc = att + HD, *qs = att + 2 * HD, *comb = qs + gq * HD;
-    local float* red2 = comb + NV_WARPS * HD;
-    local half* tmp = (local half*)(red2 + NV_WG);
+    local float *qs = att, *comb = qs + gq * HD, *red2 = comb + NV_WARPS * HD;
     const int pos = n_past, group = H / HKV;
     const int first = window > 0 ? max(0, pos - window + 1) : 0;
     const int span = (pos + 1 - first + splits - 1) / splits;
     for (int item = get_group_id(0); item < (H / gq) * splits; item += get_num_groups(0)) {
       const int h0 = item / splits * gq, s = item % splits, kvh = h0 / group;
-      const global float* kh = (const global float*)(k + k_off + (ulong)kvh * k_nb1);
-      const global float* vh = (const global float*)(v + v_off + (ulong)kvh * v_nb1);
-      if (lid < HD) {
-        kc[lid] = nv_as_cached(nv_rope_at(kh, lid, pos, n_rot, neox, freq_base, freq_scale), tmp);
-        vc[lid] = nv_as_cached(vh[lid], tmp);
+      const int k0 = first + s * span, k1 = min(k0 + span, pos + 1);
+      global uchar* kcache = cache + cache_off + (ulong)kvh * cache_nb1;
+      // The items whose range holds this step's key store it and its value into the cache and
+      // read them back from there with the others (after the barrier below; a work-group sees
+      // its own global writes). Items of the same KV head and range (gq < H / HKV) store the same
+      // bytes.
+      if (k0 <= pos && pos < k1 && lid < HD) {
+        const global float* kh = (const global float*)(k + k_off + (ulong)kvh * k_nb1);
+        const global float* vh = (const global float*)(v + v_off + (ulong)kvh * v_nb1);
+        nv_cache_put(kcache + (ulong)pos * cache_nb2, lid, nv_rope_at(kh, lid, pos, n_rot, neox, freq_base, freq_scale));
+        nv_cache_put(kcache + cache_nb3 + (ulong)pos * cache_nb2, lid, vh[lid]);
       }
       for (int e = lid; e < gq * HD; e += NV_WG) {
         const global float* qh = (const global float*)(q + q_off + (ulong)(h0 + e / HD) * q_nb1);
         // In base 2 (scaled by log2 e): each of the range's exponentials is one ex2.approx.
         qs[e] = nv_rope_at(qh, e % HD, pos, n_rot, neox, freq_base, freq_scale) * (att_scale * M_LOG2E_F);
       }
-      barrier(CLK_LOCAL_MEM_FENCE);
-      global uchar* kcache = cache + cache_off + (ulong)kvh * cache_nb1;
-      if (s == 0 && h0 % group == 0 && lid < HD) {
-        nv_cache_put(kcache + (ulong)pos * cache_nb2, lid, kc[lid]);
-        nv_cache_put(kcache + cache_nb3 + (ulong)pos * cache_nb2, lid, vc[lid]);
-      }
-      const int k0 = first + s * span, k1 = min(k0 + span, pos + 1);
-      nv_attend_range(kcache, kcache + cache_nb3, cache_nb2, k0, k1, pos, HD, gq, qs, kc, vc, comb, red2,
+      barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+      nv_attend_range(kcache, kcache + cache_nb3, cache_nb2, k0, k1, HD, gq, qs, comb, red2,
                       part + ((size_t)h0 * splits + s) * (HD + 2), (size_t)splits * (HD + 2));
     }
     NV_MARK(3)
@@ -214,6 +249,8 @@ kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void nv_layer(
 #undef NV_LOAD_MERGED
     NV_MARK(5)
     NV_O_ROWS(o_q, o_s, K, NO, 1, NV_CF32(o_res, o_res_off), NV_F32(x3, x3_off), xq, xds, red, get_group_id(0), get_num_groups(0));
+    nv_prefetch_rows(g_q, g_s, K4, FF, NV_FFN_QB, NV_FFN_SB);
+    nv_prefetch_rows(u_q, u_s, K4, FF, NV_FFN_QB, NV_FFN_SB);
     NV_MARK(6)
     alive = nv_grid_sync(bar, groups, &ok);
     NV_MARK(7)
@@ -224,6 +261,7 @@ kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void nv_layer(
     nv_quantize_row(NV_CF32(x4, x4_off), NV_CF32(ffn_norm, ffn_norm_off), 1, eps4, K4, xq, xds, red, 0, red);
     NV_MARK(8)
     NV_FFN_ROWS(g_q, g_s, u_q, u_s, K4, FF, NV_F32(act, act_off), xq, xds, red, get_group_id(0), get_num_groups(0));
+    nv_prefetch_rows(d_q, d_s, K5, ND, NV_DOWN_QB, NV_DOWN_SB);
     NV_MARK(9)
     alive = nv_grid_sync(bar, groups, &ok);
     NV_MARK(10)

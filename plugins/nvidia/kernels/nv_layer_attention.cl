@@ -11,30 +11,12 @@
 #define NV_CACHE_F16 1
 #endif
 
-// Element i of a head row stored as F16 or F32.
-inline float nv_cache_at(const global uchar* row, int i) {
-#if NV_CACHE_F16
-  return vload_half(i, (const global half*)row);
-#else
-  return ((const global float*)row)[i];
-#endif
-}
-
+// Element i of a head row in the cache, stored as F16 (rounded to nearest even) or F32.
 inline void nv_cache_put(global uchar* row, int i, float v) {
 #if NV_CACHE_F16
   vstore_half_rte(v, i, (global half*)row);
 #else
   ((global float*)row)[i] = v;
-#endif
-}
-
-// What the cache keeps of v: the value rounded to half when the cache holds halves.
-inline float nv_as_cached(float v, local half* tmp) {
-#if NV_CACHE_F16
-  vstore_half_rte(v, get_local_id(0), tmp);
-  return vload_half(get_local_id(0), tmp);
-#else
-  return v;
 #endif
 }
 
@@ -47,20 +29,24 @@ inline float nv_rope_at(const global float* head, int d, int pos, int n_rot, int
   return d == p.x ? r.x : r.y;
 }
 
-// Eight consecutive elements of a head row (F16 or F32), from element i (a multiple of 8; rows
-// 16-byte aligned). Halves are loaded as one 16-byte word: the driver compiles vload_half8 into
-// eight 2-byte loads (8B shape on an H100, 16384 cached keys: the attention phase 73 -> 58 us).
-inline float8 nv_cache8(const global uchar* row, int i) {
+// Eight consecutive elements of a head row (F16 or F32) from element i (a multiple of 8; rows
+// 16-byte aligned), as loaded (nv_kv8) and widened (nv_kv8_float). With PTX the halves stay one
+// 16-byte word until they are used, so that the next trip's rows in flight take 16 registers
+// (the driver compiles vload_half8 into eight 2-byte loads: 8B shape on an H100, 16384 cached
+// keys, the attention phase 73 -> 58 us when it became one load).
+#if NV_CACHE_F16 && defined(NV_PTX) && NV_PTX
+typedef uint4 nv_kv8;
+inline nv_kv8 nv_kv8_load(const global uchar* row, int i) { return *(const global uint4*)(row + 2 * i); }
+inline float8 nv_kv8_float(nv_kv8 w) { return nv_f16x8_to_float8(w); }
+#else
+typedef float8 nv_kv8;
 #if NV_CACHE_F16
-#if defined(NV_PTX) && NV_PTX
-  return nv_f16x8_to_float8(*(const global uint4*)(row + 2 * i));
+inline nv_kv8 nv_kv8_load(const global uchar* row, int i) { return vload_half8(0, (const global half*)row + i); }
 #else
-  return vload_half8(0, (const global half*)row + i);
+inline nv_kv8 nv_kv8_load(const global uchar* row, int i) { return vload8(0, (const global float*)row + i); }
 #endif
-#else
-  return vload8(0, (const global float*)row + i);
+inline float8 nv_kv8_float(nv_kv8 w) { return w; }
 #endif
-}
 
 // Sums over lanes of a warp (every lane gets its set's sum, the same in each): `within` the
 // aligned sets of `width` consecutive lanes, `across` the lanes congruent modulo `stride`
@@ -105,21 +91,22 @@ inline float nv_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b.
 #endif
 
 // Attention phase, one (query heads, key range) item: for each of the gq heads (consecutive, of
-// one KV head) the partial result (acc[HD], m, l) over keys [k0, k1), the key at `pos` (this
-// step's) from kc / vc, the others from the cache. Each key and value is loaded once for all gq
-// heads: a KV head's keys are read once a step, not once per query head. The work-group is
-// NV_WG / (HD / 8) key lanes of HD / 8 work-items, each work-item 8 dimensions: key lane t takes
-// keys k0 + t, k0 + t + lanes, ... (two a trip, so that four 8-element loads are in flight) with
-// its own running maxima, sums and outputs, and the lanes are combined once at the end: no
-// work-group reduction inside the loop. HD % 8 == 0, HD / 8 <= 32, gq <= NV_ATT_GQA.
-// qs = the heads' q * scale (gq rows of HD), kc, vc (local, HD each); comb NV_WARPS * HD floats;
-// red NV_WG floats; head j's partial goes to part + j * head_stride. The scores are in base 2 (qs
-// carries a factor log2 e, and so does the partial's maximum m): each exponential is one
-// native_exp2 (ex2.approx, relative error about 2^-22) where exp is several instructions.
+// one KV head) the partial result (acc[HD], m, l) over keys [k0, k1) of the cache (this step's key
+// and value already stored there). Each key and value is loaded once for all gq heads: a KV
+// head's keys are read once a step, not once per query head. The work-group is NV_WG / (HD / 8)
+// key lanes of HD / 8 work-items, each work-item 8 dimensions: key lane t takes keys k0 + t,
+// k0 + t + lanes, ... (two a trip) with its own running maxima, sums and outputs, and the lanes
+// are combined once at the end: no work-group reduction inside the loop. The next trip's four
+// rows are loaded before this trip's arithmetic, so that the memory is busy while the scores and
+// sums are computed (one work-group a compute unit: no other group's loads cover that time).
+// HD % 8 == 0, HD / 8 <= 32, gq <= NV_ATT_GQA.
+// qs = the heads' q * scale (gq rows of HD); comb NV_WARPS * HD floats; red NV_WG floats; head j's
+// partial goes to part + j * head_stride. The scores are in base 2 (qs carries a factor log2 e,
+// and so does the partial's maximum m): each exponential is one native_exp2 (ex2.approx,
+// relative error about 2^-22) where exp is several instructions.
 inline void nv_attend_range(const global uchar* kcache, const global uchar* vcache, ulong pos_stride, int k0,
-                            int k1, int pos, int HD, int gq, local const float* qs, local const float* kc,
-                            local const float* vc, local float* comb, local float* red, global float* part,
-                            size_t head_stride) {
+                            int k1, int HD, int gq, local const float* qs, local float* comb, local float* red,
+                            global float* part, size_t head_stride) {
   const int lid = get_local_id(0);
   const int parts = HD / 8, lanes = NV_WG / parts, lane = lid / parts, slice = (lid % parts) * 8;
   // The queries stay in local memory (read again each trip): in registers too they would push
@@ -132,32 +119,40 @@ inline void nv_attend_range(const global uchar* kcache, const global uchar* vcac
     m[j] = -INFINITY;
     l[j] = 0.0f;
   }
+  // A lane past the range loads key k0 (always there) and weighs it 0.
+#define NV_TRIP_ROWS(base)                                                    \
+  {                                                                           \
+    const int ra = (base) + lane < k1 ? (base) + lane : k0;                   \
+    const int rb = (base) + lane + lanes < k1 ? (base) + lane + lanes : k0;   \
+    ka = nv_kv8_load(kcache + (ulong)ra * pos_stride, slice);                 \
+    kb = nv_kv8_load(kcache + (ulong)rb * pos_stride, slice);                 \
+    va = nv_kv8_load(vcache + (ulong)ra * pos_stride, slice);                 \
+    vb = nv_kv8_load(vcache + (ulong)rb * pos_stride, slice);                 \
+  }
+  nv_kv8 ka, kb, va, vb;
+  if (k0 < k1) NV_TRIP_ROWS(k0)  // an empty range reads nothing (k0 may lie past the cache)
   for (int base = k0; base < k1; base += 2 * lanes) {  // the same trips for every work-item
-    const int ja = base + lane, jb = ja + lanes;
-    const bool has_a = ja < k1, has_b = jb < k1;
-    // A lane past the range loads key k0 (always there) and weighs it 0.
-    const int ra = has_a ? ja : k0, rb = has_b ? jb : k0;
-    const float8 ka = ra == pos ? vload8(0, kc + slice) : nv_cache8(kcache + (ulong)ra * pos_stride, slice);
-    const float8 kb = rb == pos ? vload8(0, kc + slice) : nv_cache8(kcache + (ulong)rb * pos_stride, slice);
-    const float8 va = ra == pos ? vload8(0, vc + slice) : nv_cache8(vcache + (ulong)ra * pos_stride, slice);
-    const float8 vb = rb == pos ? vload8(0, vc + slice) : nv_cache8(vcache + (ulong)rb * pos_stride, slice);
+    const bool has_a = base + lane < k1, has_b = base + lane + lanes < k1;
+    const float8 fka = nv_kv8_float(ka), fkb = nv_kv8_float(kb), fva = nv_kv8_float(va), fvb = nv_kv8_float(vb);
+    if (base + 2 * lanes < k1) NV_TRIP_ROWS(base + 2 * lanes)
 #pragma unroll
     for (int j = 0; j < NV_ATT_GQA; ++j) {
       if (j < gq) {  // the same for every work-item
         // Every work-item sums (the shuffles take the whole warp), then masks.
         const float8 q8 = vload8(0, qs + j * HD + slice);
-        const float sum_a = nv_sum_within(nv_dot8(q8, ka), parts, red);
-        const float sum_b = nv_sum_within(nv_dot8(q8, kb), parts, red);
+        const float sum_a = nv_sum_within(nv_dot8(q8, fka), parts, red);
+        const float sum_b = nv_sum_within(nv_dot8(q8, fkb), parts, red);
         const float sa = has_a ? sum_a : -INFINITY, sb = has_b ? sum_b : -INFINITY;
         const float m_new = fmax(m[j], fmax(sa, sb));
         const float ref = m_new == -INFINITY ? 0.0f : m_new;  // no key yet: every weight stays 0
         const float rescale = native_exp2(m[j] - ref), pa = native_exp2(sa - ref), pb = native_exp2(sb - ref);
         l[j] = l[j] * rescale + pa + pb;
-        acc[j] = acc[j] * rescale + pa * va + pb * vb;
+        acc[j] = acc[j] * rescale + pa * fva + pb * fvb;
         m[j] = m_new;
       }
     }
   }
+#undef NV_TRIP_ROWS
   // Per head, the lanes' results relative to the item's maximum M, summed: each warp's lanes
   // with shuffles, then the warps through comb.
 #pragma unroll
