@@ -33,7 +33,8 @@ std::string read_source(const std::string& relative) {
 constexpr const char* kWrapper = R"(
 kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void attend_one(global uchar* cache, ulong pos_stride,
     ulong v_offset, int k0, int k1, int pos, int gq, const global float* q, const global float* k_now,
-    const global float* v_now, global float* part, ulong head_stride) {
+    const global float* v_now, global float* part_base, ulong part_off, ulong head_stride) {
+  global float* part = part_base + part_off;
   local float att[(NV_ATT_GQA + NV_WARPS) * NV_HD + NV_WG];
   local float *qs = att, *comb = qs + NV_ATT_GQA * NV_HD;
   local float* red = comb + NV_WARPS * NV_HD;
@@ -45,6 +46,12 @@ kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void attend_one(global
   for (int e = lid; e < gq * NV_HD; e += NV_WG) qs[e] = q[e] * M_LOG2E_F;
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
   nv_attend_range(cache, cache + v_offset, pos_stride, k0, k1, NV_HD, gq, qs, comb, red, part, head_stride);
+}
+
+kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void merge_heads(const global float* part, int gq, int splits,
+                                                                           global float* out) {
+  local float ml[2 * NV_ATT_GQA * 16];
+  nv_merge_heads(part, gq, NV_HD, splits, out, ml);
 }
 )";
 
@@ -158,6 +165,8 @@ TEST_F(NvLayerAttention, RangesMatchADoublePrecisionSoftmax) {
     arg(sizeof(cl_mem), &k_buf);
     arg(sizeof(cl_mem), &v_buf);
     arg(sizeof(cl_mem), &part_buf);
+    const cl_ulong part_off = 0;
+    arg(sizeof(part_off), &part_off);
     arg(sizeof(stride), &stride);
     const size_t global = kWorkGroup, local = kWorkGroup;
     ASSERT_EQ(cl_->clEnqueueNDRangeKernel(queue_, kernel_, 1, nullptr, &global, &local, 0, nullptr, nullptr),
@@ -207,5 +216,92 @@ TEST_F(NvLayerAttention, RangesMatchADoublePrecisionSoftmax) {
     }
   }
 }
+
+// The layer's step: a head group's keys [0, pos] cut into ranges as nv_layer.cl cuts them, each
+// range's partials by nv_attend_range, merged by nv_merge_heads, against one double-precision
+// softmax over all the keys: 901 keys in 6 ranges of 151 (several trips each), and 21 keys in 8
+// ranges of 3, the last one empty.
+class NvLayerMerge : public NvLayerAttention, public ::testing::WithParamInterface<std::pair<int, int>> {};
+
+TEST_P(NvLayerMerge, MergedRangesMatchOneSoftmax) {
+  std::mt19937 rng(23);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  const int kPos = GetParam().first, kSplits = GetParam().second, kGq = 2;
+  const int kSpan = (kPos + 1 + kSplits - 1) / kSplits;
+  std::vector<float> cache(2 * static_cast<size_t>(kCtx) * kHeadDim), q(kGq * kHeadDim), k_now(kHeadDim),
+      v_now(kHeadDim);
+  for (float& x : cache) x = normal(rng);
+  for (float& x : q) x = 0.3f * normal(rng);
+  for (float& x : k_now) x = normal(rng);
+  for (float& x : v_now) x = normal(rng);
+  const size_t row = kHeadDim + 2;
+  std::vector<float> part(static_cast<size_t>(kGq) * kSplits * row, 12345.0f), out(kGq * kHeadDim, 12345.0f);
+  cl_mem cache_buf = buffer(cache), q_buf = buffer(q), k_buf = buffer(k_now), v_buf = buffer(v_now),
+         part_buf = buffer(part), out_buf = buffer(out);
+  const cl_ulong pos_stride = kHeadDim * sizeof(float), v_offset = static_cast<cl_ulong>(kCtx) * pos_stride,
+                 head_stride = kSplits * row;
+  for (int s = 0; s < kSplits; ++s) {
+    const int k0 = s * kSpan, k1 = std::min(k0 + kSpan, kPos + 1), pos = kPos, gq = kGq;
+    const cl_ulong part_off = s * row;
+    cl_uint a = 0;
+    const auto arg = [&](size_t size, const void* value) {
+      ASSERT_EQ(cl_->clSetKernelArg(kernel_, a++, size, value), CL_SUCCESS);
+    };
+    for (const auto& [size, value] : std::vector<std::pair<size_t, const void*>>{
+             {sizeof(cl_mem), &cache_buf}, {sizeof(pos_stride), &pos_stride}, {sizeof(v_offset), &v_offset},
+             {sizeof(int), &k0}, {sizeof(int), &k1}, {sizeof(int), &pos}, {sizeof(int), &gq}, {sizeof(cl_mem), &q_buf},
+             {sizeof(cl_mem), &k_buf}, {sizeof(cl_mem), &v_buf}, {sizeof(cl_mem), &part_buf},
+             {sizeof(part_off), &part_off}, {sizeof(head_stride), &head_stride}})
+      arg(size, value);
+    const size_t global = kWorkGroup, local = kWorkGroup;
+    ASSERT_EQ(cl_->clEnqueueNDRangeKernel(queue_, kernel_, 1, nullptr, &global, &local, 0, nullptr, nullptr),
+              CL_SUCCESS);
+  }
+  cl_int err = CL_SUCCESS;
+  cl_kernel merge = cl_->clCreateKernel(program_, "merge_heads", &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  const int gq = kGq, splits = kSplits;
+  EXPECT_EQ(cl_->clSetKernelArg(merge, 0, sizeof(cl_mem), &part_buf), CL_SUCCESS);
+  EXPECT_EQ(cl_->clSetKernelArg(merge, 1, sizeof(int), &gq), CL_SUCCESS);
+  EXPECT_EQ(cl_->clSetKernelArg(merge, 2, sizeof(int), &splits), CL_SUCCESS);
+  EXPECT_EQ(cl_->clSetKernelArg(merge, 3, sizeof(cl_mem), &out_buf), CL_SUCCESS);
+  const size_t global = kWorkGroup, local = kWorkGroup;
+  EXPECT_EQ(cl_->clEnqueueNDRangeKernel(queue_, merge, 1, nullptr, &global, &local, 0, nullptr, nullptr), CL_SUCCESS);
+  EXPECT_EQ(cl_->clEnqueueReadBuffer(queue_, out_buf, CL_TRUE, 0, out.size() * sizeof(float), out.data(), 0, nullptr,
+                                     nullptr),
+            CL_SUCCESS);
+  cl_->clReleaseKernel(merge);
+
+  for (int j = 0; j < kGq; ++j) {
+    const auto key_row = [&](int key) { return key == kPos ? k_now.data() : &cache[static_cast<size_t>(key) * kHeadDim]; };
+    const auto value_row = [&](int key) {
+      return key == kPos ? v_now.data() : &cache[(static_cast<size_t>(kCtx) + key) * kHeadDim];
+    };
+    std::vector<double> scores;
+    double top = -std::numeric_limits<double>::infinity();
+    for (int key = 0; key <= kPos; ++key) {
+      double s = 0.0;
+      for (int d = 0; d < kHeadDim; ++d) s += static_cast<double>(q[j * kHeadDim + d]) * key_row(key)[d];
+      scores.push_back(s);
+      top = std::max(top, s);
+    }
+    double weights = 0.0;
+    std::vector<double> ref(kHeadDim, 0.0);
+    for (int key = 0; key <= kPos; ++key) {
+      const double w = std::exp(scores[static_cast<size_t>(key)] - top);
+      weights += w;
+      for (int d = 0; d < kHeadDim; ++d) ref[static_cast<size_t>(d)] += w * value_row(key)[d];
+    }
+    double err2 = 0.0, norm2 = 0.0;
+    for (int d = 0; d < kHeadDim; ++d) {
+      const double want = ref[static_cast<size_t>(d)] / weights, got = out[static_cast<size_t>(j * kHeadDim + d)];
+      err2 += (got - want) * (got - want);
+      norm2 += want * want;
+    }
+    EXPECT_LE(err2, 1e-10 * norm2) << "head " << j << ": NMSE " << err2 / norm2;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Steps, NvLayerMerge, ::testing::Values(std::make_pair(900, 6), std::make_pair(20, 8)));
 
 }  // namespace

@@ -3,9 +3,9 @@
 //  1. qkv = Wqkv . rms_norm(x) * attn_norm                         (RMS_NORM_MUL_MAT)
 //  2. RoPE of q and k at position n_past, k and v into the KV cache, attention of each head over
 //     positions 0 .. n_past, each head's keys in `splits` ranges, a partial result per range (gq
-//     query heads of one KV head at once)
-//                                                                  (ROPE_KV_STORE_ATTENTION)
-//  3. attn = the merged partials (work-group 0 writes them out), x += Wo . attn (MUL_MAT_ADD)
+//     query heads of one KV head at once), merged into attn by the last range of each head
+//     group to finish                                              (ROPE_KV_STORE_ATTENTION)
+//  3. x += Wo . attn                                               (MUL_MAT_ADD)
 //  4. act = silu(Wgate . n) * (Wup . n), n = rms_norm(x) * ffn_norm (RMS_NORM_MUL_MAT_SWIGLU)
 //  5. x += Wdown . act                                             (MUL_MAT_ADD)
 // Each GEMV phase is nv_gemv.cl's: every work-group quantizes the activation row into local
@@ -52,6 +52,8 @@
 #define NV_DOWN_QB 16
 #define NV_DOWN_SB 2
 #endif
+// bar[NV_ARRIVALS + g]: the count of head group g's key ranges finished this launch.
+#define NV_ARRIVALS 32
 #ifndef NV_SPIN_LIMIT
 #define NV_SPIN_LIMIT (1u << 24)
 #endif
@@ -201,8 +203,8 @@ kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void nv_layer(
   int alive = nv_grid_sync(bar, groups, &ok);
   NV_MARK(2)
 
-  // 2: att holds qs (gq HD), comb (NV_WARPS HD) and red2 (NV_WG); in 3 the merge weights
-  // (2 H splits floats). An item is gq query heads of one KV head (h0 .. h0 + gq - 1) and one of
+  // 2: att holds qs (gq HD), comb (NV_WARPS HD) and red2 (NV_WG), then the merge's range
+  // maxima and sums (2 gq splits floats). An item is gq query heads of one KV head (h0 .. h0 + gq - 1) and one of
   // `splits` key ranges.
   if (alive) {
     local float *qs = att, *comb = qs + gq * HD, *red2 = comb + NV_WARPS * HD;
@@ -231,22 +233,26 @@ kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void nv_layer(
       barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
       nv_attend_range(kcache, kcache + cache_nb3, cache_nb2, k0, k1, HD, gq, qs, comb, red2,
                       part + ((size_t)h0 * splits + s) * (HD + 2), (size_t)splits * (HD + 2));
+      // The last of the head group's ranges to finish merges them into the attention row (the
+      // attention op's output), so that phase 3 reads one row, not every range's partials.
+      if (nv_last_arrival(bar + NV_ARRIVALS + h0 / gq, splits, &ok))
+        nv_merge_heads(part + (size_t)h0 * splits * (HD + 2), gq, HD, splits, NV_F32(attn, attn_off) + h0 * HD, att);
     }
     NV_MARK(3)
     alive = nv_grid_sync(bar, groups, &ok);
     NV_MARK(4)
   }
 
-  // 3: the merged attention row is the output projection's activation row.
+  // 3: the attention row is the output projection's activation row (written in this launch by
+  // other compute units: read from L2).
   if (alive) {
     const int K = H * HD;
-    local float* w = att + H * splits;
-    nv_merge_weights(part, H, HD, splits, att, w);
-    // Work-group 0 also writes the merged row out (the attention op's output).
-    global float* attn_row = get_group_id(0) == 0 ? NV_F32(attn, attn_off) : 0;
-#define NV_LOAD_MERGED(i) nv_merged4(part, w, i, HD, splits, attn_row)
-    NV_QUANTIZE_BODY(NV_LOAD_MERGED, 0, red)
-#undef NV_LOAD_MERGED
+    const global float* attn_row = NV_CF32(attn, attn_off);
+#define NV_LOAD_ATTN(i) \
+  (float4)(nv_load_l2_f1(attn_row + 4 * (i)), nv_load_l2_f1(attn_row + 4 * (i) + 1), nv_load_l2_f1(attn_row + 4 * (i) + 2), \
+           nv_load_l2_f1(attn_row + 4 * (i) + 3))
+    NV_QUANTIZE_BODY(NV_LOAD_ATTN, 0, red)
+#undef NV_LOAD_ATTN
     NV_MARK(5)
     NV_O_ROWS(o_q, o_s, K, NO, 1, NV_CF32(o_res, o_res_off), NV_F32(x3, x3_off), xq, xds, red, get_group_id(0), get_num_groups(0));
     nv_prefetch_rows(g_q, g_s, K4, FF, NV_FFN_QB, NV_FFN_SB);

@@ -188,50 +188,61 @@ inline void nv_attend_range(const global uchar* kcache, const global uchar* vcac
   }
 }
 
-// The weight of each key range in its head's merged row, w[h * splits + s] =
-// 2^(m_s - M) / L (M the head's largest m, in base 2 as nv_attend_range's; L its sum of
-// l_s 2^(m_s - M)), computed once per work-group into local memory (2 * H * splits floats, ml the
-// first half).
-inline void nv_merge_weights(const global float* part, int H, int HD, int splits, local float* ml, local float* w) {
-  const int lid = get_local_id(0), n = H * splits;
-  for (int t = lid; t < n; t += NV_WG) {
-    ml[t] = part[(size_t)t * (HD + 2) + HD];
-    w[t] = part[(size_t)t * (HD + 2) + HD + 1];
+// Whether this work-group's item is the last of `n` (one head group's key ranges) to finish: its
+// partials are written first (the barrier, then a GPU-scope fence before the count), and the last
+// one resets the count for the next launch and, after a fence, sees every other item's partials.
+inline int nv_last_arrival(volatile global uint* count, int n, local int* flag) {
+  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+  if (get_local_id(0) == 0) {
+    nv_fence_gpu();
+    const int last = atomic_inc(count) == (uint)n - 1;
+    if (last) {
+      atomic_xchg(count, 0u);
+      nv_fence_gpu();
+    }
+    *flag = last;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (int h = lid; h < H; h += NV_WG) {
-    float m = -INFINITY, l = 0.0f;
-    for (int s = 0; s < splits; ++s) m = fmax(m, ml[h * splits + s]);
-    for (int s = 0; s < splits; ++s) {
-      const float ls = w[h * splits + s];
-      l += ls > 0.0f ? ls * native_exp2(ml[h * splits + s] - m) : 0.0f;
-    }
-    for (int s = 0; s < splits; ++s) {
-      const float ls = w[h * splits + s];
-      w[h * splits + s] = ls > 0.0f ? native_exp2(ml[h * splits + s] - m) / l : 0.0f;
-    }
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  return *flag;
 }
 
-// Elements 4i .. 4i + 3 of the merged attention row (one head: HD % 8 == 0), its key ranges'
-// outputs weighted, four ranges' loads at a time so that they are in flight together; stored to
-// out as well when out is not null.
-inline float4 nv_merged4(const global float* part, local const float* w, int i, int HD, int splits,
-                         global float* out) {
-  const int h = 4 * i / HD, d = 4 * i % HD;
-  const global float* p = part + (size_t)h * splits * (HD + 2) + d;
-  local const float* wh = w + h * splits;
+// The attention rows of gq heads from their `splits` ranges' partials (nv_attend_range's: acc,
+// m, l in base 2 at part + (j splits + s)(HD + 2)): out[j HD + d] = sum_s 2^(m_s - M) acc_s[d] /
+// sum_s 2^(m_s - M) l_s, M the largest m_s (an empty range, l = 0, weighs nothing). The
+// partials come from other compute units in this launch, so they are read from L2; four ranges'
+// loads at a time. ml: 2 gq splits floats of local memory.
+inline void nv_merge_heads(const global float* part, int gq, int HD, int splits, global float* out, local float* ml) {
+  const int lid = get_local_id(0), n = gq * splits;
   const size_t stride = HD + 2;
-  float4 acc = (float4)(0.0f);
-  int s = 0;
-  for (; s + 4 <= splits; s += 4) {
-    const float4 a = vload4(0, p + s * stride), b = vload4(0, p + (s + 1) * stride),
-                 c = vload4(0, p + (s + 2) * stride), e = vload4(0, p + (s + 3) * stride);
-    acc += a * wh[s] + b * wh[s + 1] + c * wh[s + 2] + e * wh[s + 3];
+  for (int t = lid; t < n; t += NV_WG) {
+    ml[t] = nv_load_l2_f1(part + t * stride + HD);
+    ml[n + t] = nv_load_l2_f1(part + t * stride + HD + 1);
   }
-  for (; s < splits; ++s) acc += vload4(0, p + s * stride) * wh[s];
-  if (out) vstore4(acc, i, out);
-  return acc;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int e = lid; e < gq * HD; e += NV_WG) {
+    const int j = e / HD, d = e % HD;
+    local const float *m = ml + j * splits, *l = ml + n + j * splits;
+    float top = -INFINITY;
+    for (int s = 0; s < splits; ++s) top = fmax(top, m[s]);
+    const global float* p = part + (size_t)j * splits * stride + d;
+    float acc = 0.0f, sum = 0.0f;
+    int s = 0;
+    for (; s + 4 <= splits; s += 4) {
+      const float a = nv_load_l2_f1(p + s * stride), b = nv_load_l2_f1(p + (s + 1) * stride),
+                  c = nv_load_l2_f1(p + (s + 2) * stride), f = nv_load_l2_f1(p + (s + 3) * stride);
+      const float wa = l[s] > 0.0f ? native_exp2(m[s] - top) : 0.0f;
+      const float wb = l[s + 1] > 0.0f ? native_exp2(m[s + 1] - top) : 0.0f;
+      const float wc = l[s + 2] > 0.0f ? native_exp2(m[s + 2] - top) : 0.0f;
+      const float wf = l[s + 3] > 0.0f ? native_exp2(m[s + 3] - top) : 0.0f;
+      acc += a * wa + b * wb + c * wc + f * wf;
+      sum += l[s] * wa + l[s + 1] * wb + l[s + 2] * wc + l[s + 3] * wf;
+    }
+    for (; s < splits; ++s) {
+      const float w = l[s] > 0.0f ? native_exp2(m[s] - top) : 0.0f;
+      acc += nv_load_l2_f1(p + s * stride) * w;
+      sum += l[s] * w;
+    }
+    out[e] = sum > 0.0f ? acc / sum : 0.0f;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);  // ml is free again
 }
-

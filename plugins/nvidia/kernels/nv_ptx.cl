@@ -161,7 +161,13 @@ inline float4 nv_load_l2_f4(const global float* p) {
   __asm__ volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(a), "=r"(b), "=r"(c), "=r"(d) : "l"((ulong)p));
   return as_float4((uint4)(a, b, c, d));
 }
+inline float nv_load_l2_f1(const global float* p) {
+  uint a;
+  __asm__ volatile("ld.global.cg.u32 %0, [%1];" : "=r"(a) : "l"((ulong)p));
+  return as_float(a);
+}
 #else
+inline float nv_load_l2_f1(const global float* p) { return *(const volatile global float*)p; }
 inline float4 nv_load_l2_f4(const global float* p) {
   const volatile global float* q = p;
   return (float4)(q[0], q[1], q[2], q[3]);

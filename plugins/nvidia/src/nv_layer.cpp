@@ -47,7 +47,11 @@ class PoolBuffer {
 // The barrier words (with PTX a 64-bit arrival count, else arrivals and generation; gave-up), then nv_layer.cl's timing slots (launches,
 // one per checkpoint), zeroed.
 constexpr size_t kTimingSlots = 13;
-constexpr size_t kBarrierWords = 4 + kTimingSlots;
+// Then, from word kArrivalWord (the kernel's NV_ARRIVALS), a count per head group of the key
+// ranges that have finished (the last one merges them).
+constexpr size_t kArrivalWord = 32;
+constexpr size_t kMaxHeadGroups = 256;
+constexpr size_t kBarrierWords = kArrivalWord + kMaxHeadGroups;
 
 // CLPORT_NV_LAYER_TIMING=1: the layer kernels count SM cycles per phase and print them when the
 // plan is torn down (where a layer's time goes, on the device itself).
@@ -114,7 +118,7 @@ class LayerLaunch final : public clport_launch {
                                        nullptr) != CL_SUCCESS || words[3] == 0)
       return;
     static const char* const names[kTimingSlots] = {"norm+quant", "qkv", "sync1", "attention", "sync2",
-                                                    "merge+quant", "o", "sync3", "norm+quant", "ffn",
+                                                    "attn quant", "o", "sync3", "norm+quant", "ffn",
                                                     "sync4", "quant", "down"};
     std::fprintf(stderr, "nv_layer timing (us/launch over %u launches):", words[3]);
     double total = 0;
@@ -180,7 +184,8 @@ uint32_t NvLayer::splits(int64_t heads, int64_t gq) const {
 uint64_t NvLayer::att_bytes(int64_t head_dim, int64_t heads, int64_t gq) const {
   // gq query rows, the warps' sums (NV_WARPS rows of head_dim), a reduction scratch.
   const uint64_t attention = ((gq + gemv_.wg / 32) * static_cast<uint64_t>(head_dim) + gemv_.wg) * sizeof(float);
-  const uint64_t merge = 2 * static_cast<uint64_t>(heads) * splits(heads, gq) * sizeof(float);
+  // The merge of a head group's ranges: their maxima and sums.
+  const uint64_t merge = 2 * static_cast<uint64_t>(gq) * splits(heads, gq) * sizeof(float);
   return std::max(attention, merge);
 }
 
@@ -231,6 +236,8 @@ bool NvLayer::takes(const clport_op* const* ops, size_t n) const {
   if (hd % 8 != 0 || parts < 1 || parts > 32 || (parts & (parts - 1)) != 0 || hd > static_cast<int64_t>(gemv_.wg) ||
       kv_heads < 1 || heads % kv_heads != 0)
     return false;
+  // A head group's arrival count each (items of one head at short caches).
+  if (heads > static_cast<int64_t>(kMaxHeadGroups)) return false;
   if ((heads * hd) % 32 != 0 || att.params.rope.n_rot < 2 || att.params.rope.n_rot > hd || att.params.rope.n_rot % 2 != 0)
     return false;
   if (att.params.rope.mode != 0 && att.params.rope.mode != 2) return false;
