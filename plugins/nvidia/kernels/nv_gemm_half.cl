@@ -24,8 +24,9 @@
 // memory moves 128 bytes a cycle). The activation rows are loaded a block ahead into registers and
 // the fragments read by 32-bit loads. Built with NV_ASYNC=1, the activation rows (which need no
 // decoding) would go to local memory by cp.async and the fragments come by ldmatrix (one
-// instruction for four 8 x 8 matrices instead of four 32-bit loads each); the host builds it so
-// only with the setting nv_gemm_f16_async (and where the probe of those instructions passed).
+// instruction for four 8 x 8 matrices instead of four 32-bit loads each); the host does not build
+// it so yet (nv_gemm_half.cpp: NV_PTX only), so that form is checked by the strict compiles alone,
+// never run on a GPU.
 //
 // The kernels: _m128 (I = 4, NW = 2) for prompts; _n64_m128 (NW = 1: half the weight rows, so
 // twice the groups with the same weight decoding per product; the host's option, slower than

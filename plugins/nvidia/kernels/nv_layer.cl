@@ -36,22 +36,6 @@
 #ifndef NV_DOWN_ROWS
 #define NV_DOWN_ROWS nv_rows_q4_0
 #endif
-// Bytes of weights each warp asks the L2 cache for ahead of a GEMV phase (nv_prefetch_rows; 0:
-// none), and the bytes of a block's quants and scale words of each weight (NV_QKV_QB, NV_QKV_SB,
-// ...: 16 and 2 for Q4_0, 16 and 4 for Q4_1, 32 and 2 for Q8_0).
-#ifndef NV_PREFETCH
-#define NV_PREFETCH 0
-#endif
-#ifndef NV_QKV_QB
-#define NV_QKV_QB 16
-#define NV_QKV_SB 2
-#define NV_O_QB 16
-#define NV_O_SB 2
-#define NV_FFN_QB 16
-#define NV_FFN_SB 2
-#define NV_DOWN_QB 16
-#define NV_DOWN_SB 2
-#endif
 // bar[NV_ARRIVALS + g]: the count of head group g's key ranges finished this launch.
 #define NV_ARRIVALS 32
 #ifndef NV_SPIN_LIMIT
@@ -119,25 +103,6 @@ kernel void nv_grid_probe(volatile global uint* bar, uint groups, global uint* r
   if (get_group_id(0) == 0 && get_local_id(0) == 0) result[0] = (uint)met;
 }
 
-// The start of the rows this warp walks first in a GEMV phase (NV_ROWS_FN_LOOP with
-// NV_FAST_REDUCE: warp w of the launch takes rows w NV_RPW ..), up to NV_PREFETCH bytes of quants
-// and the matching scale words, brought into the L2 cache before the phase's barrier and
-// activation quantization: those take several microseconds a phase in which the memory would
-// otherwise idle. qb, sb: the weight's bytes of quants and scales a block of 32.
-inline void nv_prefetch_rows(const global void* wq, const global void* ws, int K, int N, int qb, int sb) {
-#if NV_PREFETCH > 0
-  const int lane = get_local_id(0) % 32, nb = K / 32;
-  const int first = (get_group_id(0) * NV_WARPS + get_local_id(0) / 32) * NV_RPW;
-  const int row_q = nb * qb, take_q = min(row_q, NV_PREFETCH / NV_RPW), take_s = take_q / qb * sb;
-  for (int r = 0; r < NV_RPW && first + r < N; ++r) {
-    const global uchar* q = (const global uchar*)wq + (size_t)(first + r) * row_q;
-    const global uchar* s = (const global uchar*)ws + (size_t)(first + r) * nb * sb;
-    for (int off = lane * 128; off < take_q; off += 32 * 128) nv_prefetch_l2(q + off);
-    for (int off = lane * 128; off < take_s; off += 32 * 128) nv_prefetch_l2(s + off);
-  }
-#endif
-}
-
 // NV_LAYER_TIMING (a diagnostic, CLPORT_NV_LAYER_TIMING=1): work-group 0's first work-item adds
 // the SM cycles between consecutive checkpoints of the kernel to bar[4 + i] (bar[3] counts the
 // launches), so the host can say where a layer's time goes. Work-group 0 waits at each grid
@@ -194,11 +159,9 @@ kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void nv_layer(
   NV_TIMING_START
 
   // 1
-  nv_prefetch_rows(qkv_q, qkv_s, E, NQKV, NV_QKV_QB, NV_QKV_SB);
   nv_quantize_row(NV_CF32(x1, x1_off), NV_CF32(attn_norm, attn_norm_off), 1, eps1, E, xq, xds, red, 0, red);
   NV_MARK(0)
   NV_QKV_ROWS(qkv_q, qkv_s, E, NQKV, 0, NV_F32(qkv, qkv_off), NV_F32(qkv, qkv_off), xq, xds, red, get_group_id(0), get_num_groups(0));
-  nv_prefetch_rows(o_q, o_s, H * HD, NO, NV_O_QB, NV_O_SB);
   NV_MARK(1)
   int alive = nv_grid_sync(bar, groups, &ok);
   NV_MARK(2)
@@ -255,8 +218,6 @@ kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void nv_layer(
 #undef NV_LOAD_ATTN
     NV_MARK(5)
     NV_O_ROWS(o_q, o_s, K, NO, 1, NV_CF32(o_res, o_res_off), NV_F32(x3, x3_off), xq, xds, red, get_group_id(0), get_num_groups(0));
-    nv_prefetch_rows(g_q, g_s, K4, FF, NV_FFN_QB, NV_FFN_SB);
-    nv_prefetch_rows(u_q, u_s, K4, FF, NV_FFN_QB, NV_FFN_SB);
     NV_MARK(6)
     alive = nv_grid_sync(bar, groups, &ok);
     NV_MARK(7)
@@ -267,7 +228,6 @@ kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void nv_layer(
     nv_quantize_row(NV_CF32(x4, x4_off), NV_CF32(ffn_norm, ffn_norm_off), 1, eps4, K4, xq, xds, red, 0, red);
     NV_MARK(8)
     NV_FFN_ROWS(g_q, g_s, u_q, u_s, K4, FF, NV_F32(act, act_off), xq, xds, red, get_group_id(0), get_num_groups(0));
-    nv_prefetch_rows(d_q, d_s, K5, ND, NV_DOWN_QB, NV_DOWN_SB);
     NV_MARK(9)
     alive = nv_grid_sync(bar, groups, &ok);
     NV_MARK(10)

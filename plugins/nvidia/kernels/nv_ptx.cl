@@ -144,15 +144,6 @@ inline float nv_row_rms_scale(const global float* xr, int K, float eps, local fl
   return scale;
 }
 
-// Asks for the 128-byte line holding p to be brought into the L2 cache, without waiting for it
-// (no register is written): memory that a later phase will read can stream while this one waits
-// at a barrier or does arithmetic. Nothing without PTX.
-#if defined(NV_PTX) && NV_PTX
-inline void nv_prefetch_l2(const global void* p) { __asm__ volatile("prefetch.global.L2 [%0];" ::"l"((ulong)p)); }
-#else
-inline void nv_prefetch_l2(const global void* p) {}
-#endif
-
 // Four floats at p (16-byte aligned) as the L2 cache holds them, not this SM's L1: what other SMs
 // wrote, read after nv_fence_gpu. Unlike volatile loads, several may be in flight at once.
 #if defined(NV_PTX) && NV_PTX

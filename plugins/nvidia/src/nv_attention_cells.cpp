@@ -15,9 +15,8 @@ constexpr int64_t kMinRangeCells = 64;  // cells of the cache a key range spans 
 
 }  // namespace
 
-NvAttentionCells::NvAttentionCells(const clport_host& host, uint32_t compute_units, bool ptx, uint32_t groups_per_cu)
-    : host_(host), h_(host), compute_units_(compute_units > 0 ? compute_units : 1), ptx_(ptx),
-      groups_per_cu_(groups_per_cu) {}
+NvAttentionCells::NvAttentionCells(const clport_host& host, uint32_t compute_units, bool ptx)
+    : host_(host), h_(host), compute_units_(compute_units > 0 ? compute_units : 1), ptx_(ptx) {}
 
 bool NvAttentionCells::takes(const clport_op& op) {
   if (op.kind != CLPORT_OP_ROPE_ATTENTION_CELLS) return false;
@@ -31,10 +30,7 @@ bool NvAttentionCells::takes(const clport_op& op) {
 
 int NvAttentionCells::splits(int64_t n_tokens, int64_t n_kv_head, int64_t n_ctx) const {
   const int64_t groups = std::max<int64_t>(1, n_tokens * n_kv_head);
-  // A set number a unit is not exceeded (ranges rounded down), so that a step's groups can all be
-  // resident at once where that many fit.
-  const int64_t by_units = groups_per_cu_ > 0 ? static_cast<int64_t>(groups_per_cu_) * compute_units_ / groups
-                                              : (kGroupsPerUnit * compute_units_ + groups - 1) / groups;
+  const int64_t by_units = (kGroupsPerUnit * compute_units_ + groups - 1) / groups;
   const int64_t by_cells = std::max<int64_t>(1, n_ctx / kMinRangeCells);
   return static_cast<int>(std::clamp<int64_t>(by_units, 1, std::min<int64_t>(by_cells, 256)));
 }

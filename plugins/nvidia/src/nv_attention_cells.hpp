@@ -18,8 +18,7 @@ namespace nvidia {
 class NvAttentionCells {
  public:
   // ptx: inline PTX with the f16 helpers of nv_ptx.cl (compute capability 8.0) builds here.
-  // groups_per_cu: nv_cells_groups_per_cu (0: the default rule).
-  NvAttentionCells(const clport_host& host, uint32_t compute_units, bool ptx, uint32_t groups_per_cu = 0);
+  NvAttentionCells(const clport_host& host, uint32_t compute_units, bool ptx);
   NvAttentionCells(const NvAttentionCells&) = delete;
   NvAttentionCells& operator=(const NvAttentionCells&) = delete;
 
@@ -45,7 +44,6 @@ class NvAttentionCells {
   clport::sdk::Host h_;
   uint32_t compute_units_;
   bool ptx_;
-  uint32_t groups_per_cu_;
   std::mutex mutex_;
   std::map<std::pair<int64_t, int64_t>, clport::sdk::Program> programs_;  // per (head size, group)
   std::map<std::string, clport::sdk::Kernel> kernels_;

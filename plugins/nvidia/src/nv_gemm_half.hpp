@@ -23,7 +23,6 @@ struct HalfGemmConfig {
   int64_t min_rows = 65;     // nv_gemm_f16_rows: activation rows from which a product takes this GEMM
   uint32_t tile_rows = 0;    // nv_gemm_f16_tile: 32, 64 or 128 rows a work-group; 0 = by the shape
   uint32_t tile_cols = 128;  // nv_gemm_f16_cols: 64 or 128 weight rows a 128-row tile
-  bool async = false;        // nv_gemm_f16_async (and the probe): cp.async and ldmatrix (NV_ASYNC)
   bool split = true;         // nv_gemm_f16_split: K cut into ranges where the tiles leave units idle
 };
 
@@ -70,7 +69,7 @@ class NvGemmHalf {
   uint64_t local_mem_bytes_;
   uint32_t compute_units_;
   HalfGemmConfig config_;
-  NvProgram program_{h_, [this] { return std::make_pair(behind_ptx_helpers("nv_gemm_half.cl"), ptx_options(ptx_) + (config_.async ? " -DNV_ASYNC=1" : "")); }};
+  NvProgram program_{h_, [this] { return std::make_pair(behind_ptx_helpers("nv_gemm_half.cl"), ptx_options(ptx_)); }};
   clport::plugin_common::ScratchBuffer rows_scratch_{host_, "f16 activations"},
       part_scratch_{host_, "split f16 GEMM sums"};
   ArrivalCounts arrivals_{host_, "split f16 GEMM arrival counts"};

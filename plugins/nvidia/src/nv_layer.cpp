@@ -140,12 +140,6 @@ class LayerLaunch final : public clport_launch {
 
 bool is_f32_row(const clport_tensor* t) { return t != nullptr && t->dtype == CLPORT_DTYPE_F32 && t->nb[0] == 4; }
 
-// NV_<name>_QB / _SB: the bytes of a block's quants and scale words in the packed layout.
-std::string block_bytes(const char* name, int32_t dtype) {
-  const int quants = dtype == CLPORT_DTYPE_Q8_0 ? 32 : 16, scales = dtype == CLPORT_DTYPE_Q4_1 ? 4 : 2;
-  return std::string(" -DNV_") + name + "_QB=" + std::to_string(quants) + " -DNV_" + name + "_SB=" + std::to_string(scales);
-}
-
 const char* rows_fn(int32_t dtype, bool swiglu) {
   switch (dtype) {
     case CLPORT_DTYPE_Q4_0: return swiglu ? "nv_swiglu_rows_q4_0" : "nv_rows_q4_0";
@@ -254,9 +248,7 @@ const clport::sdk::Program& NvLayer::program(const Weights& w, bool cache_f16) {
   std::ostringstream key;
   key << gemv_.build_options() << " -DNV_QKV_ROWS=" << rows_fn(w[0]->dtype, false) << " -DNV_O_ROWS=" << rows_fn(w[1]->dtype, false)
       << " -DNV_FFN_ROWS=" << rows_fn(w[2]->dtype, true) << " -DNV_DOWN_ROWS=" << rows_fn(w[4]->dtype, false)
-      << " -DNV_CACHE_F16=" << (cache_f16 ? 1 : 0) << " -DNV_ATT_GQA=" << config_.heads_per_item
-      << " -DNV_PREFETCH=" << config_.prefetch_bytes << block_bytes("QKV", w[0]->dtype) << block_bytes("O", w[1]->dtype)
-      << block_bytes("FFN", w[2]->dtype) << block_bytes("DOWN", w[4]->dtype) << (clock_mhz_ > 0 ? " -DNV_LAYER_TIMING=1" : "");
+      << " -DNV_CACHE_F16=" << (cache_f16 ? 1 : 0) << " -DNV_ATT_GQA=" << config_.heads_per_item << (clock_mhz_ > 0 ? " -DNV_LAYER_TIMING=1" : "");
   auto it = programs_.find(key.str());
   if (it != programs_.end()) return it->second;
   const std::string source = h_.shared_source("rope_math.cl") + "\n" + gemv_source(h_) + "\n" +

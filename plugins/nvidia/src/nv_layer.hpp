@@ -28,9 +28,6 @@ struct LayerConfig {
   // and value is then read once for all of them; a step takes them once its keys are many
   // (SplitRule in nv_layer.cpp), one head an item before.
   uint32_t heads_per_item = 4;
-  // Bytes of weights each warp brings into the L2 cache ahead of a GEMV phase, while the launch
-  // waits at the barrier before it and quantizes its activations (NV_PREFETCH; 0: none).
-  uint32_t prefetch_bytes = 0;
 };
 
 class NvLayer {

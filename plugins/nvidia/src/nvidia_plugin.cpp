@@ -62,13 +62,12 @@ class NvidiaInstance final : public clport_plugin_instance {
   NvidiaInstance(const clport_host& host, const clport_device_desc& d, Tuning t, nvidia::GemvConfig g,
                  nvidia::GemvConfig layer_gemv, bool gemm, nvidia::GemmConfig gemm_config, bool gemm_half,
                  nvidia::HalfGemmConfig gemm_half_config, bool attention,
-                 bool attention_mma, bool tensor_cores, bool async_copies, nvidia::LayerConfig layer,
-                 uint32_t cells_groups_per_cu)
+                 bool attention_mma, bool tensor_cores, bool async_copies, nvidia::LayerConfig layer)
       : runner_(host, d, std::move(t)), gemv_(host, g, d.local_mem_bytes, d.compute_units),
         gemm_(host, tensor_cores, gemm_config, d.compute_units),
         gemm_half_(host, tensor_cores, d.local_mem_bytes, d.compute_units, gemm_half_config),
         attention_(host, d.local_mem_bytes, tensor_cores && attention_mma, async_copies),
-        attention_cells_(host, d.compute_units, tensor_cores, cells_groups_per_cu),
+        attention_cells_(host, d.compute_units, tensor_cores),
         layer_(host, d, layer_gemv, layer),
         gemm_enabled_(gemm),
         gemm_half_enabled_(gemm_half && gemm_half_.fits()),
@@ -309,10 +308,6 @@ std::vector<clport_setting_decl> nvidia_settings() {
       int_setting("nv_gemm_f16_cols", 64, 128,
                   "staged weight rows a work-group of the f16 GEMM's 128-row tiles takes: 64 (two warps, twice the "
                   "groups) or 128 (default 128)"),
-      bool_setting("nv_gemm_f16_async",
-                   "true builds the f16 GEMM with asynchronous copies (cp.async) of the activation rows and "
-                   "ldmatrix fragment loads where the probe finds them working (compute capability 8.0); "
-                   "false stages them through registers (default false)"),
       bool_setting("nv_gemm_f16_split",
                    "false keeps K whole in the f16 GEMM even where its tiles leave compute units idle; true cuts "
                    "it into ranges summed afterwards (default true)"),
@@ -336,9 +331,6 @@ std::vector<clport_setting_decl> nvidia_settings() {
       bool_setting("nv_attention",
                    "false leaves a prompt's attention and the decode attention of several sequences to the shared "
                    "kernels instead of the nvidia ones (default true)"),
-      int_setting("nv_cells_groups_per_cu", 0, 64,
-                  "work-groups per compute unit that the decode attention of several sequences cuts each "
-                  "sequence's keys for, at most (the ranges rounded down); 0 = about 8, rounded up (default 0)"),
       bool_setting("nv_attention_mma",
                    "false keeps a prompt's attention on an F16 cache in plain OpenCL C instead of the tensor cores "
                    "(inline PTX; default true)"),
@@ -363,10 +355,6 @@ std::vector<clport_setting_decl> nvidia_settings() {
       int_setting("nv_layer_gqa", 1, 4,
                   "query heads of one KV head the one-launch layer's attention takes at once in a step of many "
                   "keys, reading each key once for all of them: 1, 2 or 4 (default 4)"),
-      int_setting("nv_layer_prefetch", 0, 1 << 16,
-                  "bytes of weights each warp of the one-launch layer brings into the L2 cache ahead of a "
-                  "mat-mul phase, while the launch waits at a barrier and quantizes that phase's activations; "
-                  "0 = none (default 0)"),
       tuned_int_setting("nv_gemv_groups_per_cu", 0, 64, "gemv", kGemvGroupsPerCuCandidates,
                         "GEMV work-groups per compute unit, each quantizing the activation row once; 0 = one per "
                         "chunk of rows (default: the architecture's, 2 on sm_90)"),
@@ -434,12 +422,8 @@ struct NvidiaPlugin {
     const bool attention_mma = h.setting_bool("nv_attention_mma", true);
     // The tensor-core prompt attention's pipeline of asynchronous copies and matrix loads (compute
     // capability 8.0), probed only where that kernel may run.
-    // The f16 GEMM's form with them is asked for on its own (nv_gemm_f16_async).
-    const bool attention_async =
-        tensor_cores && attention && attention_mma && h.setting_bool("nv_async_copy", true);
-    const bool gemm_half_async = tensor_cores && h.setting_bool("nv_gemm_f16_async", false);
     bool async_copies = false;
-    if (attention_async || gemm_half_async) {
+    if (tensor_cores && attention && attention_mma && h.setting_bool("nv_async_copy", true)) {
       const nvidia::AsyncProbe async = nvidia::probe_async_copies(host, ptx);
       async_copies = async.usable;
       h.log(CLPORT_LOG_INFO, async.usable ? std::string("nvidia: asynchronous copies (cp.async, ldmatrix) in use")
@@ -483,7 +467,6 @@ struct NvidiaPlugin {
     half.min_rows = h.setting_int("nv_gemm_f16_rows", half.min_rows);
     half.tile_rows = static_cast<uint32_t>(h.setting_int("nv_gemm_f16_tile", half.tile_rows));
     half.split = h.setting_bool("nv_gemm_f16_split", half.split);
-    half.async = gemm_half_async && async_copies;
     half.tile_cols = static_cast<uint32_t>(h.setting_int("nv_gemm_f16_cols", half.tile_cols));
     if (half.tile_cols != 64 && half.tile_cols != 128)
       throw clport::sdk::Failure("nvidia: invalid settings: nv_gemm_f16_cols must be 64 or 128, not " +
@@ -496,13 +479,10 @@ struct NvidiaPlugin {
     layer.enabled = h.setting_bool("nv_layer", layer.enabled);
     layer.groups = static_cast<uint32_t>(h.setting_int("nv_layer_groups", layer.groups));
     layer.heads_per_item = static_cast<uint32_t>(h.setting_int("nv_layer_gqa", layer.heads_per_item));
-    layer.prefetch_bytes = static_cast<uint32_t>(h.setting_int("nv_layer_prefetch", layer.prefetch_bytes));
     if (layer.heads_per_item == 3)
       throw clport::sdk::Failure("nvidia: invalid settings: nv_layer_gqa must be 1, 2 or 4, not 3");
     return std::make_unique<NvidiaInstance>(host, d, std::move(t), g, layer_gemv, gemm, gemm_config, gemm_half,
-                                            half, attention, attention_mma, tensor_cores,
-                                            attention_async && async_copies, layer,
-                                            static_cast<uint32_t>(h.setting_int("nv_cells_groups_per_cu", 0)));
+                                            half, attention, attention_mma, tensor_cores, async_copies, layer);
   }
 };
 
