@@ -58,6 +58,31 @@ kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void merge_heads(const
 constexpr int kHeadDim = 64, kHeads = 2, kWorkGroup = 128, kCtx = 1200;
 constexpr double kLog2E = 1.4426950408889634;  // the partial's maximum is in base 2
 
+// One head's softmax over keys [k0, k1) in double: the largest score, the sum of the weights
+// exp(score - top) and the weighted sum of the value rows (not divided by the weights).
+struct SoftmaxSums {
+  double top = -std::numeric_limits<double>::infinity(), weights = 0.0;
+  std::vector<double> out = std::vector<double>(kHeadDim, 0.0);
+};
+
+template <typename KeyRow, typename ValueRow>
+SoftmaxSums softmax_sums(const float* q, int k0, int k1, KeyRow key_row, ValueRow value_row) {
+  SoftmaxSums r;
+  std::vector<double> scores;
+  for (int key = k0; key < k1; ++key) {
+    double s = 0.0;
+    for (int d = 0; d < kHeadDim; ++d) s += static_cast<double>(q[d]) * key_row(key)[d];
+    scores.push_back(s);
+    r.top = std::max(r.top, s);
+  }
+  for (int key = k0; key < k1; ++key) {
+    const double w = std::exp(scores[static_cast<size_t>(key - k0)] - r.top);
+    r.weights += w;
+    for (int d = 0; d < kHeadDim; ++d) r.out[static_cast<size_t>(d)] += w * value_row(key)[d];
+  }
+  return r;
+}
+
 struct Range {
   int k0, k1, pos, gq;
 };
@@ -183,21 +208,9 @@ TEST_F(NvLayerAttention, RangesMatchADoublePrecisionSoftmax) {
       const auto value_row = [&](int key) {
         return key == r.pos ? v_now.data() : &cache[(static_cast<size_t>(kCtx) + key) * kHeadDim];
       };
-      std::vector<double> scores;
-      double top = -std::numeric_limits<double>::infinity();
-      for (int key = r.k0; key < r.k1; ++key) {
-        double s = 0.0;
-        for (int d = 0; d < kHeadDim; ++d) s += static_cast<double>(q[j * kHeadDim + d]) * key_row(key)[d];
-        scores.push_back(s);
-        top = std::max(top, s);
-      }
-      double weights = 0.0;
-      std::vector<double> out(kHeadDim, 0.0);
-      for (int key = r.k0; key < r.k1; ++key) {
-        const double w = std::exp(scores[static_cast<size_t>(key - r.k0)] - top);
-        weights += w;
-        for (int d = 0; d < kHeadDim; ++d) out[static_cast<size_t>(d)] += w * value_row(key)[d];
-      }
+      const SoftmaxSums want = softmax_sums(&q[j * kHeadDim], r.k0, r.k1, key_row, value_row);
+      const double top = want.top, weights = want.weights;
+      const std::vector<double>& out = want.out;
       const float* got = &part[j * head_stride];
       if (r.k0 >= r.k1) {  // an empty range: no weight, maximum -inf, zero outputs
         EXPECT_TRUE(std::isinf(got[kHeadDim]) && got[kHeadDim] < 0) << got[kHeadDim];
@@ -277,21 +290,9 @@ TEST_P(NvLayerMerge, MergedRangesMatchOneSoftmax) {
     const auto value_row = [&](int key) {
       return key == kPos ? v_now.data() : &cache[(static_cast<size_t>(kCtx) + key) * kHeadDim];
     };
-    std::vector<double> scores;
-    double top = -std::numeric_limits<double>::infinity();
-    for (int key = 0; key <= kPos; ++key) {
-      double s = 0.0;
-      for (int d = 0; d < kHeadDim; ++d) s += static_cast<double>(q[j * kHeadDim + d]) * key_row(key)[d];
-      scores.push_back(s);
-      top = std::max(top, s);
-    }
-    double weights = 0.0;
-    std::vector<double> ref(kHeadDim, 0.0);
-    for (int key = 0; key <= kPos; ++key) {
-      const double w = std::exp(scores[static_cast<size_t>(key)] - top);
-      weights += w;
-      for (int d = 0; d < kHeadDim; ++d) ref[static_cast<size_t>(d)] += w * value_row(key)[d];
-    }
+    const SoftmaxSums sums = softmax_sums(&q[j * kHeadDim], 0, kPos + 1, key_row, value_row);
+    const double weights = sums.weights;
+    const std::vector<double>& ref = sums.out;
     double err2 = 0.0, norm2 = 0.0;
     for (int d = 0; d < kHeadDim; ++d) {
       const double want = ref[static_cast<size_t>(d)] / weights, got = out[static_cast<size_t>(j * kHeadDim + d)];
