@@ -77,6 +77,7 @@ std::vector<OpShape> layer_ops(const LayerGroupSpec& s, const LayerOperands& o) 
   attention.rope.freq_base = 10000.0f;
   attention.rope.freq_scale = 1.0f;
   attention.attention.scale = 1.0f / std::sqrt(static_cast<float>(s.head_dim));
+  attention.attention.window = s.window;
   return {{CLPORT_OP_RMS_NORM_MUL_MAT, {&t[L::WQKV], &t[L::X], &t[L::ATTN_NORM]}, &t[L::QKV], norm},
           {CLPORT_OP_ROPE_KV_STORE_ATTENTION, {&o.q, &o.k, &o.v, &t[L::CACHE]}, &t[L::ATTN], attention},
           {CLPORT_OP_MUL_MAT_ADD, {&t[L::WO], &o.attn_row, &t[L::X]}, &t[L::X], {}},
@@ -136,7 +137,8 @@ std::string LayerGroupSpec::name() const {
   return "layer group " + std::string(dtype_name(weight)) + " kv " + std::string(dtype_name(kv)) +
          (rope_mode == 2 ? " neox" : "") +
          " embd=" + std::to_string(embd) + " h=" + std::to_string(heads) + "/" + std::to_string(kv_heads) +
-         " hd=" + std::to_string(head_dim) + " ff=" + std::to_string(ff) + " past=" + std::to_string(n_past);
+         " hd=" + std::to_string(head_dim) + " ff=" + std::to_string(ff) + " past=" + std::to_string(n_past) +
+         (window > 0 ? " win=" + std::to_string(window) : "");
 }
 
 std::vector<LayerGroupSpec> layer_group_catalogue(bool small) {
@@ -173,6 +175,9 @@ std::vector<LayerGroupSpec> layer_group_catalogue(bool small) {
   // nv_layer_groups 8 (a few ranges a head), items of four heads.
   grouped.n_past = 5000;
   out.push_back(grouped);
+  LayerGroupSpec windowed = grouped;  // a sliding window: the ranges start at n_past - window + 1
+  windowed.window = 1000;
+  out.push_back(windowed);
   return out;
 }
 

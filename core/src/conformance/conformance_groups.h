@@ -22,6 +22,7 @@ struct LayerGroupSpec {
   int64_t embd = 128, heads = 4, kv_heads = 2, head_dim = 32, ff = 256, n_ctx = 512;
   int32_t n_past = 37;
   int32_t rope_mode = 0;  // 0 normal, 2 NeoX
+  int32_t window = 0;     // sliding window of the attention (0: every cached key)
   std::string name() const;
 };
 
