@@ -196,8 +196,9 @@ inline void nv_quantize_float4(float4 v, int i, bool live, int nb, local int* co
 // Passes (NV_WG float4s each) whose loads a quantization issues together before quantizing them:
 // each pass is a round trip to memory otherwise (a 14336-value row takes 7 at 512 work-items).
 // Two: on the H200 the one-launch layer decoded 8B Q4_0 at 460 tok/s with one, 478-480 with two
-// and 400 with eight (whose registers slowed every phase of that kernel). One without PTX: there the block sums take work-group barriers, and PoCL's work-group compiler
-// (what runs a spoofed identity) does not get through unrolled passes of barriers in minutes.
+// and 400 with eight (whose registers slowed every phase of that kernel). One without PTX: there
+// the block sums take work-group barriers, and PoCL's work-group compiler (what runs a spoofed
+// identity) does not get through unrolled passes of barriers in minutes.
 #ifndef NV_QUANT_PASSES
 #if defined(NV_PTX) && NV_PTX
 #define NV_QUANT_PASSES 2
