@@ -175,6 +175,16 @@ std::vector<LayerGroupSpec> layer_group_catalogue(bool small) {
   // nv_layer_groups 8 (a few ranges a head), items of four heads.
   grouped.n_past = 5000;
   out.push_back(grouped);
+  LayerGroupSpec wide_ffn;  // the 70B shape's head groups and 28672-wide down projection
+  wide_ffn.weight = DType::Q4_0;
+  wide_ffn.embd = 1024;
+  wide_ffn.heads = 64;
+  wide_ffn.kv_heads = 8;
+  wide_ffn.head_dim = 128;
+  wide_ffn.ff = 28672;
+  wide_ffn.n_ctx = 1024;
+  wide_ffn.n_past = 700;
+  out.push_back(wide_ffn);
   LayerGroupSpec windowed = grouped;  // a sliding window: the ranges start at n_past - window + 1
   windowed.window = 1000;
   out.push_back(windowed);

@@ -152,7 +152,7 @@ kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void nv_layer(
     // 5: MUL_MAT_ADD (down projection)
     const global uint4* d_q, const global ushort* d_s, const global uchar* act_in, ulong act_in_off,
     const global uchar* d_res, ulong d_res_off, global uchar* x5, ulong x5_off, int K5, int ND,
-    volatile global uint* bar, uint groups, local int4* xq, local float2* xds, local float* att) {
+    volatile global uint* bar, uint groups, local int4* xq, local float2* xds) {
   local float red[2 * NV_ROWS * NV_RED_STRIDE];
   local int ok;
   const int lid = get_local_id(0);
@@ -170,6 +170,10 @@ kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void nv_layer(
   // maxima and sums (2 gq splits floats). An item is gq query heads of one KV head (h0 .. h0 + gq - 1) and one of
   // `splits` key ranges.
   if (alive) {
+    // The attention's scratch lies over the activation codes, which no phase needs across a grid
+    // barrier: one arena of the larger size keeps the 70B shape's 28672-wide down projection
+    // within 48 KiB of local memory.
+    local float* att = (local float*)xq;
     local float *qs = att, *comb = qs + gq * HD, *red2 = comb + NV_WARPS * HD;
     const int pos = n_past, group = H / HKV;
     const int first = window > 0 ? max(0, pos - window + 1) : 0;

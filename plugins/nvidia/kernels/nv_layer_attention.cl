@@ -69,6 +69,7 @@ inline float nv_sum_within(float v, int width, local float* scratch) {
   barrier(CLK_LOCAL_MEM_FENCE);
   float s = 0.0f;
   for (int t = 0; t < width; ++t) s += scratch[first + t];
+  barrier(CLK_LOCAL_MEM_FENCE);  // a work-group reduction may write scratch next
   return s;
 }
 inline float nv_sum_across(float v, int stride, local float* scratch) {
@@ -78,6 +79,7 @@ inline float nv_sum_across(float v, int stride, local float* scratch) {
   barrier(CLK_LOCAL_MEM_FENCE);
   float s = 0.0f;
   for (int t = lid % stride; t < 32; t += stride) s += scratch[warp + t];
+  barrier(CLK_LOCAL_MEM_FENCE);
   return s;
 }
 #endif

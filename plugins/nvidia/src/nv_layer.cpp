@@ -183,6 +183,12 @@ uint64_t NvLayer::att_bytes(int64_t head_dim, int64_t heads, int64_t gq) const {
   return std::max(attention, merge);
 }
 
+uint64_t NvLayer::arena_bytes(int64_t max_k, uint64_t att) {
+  // One byte a code; the attention's arrays (nv_layer.cl phase 2) use the same bytes in between.
+  const uint64_t bytes = std::max(static_cast<uint64_t>(max_k), att);
+  return (bytes + 15) / 16 * 16;
+}
+
 uint32_t NvLayer::groups() const {
   if (config_.groups > 0) return config_.groups;
   return gpu_ ? compute_units_ : 1;
@@ -195,8 +201,8 @@ uint64_t NvLayer::local_bytes(const clport_op* const* ops) const {
   const int64_t hd = q.ne[0];
   const uint64_t rows = static_cast<uint64_t>(gemv_.wg / 32) * gemv_.rows_per_warp;
   const uint64_t red = 2 * rows * 33 * sizeof(float);
-  const uint64_t codes = static_cast<uint64_t>(max_k / 32) * (32 + 8);
-  return red + codes + att_bytes(hd, q.ne[1], heads_per_item(q.ne[1], ops[1]->src[1]->ne[1])) + 16;
+  const uint64_t arena = arena_bytes(max_k, att_bytes(hd, q.ne[1], heads_per_item(q.ne[1], ops[1]->src[1]->ne[1])));
+  return red + arena + static_cast<uint64_t>(max_k / 32) * 8 + 16;
 }
 
 bool NvLayer::takes(const clport_op* const* ops, size_t n) const {
@@ -297,8 +303,8 @@ std::unique_ptr<clport_launch> NvLayer::prepare(const clport_op* const* ops, con
   clport::sdk::Kernel kernel(cl, p, "nv_layer");
   const auto& rope = o1.params.rope;
   const int64_t max_k = std::max({w[0]->K, w[1]->K, w[2]->K, w[4]->K});
-  const clport::sdk::LocalMem codes{static_cast<size_t>(max_k / 32) * 32}, scales{static_cast<size_t>(max_k / 32) * 8},
-      att{static_cast<size_t>(att_bytes(hd, heads, gq))};
+  const clport::sdk::LocalMem codes{static_cast<size_t>(arena_bytes(max_k, att_bytes(hd, heads, gq)))},
+      scales{static_cast<size_t>(max_k / 32) * 8};
   const auto u = [](uint64_t x) { return static_cast<cl_ulong>(x); };
   const auto i = [](int64_t x) { return static_cast<cl_int>(x); };
   clport::sdk::set_args(
@@ -320,8 +326,8 @@ std::unique_ptr<clport_launch> NvLayer::prepare(const clport_op* const* ops, con
       // 5
       w[4]->q, w[4]->s, o4.src[1]->buffer, u(o4.src[1]->offset), o4.src[2]->buffer, u(o4.src[2]->offset),
       o4.dst->buffer, u(o4.dst->offset), i(w[4]->K), i(w[4]->N),
-      // grid barrier, local arenas
-      bar->get(), n_groups, codes, scales, att);
+      // grid barrier, local arenas (the codes, in turn the attention's arrays; the scales)
+      bar->get(), n_groups, codes, scales);
   const size_t local = gemv_.wg, global = static_cast<size_t>(n_groups) * local;
   SplitRule split;
   split.keys_per_trip = 2 * static_cast<int32_t>(gemv_.wg / (hd / 8));

@@ -53,8 +53,10 @@ class NvLayer {
   // work-group); a step uses as few as take one trip of the attention loop each (SplitRule in
   // nv_layer.cpp).
   uint32_t splits(int64_t heads, int64_t gq) const;
-  // The kernel's `att` local arena: the attention phase's arrays, then the merge weights.
+  // The attention phase's local arrays, then the merge weights (nv_layer.cl's `att`).
   uint64_t att_bytes(int64_t head_dim, int64_t heads, int64_t gq) const;
+  // The local arena that holds the activation codes of a row of max_k and, in turn, `att`.
+  static uint64_t arena_bytes(int64_t max_k, uint64_t att);
   uint64_t local_bytes(const clport_op* const* ops) const;
   const clport::sdk::Program& program(const Weights& w, bool cache_f16);
   // Once per instance: whether groups() work-groups meet at a grid barrier on this device.
