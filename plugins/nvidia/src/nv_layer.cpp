@@ -76,13 +76,14 @@ std::unique_ptr<PoolBuffer> barrier_words(const clport_host& host) {
 // to 2048 keys, four beyond, 227 against 145 tok/s at 16384): below that, items of one head give
 // more work-groups a range.
 struct SplitRule {
-  int32_t keys_per_trip = 1, max_splits = 1, gq = 1, max_splits_gq = 1, window = 0;
+  int32_t keys_per_trip = 1, max_splits = 1, gq = 1, max_splits_gq = 1, window = 0, gq_from_keys = 0;
   struct Step {
     cl_int splits, gq;
   };
   Step at(int32_t n_past) const {
     const int32_t first = window > 0 ? std::max(0, n_past - window + 1) : 0, keys = n_past + 1 - first;
-    const bool grouped = gq > 1 && keys >= 2 * keys_per_trip * max_splits_gq;
+    const int32_t from = gq_from_keys > 0 ? gq_from_keys : 2 * keys_per_trip * max_splits_gq;
+    const bool grouped = gq > 1 && keys >= from;
     const int32_t most = grouped ? max_splits_gq : max_splits;
     return {std::clamp((keys + keys_per_trip - 1) / keys_per_trip, 1, most), grouped ? gq : 1};
   }
@@ -335,6 +336,7 @@ std::unique_ptr<clport_launch> NvLayer::prepare(const clport_op* const* ops, con
   split.gq = static_cast<int32_t>(gq);
   split.max_splits_gq = splits;
   split.window = o1.params.attention.window;
+  split.gq_from_keys = static_cast<int32_t>(config_.gqa_from_keys);
   return std::make_unique<LayerLaunch>(host_, std::move(kernel), std::move(part), std::move(bar), global, local, split, clock_mhz_);
 }
 

@@ -28,6 +28,9 @@ struct LayerConfig {
   // and value is then read once for all of them; a step takes them once its keys are many
   // (SplitRule in nv_layer.cpp), one head an item before.
   uint32_t heads_per_item = 4;
+  // The cached keys from which a step's items take heads_per_item heads; 0 = once every range
+  // would take two trips of the attention loop at the most ranges items of that many heads give.
+  uint32_t gqa_from_keys = 0;
 };
 
 class NvLayer {
