@@ -60,6 +60,15 @@ bool layer_timing() {
   return v != nullptr && v[0] == '1';
 }
 
+// CLPORT_NV_LAYER_PORTABLE=1: the layer is taken without inline PTX where its launch is one
+// work-group (no grid barrier to wait at), so that a simulator such as oclgrind, which runs
+// work-groups one after another, can check its portable OpenCL C (a diagnostic: PoCL's
+// work-group compiler takes too long on it).
+bool layer_portable() {
+  const char* v = std::getenv("CLPORT_NV_LAYER_PORTABLE");
+  return v != nullptr && v[0] == '1';
+}
+
 std::unique_ptr<PoolBuffer> barrier_words(const clport_host& host) {
   auto words = std::make_unique<PoolBuffer>(host, kBarrierWords * sizeof(cl_uint));
   const cl_uint zero[kBarrierWords] = {};
@@ -155,7 +164,8 @@ const char* rows_fn(int32_t dtype, bool swiglu) {
 NvLayer::NvLayer(const clport_host& host, const clport_device_desc& device, GemvConfig gemv, LayerConfig config)
     : host_(host), h_(host), gemv_(gemv), config_(config),
       compute_units_(device.compute_units > 0 ? device.compute_units : 1),
-      local_mem_bytes_(device.local_mem_bytes), gpu_((device.device_type & CL_DEVICE_TYPE_GPU) != 0) {
+      local_mem_bytes_(device.local_mem_bytes), gpu_((device.device_type & CL_DEVICE_TYPE_GPU) != 0),
+      portable_(layer_portable()) {
   if (layer_timing() && gemv_.ptx &&
       h_.cl().clGetDeviceInfo(device.device, CL_DEVICE_MAX_CLOCK_FREQUENCY, sizeof(clock_mhz_), &clock_mhz_, nullptr) !=
           CL_SUCCESS)
@@ -209,8 +219,9 @@ uint64_t NvLayer::local_bytes(const clport_op* const* ops) const {
 bool NvLayer::takes(const clport_op* const* ops, size_t n) const {
   // Inline PTX only: without it the grid barrier's fence is OpenCL's work-group-scoped
   // mem_fence, and PoCL's work-group compiler (what runs a spoofed identity) does not get through
-  // a kernel with this many barriers in loops in reasonable time.
-  if (!config_.enabled || !gemv_.ptx || n != kOps) return false;
+  // a kernel with this many barriers in loops in reasonable time. CLPORT_NV_LAYER_PORTABLE lets a
+  // one-group launch through for a simulator's check.
+  if (!config_.enabled || n != kOps || (!gemv_.ptx && !(portable_ && groups() == 1))) return false;
   const int32_t kinds[kOps] = {CLPORT_OP_RMS_NORM_MUL_MAT, CLPORT_OP_ROPE_KV_STORE_ATTENTION, CLPORT_OP_MUL_MAT_ADD,
                                CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU, CLPORT_OP_MUL_MAT_ADD};
   for (size_t i = 0; i < kOps; ++i) {

@@ -72,6 +72,7 @@ class NvLayer {
   uint32_t compute_units_;
   uint64_t local_mem_bytes_;
   bool gpu_;
+  bool portable_;  // CLPORT_NV_LAYER_PORTABLE (nv_layer.cpp)
   std::mutex mutex_;
   std::map<std::string, clport::sdk::Program> programs_;  // by weight dtypes and cache type
   int barrier_checked_ = -1;                              // -1 not yet, 0 failed, 1 works
