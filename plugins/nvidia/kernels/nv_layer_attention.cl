@@ -51,7 +51,8 @@ inline float8 nv_kv8_float(nv_kv8 w) { return w; }
 // Sums over lanes of a warp (every lane gets its set's sum, the same in each): `within` the
 // aligned sets of `width` consecutive lanes, `across` the lanes congruent modulo `stride`
 // (widths and strides powers of two <= 32). Shuffles with PTX; otherwise through scratch (NV_WG
-// floats), which only the strict OpenCL C compiles see (the layer runs only where PTX does).
+// floats), which the strict OpenCL C compiles, this file's test on PoCL and the layer under
+// CLPORT_NV_LAYER_PORTABLE (oclgrind) see: a GPU runs the layer only where PTX builds.
 #if NV_FAST_REDUCE
 inline float nv_sum_within(float v, int width, local float* scratch) {
   for (int lanes = 1; lanes < width; lanes <<= 1) v += nv_shfl_xor(v, lanes);
