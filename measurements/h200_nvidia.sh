@@ -9,6 +9,7 @@
 # phase, CLPORT_NV_LAYER_TIMING, on each shape), rows (the rows the open speed issues are judged
 # on: 8B Q4_0 at 512 / 128, prompts and generation depths of 4096 and 16384, 4 / 16 / 64
 # sequences at 512 + 128, 8B Q8_0's prompt; set against the anchors README's llama.cpp numbers),
+# rows70b (the 70B shape, 36 GiB written first: 512 / 64 with the one-launch layer and op by op),
 # hostshare (clport profile's decode host share), longprofile (the kernels of a 15754-token
 # prompt on the 8B shape, the split between the GEMMs and the attention),
 # real (a real model file at $REAL_MODEL: the
@@ -34,6 +35,7 @@ shape_args() {  # the anchor shapes (anchors README), vocabulary of 49152 tokens
     8b) echo "q4_0 embd=4096 ff=14336 layers=32 heads=32 kv_heads=8 vocab=49152 ctx=2048 tied=1 threads=8" ;;
     8b-long) echo "q4_0 embd=4096 ff=14336 layers=32 heads=32 kv_heads=8 vocab=49152 ctx=16896 tied=1 threads=14" ;;
     8b-q8) echo "q8_0 embd=4096 ff=14336 layers=32 heads=32 kv_heads=8 vocab=49152 ctx=2048 tied=1 threads=14" ;;
+    70b) echo "q4_0 embd=8192 ff=28672 layers=80 heads=64 kv_heads=8 vocab=49152 ctx=2048 tied=1 threads=14" ;;
   esac
 }
 
@@ -156,6 +158,10 @@ for step in "$@"; do
       row 8b-long p16384 --prompt-tokens 16384 --gen-tokens 64 -c 16512
       for n in 4 16 64; do row 8b-long par$n --parallel $n --prompt-tokens 512 --gen-tokens 128; done
       row 8b-q8 q8-p512 --prompt-tokens 512 --gen-tokens 128 ;;
+    rows70b)  # llama.cpp (anchors README): 1379 / 58.6 at 512 / 64; the one-launch layer, then op by op
+      printf 'plugins:\n  nvidia:\n    nv_layer: false\n' >"$out/nolayer.yaml"
+      row 70b p512-70b --prompt-tokens 512 --gen-tokens 64
+      row 70b p512-70b-op-by-op --prompt-tokens 512 --gen-tokens 64 --config "$out/nolayer.yaml" ;;
     longprofile)  # the kernel time of a 15754-token prompt on the 8B shape, by kernel
       [ -f "$models/8b-long.gguf" ] || make_model "$models/8b-long.gguf" $(shape_args 8b-long)
       prompt=$(printf 'The quick brown fox jumps over the lazy dog. %.0s' $(seq 1 250))
