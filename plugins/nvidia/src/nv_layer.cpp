@@ -53,19 +53,15 @@ constexpr size_t kArrivalWord = 32;
 constexpr size_t kMaxHeadGroups = 256;
 constexpr size_t kBarrierWords = kArrivalWord + kMaxHeadGroups;
 
-// CLPORT_NV_LAYER_TIMING=1: the layer kernels count SM cycles per phase and print them when the
-// plan is torn down (where a layer's time goes, on the device itself).
-bool layer_timing() {
-  const char* v = std::getenv("CLPORT_NV_LAYER_TIMING");
-  return v != nullptr && v[0] == '1';
-}
-
-// CLPORT_NV_LAYER_PORTABLE=1: the layer is taken without inline PTX where its launch is one
-// work-group (no grid barrier to wait at), so that a simulator such as oclgrind, which runs
-// work-groups one after another, can check its portable OpenCL C (a diagnostic: PoCL's
-// work-group compiler takes too long on it).
-bool layer_portable() {
-  const char* v = std::getenv("CLPORT_NV_LAYER_PORTABLE");
+// The layer's diagnostics, each on when its variable is 1:
+// - CLPORT_NV_LAYER_TIMING: the layer kernels count SM cycles per phase and print them when the
+//   plan is torn down (where a layer's time goes, on the device itself);
+// - CLPORT_NV_LAYER_PORTABLE: the layer is taken without inline PTX where its launch is one
+//   work-group (no grid barrier to wait at), so that a simulator such as oclgrind, which runs
+//   work-groups one after another, can check its portable OpenCL C (PoCL's work-group compiler
+//   takes too long on it).
+bool diagnostic_on(const char* variable) {
+  const char* v = std::getenv(variable);
   return v != nullptr && v[0] == '1';
 }
 
@@ -165,8 +161,8 @@ NvLayer::NvLayer(const clport_host& host, const clport_device_desc& device, Gemv
     : host_(host), h_(host), gemv_(gemv), config_(config),
       compute_units_(device.compute_units > 0 ? device.compute_units : 1),
       local_mem_bytes_(device.local_mem_bytes), gpu_((device.device_type & CL_DEVICE_TYPE_GPU) != 0),
-      portable_(layer_portable()) {
-  if (layer_timing() && gemv_.ptx &&
+      portable_(diagnostic_on("CLPORT_NV_LAYER_PORTABLE")) {
+  if (diagnostic_on("CLPORT_NV_LAYER_TIMING") && gemv_.ptx &&
       h_.cl().clGetDeviceInfo(device.device, CL_DEVICE_MAX_CLOCK_FREQUENCY, sizeof(clock_mhz_), &clock_mhz_, nullptr) !=
           CL_SUCCESS)
     clock_mhz_ = 0;
