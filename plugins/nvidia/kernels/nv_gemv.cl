@@ -422,21 +422,6 @@ NV_SWIGLU_ROWS_FN(nv_swiglu_rows_q4_0, nv_block_q4_0)
 NV_SWIGLU_ROWS_FN(nv_swiglu_rows_q4_1, nv_block_q4_1)
 NV_SWIGLU_ROWS_FN(nv_swiglu_rows_q8_0, nv_block_q8_0)
 
-// The first `bytes` bytes of quants (and their scales) of the rows this work-group's row walk
-// above takes, in its order (rows (group + t groups) NV_ROWS .. + NV_ROWS - 1 on trip t), asked
-// of the L2 cache ahead of the walk (nv_prefetch_l2). A block of 32 values is qb bytes of quants
-// and sb of scales in the packed layout.
-inline void nv_prefetch_walk(const global void* wq, const global void* ws, int K, int N, int qb, int sb, int group,
-                             int groups, long bytes) {
-  const ulong row_q = (ulong)(K / 32) * qb, row_s = (ulong)(K / 32) * sb;
-  for (long first = (long)group * NV_ROWS; first < N && bytes > 0; first += (long)groups * NV_ROWS) {
-    const long rows = min(min((long)NV_ROWS, (long)N - first), (bytes + (long)row_q - 1) / (long)row_q);
-    nv_prefetch_l2((const global uchar*)wq, first * row_q, (first + rows) * row_q);
-    nv_prefetch_l2((const global uchar*)ws, first * row_s, (first + rows) * row_s);
-    bytes -= rows * (long)row_q;
-  }
-}
-
 #define NV_GEMV_ARGS                                                                            \
   const global uint4 *wq, const global ushort *ws, const global uchar *x, ulong x_off,          \
       const global uchar *g, ulong g_off, int norm, float eps, const global uchar *res,         \

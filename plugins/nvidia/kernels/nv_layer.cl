@@ -36,34 +36,6 @@
 #ifndef NV_DOWN_ROWS
 #define NV_DOWN_ROWS nv_rows_q4_0
 #endif
-// Bytes of quants a block of 32 values takes in each weight's packed layout, and of scales.
-#ifndef NV_QKV_QB
-#define NV_QKV_QB 16
-#define NV_QKV_SB 2
-#endif
-#ifndef NV_O_QB
-#define NV_O_QB 16
-#define NV_O_SB 2
-#endif
-#ifndef NV_FFN_QB
-#define NV_FFN_QB 16
-#define NV_FFN_SB 2
-#endif
-#ifndef NV_DOWN_QB
-#define NV_DOWN_QB 16
-#define NV_DOWN_SB 2
-#endif
-// The weight bytes each work-group asks the L2 cache for ahead of each GEMV phase, issued as the
-// phase before ends (at the launch's start for the first): the memory then streams the next
-// phase's first rows through the grid barriers, the attention and the quantizers, which leave it
-// idle otherwise (nv_prefetch_walk). 0: none.
-#ifndef NV_PREFETCH_BYTES
-#define NV_PREFETCH_BYTES 0
-#endif
-#define NV_PREFETCH(Q, S, K, N, W, SHARE)                                                             \
-  if (NV_PREFETCH_BYTES > 0)                                                                        \
-  nv_prefetch_walk(Q, S, K, N, NV_##W##_QB, NV_##W##_SB, get_group_id(0), get_num_groups(0),       \
-                   NV_PREFETCH_BYTES / (SHARE))
 // bar[NV_ARRIVALS + g]: the count of head group g's key ranges finished this launch.
 #define NV_ARRIVALS 32
 #ifndef NV_SPIN_LIMIT
@@ -187,11 +159,9 @@ kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void nv_layer(
   NV_TIMING_START
 
   // 1
-  NV_PREFETCH(qkv_q, qkv_s, E, NQKV, QKV, 1);
   nv_quantize_row(NV_CF32(x1, x1_off), NV_CF32(attn_norm, attn_norm_off), 1, eps1, E, xq, xds, red, 0, red);
   NV_MARK(0)
   NV_QKV_ROWS(qkv_q, qkv_s, E, NQKV, 0, NV_F32(qkv, qkv_off), NV_F32(qkv, qkv_off), xq, xds, red, get_group_id(0), get_num_groups(0));
-  NV_PREFETCH(o_q, o_s, H * HD, NO, O, 1);
   NV_MARK(1)
   int alive = nv_grid_sync(bar, groups, &ok);
   NV_MARK(2)
@@ -252,8 +222,6 @@ kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void nv_layer(
 #undef NV_LOAD_ATTN
     NV_MARK(5)
     NV_O_ROWS(o_q, o_s, K, NO, 1, NV_CF32(o_res, o_res_off), NV_F32(x3, x3_off), xq, xds, red, get_group_id(0), get_num_groups(0));
-    NV_PREFETCH(g_q, g_s, K4, FF, FFN, 2);
-    NV_PREFETCH(u_q, u_s, K4, FF, FFN, 2);
     NV_MARK(6)
     alive = nv_grid_sync(bar, groups, &ok);
     NV_MARK(7)
@@ -264,7 +232,6 @@ kernel __attribute__((reqd_work_group_size(NV_WG, 1, 1))) void nv_layer(
     nv_quantize_row(NV_CF32(x4, x4_off), NV_CF32(ffn_norm, ffn_norm_off), 1, eps4, K4, xq, xds, red, 0, red);
     NV_MARK(8)
     NV_FFN_ROWS(g_q, g_s, u_q, u_s, K4, FF, NV_F32(act, act_off), xq, xds, red, get_group_id(0), get_num_groups(0));
-    NV_PREFETCH(d_q, d_s, K5, ND, DOWN, 1);
     NV_MARK(9)
     alive = nv_grid_sync(bar, groups, &ok);
     NV_MARK(10)

@@ -165,16 +165,6 @@ inline float4 nv_load_l2_f4(const global float* p) {
 }
 #endif
 
-// Asks the L2 cache for the 128-byte lines holding bytes [from, to) of base, the lines spread
-// over the work-group, without waiting for them: what a phase bound by latency (a grid barrier,
-// the attention, a quantizer) lets the memory fetch for the next one. Nothing without PTX.
-inline void nv_prefetch_l2(const global uchar* base, ulong from, ulong to) {
-#if defined(NV_PTX) && NV_PTX
-  for (ulong at = (from & ~(ulong)127) + 128 * (ulong)get_local_id(0); at < to; at += 128 * (ulong)get_local_size(0))
-    __asm__ volatile("prefetch.global.L2 [%0];" ::"l"((ulong)(base + at)));
-#endif
-}
-
 // The epilogue of a GEMM split along K. A tile's work-groups (one per K range, dimension 2 of the
 // grid) count their arrivals in arrivals[tile] once their partial sums are in part ([split][sets]
 // [M][N] floats: the SwiGLU's gate, then up); the last to arrive resets the count for the next

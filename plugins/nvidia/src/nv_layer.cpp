@@ -260,16 +260,6 @@ bool NvLayer::takes(const clport_op* const* ops, size_t n) const {
 
 const clport::sdk::Program& NvLayer::program(const Weights& w, bool cache_f16) {
   std::ostringstream key;
-  // A block's bytes of quants and of scales in each weight's packed layout, for the prefetches.
-  const auto block_bytes = [&](const char* name, const clport::plugin_common::PackedWeight* pw) {
-    const auto sizes = clport::plugin_common::packed_sizes(pw->dtype, 32, 1);
-    key << " -DNV_" << name << "_QB=" << sizes.q_bytes << " -DNV_" << name << "_SB=" << sizes.s_bytes;
-  };
-  block_bytes("QKV", w[0]);
-  block_bytes("O", w[1]);
-  block_bytes("FFN", w[2]);
-  block_bytes("DOWN", w[4]);
-  key << " -DNV_PREFETCH_BYTES=" << static_cast<uint64_t>(config_.prefetch_kb) * 1024;
   key << gemv_.build_options() << " -DNV_QKV_ROWS=" << rows_fn(w[0]->dtype, false) << " -DNV_O_ROWS=" << rows_fn(w[1]->dtype, false)
       << " -DNV_FFN_ROWS=" << rows_fn(w[2]->dtype, true) << " -DNV_DOWN_ROWS=" << rows_fn(w[4]->dtype, false)
       << " -DNV_CACHE_F16=" << (cache_f16 ? 1 : 0) << " -DNV_ATT_GQA=" << config_.heads_per_item << (clock_mhz_ > 0 ? " -DNV_LAYER_TIMING=1" : "");

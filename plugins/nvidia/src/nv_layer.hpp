@@ -31,10 +31,6 @@ struct LayerConfig {
   // The cached keys from which a step's items take heads_per_item heads; 0 = once every range
   // would take two trips of the attention loop at the most ranges items of that many heads give.
   uint32_t gqa_from_keys = 0;
-  // KiB of weights each work-group asks the L2 cache for ahead of each GEMV phase, while the
-  // phase before it ends and the latency-bound work between them runs (nv_layer.cl's
-  // NV_PREFETCH_BYTES); 0 = none.
-  uint32_t prefetch_kb = 0;
 };
 
 class NvLayer {

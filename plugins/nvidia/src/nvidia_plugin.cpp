@@ -22,7 +22,7 @@
 // nv_gemv_rows_per_warp, nv_gemv_blocks_per_trip and nv_gemv_groups_per_cu (tunable, group gemv;
 // defaults per architecture, arch_defaults.hpp), and the shared kernels' tuning keys but
 // gemv_packed (always on here); nv_layer (default true), nv_layer_groups (0), nv_layer_gqa
-// (4), nv_layer_gqa_keys (0) and nv_layer_prefetch_kb for the one-launch decode layer of nv_layer.hpp, offered as a plan
+// (4) and nv_layer_gqa_keys (0) for the one-launch decode layer of nv_layer.hpp, offered as a plan
 // group, whose GEMV shape is the architecture's.
 #include <algorithm>
 #include <cstring>
@@ -358,9 +358,6 @@ std::vector<clport_setting_decl> nvidia_settings() {
       int_setting("nv_layer_gqa_keys", 0, 1 << 20,
                   "cached keys from which the one-launch layer's attention items take nv_layer_gqa heads; 0 = once "
                   "every key range would take two trips at the most ranges such items give (default 0)"),
-      int_setting("nv_layer_prefetch_kb", 0, 4096,
-                  "KiB of weights each work-group of the one-launch layer asks the L2 cache for ahead of each "
-                  "GEMV phase, fetched while the barriers, the attention and the quantizers run; 0 = none"),
       tuned_int_setting("nv_gemv_groups_per_cu", 0, 64, "gemv", kGemvGroupsPerCuCandidates,
                         "GEMV work-groups per compute unit, each quantizing the activation row once; 0 = one per "
                         "chunk of rows (default: the architecture's, 2 on sm_90)"),
@@ -486,7 +483,6 @@ struct NvidiaPlugin {
     layer.groups = static_cast<uint32_t>(h.setting_int("nv_layer_groups", layer.groups));
     layer.heads_per_item = static_cast<uint32_t>(h.setting_int("nv_layer_gqa", layer.heads_per_item));
     layer.gqa_from_keys = static_cast<uint32_t>(h.setting_int("nv_layer_gqa_keys", layer.gqa_from_keys));
-    layer.prefetch_kb = static_cast<uint32_t>(h.setting_int("nv_layer_prefetch_kb", layer.prefetch_kb));
     if (layer.heads_per_item == 3)
       throw clport::sdk::Failure("nvidia: invalid settings: nv_layer_gqa must be 1, 2 or 4, not 3");
     return std::make_unique<NvidiaInstance>(host, d, std::move(t), g, layer_gemv, gemm, gemm_config, gemm_half,
