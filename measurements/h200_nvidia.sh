@@ -9,7 +9,8 @@
 # phase, CLPORT_NV_LAYER_TIMING, on each shape), rows (the rows the open speed issues are judged
 # on: 8B Q4_0 at 512 / 128, prompts and generation depths of 4096 and 16384, 4 / 16 / 64
 # sequences at 512 + 128, 8B Q8_0's prompt; set against the anchors README's llama.cpp numbers),
-# rows70b (the 70B shape, 36 GiB written first: 512 / 64 with the one-launch layer and op by op),
+# rows70b (the 70B shape, 36 GiB written first: 512 / 64 with the one-launch layer and op by op;
+# on a card without anchors, llama_cuda.sh short on the same file gives llama.cpp's rows),
 # hostshare (clport profile's decode host share), longprofile (the kernels of a 15754-token
 # prompt on the 8B shape, the split between the GEMMs and the attention),
 # real (a real model file at $REAL_MODEL: the

@@ -10,6 +10,9 @@
 #     There: the anchors README's commands on MODEL (an 8B-shape file with a context of 32768):
 #     llama-bench -p 512 -n 128; -p 4096,16384 -n 0; -p 0 -n 64 -d 4096,16384; llama-batched-bench
 #     -npp 512 -ntg 128 -npl 1,4,16,64. Tables to OUTDIR and stdout.
+#   measurements/llama_cuda.sh short TARBALL MODEL OUTDIR [GEN]
+#     There: llama-bench -p 512 -n GEN (default 64) once, the rows a file too large for the full
+#     set takes (the 70B shape's prompt and generation).
 set -euo pipefail
 case "${1:-}" in
 build)
@@ -32,14 +35,18 @@ build)
   tar cf - -C pack . | xz -T0 -6 >"$out"
   ls -la "$out"
   ;;
-run)
+run | short)
   tarball="$2" model="$3" out="$4"
   bin=/tmp/llama-cuda-bin
   mkdir -p "$bin" "$out"
-  tar xJf "$tarball" -C "$bin"
+  [ -x "$bin/llama-bench" ] || tar xJf "$tarball" -C "$bin"
   # NCCL comes with the image's PyTorch where the CUDA folders lack it.
   nccl=$(python3 -c "import nvidia.nccl, os; print(os.path.dirname(nvidia.nccl.__file__) + '/lib')" 2>/dev/null || true)
   export LD_LIBRARY_PATH="$bin:/usr/local/cuda/lib64:/usr/local/cuda/lib${nccl:+:$nccl}"
+  if [ "$1" = short ]; then
+    "$bin/llama-bench" -m "$model" -ngl 99 -p 512 -n "${5:-64}" -r 1 -o md | tee "$out/llama_short.md"
+    exit 0
+  fi
   "$bin/llama-bench" -m "$model" -ngl 99 -p 512 -n 128 -r 3 -o md | tee "$out/llama_pp512.md"
   "$bin/llama-bench" -m "$model" -ngl 99 -p 4096,16384 -n 0 -r 2 -o md | tee "$out/llama_long.md"
   "$bin/llama-bench" -m "$model" -ngl 99 -p 0 -n 64 -d 4096,16384 -r 2 -o md | tee "$out/llama_depth.md"
@@ -47,7 +54,7 @@ run)
     tee "$out/llama_batched.log" | grep -E '^\|'
   ;;
 *)
-  echo "usage: $0 build OUT.tar.xz | run TARBALL MODEL OUTDIR" >&2
+  echo "usage: $0 build OUT.tar.xz | run TARBALL MODEL OUTDIR | short TARBALL MODEL OUTDIR [GEN]" >&2
   exit 2
   ;;
 esac
