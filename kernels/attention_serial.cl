@@ -251,3 +251,144 @@ CLPORT_ATTENTION_SERIAL(attention_serial_mixed, 0, 0, 0, CLPORT_ATTENTION_MIXED_
                         CLPORT_KV_LOAD4_K_ANY, CLPORT_KV_LOAD8_K_ANY, CLPORT_KV_LOAD_V_ANY, CLPORT_KV_LOAD4_V_ANY,
                         CLPORT_KV_LOAD8_V_ANY, CLPORT_KV_ROW_F32, v_nb1, v_nb2)
 #endif
+
+// attention_serial_pair_f16 (prompts on CPU devices, F16 cache, no store): a work-item takes two
+// consecutive tokens t0 = 2 p, t1 = t0 + 1 (t0 again past the last token) of one head, so that
+// each key and value row it shares with both is loaded and converted once for the two queries:
+// the plain kernel converts every row once per query, about as much work as its arithmetic.
+// Global size (n_head, ceil(n_tokens / 2)); same results as attention_serial_f16 up to the
+// order of the online softmax's sums. Keys 4 at a time, so that the 8 score chains, 4 key
+// vectors and 2 query vectors stay in registers on a CPU with 16 vector registers.
+#if CLPORT_WANT(f16) && CLPORT_ATT_SERIAL
+// The online softmax's update of one query (m, l, acc) for four scores s (float4) of the value
+// rows vr0 .. vr3: rescale once if the maximum rose, then add the weighted rows.
+#define CLPORT_PAIR_UPDATE(m, l, acc, s, P)                                                   \
+  {                                                                                           \
+    const float mb_ = fmax(fmax(s.x, s.y), fmax(s.z, s.w));                                    \
+    if (mb_ > m) {                                                                            \
+      const float corr_ = exp(m - mb_); /* 0 on the first keys: m starts at -inf */           \
+      l *= corr_;                                                                             \
+      for (int d_ = 0; d_ < head_dim; ++d_) acc[d_] *= corr_;                                 \
+      m = mb_;                                                                                \
+    }                                                                                         \
+    P = exp(s - m);                                                                           \
+    l += (P.x + P.y) + (P.z + P.w);                                                           \
+  }
+// Query row g rotated at position pos into qv (the angles in a loop of their own, which
+// vectorizes with CLPORT_ROPE_POLY).
+inline void serial_rope_query(float* qv, const global float* g, int head_dim, int pos, int n_rot, int neox,
+                              float freq_base, float freq_scale, const global uchar* ff, ulong ff_off, int has_ff) {
+  float2 cs[ATT_SERIAL_HD / 2];
+  for (int d = 0; d < head_dim; ++d) qv[d] = g[d];
+  for (int i = 0; i < n_rot / 2; ++i)
+    cs[i] = rope_cos_sin(i, pos, n_rot, freq_base, freq_scale, rope_factor(ff, ff_off, has_ff, i));
+  for (int i = 0; i < n_rot / 2; ++i) {
+    const int2 e = rope_pair(i, n_rot, neox);
+    const float2 r = rope_rotate(qv[e.x], qv[e.y], cs[i]);
+    qv[e.x] = r.x;
+    qv[e.y] = r.y;
+  }
+}
+kernel void attention_serial_pair_f16(CLPORT_ATTENTION_PARAMS, int n_tokens) {
+  const int h = get_global_id(0), t0 = 2 * (int)get_global_id(1), t1 = min(t0 + 1, n_tokens - 1);
+  if (h >= n_head || t0 >= n_tokens) return;
+  const int kvh = h / (n_head / n_kv_head);
+  float qa[ATT_SERIAL_HD], qb[ATT_SERIAL_HD], acc_a[ATT_SERIAL_HD], acc_b[ATT_SERIAL_HD];
+  const int pos_a = n_past + t0, pos_b = n_past + t1;
+  serial_rope_query(qa, (const global float*)(q + q_off + h * q_nb1 + t0 * q_nb2), head_dim, pos_a, n_rot, neox,
+                    freq_base, freq_scale, ff, ff_off, has_ff);
+  serial_rope_query(qb, (const global float*)(q + q_off + h * q_nb1 + t1 * q_nb2), head_dim, pos_b, n_rot, neox,
+                    freq_base, freq_scale, ff, ff_off, has_ff);
+  for (int d = 0; d < head_dim; ++d) acc_a[d] = acc_b[d] = 0.0f;
+  const int2 ra = att_key_range(pos_a, pos_a + 1, window, 0, 0, 1), rb = att_key_range(pos_b, pos_b + 1, window, 0, 0, 1);
+  const global uchar* kbase = k + k_off + (size_t)kvh * kv_nb1;
+  const global uchar* vbase = v + v_off + (size_t)kvh * kv_nb1;
+  float m_a = -INFINITY, l_a = 0.0f, m_b = -INFINITY, l_b = 0.0f;
+  // Keys only t0 sees (below t1's window) and only t1 sees (its own position), one at a time
+  // through the plain kernel's steps; the keys both see, four at a time for both.
+  for (int j = ra.x; j < min(rb.x, ra.y); ++j) {
+    const float* qv = qa;
+    float* acc = acc_a;
+    float m = m_a, l = l_a, s;
+    const global uchar* vr = vbase + (size_t)j * kv_nb2;
+    CLPORT_SERIAL_SCORE(s, kbase + (size_t)j * kv_nb2, CLPORT_KV_LOAD4_F16, CLPORT_KV_LOAD_F16)
+    CLPORT_SERIAL_STEP(s, CLPORT_KV_LOAD4_F16(d / 4, vr), CLPORT_KV_LOAD_F16(d, vr))
+    m_a = m;
+    l_a = l;
+  }
+  const int both_end = ra.y;
+  int j = max(ra.x, rb.x);
+  for (; j + 4 <= both_end; j += 4) {
+    const global half *k0 = (const global half*)(kbase + (size_t)j * kv_nb2), *k1 = (const global half*)((const global uchar*)k0 + kv_nb2),
+                      *k2 = (const global half*)((const global uchar*)k1 + kv_nb2), *k3 = (const global half*)((const global uchar*)k2 + kv_nb2);
+    float8 a0 = (float8)(0.0f), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+    int d = 0;
+    for (; d + 8 <= head_dim; d += 8) {
+      const float8 xa = vload8(d / 8, qa), xb = vload8(d / 8, qb);
+      const float8 w0 = vload_half8(d / 8, k0), w1 = vload_half8(d / 8, k1), w2 = vload_half8(d / 8, k2),
+                   w3 = vload_half8(d / 8, k3);
+      a0 = fma(w0, xa, a0);
+      b0 = fma(w0, xb, b0);
+      a1 = fma(w1, xa, a1);
+      b1 = fma(w1, xb, b1);
+      a2 = fma(w2, xa, a2);
+      b2 = fma(w2, xb, b2);
+      a3 = fma(w3, xa, a3);
+      b3 = fma(w3, xb, b3);
+    }
+    float4 sa = (float4)(dot(a0.lo + a0.hi, (float4)(1.0f)), dot(a1.lo + a1.hi, (float4)(1.0f)),
+                         dot(a2.lo + a2.hi, (float4)(1.0f)), dot(a3.lo + a3.hi, (float4)(1.0f)));
+    float4 sb = (float4)(dot(b0.lo + b0.hi, (float4)(1.0f)), dot(b1.lo + b1.hi, (float4)(1.0f)),
+                         dot(b2.lo + b2.hi, (float4)(1.0f)), dot(b3.lo + b3.hi, (float4)(1.0f)));
+    for (; d < head_dim; ++d) {
+      const float4 w = (float4)(vload_half(d, k0), vload_half(d, k1), vload_half(d, k2), vload_half(d, k3));
+      sa += w * qa[d];
+      sb += w * qb[d];
+    }
+    sa *= scale;
+    sb *= scale;
+    float4 pa, pb;
+    CLPORT_PAIR_UPDATE(m_a, l_a, acc_a, sa, pa)
+    CLPORT_PAIR_UPDATE(m_b, l_b, acc_b, sb, pb)
+    const global half *v0 = (const global half*)(vbase + (size_t)j * kv_nb2), *v1 = (const global half*)((const global uchar*)v0 + kv_nb2),
+                      *v2 = (const global half*)((const global uchar*)v1 + kv_nb2), *v3 = (const global half*)((const global uchar*)v2 + kv_nb2);
+    for (d = 0; d + 8 <= head_dim; d += 8) {
+      const float8 u0 = vload_half8(d / 8, v0), u1 = vload_half8(d / 8, v1), u2 = vload_half8(d / 8, v2),
+                   u3 = vload_half8(d / 8, v3);
+      vstore8(vload8(d / 8, acc_a) + (pa.x * u0 + pa.y * u1) + (pa.z * u2 + pa.w * u3), d / 8, acc_a);
+      vstore8(vload8(d / 8, acc_b) + (pb.x * u0 + pb.y * u1) + (pb.z * u2 + pb.w * u3), d / 8, acc_b);
+    }
+    for (; d < head_dim; ++d) {
+      const float4 u = (float4)(vload_half(d, v0), vload_half(d, v1), vload_half(d, v2), vload_half(d, v3));
+      acc_a[d] += dot(pa, u);
+      acc_b[d] += dot(pb, u);
+    }
+  }
+  // The last shared keys (fewer than four) for both, then t1's own.
+  for (int who = 0; who < 2; ++who) {
+    const float* qv = who == 0 ? qa : qb;
+    float* acc = who == 0 ? acc_a : acc_b;
+    float m = who == 0 ? m_a : m_b, l = who == 0 ? l_a : l_b;
+    const int end = who == 0 ? both_end : rb.y;
+    for (int i = j; i < end; ++i) {
+      const global uchar* vr = vbase + (size_t)i * kv_nb2;
+      float s;
+      CLPORT_SERIAL_SCORE(s, kbase + (size_t)i * kv_nb2, CLPORT_KV_LOAD4_F16, CLPORT_KV_LOAD_F16)
+      CLPORT_SERIAL_STEP(s, CLPORT_KV_LOAD4_F16(d / 4, vr), CLPORT_KV_LOAD_F16(d, vr))
+    }
+    if (who == 0) {
+      m_a = m;
+      l_a = l;
+    } else {
+      m_b = m;
+      l_b = l;
+    }
+  }
+  global float* oa = CLPORT_AT(global float*, out, out_off) + ((size_t)t0 * n_head + h) * head_dim;
+  global float* ob = CLPORT_AT(global float*, out, out_off) + ((size_t)t1 * n_head + h) * head_dim;
+  const float inv_a = 1.0f / l_a, inv_b = 1.0f / l_b;
+  for (int d = 0; d < head_dim; ++d) oa[d] = acc_a[d] * inv_a;
+  if (t1 != t0)
+    for (int d = 0; d < head_dim; ++d) ob[d] = acc_b[d] * inv_b;
+}
+#endif

@@ -231,6 +231,20 @@ void OpRunner::attention(const clport_op& op) {
       return;
     }
   }
+  // A prompt on a CPU device with an F16 cache: two tokens a work-item, each shared key and value
+  // row converted once for both (attention_serial.cl).
+  if (serial && !store && !mixed && kc.dtype == CLPORT_DTYPE_F16 && q.ne[2] >= 2) {
+    const sdk::Kernel& kp = kernel(ProgramId::Attention, "attention_serial_pair_f16", types);
+    set_attention_args(kp);
+    sdk::detail::set_one(h_.cl(), kp, kSplitArgs, i32(q.ne[2]));
+    const size_t pairs = static_cast<size_t>((q.ne[2] + 1) / 2);
+    const size_t global_p[2] = {static_cast<size_t>(q.ne[1]), pairs};
+    // The query heads of a KV head a work-group, as for the plain kernel below.
+    const bool whole_groups = kc.ne[1] * static_cast<int64_t>(pairs) >= compute_units_;
+    const size_t local_p[2] = {whole_groups ? static_cast<size_t>(q.ne[1] / kc.ne[1]) : 1, 1};
+    run(kp, 2, global_p, local_p);
+    return;
+  }
   const sdk::Kernel& k = kernel(ProgramId::Attention, name, types);
   set_attention_args(k);
   if (mixed) {
