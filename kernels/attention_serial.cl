@@ -29,15 +29,22 @@
     for (; d < head_dim; ++d)                                                                  \
       acc[d] += ((p).x * VLOAD1(d, r0) + (p).y * VLOAD1(d, r1)) + ((p).z * VLOAD1(d, r2) + (p).w * VLOAD1(d, r3)); \
   }
+// The online softmax's running maximum M raised to mb when mb is larger: the sum L and the
+// output ACC rescaled by exp(M - mb) (0 on the first keys: M starts at -inf).
+#define CLPORT_SERIAL_RAISE_MAX(M, L, ACC, mb)                                                 \
+  {                                                                                            \
+    const float mb_ = (mb);                                                                    \
+    if (mb_ > M) {                                                                             \
+      const float corr_ = exp(M - mb_);                                                        \
+      L *= corr_;                                                                              \
+      for (int d_ = 0; d_ < head_dim; ++d_) ACC[d_] *= corr_;                                  \
+      M = mb_;                                                                                 \
+    }                                                                                          \
+  }
 // One key's step of the online softmax: score s, value row vr.
 #define CLPORT_SERIAL_STEP(s, VALUE4, VALUE1)                                                  \
   {                                                                                            \
-    if (s > m) {                                                                               \
-      const float corr = exp(m - s); /* 0 on the first key: m starts at -inf */                \
-      l *= corr;                                                                               \
-      for (int d = 0; d < head_dim; ++d) acc[d] *= corr;                                       \
-      m = s;                                                                                   \
-    }                                                                                          \
+    CLPORT_SERIAL_RAISE_MAX(m, l, acc, s)                                                      \
     const float p = exp(s - m);                                                                \
     l += p;                                                                                    \
     int d = 0;                                                                                 \
@@ -155,12 +162,7 @@
       const float8 s8 = vload8(0, sc);                                                         \
       const float4 m4 = fmax(s8.lo, s8.hi);                                                    \
       const float mb = fmax(fmax(m4.x, m4.y), fmax(m4.z, m4.w));                               \
-      if (mb > m) {                                                                            \
-        const float corr = exp(m - mb); /* 0 on the first keys: m starts at -inf */            \
-        l *= corr;                                                                             \
-        for (int d = 0; d < head_dim; ++d) acc[d] *= corr;                                     \
-        m = mb;                                                                                \
-      }                                                                                        \
+      CLPORT_SERIAL_RAISE_MAX(m, l, acc, mb)                                                   \
       const float8 p8 = exp(s8 - m);                                                           \
       const float4 l4 = p8.lo + p8.hi;                                                         \
       l += (l4.x + l4.y) + (l4.z + l4.w);                                                      \
@@ -260,19 +262,29 @@ CLPORT_ATTENTION_SERIAL(attention_serial_mixed, 0, 0, 0, CLPORT_ATTENTION_MIXED_
 // order of the online softmax's sums. Keys 4 at a time, so that the 8 score chains, 4 key
 // vectors and 2 query vectors stay in registers on a CPU with 16 vector registers.
 #if CLPORT_WANT(f16) && CLPORT_ATT_SERIAL
-// The online softmax's update of one query (m, l, acc) for four scores s (float4) of the value
-// rows vr0 .. vr3: rescale once if the maximum rose, then add the weighted rows.
+// One query's (m, l, acc) update for four scores s (float4): the weights P of the four value
+// rows, after one rescale if the maximum rose.
 #define CLPORT_PAIR_UPDATE(m, l, acc, s, P)                                                   \
   {                                                                                           \
-    const float mb_ = fmax(fmax(s.x, s.y), fmax(s.z, s.w));                                    \
-    if (mb_ > m) {                                                                            \
-      const float corr_ = exp(m - mb_); /* 0 on the first keys: m starts at -inf */           \
-      l *= corr_;                                                                             \
-      for (int d_ = 0; d_ < head_dim; ++d_) acc[d_] *= corr_;                                 \
-      m = mb_;                                                                                \
-    }                                                                                         \
+    CLPORT_SERIAL_RAISE_MAX(m, l, acc, fmax(fmax(s.x, s.y), fmax(s.z, s.w)))                  \
     P = exp(s - m);                                                                           \
     l += (P.x + P.y) + (P.z + P.w);                                                           \
+  }
+// Keys from .. to - 1 for one query (QV, ACC, M, L) alone, through the plain kernel's one-key
+// steps (which name the query's state qv, acc, m, l).
+#define CLPORT_PAIR_ALONE(QV, ACC, M, L, from, to)                                             \
+  {                                                                                            \
+    const float* qv = QV;                                                                      \
+    float* acc = ACC;                                                                          \
+    float m = M, l = L;                                                                        \
+    for (int i_ = (from); i_ < (to); ++i_) {                                                   \
+      const global uchar* vr = vbase + (size_t)i_ * kv_nb2;                                    \
+      float s;                                                                                 \
+      CLPORT_SERIAL_SCORE(s, kbase + (size_t)i_ * kv_nb2, CLPORT_KV_LOAD4_F16, CLPORT_KV_LOAD_F16) \
+      CLPORT_SERIAL_STEP(s, CLPORT_KV_LOAD4_F16(d / 4, vr), CLPORT_KV_LOAD_F16(d, vr))         \
+    }                                                                                          \
+    M = m;                                                                                     \
+    L = l;                                                                                     \
   }
 // Query row g rotated at position pos into qv (the angles in a loop of their own, which
 // vectorizes with CLPORT_ROPE_POLY).
@@ -304,18 +316,9 @@ kernel void attention_serial_pair_f16(CLPORT_ATTENTION_PARAMS, int n_tokens) {
   const global uchar* kbase = k + k_off + (size_t)kvh * kv_nb1;
   const global uchar* vbase = v + v_off + (size_t)kvh * kv_nb1;
   float m_a = -INFINITY, l_a = 0.0f, m_b = -INFINITY, l_b = 0.0f;
-  // Keys only t0 sees (below t1's window) and only t1 sees (its own position), one at a time
-  // through the plain kernel's steps; the keys both see, four at a time for both.
-  for (int j = ra.x; j < min(rb.x, ra.y); ++j) {
-    const float* qv = qa;
-    float* acc = acc_a;
-    float m = m_a, l = l_a, s;
-    const global uchar* vr = vbase + (size_t)j * kv_nb2;
-    CLPORT_SERIAL_SCORE(s, kbase + (size_t)j * kv_nb2, CLPORT_KV_LOAD4_F16, CLPORT_KV_LOAD_F16)
-    CLPORT_SERIAL_STEP(s, CLPORT_KV_LOAD4_F16(d / 4, vr), CLPORT_KV_LOAD_F16(d, vr))
-    m_a = m;
-    l_a = l;
-  }
+  // Keys only t0 sees (below t1's window) and only t1 sees (its own position) one at a time;
+  // the keys both see four at a time for both.
+  CLPORT_PAIR_ALONE(qa, acc_a, m_a, l_a, ra.x, min(rb.x, ra.y))
   const int both_end = ra.y;
   int j = max(ra.x, rb.x);
   for (; j + 4 <= both_end; j += 4) {
@@ -365,25 +368,8 @@ kernel void attention_serial_pair_f16(CLPORT_ATTENTION_PARAMS, int n_tokens) {
     }
   }
   // The last shared keys (fewer than four) for both, then t1's own.
-  for (int who = 0; who < 2; ++who) {
-    const float* qv = who == 0 ? qa : qb;
-    float* acc = who == 0 ? acc_a : acc_b;
-    float m = who == 0 ? m_a : m_b, l = who == 0 ? l_a : l_b;
-    const int end = who == 0 ? both_end : rb.y;
-    for (int i = j; i < end; ++i) {
-      const global uchar* vr = vbase + (size_t)i * kv_nb2;
-      float s;
-      CLPORT_SERIAL_SCORE(s, kbase + (size_t)i * kv_nb2, CLPORT_KV_LOAD4_F16, CLPORT_KV_LOAD_F16)
-      CLPORT_SERIAL_STEP(s, CLPORT_KV_LOAD4_F16(d / 4, vr), CLPORT_KV_LOAD_F16(d, vr))
-    }
-    if (who == 0) {
-      m_a = m;
-      l_a = l;
-    } else {
-      m_b = m;
-      l_b = l;
-    }
-  }
+  CLPORT_PAIR_ALONE(qa, acc_a, m_a, l_a, j, both_end)
+  CLPORT_PAIR_ALONE(qb, acc_b, m_b, l_b, j, rb.y)
   global float* oa = CLPORT_AT(global float*, out, out_off) + ((size_t)t0 * n_head + h) * head_dim;
   global float* ob = CLPORT_AT(global float*, out, out_off) + ((size_t)t1 * n_head + h) * head_dim;
   const float inv_a = 1.0f / l_a, inv_b = 1.0f / l_b;

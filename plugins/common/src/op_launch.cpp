@@ -210,8 +210,10 @@ void OpRunner::attention(const clport_op& op) {
   // Unless that leaves fewer work-groups than compute units (an unsplit decode step of few KV
   // groups): then a work-item each.
   const int splits = attention_splits(op);
-  const int64_t kv_groups = kc.ne[1] * q.ne[2] * splits;
-  const size_t serial_local = kv_groups >= compute_units_ ? static_cast<size_t>(q.ne[1] / kc.ne[1]) : 1;
+  const auto serial_local_for = [&](int64_t items_per_kv_head) {
+    return kc.ne[1] * items_per_kv_head >= compute_units_ ? static_cast<size_t>(q.ne[1] / kc.ne[1]) : size_t{1};
+  };
+  const size_t serial_local = serial_local_for(q.ne[2] * splits);
   if (splits > 1) {
     const size_t part_bytes = attention_part_bytes(1, q.ne[1], q.ne[0], splits);
     if (cl_mem part = attention_parts_.grow(part_bytes); part != nullptr) {
@@ -239,9 +241,7 @@ void OpRunner::attention(const clport_op& op) {
     sdk::detail::set_one(h_.cl(), kp, kSplitArgs, i32(q.ne[2]));
     const size_t pairs = static_cast<size_t>((q.ne[2] + 1) / 2);
     const size_t global_p[2] = {static_cast<size_t>(q.ne[1]), pairs};
-    // The query heads of a KV head a work-group, as for the plain kernel below.
-    const bool whole_groups = kc.ne[1] * static_cast<int64_t>(pairs) >= compute_units_;
-    const size_t local_p[2] = {whole_groups ? static_cast<size_t>(q.ne[1] / kc.ne[1]) : 1, 1};
+    const size_t local_p[2] = {serial_local_for(static_cast<int64_t>(pairs)), 1};
     run(kp, 2, global_p, local_p);
     return;
   }
