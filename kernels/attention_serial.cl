@@ -117,6 +117,23 @@
     sc[7] = t7 * scale;                                                                        \
   }
 
+// Query row g rotated at position pos into qv, the pairs' angles into cs (the serial kernel rotates
+// the new key with them too). The angles in a loop of their own: with CLPORT_ROPE_POLY it
+// vectorizes.
+inline void serial_rope_query(float* qv, float2* cs, const global float* g, int head_dim, int pos, int n_rot,
+                              int neox, float freq_base, float freq_scale, const global uchar* ff, ulong ff_off,
+                              int has_ff) {
+  for (int d = 0; d < head_dim; ++d) qv[d] = g[d];
+  for (int i = 0; i < n_rot / 2; ++i)
+    cs[i] = rope_cos_sin(i, pos, n_rot, freq_base, freq_scale, rope_factor(ff, ff_off, has_ff, i));
+  for (int i = 0; i < n_rot / 2; ++i) {
+    const int2 e = rope_pair(i, n_rot, neox);
+    const float2 r = rope_rotate(qv[e.x], qv[e.y], cs[i]);
+    qv[e.x] = r.x;
+    qv[e.y] = r.y;
+  }
+}
+
 #define CLPORT_ATTENTION_SERIAL(NAME, STORE_NEW, SPLIT, CELLS, EXTRA, KLOAD1, KLOAD4, KLOAD8, VLOAD1, VLOAD4, VLOAD8, ROW, \
                                 VNB1, VNB2)                                                    \
   kernel void NAME(                                                                            \
@@ -128,20 +145,9 @@
     const int group = n_head / n_kv_head, kvh = h / group;                                     \
     float qv[ATT_SERIAL_HD], acc[ATT_SERIAL_HD];                                               \
     float2 cs[ATT_SERIAL_HD / 2]; /* the angles of position n_past + t, pair by pair */         \
-    const global float* qg = (const global float*)(q + q_off + h * q_nb1 + t * q_nb2);         \
-    for (int d = 0; d < head_dim; ++d) {                                                       \
-      qv[d] = qg[d];                                                                           \
-      acc[d] = 0.0f;                                                                           \
-    }                                                                                          \
-    /* The angles in a loop of their own: with CLPORT_ROPE_POLY it vectorizes. */              \
-    for (int i = 0; i < n_rot / 2; ++i)                                                        \
-      cs[i] = rope_cos_sin(i, qpos, n_rot, freq_base, freq_scale, rope_factor(ff, ff_off, has_ff, i)); \
-    for (int i = 0; i < n_rot / 2; ++i) {                                                      \
-      const int2 e = rope_pair(i, n_rot, neox);                                                \
-      const float2 r = rope_rotate(qv[e.x], qv[e.y], cs[i]);                                   \
-      qv[e.x] = r.x;                                                                           \
-      qv[e.y] = r.y;                                                                           \
-    }                                                                                          \
+    serial_rope_query(qv, cs, (const global float*)(q + q_off + h * q_nb1 + t * q_nb2), head_dim, qpos, n_rot, \
+                      neox, freq_base, freq_scale, ff, ff_off, has_ff);                        \
+    for (int d = 0; d < head_dim; ++d) acc[d] = 0.0f;                                          \
     float m = -INFINITY, l = 0.0f;                                                             \
     /* Keys read from the cache; with STORE_NEW the last one (n_past) is this step's own. */   \
     int n_keys = STORE_NEW ? n_past : qpos + 1;                                                \
@@ -286,31 +292,17 @@ CLPORT_ATTENTION_SERIAL(attention_serial_mixed, 0, 0, 0, CLPORT_ATTENTION_MIXED_
     M = m;                                                                                     \
     L = l;                                                                                     \
   }
-// Query row g rotated at position pos into qv (the angles in a loop of their own, which
-// vectorizes with CLPORT_ROPE_POLY).
-inline void serial_rope_query(float* qv, const global float* g, int head_dim, int pos, int n_rot, int neox,
-                              float freq_base, float freq_scale, const global uchar* ff, ulong ff_off, int has_ff) {
-  float2 cs[ATT_SERIAL_HD / 2];
-  for (int d = 0; d < head_dim; ++d) qv[d] = g[d];
-  for (int i = 0; i < n_rot / 2; ++i)
-    cs[i] = rope_cos_sin(i, pos, n_rot, freq_base, freq_scale, rope_factor(ff, ff_off, has_ff, i));
-  for (int i = 0; i < n_rot / 2; ++i) {
-    const int2 e = rope_pair(i, n_rot, neox);
-    const float2 r = rope_rotate(qv[e.x], qv[e.y], cs[i]);
-    qv[e.x] = r.x;
-    qv[e.y] = r.y;
-  }
-}
 kernel void attention_serial_pair_f16(CLPORT_ATTENTION_PARAMS, int n_tokens) {
   const int h = get_global_id(0), t0 = 2 * (int)get_global_id(1), t1 = min(t0 + 1, n_tokens - 1);
   if (h >= n_head || t0 >= n_tokens) return;
   const int kvh = h / (n_head / n_kv_head);
   float qa[ATT_SERIAL_HD], qb[ATT_SERIAL_HD], acc_a[ATT_SERIAL_HD], acc_b[ATT_SERIAL_HD];
+  float2 cs[ATT_SERIAL_HD / 2];
   const int pos_a = n_past + t0, pos_b = n_past + t1;
-  serial_rope_query(qa, (const global float*)(q + q_off + h * q_nb1 + t0 * q_nb2), head_dim, pos_a, n_rot, neox,
-                    freq_base, freq_scale, ff, ff_off, has_ff);
-  serial_rope_query(qb, (const global float*)(q + q_off + h * q_nb1 + t1 * q_nb2), head_dim, pos_b, n_rot, neox,
-                    freq_base, freq_scale, ff, ff_off, has_ff);
+  serial_rope_query(qa, cs, (const global float*)(q + q_off + h * q_nb1 + t0 * q_nb2), head_dim, pos_a, n_rot,
+                    neox, freq_base, freq_scale, ff, ff_off, has_ff);
+  serial_rope_query(qb, cs, (const global float*)(q + q_off + h * q_nb1 + t1 * q_nb2), head_dim, pos_b, n_rot,
+                    neox, freq_base, freq_scale, ff, ff_off, has_ff);
   for (int d = 0; d < head_dim; ++d) acc_a[d] = acc_b[d] = 0.0f;
   const int2 ra = att_key_range(pos_a, pos_a + 1, window, 0, 0, 1), rb = att_key_range(pos_b, pos_b + 1, window, 0, 0, 1);
   const global uchar* kbase = k + k_off + (size_t)kvh * kv_nb1;
