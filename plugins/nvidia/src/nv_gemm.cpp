@@ -30,11 +30,14 @@ std::string GemmConfig::validate() const {
   if (split_blocks != 2 && split_blocks != 4 && split_blocks != 8)
     return "nv_gemm_split_blocks must be 2, 4 or 8 (blocks of 32 values in flight), not " +
            std::to_string(split_blocks);
+  if (split_stages < 2 || split_stages > 8)
+    return "nv_gemm_split_stages must be in 2..8 (steps in the ring), not " + std::to_string(split_stages);
   return "";
 }
 
 std::string GemmConfig::build_options(bool ptx) const {
-  return ptx_options(ptx) + " -DNV_GEMM_SPLIT_BLOCKS=" + std::to_string(split_blocks);
+  return ptx_options(ptx) + (ptx && async_copies ? " -DNV_ASYNC=1" : "") +
+         " -DNV_GEMM_SPLIT_BLOCKS=" + std::to_string(split_blocks) + " -DNV_GEMM_STAGES=" + std::to_string(split_stages);
 }
 
 NvGemm::NvGemm(const clport_host& host, bool ptx, GemmConfig config, uint32_t compute_units)
@@ -58,6 +61,11 @@ uint32_t NvGemm::rows_per_group(int64_t M) const {
   // 1.2-1.6x the GFLOP/s of 64 at every 8B shape, even 4096 x 4096's 256 groups); 64 when the
   // batch fits in them.
   return M > 64 ? 128 : 64;
+}
+
+bool NvGemm::split_async(int32_t dtype, int64_t K) const {
+  // Whole steps of two blocks, and a row's scales of a step 4-byte aligned (nv_gemm_split_async.cl).
+  return config_.split_async && (config_.async_copies || !ptx_) && !reads_in_place(dtype) && (K / 32) % 2 == 0;
 }
 
 bool NvGemm::covers(int32_t weight_dtype) { return gemm_suffix(weight_dtype) != nullptr; }
@@ -153,11 +161,13 @@ bool NvGemm::enqueue(const clport_op& op, const WeightView& w, const WeightView*
     cl_mem part = partials(partials_bytes(sh, M, N, swiglu));
     cl_mem counts = part != nullptr ? arrivals_.get(groups_n * groups_m) : nullptr;
     if (counts != nullptr) {
-      const std::string split_name = std::string(swiglu ? "nv_gemm_swiglu_split_" : "nv_gemm_split_") + suffix +
-                                     (split_rows == 16   ? "_m16"
-                                      : split_rows == 32 ? "_m32"
-                                      : !swiglu && split_rows == 64 ? "_m64"
-                                                                    : "");
+      const bool async = split_async(w.dtype, K);
+      const std::string rows_suffix = split_rows == 16                                 ? "_m16"
+                                      : split_rows == 32                               ? "_m32"
+                                      : (async || !swiglu) && split_rows == 64 ? "_m64"
+                                                                                       : "";
+      const std::string split_name = std::string(swiglu ? "nv_gemm_swiglu_split_" : "nv_gemm_split_") +
+                                     (async ? "async_" : "") + suffix + rows_suffix;
       const clport::sdk::Kernel& ks = program_.kernel(split_name);
       const WeightView& second = swiglu ? *up : w;
       const clport_tensor& res = add ? *op.src[2] : x;

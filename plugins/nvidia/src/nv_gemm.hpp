@@ -30,9 +30,18 @@ struct GemmConfig {
   // more rows stay one step ahead (nv_gemm.cl's nv_gemm_split_loop). H100, 16 sequences of the 8B
   // shape: 1729-1738 tok/s with 2, 1777-1781 with 4, 1681-1692 with 8 (fewer groups fit a unit).
   uint32_t split_blocks = 4;
+  // The split products of 16 to 64 rows on nv_gemm_split_async.cl (operands staged by
+  // asynchronous copies, split_stages steps in a ring) where K / 32 is even and the weights are in
+  // the packed layout; the register-staged kernels otherwise. Taken where the driver's copies are
+  // asynchronous (async_copies, probed) and in plain OpenCL C (no PTX: a spoofed identity checks
+  // the kernel there); a GPU without cp.async keeps the register-staged kernels.
+  bool split_async = true;
+  uint32_t split_stages = 4;
+  bool async_copies = false;
   // Why the settings are invalid, or empty.
   std::string validate() const;
-  // The GEMM program's build options: -cl-std, NV_PTX and NV_GEMM_SPLIT_BLOCKS.
+  // The GEMM program's build options: -cl-std, NV_PTX, NV_ASYNC, NV_GEMM_SPLIT_BLOCKS and
+  // NV_GEMM_STAGES.
   std::string build_options(bool ptx) const;
 };
 
@@ -91,8 +100,15 @@ class NvGemm {
   bool ptx_;
   GemmConfig config_;
   uint32_t compute_units_;
-  NvProgram program_{h_,
-                     [this] { return std::make_pair(behind_ptx_helpers("nv_gemm.cl"), config_.build_options(ptx_)); }};
+  // Whether a split product of weights of `dtype` over K takes the asynchronous staging.
+  bool split_async(int32_t dtype, int64_t K) const;
+
+  NvProgram program_{h_, [this] {
+                       return std::make_pair(behind_ptx_helpers("nv_gemm.cl") + "\n" +
+                                                 clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia",
+                                                                                   "nv_gemm_split_async.cl"),
+                                             config_.build_options(ptx_));
+                     }};
   std::mutex mutex_;  // reserve()'s
   clport::plugin_common::ScratchBuffer codes_scratch_{host_, "GEMM activation codes"},
       scales_scratch_{host_, "GEMM activation scales"}, part_scratch_{host_, "split GEMM sums"};

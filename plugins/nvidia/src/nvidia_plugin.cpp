@@ -328,6 +328,12 @@ std::vector<clport_setting_decl> nvidia_settings() {
                   "blocks of 32 values along K whose loads each work-group of the split GEMM of up to 32 rows "
                   "has in flight: 2 (one step ahead), 4 or 8 (2 or 4 steps ahead in registers; more rows stay "
                   "one step ahead) (default 4)"),
+      bool_setting("nv_gemm_split_async",
+                   "false keeps the split GEMM of 16 to 64 rows on its register-staged kernels instead of the ring "
+                   "of asynchronous copies (used where the driver's cp.async probe passed; default true)"),
+      int_setting("nv_gemm_split_stages", 2, 8,
+                  "steps of the asynchronously staged split GEMM's ring, stages - 1 of them in flight; fewer where "
+                  "they do not fit 44 KiB of local memory (default 4)"),
       bool_setting("nv_attention",
                    "false leaves a prompt's attention and the decode attention of several sequences to the shared "
                    "kernels instead of the nvidia ones (default true)"),
@@ -336,8 +342,8 @@ std::vector<clport_setting_decl> nvidia_settings() {
                    "(inline PTX; default true)"),
       bool_setting("nv_async_copy",
                    "false stages the tensor-core prompt attention's key and value tiles by plain loads and reads "
-                   "their fragments by 32-bit loads, instead of asynchronous copies and ldmatrix (compute "
-                   "capability 8.0, probed; default true)"),
+                   "their fragments by 32-bit loads, instead of asynchronous copies and ldmatrix, and keeps the "
+                   "split GEMM on its register-staged kernels (compute capability 8.0, probed; default true)"),
       tuned_int_setting("nv_gemv_wg", 32, 1024, "gemv", kGemvWgCandidates,
                         "GEMV work-group size, a power of two >= 32 within the device's limit (default: the "
                         "architecture's, 512 on sm_90)"),
@@ -423,10 +429,10 @@ struct NvidiaPlugin {
     const bool tensor_cores = ptx.usable && ptx.compute_major >= 8;
     const bool attention = h.setting_bool("nv_attention", true);
     const bool attention_mma = h.setting_bool("nv_attention_mma", true);
-    // The tensor-core prompt attention's pipeline of asynchronous copies and matrix loads (compute
-    // capability 8.0), probed only where that kernel may run.
+    // The asynchronous copies and matrix loads (compute capability 8.0) of the tensor-core prompt
+    // attention's pipeline and the split GEMM's ring, probed where the tensor cores are.
     bool async_copies = false;
-    if (tensor_cores && attention && attention_mma && h.setting_bool("nv_async_copy", true)) {
+    if (tensor_cores && h.setting_bool("nv_async_copy", true)) {
       const nvidia::AsyncProbe async = nvidia::probe_async_copies(host, ptx);
       async_copies = async.usable;
       h.log(CLPORT_LOG_INFO, async.usable ? std::string("nvidia: asynchronous copies (cp.async, ldmatrix) in use")
@@ -460,6 +466,9 @@ struct NvidiaPlugin {
     gemm_config.split_groups_per_cu =
         static_cast<uint32_t>(h.setting_int("nv_gemm_split_groups", gemm_config.split_groups_per_cu));
     gemm_config.split_blocks = static_cast<uint32_t>(h.setting_int("nv_gemm_split_blocks", gemm_config.split_blocks));
+    gemm_config.split_async = h.setting_bool("nv_gemm_split_async", gemm_config.split_async);
+    gemm_config.split_stages = static_cast<uint32_t>(h.setting_int("nv_gemm_split_stages", gemm_config.split_stages));
+    gemm_config.async_copies = async_copies;
     if (std::string why = gemm_config.validate(); !why.empty())
       throw clport::sdk::Failure("nvidia: invalid settings: " + why);
     // auto: the f16 GEMM where the tensor cores take it (its plain OpenCL C form is for checking the

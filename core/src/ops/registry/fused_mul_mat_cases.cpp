@@ -54,6 +54,11 @@ void fused_mul_mat_gemm_cases(std::vector<CaseSpec>& out, clport_op_kind kind, b
     // 70 and 72 weight rows: the split epilogue sums one column or four at a time.
     fused_mul_mat_case(out, kind, d, 2080, 70, 9);
     fused_mul_mat_case(out, kind, d, 2080, 72, 40);
+    // An even number of K blocks, which the split GEMM stages by asynchronous copies
+    // (nv_gemm_split_async.cl): 32 and 64 rows a group.
+    fused_mul_mat_case(out, kind, d, 2048, 70, 20);
+    fused_mul_mat_case(out, kind, d, 2048, 72, 40);
+    if (kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU) fused_mul_mat_case(out, kind, d, 2048, 70, 9);  // 16 rows
   }
 }
 

@@ -53,6 +53,8 @@ void mul_mat_cases(std::vector<CaseSpec>& out, bool small) {
   for (DType d : {DType::Q4_0, DType::Q4_1, DType::Q8_0}) {
     mul_mat_case(out, d, 2080, 70, 9);
     mul_mat_case(out, d, 2080, 72, 40);
+    // An even number of K blocks (the split GEMM's asynchronously staged kernels), 16 rows a group.
+    mul_mat_case(out, d, 2048, 70, 9);
     // A prompt's product on a GPU GEMM of 128 x 128 tiles (nv_gemm_half): two tiles of rows and of
     // weight rows, both edges part-way through one, an odd number of K blocks.
     mul_mat_case(out, d, 288, 200, 130);

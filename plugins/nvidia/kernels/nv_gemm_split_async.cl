@@ -1,0 +1,317 @@
+// The split-K GEMM of a decode step of several sequences (16 to 64 activation rows), with its
+// operands staged by asynchronous copies in a ring of NV_GEMM_STAGES steps: the same products,
+// tiles and K ranges as nv_gemm.cl's split kernels, but the loads of several steps are in flight
+// at once without holding registers.
+//
+// nv_gemm.cl's split kernels stage each step through registers (global -> registers -> local
+// memory, rearranged on the way), so the steps they keep in flight cost registers: one step ahead,
+// a group of 16 rows has about 2 KiB of weights on the way and the GEMM read its weights at about
+// 0.6 TB/s on the H200; two steps ahead gained 5% and four lost, the SwiGLU kernel past 160
+// registers. Here every 16-byte piece of a step goes straight from global to local memory
+// (cp.async, where the driver's probe passed; a plain copy otherwise, which is what runs under a
+// spoofed identity), in the global layout's order, so NV_GEMM_STAGES - 1 steps are on the way at
+// the cost of local memory only.
+//
+// Local layout of one stage (two blocks of 32 values along K, as nv_gemm.cl's steps):
+//  - activation codes and scales as nv_gemm.cl stages them, uint4 [block][tile][lane] and float4
+//    [block][tile][g] (the global layout is [tile][block][...], so each piece lands in place);
+//  - weight quants as in the packed layout, one 16-byte word (two for Q8_0) per (block, row):
+//    uint4 [block][row][part], Q8_0's two parts swapped on rows whose bit 2 is set, so that a
+//    warp's reads of word t of rows g (8 of them) fall in 32 different banks;
+//  - weight scales as the packed layout holds them, a row's two blocks together: the f16 bits of
+//    d (Q4_0, Q8_0: 4 bytes a row) or of d and m (Q4_1: 8 bytes a row).
+// A lane reads its B operand (word t of its weight row) with a 32-bit load per weight tile; the
+// products and the scaling are nv_gemm.cl's, in the same order, so a row's sums are those of the
+// register-staged kernels.
+//
+// Needs nv_gemm.cl in front (its products, scales, activation words and the split epilogue).
+// clport-requires: nv_gemm.cl
+
+// Steps in the ring (the host's nv_gemm_split_stages), fewer where they would not fit NV_GA_LOCAL.
+#ifndef NV_GEMM_STAGES
+#define NV_GEMM_STAGES 4
+#endif
+#if NV_GEMM_STAGES < 2 || NV_GEMM_STAGES > 8
+#error "NV_GEMM_STAGES must be 2 .. 8"
+#endif
+// 16-byte words of local memory a ring may take: 44 KiB of the 48 an NVIDIA work-group gets.
+#define NV_GA_LOCAL 2816
+
+#if defined(NV_ASYNC) && NV_ASYNC
+// 4 and 8 bytes (the weight scales of a row and step): cp.async's .ca form takes these sizes.
+inline void nv_copy4_async(local uint* dst, const global uint* src) {
+  __asm__ volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(nv_local_addr(dst)), "l"((ulong)src) : "memory");
+}
+inline void nv_copy8_async(local uint2* dst, const global uint2* src) {
+  __asm__ volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(nv_local_addr(dst)), "l"((ulong)src) : "memory");
+}
+#else
+inline void nv_copy4_async(local uint* dst, const global uint* src) { *dst = *src; }
+inline void nv_copy8_async(local uint2* dst, const global uint2* src) { *dst = *src; }
+#endif
+
+// Waits until at most stages - 2 of this work-item's committed steps are in flight, that is until
+// the oldest of them has landed (cp.async.wait_group takes a literal; `stages` is a constant of
+// each kernel, so one branch remains).
+inline void nv_gemm_wait_oldest(int stages) {
+  if (stages <= 2)
+    nv_async_wait(0);
+  else if (stages == 3)
+    nv_async_wait(1);
+  else if (stages == 4)
+    nv_async_wait(2);
+  else if (stages == 5)
+    nv_async_wait(3);
+  else if (stages == 6)
+    nv_async_wait(4);
+  else if (stages == 7)
+    nv_async_wait(5);
+  else
+    nv_async_wait(6);
+}
+
+// Two f16 values (the low half first) as floats.
+inline float2 nv_f16_pair(uint v) {
+#if defined(NV_PTX) && NV_PTX
+  return nv_f16x2_to_float2(v);
+#else
+  return vload_half2(0, (const private half*)&v);
+#endif
+}
+
+// One stage's sizes in 16-byte words: activation codes and scales for `tiles` 16-row tiles,
+// weight quants and scales of SETS weights of `words` quant words a block.
+#define NV_GA_XS(tiles) (NV_GEMM_KB * (tiles) * 32)
+#define NV_GA_XD(tiles) (NV_GEMM_KB * (tiles) * 8)
+#define NV_GA_WQ(words) (NV_GEMM_KB * NV_GEMM_BN * (words) / 4)
+#define NV_GA_WS(dtype_id) (NV_GEMM_BN * ((dtype_id) == 1 ? 8 : 4) / 16)
+#define NV_GA_STAGE(tiles, words, dtype_id, sets) \
+  (NV_GA_XS(tiles) + NV_GA_XD(tiles) + (sets) * (NV_GA_WQ(words) + NV_GA_WS(dtype_id)))
+// Steps in a kernel's ring: NV_GEMM_STAGES, or as many as NV_GA_LOCAL holds (at least 2).
+#define NV_GA_FIT(stage) (NV_GA_LOCAL / (stage) < 2 ? 2 : NV_GA_LOCAL / (stage))
+#define NV_GA_STAGES(stage) (NV_GEMM_STAGES < NV_GA_FIT(stage) ? NV_GEMM_STAGES : NV_GA_FIT(stage))
+
+// Starts the copies of the step at blocks kb .. kb + 1 into `stage`: tiles mt0 .. of the codes
+// (past Mt the last tile again), rows n0 .. n0 + 63 of each weight (past N the last row again).
+// Every work-item then commits a group, copies or not, so that the groups count steps alike.
+inline void nv_gemm_async_stage(const global uint4* xq, const global float4* xds, const global uint4* wq,
+                                const global ushort* wsc, const global uint4* wq2, const global ushort* wsc2,
+                                int sets, int dtype_id, int words, int tiles, int mt0, int Mt, int n0, int N, int nb,
+                                int kb, local uint4* stage) {
+  const int lid = get_local_id(0), parts = words / 4;
+  local uint4* xs = stage;
+  local uint4* xd = xs + NV_GA_XS(tiles);
+  // Codes: global [tile][block][lane], local [block][tile][lane].
+  for (int e = lid; e < NV_GA_XS(tiles); e += NV_GEMM_WG) {
+    const int tile = e / (NV_GEMM_KB * 32), blk = (e / 32) % NV_GEMM_KB;
+    nv_copy16_async(xs + (blk * tiles + tile) * 32 + e % 32,
+                    xq + ((size_t)min(mt0 + tile, Mt - 1) * nb + kb + blk) * 32 + e % 32);
+  }
+  for (int e = lid; e < NV_GA_XD(tiles); e += NV_GEMM_WG) {
+    const int tile = e / (NV_GEMM_KB * 8), blk = (e / 8) % NV_GEMM_KB;
+    nv_copy16_async(xd + (blk * tiles + tile) * 8 + e % 8,
+                    (const global uint4*)xds + ((size_t)min(mt0 + tile, Mt - 1) * nb + kb + blk) * 8 + e % 8);
+  }
+  local uint4* w = xd + NV_GA_XD(tiles);
+  for (int set = 0; set < sets; ++set) {
+    const global uint4* q = set == 0 ? wq : wq2;
+    const global ushort* s = set == 0 ? wsc : wsc2;
+    // Quants: global [row][block][part], local [block][row][part ^ swap].
+    for (int e = lid; e < NV_GA_WQ(words); e += NV_GEMM_WG) {
+      const int p = e % parts, blk = (e / parts) % NV_GEMM_KB, n = e / (parts * NV_GEMM_KB);
+      const int row = min(n0 + n, N - 1), swap = parts == 2 ? (n >> 2) & 1 : 0;
+      nv_copy16_async(w + (blk * NV_GEMM_BN + n) * parts + (p ^ swap), q + ((size_t)row * nb + kb + blk) * parts + p);
+    }
+    local uint4* ws = w + NV_GA_WQ(words);
+    // Scales: a row's two blocks, 4 bytes (d, d) or 8 (d m, d m).
+    for (int n = lid; n < NV_GEMM_BN; n += NV_GEMM_WG) {
+      const size_t at = (size_t)min(n0 + n, N - 1) * nb + kb;
+      if (dtype_id == 1)
+        nv_copy8_async((local uint2*)ws + n, (const global uint2*)(s + 2 * at));
+      else
+        nv_copy4_async((local uint*)ws + n, (const global uint*)(s + at));
+    }
+    w = ws + NV_GA_WS(dtype_id);
+  }
+  nv_async_commit();
+}
+
+// (d, m) of row n for block blk (0 or 1) of a stage's scales.
+inline float2 nv_gemm_async_wscale(local const uint4* ws, int dtype_id, int n, int blk) {
+  if (dtype_id == 1) {
+    const uint2 dm = ((local const uint2*)ws)[n];
+    return nv_f16_pair(blk ? dm.y : dm.x);
+  }
+  const float2 d = nv_f16_pair(((local const uint*)ws)[n]);
+  return (float2)(blk ? d.y : d.x, 0.0f);
+}
+
+// Word w (k order: 0..3 the low halves' codes, 4..7 the high halves') of weight row n, block blk.
+inline uint nv_gemm_async_wword(local const uint4* wqs, int words, int blk, int n, int w) {
+  local const uint* u = (local const uint*)wqs;
+  if (words == 4) {
+    const uint q = u[(blk * NV_GEMM_BN + n) * 4 + w % 4];
+    return w < 4 ? q & 0x0F0F0F0Fu : (q >> 4) & 0x0F0F0F0Fu;
+  }
+  const int swap = (n >> 2) & 1;
+  return u[((blk * NV_GEMM_BN + n) * 2 + ((w / 4) ^ swap)) * 4 + w % 4];
+}
+
+#if !(defined(NV_PTX) && NV_PTX)
+inline int nv_gemm_async_dot(local const uint4* xs, local const uint4* wqs, int words, int tiles, int blk, int tile,
+                             int r, int n) {
+  int s = 0;
+  for (int w = 0; w < 8; ++w)
+    s = nv_dp4a(nv_gemm_async_wword(wqs, words, blk, n, w), as_int(nv_gemm_x_word(xs, tiles, blk, tile, r, w)), s);
+  return s;
+}
+#endif
+
+// Accumulates a stage's two blocks into acc as nv_gemm_step does (same fragments, same order).
+inline void nv_gemm_async_step(local const uint4* stage, local const uint4* wqs, local const uint4* ws, int dtype_id,
+                               int words, int I, int tiles, int wm, int wn, int wn_warps, float acc[4][4][4]) {
+  const int lane = get_local_id(0) % 32, g = lane / 4, t = lane % 4;
+  local const uint4* xs = stage;
+  local const float4* xd = (local const float4*)(stage + NV_GA_XS(tiles));
+  const int jn = 8 / wn_warps, jt0 = wn * jn;
+  for (int blk = 0; blk < NV_GEMM_KB; ++blk) {
+    float4 wsc[4];
+    #pragma unroll
+    for (int j = 0; j < jn; ++j) {
+      const int n = (jt0 + j) * 8 + 2 * t;
+      wsc[j] = (float4)(nv_gemm_async_wscale(ws, dtype_id, n, blk), nv_gemm_async_wscale(ws, dtype_id, n + 1, blk));
+    }
+#if defined(NV_PTX) && NV_PTX
+    uint b0[4], b1[4];
+    #pragma unroll
+    for (int j = 0; j < jn; ++j) {
+      const int n = (jt0 + j) * 8 + g;
+      b0[j] = nv_gemm_async_wword(wqs, words, blk, n, t);
+      b1[j] = nv_gemm_async_wword(wqs, words, blk, n, t + 4);
+    }
+#endif
+    #pragma unroll
+    for (int i = 0; i < I; ++i) {
+      const int tile = wm * I + i;
+      const float4 xsc = xd[(blk * tiles + tile) * 8 + g];
+#if defined(NV_PTX) && NV_PTX
+      const uint4 a = xs[(blk * tiles + tile) * 32 + lane];
+#endif
+      #pragma unroll
+      for (int j = 0; j < jn; ++j) {
+#if defined(NV_PTX) && NV_PTX
+        const int4 c = nv_mma_s8(a, b0[j], b1[j]);
+#else
+        const int n = (jt0 + j) * 8 + 2 * t;
+        const int4 c = (int4)(nv_gemm_async_dot(xs, wqs, words, tiles, blk, tile, g, n),
+                              nv_gemm_async_dot(xs, wqs, words, tiles, blk, tile, g, n + 1),
+                              nv_gemm_async_dot(xs, wqs, words, tiles, blk, tile, g + 8, n),
+                              nv_gemm_async_dot(xs, wqs, words, tiles, blk, tile, g + 8, n + 1));
+#endif
+        acc[i][j][0] += nv_gemm_scale(dtype_id, c.x, xsc.xy, wsc[j].xy);
+        acc[i][j][1] += nv_gemm_scale(dtype_id, c.y, xsc.xy, wsc[j].zw);
+        acc[i][j][2] += nv_gemm_scale(dtype_id, c.z, xsc.zw, wsc[j].xy);
+        acc[i][j][3] += nv_gemm_scale(dtype_id, c.w, xsc.zw, wsc[j].zw);
+      }
+    }
+  }
+}
+
+// The K loop over blocks kb_begin .. kb_end - 1 (whole steps: the host takes this kernel only where
+// K / 32 is even): step s lives in ring slot s % stages. Step s waits for its own copies, meets the
+// group at a barrier (everyone's copies of step s landed; everyone is done with step s - 1, whose
+// slot the copies started next reuse), starts the copies of step s + stages - 1 and multiplies
+// step s.
+inline void nv_gemm_async_loop(const global uint4* xq, const global float4* xds, const global uint4* wq,
+                               const global ushort* wsc, const global uint4* wq2, const global ushort* wsc2,
+                               int sets, int dtype_id, int words, int I, int tiles, int mt0, int Mt, int n0, int N,
+                               int K, int kb_begin, int kb_end, local uint4* ring, int stages, float acc[4][4][4],
+                               float acc2[4][4][4], int wn_warps) {
+  const int warp = get_local_id(0) / 32, wm = warp / wn_warps, wn = warp % wn_warps, nb = K / 32;
+  const int stage_words = NV_GA_STAGE(tiles, words, dtype_id, sets);
+  const int steps = (kb_end - kb_begin) / NV_GEMM_KB;
+  for (int s = 0; s < stages - 1; ++s) {
+    if (s < steps)
+      nv_gemm_async_stage(xq, xds, wq, wsc, wq2, wsc2, sets, dtype_id, words, tiles, mt0, Mt, n0, N, nb,
+                          kb_begin + s * NV_GEMM_KB, ring + s * stage_words);
+    else
+      nv_async_commit();
+  }
+  for (int s = 0; s < steps; ++s) {
+    nv_gemm_wait_oldest(stages);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int ahead = s + stages - 1;
+    if (ahead < steps)
+      nv_gemm_async_stage(xq, xds, wq, wsc, wq2, wsc2, sets, dtype_id, words, tiles, mt0, Mt, n0, N, nb,
+                          kb_begin + ahead * NV_GEMM_KB, ring + (ahead % stages) * stage_words);
+    else
+      nv_async_commit();
+    local const uint4* stage = ring + (s % stages) * stage_words;
+    local const uint4* w = stage + NV_GA_XS(tiles) + NV_GA_XD(tiles);
+    nv_gemm_async_step(stage, w, w + NV_GA_WQ(words), dtype_id, words, I, tiles, wm, wn, wn_warps, acc);
+    if (sets == 2) {
+      w += NV_GA_WQ(words) + NV_GA_WS(dtype_id);
+      nv_gemm_async_step(stage, w, w + NV_GA_WQ(words), dtype_id, words, I, tiles, wm, wn, wn_warps, acc2);
+    }
+  }
+  nv_async_wait(0);
+}
+
+// As NV_GEMM_SPLIT_KERNEL (nv_gemm.cl), for the packed layout's dtypes (Q4_0 0, Q4_1 1, Q8_0 2):
+// I activation tiles a warp, SETS weights, WN warps along the weight rows, (4 / WN) I tiles a group.
+#define NV_GEMM_ASYNC_KERNEL(NAME, DTYPE_ID, WORDS, I, SETS, WN)                                         \
+  kernel __attribute__((reqd_work_group_size(NV_GEMM_WG, 1, 1))) void NAME(                             \
+      const global uint4* wq, const global ushort* wsc, ulong w_off, const global uint4* wq2,             \
+      const global ushort* wsc2, ulong w2_off, const global uint4* xq, const global float4* xds,         \
+      global float* part, volatile global int* arrivals,                                                 \
+      int M, int N, int K, int per_split, const global uchar* res, ulong res_off, int has_res,           \
+      global uchar* dst, ulong dst_off) {                                                                \
+    local uint4 ring[NV_GA_STAGES(NV_GA_STAGE((4 / (WN)) * (I), WORDS, DTYPE_ID, SETS)) *                \
+                     NV_GA_STAGE((4 / (WN)) * (I), WORDS, DTYPE_ID, SETS)];                              \
+    const int lid = get_local_id(0), lane = lid % 32, warp = lid / 32;                                   \
+    const int g = lane / 4, t = lane % 4, wm = warp / (WN), wn = warp % (WN);                            \
+    const int n0 = get_group_id(0) * NV_GEMM_BN, mt0 = get_group_id(1) * (4 / (WN)) * (I);               \
+    const int Mt = (M + 15) / 16;                                                                        \
+    float acc[4][4][4], acc2[4][4][4];                                                                   \
+    _Pragma("unroll")                                                                                    \
+    for (int i = 0; i < 4; ++i)                                                                          \
+      _Pragma("unroll")                                                                                  \
+      for (int j = 0; j < 4; ++j)                                                                        \
+        _Pragma("unroll")                                                                                \
+        for (int e = 0; e < 4; ++e) acc[i][j][e] = acc2[i][j][e] = 0.0f;                                 \
+    const int split = get_group_id(2), kb_begin = split * per_split;                                     \
+    const int kb_end = min(K / 32, kb_begin + per_split);                                                \
+    nv_gemm_async_loop(xq, xds, nv_gemm_at(wq, w_off), wsc, nv_gemm_at(wq2, w2_off), wsc2, SETS, DTYPE_ID, \
+                       WORDS, I, (4 / (WN)) * (I), mt0, Mt, n0, N, K, kb_begin, kb_end, ring,          \
+                       NV_GA_STAGES(NV_GA_STAGE((4 / (WN)) * (I), WORDS, DTYPE_ID, SETS)), acc, acc2, WN);   \
+    const size_t mn = (size_t)M * N;                                                                     \
+    global float* p = part + (size_t)split * (SETS) * mn;                                                \
+    _Pragma("unroll")                                                                                    \
+    for (int i = 0; i < (I); ++i)                                                                        \
+      _Pragma("unroll")                                                                                  \
+      for (int j = 0; j < 8 / (WN); ++j)                                                                 \
+        _Pragma("unroll")                                                                                \
+        for (int e = 0; e < 4; ++e) {                                                                    \
+          const int m = NV_GEMM_ROW(I, i, e), n = NV_GEMM_COL(WN, j, e);                                 \
+          if (m < M && n < N) {                                                                          \
+            p[(size_t)m * N + n] = acc[i][j][e];                                                         \
+            if ((SETS) == 2) p[mn + (size_t)m * N + n] = acc2[i][j][e];                                  \
+          }                                                                                              \
+        }                                                                                                \
+    local int last;                                                                                      \
+    nv_split_finish(part, arrivals, get_num_groups(2), M, N, (SETS) == 2, res, res_off, has_res, dst, dst_off, \
+                    n0, mt0 * 16, 16 * (4 / (WN)) * (I), NV_GEMM_BN, NV_GEMM_WG, &last);               \
+  }
+
+// 64 rows a group (2 x 2 warps of 2 tiles; the SwiGLU's two weights too), 32 (2 x 2 warps of one
+// tile) and 16 (1 x 4 warps sharing one tile), as nv_gemm.cl's split kernels.
+#define NV_GEMM_ASYNC_KERNELS(DT, DTYPE_ID, WORDS)                                           \
+  NV_GEMM_ASYNC_KERNEL(nv_gemm_split_async_##DT##_m64, DTYPE_ID, WORDS, 2, 1, 2)             \
+  NV_GEMM_ASYNC_KERNEL(nv_gemm_split_async_##DT##_m32, DTYPE_ID, WORDS, 1, 1, 2)             \
+  NV_GEMM_ASYNC_KERNEL(nv_gemm_split_async_##DT##_m16, DTYPE_ID, WORDS, 1, 1, 4)             \
+  NV_GEMM_ASYNC_KERNEL(nv_gemm_swiglu_split_async_##DT##_m64, DTYPE_ID, WORDS, 2, 2, 2)      \
+  NV_GEMM_ASYNC_KERNEL(nv_gemm_swiglu_split_async_##DT##_m32, DTYPE_ID, WORDS, 1, 2, 2)      \
+  NV_GEMM_ASYNC_KERNEL(nv_gemm_swiglu_split_async_##DT##_m16, DTYPE_ID, WORDS, 1, 2, 4)
+NV_GEMM_ASYNC_KERNELS(q4_0, 0, 4)
+NV_GEMM_ASYNC_KERNELS(q4_1, 1, 4)
+NV_GEMM_ASYNC_KERNELS(q8_0, 2, 8)
