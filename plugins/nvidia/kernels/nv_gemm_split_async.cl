@@ -136,14 +136,19 @@ inline void nv_gemm_async_stage(const global uint4* xq, const global float4* xds
   nv_async_commit();
 }
 
-// (d, m) of row n for block blk (0 or 1) of a stage's scales.
-inline float2 nv_gemm_async_wscale(local const uint4* ws, int dtype_id, int n, int blk) {
-  if (dtype_id == 1) {
-    const uint2 dm = ((local const uint2*)ws)[n];
-    return nv_f16_pair(blk ? dm.y : dm.x);
-  }
-  const float2 d = nv_f16_pair(((local const uint*)ws)[n]);
-  return (float2)(blk ? d.y : d.x, 0.0f);
+// The scale words of rows n and n + 1 (n even) of a stage, both blocks: one 8-byte local load (16
+// for Q4_1's d and m), which a lane makes once per weight tile and step.
+inline uint4 nv_gemm_async_wscale_words(local const uint4* ws, int dtype_id, int n) {
+  if (dtype_id == 1) return ws[n / 2];
+  const uint2 d = ((local const uint2*)ws)[n / 2];
+  return (uint4)(d.x, 0u, d.y, 0u);
+}
+
+// (d, m) of rows n and n + 1 for block blk (0 or 1), from their scale words.
+inline float4 nv_gemm_async_wscales(uint4 words, int dtype_id, int blk) {
+  if (dtype_id == 1) return (float4)(nv_f16_pair(blk ? words.y : words.x), nv_f16_pair(blk ? words.w : words.z));
+  const float2 a = nv_f16_pair(words.x), b = nv_f16_pair(words.z);
+  return (float4)(blk ? a.y : a.x, 0.0f, blk ? b.y : b.x, 0.0f);
 }
 
 // Word w (k order: 0..3 the low halves' codes, 4..7 the high halves') of weight row n, block blk.
@@ -174,13 +179,13 @@ inline void nv_gemm_async_step(local const uint4* stage, local const uint4* wqs,
   local const uint4* xs = stage;
   local const float4* xd = (local const float4*)(stage + NV_GA_XS(tiles));
   const int jn = 8 / wn_warps, jt0 = wn * jn;
+  uint4 scale_words[4];
+  #pragma unroll
+  for (int j = 0; j < jn; ++j) scale_words[j] = nv_gemm_async_wscale_words(ws, dtype_id, (jt0 + j) * 8 + 2 * t);
   for (int blk = 0; blk < NV_GEMM_KB; ++blk) {
     float4 wsc[4];
     #pragma unroll
-    for (int j = 0; j < jn; ++j) {
-      const int n = (jt0 + j) * 8 + 2 * t;
-      wsc[j] = (float4)(nv_gemm_async_wscale(ws, dtype_id, n, blk), nv_gemm_async_wscale(ws, dtype_id, n + 1, blk));
-    }
+    for (int j = 0; j < jn; ++j) wsc[j] = nv_gemm_async_wscales(scale_words[j], dtype_id, blk);
 #if defined(NV_PTX) && NV_PTX
     uint b0[4], b1[4];
     #pragma unroll
