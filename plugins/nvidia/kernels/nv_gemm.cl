@@ -37,6 +37,12 @@
 // clport-requires: nv_ptx.cl
 // clport-requires: nv_q4_k.cl
 
+// With NV_GEMM_HELPERS_ONLY the file gives only its functions and macros (the program of
+// nv_gemm_split_async.cl is built behind it without compiling these kernels a second time).
+#ifndef NV_GEMM_HELPERS_ONLY
+#define NV_GEMM_HELPERS_ONLY 0
+#endif
+
 #define NV_GEMM_KB 2    // blocks of 32 values per step of the K loop (the staging maps assume 2)
 #define NV_GEMM_BN 64   // weight rows per tile
 #define NV_GEMM_WG 128  // 4 warps
@@ -77,6 +83,7 @@ inline float nv_wide_max(local float* red, float amax, int span) {
   return amax;
 }
 
+#if !NV_GEMM_HELPERS_ONLY
 // Step 1: one work-group per tile of 16 activation rows (rows M .. the next multiple of 16 write
 // zeros) and 16 blocks of them (global size (16 * 16 * tiles, ceil(K / 512))), a work-item per row
 // and block. The codes and scales are put in order in local memory, then copied out as whole
@@ -181,6 +188,7 @@ kernel __attribute__((reqd_work_group_size(NV_QWG, 1, 1))) void nv_quantize_rows
     xds[(at * 8 + row) * 2 + half_of_tile] = (float2)(d, d * (float)sum);
   }
 }
+#endif  // !NV_GEMM_HELPERS_ONLY
 
 // ---- Staging. A step's operands travel global -> registers (load) -> local memory (store), so that
 // the next step's loads are in flight while this one multiplies. Blocks at or past nblk are skipped
@@ -301,6 +309,15 @@ inline float nv_gemm_scale(int dtype_id, int c, float2 x, float2 w) {
   return w.x * x.x * f;
 }
 
+// acc (a C fragment: rows g, g, g + 8, g + 8, columns 2t, 2t + 1, ...) += the integer block
+// product c scaled by the activation rows' (d, s) pairs xsc and the weight columns' (d, m) pairs wsc.
+inline void nv_gemm_accumulate(float acc[4], int dtype_id, int4 c, float4 xsc, float4 wsc) {
+  acc[0] += nv_gemm_scale(dtype_id, c.x, xsc.xy, wsc.xy);
+  acc[1] += nv_gemm_scale(dtype_id, c.y, xsc.xy, wsc.zw);
+  acc[2] += nv_gemm_scale(dtype_id, c.z, xsc.zw, wsc.xy);
+  acc[3] += nv_gemm_scale(dtype_id, c.w, xsc.zw, wsc.zw);
+}
+
 #if !(defined(NV_PTX) && NV_PTX)
 // Word w (k order) of tile-local activation row r (of 16) in tile `tile`, block blk.
 inline uint nv_gemm_x_word(local const uint4* xs, int tiles, int blk, int tile, int r, int w) {
@@ -379,10 +396,7 @@ inline void nv_gemm_step(local const uint4* xs, local const float4* xd, local co
                               nv_gemm_dot(xs, ws, words, tiles, blk, tile, g + 8, n),
                               nv_gemm_dot(xs, ws, words, tiles, blk, tile, g + 8, n + 1));
 #endif
-        acc[i][j][0] += nv_gemm_scale(dtype_id, c.x, xsc.xy, wsc[j].xy);
-        acc[i][j][1] += nv_gemm_scale(dtype_id, c.y, xsc.xy, wsc[j].zw);
-        acc[i][j][2] += nv_gemm_scale(dtype_id, c.z, xsc.zw, wsc[j].xy);
-        acc[i][j][3] += nv_gemm_scale(dtype_id, c.w, xsc.zw, wsc[j].zw);
+        nv_gemm_accumulate(acc[i][j], dtype_id, c, xsc, wsc[j]);
       }
     }
   }
@@ -587,6 +601,7 @@ inline const global uint4* nv_gemm_at(const global uint4* w, ulong off) {
         }                                                                                                \
   }
 
+#if !NV_GEMM_HELPERS_ONLY
 NV_GEMM_KERNEL(nv_gemm_q4_0, 0, 4, 4)
 NV_GEMM_KERNEL(nv_gemm_q4_1, 1, 4, 4)
 NV_GEMM_KERNEL(nv_gemm_q8_0, 2, 8, 4)
@@ -595,6 +610,7 @@ NV_GEMM_KERNEL(nv_gemm_q4_1_m64, 1, 4, 2)
 NV_GEMM_KERNEL(nv_gemm_q8_0_m64, 2, 8, 2)
 NV_GEMM_KERNEL(nv_gemm_q4_k, 3, 4, 4)
 NV_GEMM_KERNEL(nv_gemm_q4_k_m64, 3, 4, 2)
+#endif
 
 // RMS_NORM_MUL_MAT_SWIGLU's product: dst = silu(gate . n) * (up . n) on the quantized normed rows,
 // gate and up of one dtype staged side by side, so each activation step serves both.
@@ -627,10 +643,12 @@ NV_GEMM_KERNEL(nv_gemm_q4_k_m64, 3, 4, 2)
         }                                                                                                \
   }
 
+#if !NV_GEMM_HELPERS_ONLY
 NV_GEMM_SWIGLU_KERNEL(nv_gemm_swiglu_q4_0, 0, 4, 2)
 NV_GEMM_SWIGLU_KERNEL(nv_gemm_swiglu_q4_1, 1, 4, 2)
 NV_GEMM_SWIGLU_KERNEL(nv_gemm_swiglu_q8_0, 2, 8, 2)
 NV_GEMM_SWIGLU_KERNEL(nv_gemm_swiglu_q4_k, 3, 4, 2)
+#endif
 
 // Split K, for few activation rows: a grid of ceil(N / 64) x ceil(M / 32 I) work-groups walking all
 // of K leaves most of a big GPU idle (64 groups for a 4096-row weight on 132 SMs, 131 us at 16 rows
@@ -677,6 +695,7 @@ NV_GEMM_SWIGLU_KERNEL(nv_gemm_swiglu_q4_k, 3, 4, 2)
                     n0, mt0 * 16, 16 * (4 / (WN)) * (I), NV_GEMM_BN, NV_GEMM_WG, &last);               \
   }
 
+#if !NV_GEMM_HELPERS_ONLY
 NV_GEMM_SPLIT_KERNEL(nv_gemm_split_q4_0, 0, 4, 4, 1, 2)
 NV_GEMM_SPLIT_KERNEL(nv_gemm_split_q4_1, 1, 4, 4, 1, 2)
 NV_GEMM_SPLIT_KERNEL(nv_gemm_split_q8_0, 2, 8, 4, 1, 2)
@@ -703,4 +722,5 @@ NV_GEMM_SPLIT_KERNEL(nv_gemm_split_q8_0_m16, 2, 8, 1, 1, 4)
 NV_GEMM_SPLIT_KERNEL(nv_gemm_swiglu_split_q4_0_m16, 0, 4, 1, 2, 4)
 NV_GEMM_SPLIT_KERNEL(nv_gemm_swiglu_split_q4_1_m16, 1, 4, 1, 2, 4)
 NV_GEMM_SPLIT_KERNEL(nv_gemm_swiglu_split_q8_0_m16, 2, 8, 1, 2, 4)
+#endif
 

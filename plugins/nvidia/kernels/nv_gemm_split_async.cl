@@ -213,10 +213,7 @@ inline void nv_gemm_async_step(local const uint4* stage, local const uint4* wqs,
                               nv_gemm_async_dot(xs, wqs, words, tiles, blk, tile, g + 8, n),
                               nv_gemm_async_dot(xs, wqs, words, tiles, blk, tile, g + 8, n + 1));
 #endif
-        acc[i][j][0] += nv_gemm_scale(dtype_id, c.x, xsc.xy, wsc[j].xy);
-        acc[i][j][1] += nv_gemm_scale(dtype_id, c.y, xsc.xy, wsc[j].zw);
-        acc[i][j][2] += nv_gemm_scale(dtype_id, c.z, xsc.zw, wsc[j].xy);
-        acc[i][j][3] += nv_gemm_scale(dtype_id, c.w, xsc.zw, wsc[j].zw);
+        nv_gemm_accumulate(acc[i][j], dtype_id, c, xsc, wsc[j]);
       }
     }
   }

@@ -168,7 +168,7 @@ bool NvGemm::enqueue(const clport_op& op, const WeightView& w, const WeightView*
                                                                                        : "";
       const std::string split_name = std::string(swiglu ? "nv_gemm_swiglu_split_" : "nv_gemm_split_") +
                                      (async ? "async_" : "") + suffix + rows_suffix;
-      const clport::sdk::Kernel& ks = program_.kernel(split_name);
+      const clport::sdk::Kernel& ks = (async ? async_program_ : program_).kernel(split_name);
       const WeightView& second = swiglu ? *up : w;
       const clport_tensor& res = add ? *op.src[2] : x;
       clport::sdk::set_args(cl, ks, w.q, w.s, cl_ulong(w.offset), second.q, second.s, cl_ulong(second.offset), codes_,

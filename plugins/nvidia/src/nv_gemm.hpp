@@ -103,12 +103,17 @@ class NvGemm {
   // Whether a split product of weights of `dtype` over K takes the asynchronous staging.
   bool split_async(int32_t dtype, int64_t K) const;
 
-  NvProgram program_{h_, [this] {
-                       return std::make_pair(behind_ptx_helpers("nv_gemm.cl") + "\n" +
-                                                 clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia",
-                                                                                   "nv_gemm_split_async.cl"),
-                                             config_.build_options(ptx_));
-                     }};
+  NvProgram program_{h_,
+                     [this] { return std::make_pair(behind_ptx_helpers("nv_gemm.cl"), config_.build_options(ptx_)); }};
+  // The asynchronously staged split kernels, a program of their own behind nv_gemm.cl's helpers: a
+  // driver compiles every kernel of a program it builds (PoCL takes about a minute for these), and
+  // the plain GEMM and the quantizers need none of them.
+  NvProgram async_program_{h_, [this] {
+                             return std::make_pair(behind_ptx_helpers("nv_gemm.cl") + "\n" +
+                                                       clport::sdk::plugin_kernel_source(clport_plugin_kernels,
+                                                                                         "nvidia", "nv_gemm_split_async.cl"),
+                                                   config_.build_options(ptx_) + " -DNV_GEMM_HELPERS_ONLY=1");
+                           }};
   std::mutex mutex_;  // reserve()'s
   clport::plugin_common::ScratchBuffer codes_scratch_{host_, "GEMM activation codes"},
       scales_scratch_{host_, "GEMM activation scales"}, part_scratch_{host_, "split GEMM sums"};
