@@ -150,107 +150,21 @@ inline float nv_wblock_q8_0(float2 sc, int dot, float2 ds) { return sc.x * ds.x 
 // activation row m, then STORE(n, m, total) for the output rows n < N; `rows` is the launch's M:
 // activation rows past it are not stored.
 #if NV_FAST_REDUCE
-// Each warp walks NV_RPW weight rows at a time (warp w: rows w NV_RPW.., then w + all warps, ...)
-// and sums them with shuffles. The walk is software-pipelined: a lane loads the next block's words
-// (the next rows' first block after a row's last) before it multiplies the present one, and the
-// first block is loaded before the rows are quantized (the weights do not wait for the
-// activations), so that each warp keeps a block of loads in flight while it computes instead of
-// waiting a memory latency at the top of every trip. The words stay as loaded (the scale's f16
-// bits too) until they are used: widening one at its load would wait for it there.
-typedef struct {
-  uint4 w0, w1;  // the quant words (w1: Q8_0's second half)
-  uint s;        // the scale's f16 bits (Q4_1: d in the low half, m in the high one)
-} nv_mr_raw;
-#define NV_MR_RAW_q4_0(WQ, WS, i, R) \
-  {                                  \
-    (R).w0 = (WQ)[i];                \
-    (R).s = (WS)[i];                 \
-  }
-#define NV_MR_RAW_q4_1(WQ, WS, i, R)              \
-  {                                               \
-    (R).w0 = (WQ)[i];                             \
-    (R).s = ((const global uint*)(WS))[i];        \
-  }
-#define NV_MR_RAW_q8_0(WQ, WS, i, R) \
-  {                                  \
-    (R).w0 = (WQ)[2 * (i)];          \
-    (R).w1 = (WQ)[2 * (i) + 1];      \
-    (R).s = (WS)[i];                 \
-  }
-#define NV_MR_SCALE_q4_0(R) ((float2)(nv_f16x2_to_float2((R).s).x, 0.0f))
-#define NV_MR_SCALE_q4_1(R) nv_f16x2_to_float2((R).s)
-#define NV_MR_SCALE_q8_0(R) NV_MR_SCALE_q4_0(R)
-#define NV_MR_SPLIT_q4_0(R, lo, hi) \
-  {                                 \
-    lo = NV_LO((R).w0);             \
-    hi = NV_HI((R).w0);             \
-  }
-#define NV_MR_SPLIT_q4_1(R, lo, hi) NV_MR_SPLIT_q4_0(R, lo, hi)
-#define NV_MR_SPLIT_q8_0(R, lo, hi) \
-  {                                 \
-    lo = (R).w0;                    \
-    hi = (R).w1;                    \
-  }
-// Block b of the warp's NV_RPW weight rows from `first` (past N the last row again) into RAW.
-#define NV_MR_FETCH(DT, WQ, WS, RAW, first, b) \
-  for (int r = 0; r < NV_RPW; ++r) NV_MR_RAW_##DT(WQ, WS, (size_t)min((first) + r, N - 1) * nb + (b), RAW[r])
-// ACC[r][m] += block b of weight row r (RAW[r]) against activation row m, in nv_gemv.cl's order.
-// Activation row by activation row, its codes loaded once for all the weight rows and the nibbles
-// taken apart again for each: holding every row's codes or every weight row's nibbles at once
-// took the SwiGLU kernel past the 128 registers a work-item of 512 may have.
-#define NV_MR_USE(DT, RAW, ACC, b)                                                              \
-  for (int m = 0; m < NV_MR; ++m) {                                                             \
-    const int4 xa_ = xq[2 * m * nb + (b)], xb_ = xq[(2 * m + 1) * nb + (b)];                    \
-    const float2 ds_ = xds[m * nb + (b)];                                                       \
-    for (int r = 0; r < NV_RPW; ++r) {                                                          \
-      uint4 lo_, hi_;                                                                           \
-      NV_MR_SPLIT_##DT(RAW[r], lo_, hi_)                                                        \
-      ACC[r][m] += nv_wblock_##DT(NV_MR_SCALE_##DT(RAW[r]), nv_dot_codes(lo_, hi_, xa_, xb_), ds_); \
-    }                                                                                           \
-  }
-// The plain and SwiGLU forms' words in flight (RAW: the arrays `cur` and `next`, per weight),
-// their loads (FETCH(DT, set, first, b): block b of the rows from `first` into set `cur` or
-// `next`), their products (USE(DT, set, b)) and the move of `next` into `cur` (COPY).
-#define NV_MR_PLAIN_RAW nv_mr_raw cur[NV_RPW], next[NV_RPW];
-#define NV_MR_PLAIN_FETCH(DT, SET, first, b) NV_MR_FETCH(DT, wq, ws, SET, first, b)
-#define NV_MR_PLAIN_USE(DT, SET, b) NV_MR_USE(DT, SET, acc, b)
-#define NV_MR_PLAIN_COPY \
-  for (int r = 0; r < NV_RPW; ++r) cur[r] = next[r];
-#define NV_MR_SWIGLU_RAW nv_mr_raw cur_g[NV_RPW], next_g[NV_RPW], cur_u[NV_RPW], next_u[NV_RPW];
-#define NV_MR_SWIGLU_FETCH(DT, SET, first, b) \
-  NV_MR_FETCH(DT, gq, gs, SET##_g, first, b) NV_MR_FETCH(DT, uq, us, SET##_u, first, b)
-#define NV_MR_SWIGLU_USE(DT, SET, b) NV_MR_USE(DT, SET##_g, acc_g, b) NV_MR_USE(DT, SET##_u, acc_u, b)
-#define NV_MR_SWIGLU_COPY                \
-  for (int r = 0; r < NV_RPW; ++r) {     \
-    cur_g[r] = next_g[r];                \
-    cur_u[r] = next_u[r];                \
-  }
-// The walk's first loads, issued before the quantization (START), and the walk (WALK).
-#define NV_MR_START(DT, RAW, FETCH)                                                             \
-  RAW const int lane = get_local_id(0) % 32, nb = K / 32, stride = groups * NV_WARPS * NV_RPW;  \
-  int first = (group * NV_WARPS + get_local_id(0) / 32) * NV_RPW;                               \
-  if (first < N && lane < nb) FETCH(DT, cur, first, lane)
-#define NV_MR_PIPE_WALK(DT, STEP, FETCH, USE, COPY, DECLARE, STORE)                             \
-  for (; first < N; first += stride) {                                                          \
+#define NV_MR_WALK(DT, STEP, DECLARE, STORE)                                                    \
+  const int lane = get_local_id(0) % 32, nb = K / 32, warps = groups * NV_WARPS;                \
+  for (int first = (group * NV_WARPS + get_local_id(0) / 32) * NV_RPW; first < N; first += warps * NV_RPW) { \
     DECLARE                                                                                     \
-    for (int b = lane; b < nb; b += 32) {                                                       \
-      if (b + 32 < nb) {                                                                        \
-        FETCH(DT, next, first, b + 32)                                                          \
-      } else if (first + stride < N) {                                                          \
-        FETCH(DT, next, first + stride, lane)                                                   \
-      }                                                                                         \
-      USE(DT, cur, b)                                                                           \
-      COPY                                                                                      \
-    }                                                                                           \
+    NV_MR_LOOP(DT, STEP)                                                                        \
     for (int r = 0; r < NV_RPW; ++r)                                                            \
       for (int m = 0; m < NV_MR; ++m) STORE(first + r, m, nv_warp_sum, r, m)                    \
   }
+#define NV_MR_SUM(ACC, SUM, r, m) SUM(ACC[r][m])
 #define NV_MR_STORE_IF(n, m, body) \
   if (get_local_id(0) % 32 == 0 && (n) < N && m0 + (m) < rows) body
 #else
 // Chunks of NV_ROWS rows shared out over the work-groups, as nv_gemv.cl's; the lanes' partial
-// sums meet in `red` one activation row at a time (no loads ahead: FETCH, USE and COPY unused).
-#define NV_MR_PIPE_WALK(DT, STEP, FETCH, USE, COPY, DECLARE, STORE)                             \
+// sums meet in `red` one activation row at a time.
+#define NV_MR_WALK(DT, STEP, DECLARE, STORE)                                                    \
   const int lid = get_local_id(0), lane = lid % 32, nb = K / 32;                                \
   for (int chunk = group; chunk < (N + NV_ROWS - 1) / NV_ROWS; chunk += groups) {              \
     const int first = chunk * NV_ROWS + (lid / 32) * NV_RPW;                                    \
@@ -265,7 +179,6 @@ typedef struct {
   }
 #define NV_MR_STORE_IF(n, m, body) \
   if ((n) < N && m0 + (m) < rows) body
-#define NV_MR_START(DT, RAW, FETCH)
 #endif
 
 #define NV_MR_GEMV_KERNEL(DT)                                                                   \
@@ -277,12 +190,11 @@ typedef struct {
     local float red[NV_ROWS * NV_RED_STRIDE];                                                   \
     local float row_scale[NV_MR];                                                               \
     const int m0 = get_group_id(0) * NV_MR, group = get_group_id(1), groups = get_num_groups(1); \
-    NV_MR_START(DT, NV_MR_PLAIN_RAW, NV_MR_PLAIN_FETCH)                                         \
     nv_quantize_rows_mr(NV_MR, (const global float*)(x + x_off), rows, m0, (const global float*)(g + g_off), norm, eps, \
                         K, xq, xds, red, row_scale);                                            \
     const global float* res_f = (const global float*)(res + res_off);                          \
     global float* dst_f = (global float*)(dst + dst_off);                                       \
-    NV_MR_PIPE_WALK(DT, NV_MR_STEP, NV_MR_PLAIN_FETCH, NV_MR_PLAIN_USE, NV_MR_PLAIN_COPY, NV_MR_DECLARE, NV_MR_STORE) \
+    NV_MR_WALK(DT, NV_MR_STEP, NV_MR_DECLARE, NV_MR_STORE)                                     \
   }
 #define NV_MR_DECLARE                                                                           \
   float acc[NV_RPW][NV_MR];                                                                     \
@@ -315,12 +227,10 @@ typedef struct {
     local float red[2 * NV_ROWS * NV_RED_STRIDE];                                               \
     local float row_scale[NV_MR];                                                               \
     const int m0 = get_group_id(0) * NV_MR, group = get_group_id(1), groups = get_num_groups(1); \
-    NV_MR_START(DT, NV_MR_SWIGLU_RAW, NV_MR_SWIGLU_FETCH)                                       \
     nv_quantize_rows_mr(NV_MR, (const global float*)(x + x_off), rows, m0, (const global float*)(g + g_off), 1, eps, K, \
                         xq, xds, red, row_scale);                                               \
     global float* dst_f = (global float*)(dst + dst_off);                                       \
-    NV_MR_PIPE_WALK(DT, NV_MR_SWIGLU_STEP, NV_MR_SWIGLU_FETCH, NV_MR_SWIGLU_USE, NV_MR_SWIGLU_COPY, NV_MR_SWIGLU_DECLARE, \
-                    NV_MR_SWIGLU_STORE)                                                         \
+    NV_MR_WALK(DT, NV_MR_SWIGLU_STEP, NV_MR_SWIGLU_DECLARE, NV_MR_SWIGLU_STORE)                \
   }
 #define NV_MR_SWIGLU_DECLARE                                                                    \
   float acc_g[NV_RPW][NV_MR], acc_u[NV_RPW][NV_MR];                                             \
