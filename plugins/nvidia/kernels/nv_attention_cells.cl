@@ -9,8 +9,11 @@
 // latency, not the memory, sets the time (0.7 ms a layer for 64 sequences of 600 cells on an
 // H200). Here a work-group takes one (range of keys, KV head, token) for all NV_DEC_R query heads
 // of the group:
-//  - scores: work-item j takes key j of a chunk of NV_DEC_WG keys, reads its row once and scores
-//    it against every query head of the group (queries in local memory, read as broadcasts);
+//  - scores: the NV_DEC_HD / 8 work-items of a row group read one key row together, 8 elements
+//    each (a warp's load covers whole rows, as the memory delivers them), score them against
+//    every query head of the group (each item's 8 query values of every head in registers) and
+//    sum the row's products across the row group; where the head size is not a power of two,
+//    work-item j reads key j's row alone (a warp's load touches 32 rows, a sector each);
 //  - softmax per chunk: the max and the sum of every head reduced at once over the work-group;
 //  - values: the chunk's value rows are staged in local memory a few at a time, every load of
 //    the work-group in flight at once (a work-item walking the rows itself waits a memory latency
@@ -88,6 +91,75 @@ inline float4 nv_dec_local4_f16(int i, const local uchar* p) {
 #endif
 #define NV_DEC_ADD(a, b) ((a) + (b))
 
+// The scores of a chunk of nk keys (rows at kbase + (c0 + j) kv_nb2) into s[r], key lid's for
+// query head r, -INFINITY past nk. Needs the queries rotated in qs.
+#if (NV_DEC_HD & (NV_DEC_HD - 1)) == 0 && NV_DEC_HD / 8 <= 32
+// A row group of NV_DEC_ROWL work-items reads a key row, item lid % NV_DEC_ROWL its elements
+// 8 (lid % NV_DEC_ROWL) .. + 7; the group's products meet by a butterfly over its lanes (PTX) or
+// through red (plain OpenCL C: two barriers a row pass), and the group's first item writes the
+// key's scores to ps, which every item then reads back for its own key. NV_DEC_BATCH row passes
+// load before their products, so that several loads of each item are in flight.
+#define NV_DEC_ROWL (NV_DEC_HD / 8)
+#define NV_DEC_KPP (NV_DEC_WG / NV_DEC_ROWL)
+#if defined(NV_PTX) && NV_PTX
+#define NV_DEC_BATCH (NV_DEC_ROWL < 4 ? NV_DEC_ROWL : 4)
+#define NV_DEC_ROW_STORE(x, key)                                                                  \
+  for (int r = 0; r < NV_DEC_R; ++r)                                                              \
+    for (int lanes_ = NV_DEC_ROWL / 2; lanes_ > 0; lanes_ >>= 1) x[r] += nv_shfl_xor(x[r], lanes_); \
+  if (lid % NV_DEC_ROWL == 0)                                                                     \
+    for (int r = 0; r < NV_DEC_R; ++r) ps[r * NV_DEC_WG + (key)] = x[r] * scale;
+#else
+// One row pass at a time, and nothing private held across its barriers (PoCL 3.1 computed wrong
+// scores when a pass's products were kept in a private array across them).
+#define NV_DEC_BATCH 1
+#define NV_DEC_ROW_STORE(x, key)                                                                  \
+  for (int r = 0; r < NV_DEC_R; ++r) red[r * NV_DEC_WG + lid] = x[r];                             \
+  barrier(CLK_LOCAL_MEM_FENCE);                                                                   \
+  if (lid % NV_DEC_ROWL == 0)                                                                     \
+    for (int r = 0; r < NV_DEC_R; ++r) {                                                          \
+      float v_ = 0.0f;                                                                            \
+      for (int j_ = 0; j_ < NV_DEC_ROWL; ++j_) v_ += red[r * NV_DEC_WG + lid + j_];               \
+      ps[r * NV_DEC_WG + (key)] = v_ * scale;                                                     \
+    }                                                                                             \
+  barrier(CLK_LOCAL_MEM_FENCE); /* red is rewritten by the next pass */
+#endif
+#define NV_DEC_QUERY_REGS                                                                        \
+  float8 qreg[NV_DEC_R];                                                                          \
+  for (int r = 0; r < NV_DEC_R; ++r) qreg[r] = vload8(lid % NV_DEC_ROWL, qs + r * NV_DEC_HD);
+#define NV_DEC_SCORES(LOAD8, s)                                                                   \
+  for (int p0 = 0; p0 < NV_DEC_ROWL; p0 += NV_DEC_BATCH) {                                        \
+    float8 kv[NV_DEC_BATCH];                                                                      \
+    _Pragma("unroll") for (int b = 0; b < NV_DEC_BATCH; ++b) {                                    \
+      const int key = (p0 + b) * NV_DEC_KPP + lid / NV_DEC_ROWL;                                  \
+      kv[b] = key < nk ? LOAD8(lid % NV_DEC_ROWL, kbase + (size_t)(c0 + key) * kv_nb2) : (float8)(0.0f); \
+    }                                                                                             \
+    _Pragma("unroll") for (int b = 0; b < NV_DEC_BATCH; ++b) {                                    \
+      float part[NV_DEC_R];                                                                       \
+      for (int r = 0; r < NV_DEC_R; ++r) part[r] = dot(kv[b].lo, qreg[r].lo) + dot(kv[b].hi, qreg[r].hi); \
+      NV_DEC_ROW_STORE(part, (p0 + b) * NV_DEC_KPP + lid / NV_DEC_ROWL)                           \
+    }                                                                                             \
+  }                                                                                               \
+  barrier(CLK_LOCAL_MEM_FENCE);                                                                   \
+  for (int r = 0; r < NV_DEC_R; ++r) s[r] = lid < nk ? ps[r * NV_DEC_WG + lid] : -INFINITY;
+#else
+#define NV_DEC_QUERY_REGS
+#define NV_DEC_SCORES(LOAD8, s)                                                                   \
+  for (int r = 0; r < NV_DEC_R; ++r) s[r] = -INFINITY;                                            \
+  if (lid < nk) {                                                                                 \
+    const global uchar* kr = kbase + (size_t)(c0 + lid) * kv_nb2;                                 \
+    float dotv[NV_DEC_R];                                                                         \
+    for (int r = 0; r < NV_DEC_R; ++r) dotv[r] = 0.0f;                                            \
+    for (int d8 = 0; d8 < NV_DEC_HD / 8; ++d8) {                                                  \
+      const float8 kv = LOAD8(d8, kr);                                                            \
+      for (int r = 0; r < NV_DEC_R; ++r) {                                                        \
+        const local float* qr = qs + r * NV_DEC_HD + 8 * d8;                                      \
+        dotv[r] += dot(kv.lo, vload4(0, qr)) + dot(kv.hi, vload4(1, qr));                         \
+      }                                                                                           \
+    }                                                                                             \
+    for (int r = 0; r < NV_DEC_R; ++r) s[r] = dotv[r] * scale;                                    \
+  }
+#endif
+
 // Global size (NV_DEC_WG * n_split, n_kv_head, n_tokens). Sequence s's K lie at k + k_off +
 // s seq_bytes, its V v_off - k_off further; part holds [n_tokens][n_head][n_split][NV_DEC_HD + 2]
 // floats (max, sum, output) when n_split > 1.
@@ -121,6 +193,7 @@ inline float4 nv_dec_local4_f16(int i, const local uchar* p) {
       qr[e.y] = rot.y;                                                                              \
     }                                                                                               \
     barrier(CLK_LOCAL_MEM_FENCE);                                                                   \
+    NV_DEC_QUERY_REGS                                                                               \
     /* This range of the token's keys [first, qpos]. */                                             \
     const int first = window > 0 ? max(0, qpos + 1 - window) : 0, n_keys = qpos + 1;                \
     const int per = (n_keys - first + n_split - 1) / n_split;                                       \
@@ -137,20 +210,7 @@ inline float4 nv_dec_local4_f16(int i, const local uchar* p) {
     for (int c0 = begin; c0 < end; c0 += NV_DEC_WG) {                                               \
       const int nk = min(NV_DEC_WG, end - c0);                                                      \
       float s[NV_DEC_R];                                                                            \
-      for (int r = 0; r < NV_DEC_R; ++r) s[r] = -INFINITY;                                          \
-      if (lid < nk) {                                                                               \
-        const global uchar* kr = kbase + (size_t)(c0 + lid) * kv_nb2;                               \
-        float dotv[NV_DEC_R];                                                                       \
-        for (int r = 0; r < NV_DEC_R; ++r) dotv[r] = 0.0f;                                          \
-        for (int d8 = 0; d8 < NV_DEC_HD / 8; ++d8) {                                                \
-          const float8 kv = LOAD8(d8, kr);                                                          \
-          for (int r = 0; r < NV_DEC_R; ++r) {                                                      \
-            const local float* qr = qs + r * NV_DEC_HD + 8 * d8;                                    \
-            dotv[r] += dot(kv.lo, vload4(0, qr)) + dot(kv.hi, vload4(1, qr));                       \
-          }                                                                                         \
-        }                                                                                           \
-        for (int r = 0; r < NV_DEC_R; ++r) s[r] = dotv[r] * scale;                                  \
-      }                                                                                             \
+      NV_DEC_SCORES(LOAD8, s)                                                                       \
       float cmax[NV_DEC_R], csum[NV_DEC_R], corr[NV_DEC_R];                                         \
       for (int r = 0; r < NV_DEC_R; ++r) cmax[r] = s[r];                                            \
       NV_DEC_REDUCE(cmax, red, fmax)                                                                \
