@@ -58,6 +58,9 @@ void mul_mat_cases(std::vector<CaseSpec>& out, bool small) {
     // A prompt's product on a GPU GEMM of 128 x 128 tiles (nv_gemm_half): two tiles of rows and of
     // weight rows, both edges part-way through one, an odd number of K blocks.
     mul_mat_case(out, d, 288, 200, 130);
+    // A decode step of 4 sequences over Llama 3 8B's FFN rows: more activation codes than a GPU
+    // group's local memory holds at once (nv_gemv_rows.cl takes them 2 rows a group).
+    mul_mat_case(out, d, 14336, 70, 4);
   }
   // Q4_K prompts on a GPU GEMM that reads the file's super-blocks in place (nv_gemm's q4_k
   // kernels): two tiles of 128 rows over three super-blocks, and a few rows.
