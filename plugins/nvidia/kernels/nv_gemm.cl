@@ -318,6 +318,29 @@ inline void nv_gemm_accumulate(float acc[4], int dtype_id, int4 c, float4 xsc, f
   acc[3] += nv_gemm_scale(dtype_id, c.w, xsc.zw, wsc.zw);
 }
 
+// The products of block blk of a stage, added into acc: each of the warp's I activation tiles
+// (codes at xs, scales at xd, `tiles` tiles a block) against its jn weight tiles jt0 .. (scales
+// wsc). With PTX one tensor-core product a pair of tiles, from the A words of the tile and the
+// B words b0 / b1 the caller loaded; without, DOT(tile, r, n) is the integer dot product of row r
+// of an activation tile with weight row n in the caller's local layout.
+#if defined(NV_PTX) && NV_PTX
+#define NV_GEMM_A_WORDS(a, tile) const uint4 a = xs[(blk * tiles + (tile)) * 32 + lane];
+#define NV_GEMM_TILE_PRODUCT(DOT, tile, a, j) nv_mma_s8(a, b0[j], b1[j])
+#else
+#define NV_GEMM_A_WORDS(a, tile)
+#define NV_GEMM_TILE_PRODUCT(DOT, tile, a, j)                                                         \
+  (int4)(DOT(tile, g, (jt0 + (j)) * 8 + 2 * t), DOT(tile, g, (jt0 + (j)) * 8 + 2 * t + 1),            \
+         DOT(tile, g + 8, (jt0 + (j)) * 8 + 2 * t), DOT(tile, g + 8, (jt0 + (j)) * 8 + 2 * t + 1))
+#endif
+#define NV_GEMM_BLOCK_PRODUCTS(DOT)                                                                   \
+  _Pragma("unroll") for (int i = 0; i < I; ++i) {                                                     \
+    const int tile = wm * I + i;                                                                      \
+    const float4 xsc = xd[(blk * tiles + tile) * 8 + g];                                              \
+    NV_GEMM_A_WORDS(a, tile)                                                                          \
+    _Pragma("unroll") for (int j = 0; j < jn; ++j)                                                    \
+      nv_gemm_accumulate(acc[i][j], dtype_id, NV_GEMM_TILE_PRODUCT(DOT, tile, a, j), xsc, wsc[j]);     \
+  }
+
 #if !(defined(NV_PTX) && NV_PTX)
 // Word w (k order) of tile-local activation row r (of 16) in tile `tile`, block blk.
 inline uint nv_gemm_x_word(local const uint4* xs, int tiles, int blk, int tile, int r, int w) {
@@ -378,27 +401,9 @@ inline void nv_gemm_step(local const uint4* xs, local const float4* xd, local co
       b0[0] = q.x, b1[0] = q.y, b0[1] = q.z, b1[1] = q.w;
     }
 #endif
-    #pragma unroll
-    for (int i = 0; i < I; ++i) {
-      const int tile = wm * I + i;
-      const float4 xsc = xd[(blk * tiles + tile) * 8 + g];
-#if defined(NV_PTX) && NV_PTX
-      const uint4 a = xs[(blk * tiles + tile) * 32 + lane];
-#endif
-      #pragma unroll
-      for (int j = 0; j < jn; ++j) {
-#if defined(NV_PTX) && NV_PTX
-        const int4 c = nv_mma_s8(a, b0[j], b1[j]);
-#else
-        const int n = (jt0 + j) * 8 + 2 * t;
-        const int4 c = (int4)(nv_gemm_dot(xs, ws, words, tiles, blk, tile, g, n),
-                              nv_gemm_dot(xs, ws, words, tiles, blk, tile, g, n + 1),
-                              nv_gemm_dot(xs, ws, words, tiles, blk, tile, g + 8, n),
-                              nv_gemm_dot(xs, ws, words, tiles, blk, tile, g + 8, n + 1));
-#endif
-        nv_gemm_accumulate(acc[i][j], dtype_id, c, xsc, wsc[j]);
-      }
-    }
+#define NV_GEMM_STAGED_DOT(tile, r, n) nv_gemm_dot(xs, ws, words, tiles, blk, tile, r, n)
+    NV_GEMM_BLOCK_PRODUCTS(NV_GEMM_STAGED_DOT)
+#undef NV_GEMM_STAGED_DOT
   }
 }
 

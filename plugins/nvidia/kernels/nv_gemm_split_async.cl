@@ -195,27 +195,9 @@ inline void nv_gemm_async_step(local const uint4* stage, local const uint4* wqs,
       b1[j] = nv_gemm_async_wword(wqs, words, blk, n, t + 4);
     }
 #endif
-    #pragma unroll
-    for (int i = 0; i < I; ++i) {
-      const int tile = wm * I + i;
-      const float4 xsc = xd[(blk * tiles + tile) * 8 + g];
-#if defined(NV_PTX) && NV_PTX
-      const uint4 a = xs[(blk * tiles + tile) * 32 + lane];
-#endif
-      #pragma unroll
-      for (int j = 0; j < jn; ++j) {
-#if defined(NV_PTX) && NV_PTX
-        const int4 c = nv_mma_s8(a, b0[j], b1[j]);
-#else
-        const int n = (jt0 + j) * 8 + 2 * t;
-        const int4 c = (int4)(nv_gemm_async_dot(xs, wqs, words, tiles, blk, tile, g, n),
-                              nv_gemm_async_dot(xs, wqs, words, tiles, blk, tile, g, n + 1),
-                              nv_gemm_async_dot(xs, wqs, words, tiles, blk, tile, g + 8, n),
-                              nv_gemm_async_dot(xs, wqs, words, tiles, blk, tile, g + 8, n + 1));
-#endif
-        nv_gemm_accumulate(acc[i][j], dtype_id, c, xsc, wsc[j]);
-      }
-    }
+#define NV_GEMM_ASYNC_DOT(tile, r, n) nv_gemm_async_dot(xs, wqs, words, tiles, blk, tile, r, n)
+    NV_GEMM_BLOCK_PRODUCTS(NV_GEMM_ASYNC_DOT)
+#undef NV_GEMM_ASYNC_DOT
   }
 }
 
