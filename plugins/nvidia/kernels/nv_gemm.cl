@@ -655,6 +655,27 @@ NV_GEMM_SWIGLU_KERNEL(nv_gemm_swiglu_q8_0, 2, 8, 2)
 NV_GEMM_SWIGLU_KERNEL(nv_gemm_swiglu_q4_k, 3, 4, 2)
 #endif
 
+// The end of a split kernel: its range's sums (acc, and acc2 for the SwiGLU's up weight) to part
+// ([split][SETS][M][N]), then the last range of the tile to finish adds them up (nv_split_finish).
+#define NV_GEMM_SPLIT_EPILOGUE(I, SETS, WN)                                                              \
+  const size_t mn = (size_t)M * N;                                                                       \
+  global float* p = part + (size_t)split * (SETS) * mn;                                                  \
+  _Pragma("unroll")                                                                                      \
+  for (int i = 0; i < (I); ++i)                                                                          \
+    _Pragma("unroll")                                                                                    \
+    for (int j = 0; j < 8 / (WN); ++j)                                                                   \
+      _Pragma("unroll")                                                                                  \
+      for (int e = 0; e < 4; ++e) {                                                                      \
+        const int m = NV_GEMM_ROW(I, i, e), n = NV_GEMM_COL(WN, j, e);                                   \
+        if (m < M && n < N) {                                                                            \
+          p[(size_t)m * N + n] = acc[i][j][e];                                                           \
+          if ((SETS) == 2) p[mn + (size_t)m * N + n] = acc2[i][j][e];                                    \
+        }                                                                                                \
+      }                                                                                                  \
+  local int last;                                                                                        \
+  nv_split_finish(part, arrivals, get_num_groups(2), M, N, (SETS) == 2, res, res_off, has_res, dst, dst_off, \
+                  n0, mt0 * 16, 16 * (4 / (WN)) * (I), NV_GEMM_BN, NV_GEMM_WG, &last);
+
 // Split K, for few activation rows: a grid of ceil(N / 64) x ceil(M / 32 I) work-groups walking all
 // of K leaves most of a big GPU idle (64 groups for a 4096-row weight on 132 SMs, 131 us at 16 rows
 // on the H200), so dimension 2 of the grid cuts K into ranges of per_split blocks (a multiple of
@@ -681,23 +702,7 @@ NV_GEMM_SWIGLU_KERNEL(nv_gemm_swiglu_q4_k, 3, 4, 2)
     nv_gemm_split_loop(xq, xds, nv_gemm_at(wq, w_off), wsc, nv_gemm_at(wq2, w2_off), wsc2, (SETS) == 2,   \
                        DTYPE_ID, WORDS, I, mt0, Mt, n0, N, K,                                            \
                        kb_begin, kb_end, xs, xd, (local uint*)ws4, (local float2*)wd4, acc, acc2, WN);    \
-    const size_t mn = (size_t)M * N;                                                                     \
-    global float* p = part + (size_t)split * (SETS) * mn;                                                \
-    _Pragma("unroll")                                                                                    \
-    for (int i = 0; i < (I); ++i)                                                                        \
-      _Pragma("unroll")                                                                                  \
-      for (int j = 0; j < 8 / (WN); ++j)                                                                 \
-        _Pragma("unroll")                                                                                \
-        for (int e = 0; e < 4; ++e) {                                                                    \
-          const int m = NV_GEMM_ROW(I, i, e), n = NV_GEMM_COL(WN, j, e);                                 \
-          if (m < M && n < N) {                                                                          \
-            p[(size_t)m * N + n] = acc[i][j][e];                                                         \
-            if ((SETS) == 2) p[mn + (size_t)m * N + n] = acc2[i][j][e];                                  \
-          }                                                                                              \
-        }                                                                                                \
-    local int last;                                                                                      \
-    nv_split_finish(part, arrivals, get_num_groups(2), M, N, (SETS) == 2, res, res_off, has_res, dst, dst_off, \
-                    n0, mt0 * 16, 16 * (4 / (WN)) * (I), NV_GEMM_BN, NV_GEMM_WG, &last);               \
+    NV_GEMM_SPLIT_EPILOGUE(I, SETS, WN)                                                                  \
   }
 
 #if !NV_GEMM_HELPERS_ONLY

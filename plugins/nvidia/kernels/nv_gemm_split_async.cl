@@ -268,23 +268,7 @@ inline void nv_gemm_async_loop(const global uint4* xq, const global float4* xds,
     nv_gemm_async_loop(xq, xds, nv_gemm_at(wq, w_off), wsc, nv_gemm_at(wq2, w2_off), wsc2, SETS, DTYPE_ID, \
                        WORDS, I, (4 / (WN)) * (I), mt0, Mt, n0, N, K, kb_begin, kb_end, ring,          \
                        NV_GA_STAGES(NV_GA_STAGE((4 / (WN)) * (I), WORDS, DTYPE_ID, SETS)), acc, acc2, WN);   \
-    const size_t mn = (size_t)M * N;                                                                     \
-    global float* p = part + (size_t)split * (SETS) * mn;                                                \
-    _Pragma("unroll")                                                                                    \
-    for (int i = 0; i < (I); ++i)                                                                        \
-      _Pragma("unroll")                                                                                  \
-      for (int j = 0; j < 8 / (WN); ++j)                                                                 \
-        _Pragma("unroll")                                                                                \
-        for (int e = 0; e < 4; ++e) {                                                                    \
-          const int m = NV_GEMM_ROW(I, i, e), n = NV_GEMM_COL(WN, j, e);                                 \
-          if (m < M && n < N) {                                                                          \
-            p[(size_t)m * N + n] = acc[i][j][e];                                                         \
-            if ((SETS) == 2) p[mn + (size_t)m * N + n] = acc2[i][j][e];                                  \
-          }                                                                                              \
-        }                                                                                                \
-    local int last;                                                                                      \
-    nv_split_finish(part, arrivals, get_num_groups(2), M, N, (SETS) == 2, res, res_off, has_res, dst, dst_off, \
-                    n0, mt0 * 16, 16 * (4 / (WN)) * (I), NV_GEMM_BN, NV_GEMM_WG, &last);               \
+    NV_GEMM_SPLIT_EPILOGUE(I, SETS, WN)                                                                  \
   }
 
 // 64 rows a group (2 x 2 warps of 2 tiles; the SwiGLU's two weights too), 32 (2 x 2 warps of one
