@@ -655,6 +655,15 @@ NV_GEMM_SWIGLU_KERNEL(nv_gemm_swiglu_q8_0, 2, 8, 2)
 NV_GEMM_SWIGLU_KERNEL(nv_gemm_swiglu_q4_k, 3, 4, 2)
 #endif
 
+// A split kernel's arguments: the weight (and the SwiGLU's up weight) as packed, the activation
+// codes and scales, the ranges' sums and the tiles' arrival counts, the shape and range length, the
+// residual added to the result and the destination.
+#define NV_GEMM_SPLIT_PARAMS                                                                             \
+  const global uint4 *wq, const global ushort *wsc, ulong w_off, const global uint4 *wq2,                \
+      const global ushort *wsc2, ulong w2_off, const global uint4 *xq, const global float4 *xds,         \
+      global float *part, volatile global int *arrivals, int M, int N, int K, int per_split,            \
+      const global uchar *res, ulong res_off, int has_res, global uchar *dst, ulong dst_off
+
 // The end of a split kernel: its range's sums (acc, and acc2 for the SwiGLU's up weight) to part
 // ([split][SETS][M][N]), then the last range of the tile to finish adds them up (nv_split_finish).
 #define NV_GEMM_SPLIT_EPILOGUE(I, SETS, WN)                                                              \
@@ -684,11 +693,7 @@ NV_GEMM_SWIGLU_KERNEL(nv_gemm_swiglu_q4_k, 3, 4, 2)
 // them up (nv_split_finish, nv_ptx.cl).
 #define NV_GEMM_SPLIT_KERNEL(NAME, DTYPE_ID, WORDS, I, SETS, WN)                                         \
   kernel __attribute__((reqd_work_group_size(NV_GEMM_WG, 1, 1))) void NAME(                             \
-      const global uint4* wq, const global ushort* wsc, ulong w_off, const global uint4* wq2,             \
-      const global ushort* wsc2, ulong w2_off, const global uint4* xq, const global float4* xds,         \
-      global float* part, volatile global int* arrivals,                                                 \
-      int M, int N, int K, int per_split, const global uchar* res, ulong res_off, int has_res,           \
-      global uchar* dst, ulong dst_off) {                                                                \
+      NV_GEMM_SPLIT_PARAMS) {                                                                            \
     NV_GEMM_LOCALS(I, SETS, WORDS, WN);                                                                  \
     float acc2[4][4][4];                                                                                 \
     _Pragma("unroll")                                                                                    \

@@ -245,11 +245,7 @@ inline void nv_gemm_async_loop(const global uint4* xq, const global float4* xds,
 // I activation tiles a warp, SETS weights, WN warps along the weight rows, (4 / WN) I tiles a group.
 #define NV_GEMM_ASYNC_KERNEL(NAME, DTYPE_ID, WORDS, I, SETS, WN)                                         \
   kernel __attribute__((reqd_work_group_size(NV_GEMM_WG, 1, 1))) void NAME(                             \
-      const global uint4* wq, const global ushort* wsc, ulong w_off, const global uint4* wq2,             \
-      const global ushort* wsc2, ulong w2_off, const global uint4* xq, const global float4* xds,         \
-      global float* part, volatile global int* arrivals,                                                 \
-      int M, int N, int K, int per_split, const global uchar* res, ulong res_off, int has_res,           \
-      global uchar* dst, ulong dst_off) {                                                                \
+      NV_GEMM_SPLIT_PARAMS) {                                                                            \
     local uint4 ring[NV_GA_STAGES(NV_GA_STAGE((4 / (WN)) * (I), WORDS, DTYPE_ID, SETS)) *                \
                      NV_GA_STAGE((4 / (WN)) * (I), WORDS, DTYPE_ID, SETS)];                              \
     const int lid = get_local_id(0), lane = lid % 32, warp = lid / 32;                                   \
