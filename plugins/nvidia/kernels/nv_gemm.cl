@@ -563,17 +563,27 @@ inline const global uint4* nv_gemm_at(const global uint4* w, ulong off) {
   local float4 xd[2 * NV_GEMM_KB * 2 * (I) * 8];                                    \
   local uint4 ws4[2 * (SETS) * NV_GEMM_KB * NV_GEMM_BN * (WORDS) / 4];             \
   local float4 wd4[2 * (SETS) * NV_GEMM_KB * NV_GEMM_BN / 2];                       \
+  NV_GEMM_GROUP(I, WN)
+
+// A work-item's place in a group of I activation tiles a warp and WN warps along the weight rows
+// (its lane's fragment coordinates g and t, its warp's tile row wm and column wn, the group's
+// first weight row n0 and activation tile mt0), and its accumulators acc, zeroed.
+#define NV_GEMM_GROUP(I, WN)                                                        \
   const int lid = get_local_id(0), lane = lid % 32, warp = lid / 32;                \
   const int g = lane / 4, t = lane % 4, wm = warp / (WN), wn = warp % (WN);         \
   const int n0 = get_group_id(0) * NV_GEMM_BN, mt0 = get_group_id(1) * (4 / (WN)) * (I); \
   const int Mt = (M + 15) / 16;                                                     \
-  float acc[4][4][4];                                                               \
+  NV_GEMM_ACC(acc)
+
+// float NAME[4][4][4], zeroed: the C fragments of a warp's activation and weight tiles.
+#define NV_GEMM_ACC(NAME)                                                           \
+  float NAME[4][4][4];                                                              \
   _Pragma("unroll")                                                                 \
   for (int i = 0; i < 4; ++i)                                                       \
     _Pragma("unroll")                                                               \
     for (int j = 0; j < 4; ++j)                                                     \
       _Pragma("unroll")                                                             \
-      for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0f
+      for (int e = 0; e < 4; ++e) NAME[i][j][e] = 0.0f
 
 // The (activation row, weight row) of accumulator [i][j][e] in dst, WN warps along the weight rows.
 #define NV_GEMM_ROW(I, i, e) ((mt0 + wm * (I) + (i)) * 16 + g + ((e) >= 2 ? 8 : 0))
@@ -625,13 +635,7 @@ NV_GEMM_KERNEL(nv_gemm_q4_k_m64, 3, 4, 2)
       const global ushort* usc, ulong u_off, const global uint4* xq, const global float4* xds,           \
       global uchar* dst, ulong dst_off, int M, int N, int K) {                                           \
     NV_GEMM_LOCALS(I, 2, WORDS, 2);                                                                      \
-    float up[4][4][4];                                                                                   \
-    _Pragma("unroll")                                                                                    \
-    for (int i = 0; i < 4; ++i)                                                                          \
-      _Pragma("unroll")                                                                                  \
-      for (int j = 0; j < 4; ++j)                                                                        \
-        _Pragma("unroll")                                                                                \
-        for (int e = 0; e < 4; ++e) up[i][j][e] = 0.0f;                                                  \
+    NV_GEMM_ACC(up);                                                                                     \
     nv_gemm_loop(xq, xds, nv_gemm_at(gq, g_off), gsc, nv_gemm_at(uq, u_off), usc, 1, DTYPE_ID, WORDS, I,  \
                  mt0, Mt, n0, N, K, 0, K / 32, xs, xd,                                                   \
                  (local uint*)ws4, (local float2*)wd4, acc, up, 2);                                      \
@@ -695,13 +699,7 @@ NV_GEMM_SWIGLU_KERNEL(nv_gemm_swiglu_q4_k, 3, 4, 2)
   kernel __attribute__((reqd_work_group_size(NV_GEMM_WG, 1, 1))) void NAME(                             \
       NV_GEMM_SPLIT_PARAMS) {                                                                            \
     NV_GEMM_LOCALS(I, SETS, WORDS, WN);                                                                  \
-    float acc2[4][4][4];                                                                                 \
-    _Pragma("unroll")                                                                                    \
-    for (int i = 0; i < 4; ++i)                                                                          \
-      _Pragma("unroll")                                                                                  \
-      for (int j = 0; j < 4; ++j)                                                                        \
-        _Pragma("unroll")                                                                                \
-        for (int e = 0; e < 4; ++e) acc2[i][j][e] = 0.0f;                                                \
+    NV_GEMM_ACC(acc2);                                                                                   \
     const int split = get_group_id(2), kb_begin = split * per_split;                                     \
     const int kb_end = min(K / 32, kb_begin + per_split);                                                \
     nv_gemm_split_loop(xq, xds, nv_gemm_at(wq, w_off), wsc, nv_gemm_at(wq2, w2_off), wsc2, (SETS) == 2,   \

@@ -37,18 +37,6 @@
 // 16-byte words of local memory a ring may take: 44 KiB of the 48 an NVIDIA work-group gets.
 #define NV_GA_LOCAL 2816
 
-#if defined(NV_ASYNC) && NV_ASYNC
-// 4 and 8 bytes (the weight scales of a row and step): cp.async's .ca form takes these sizes.
-inline void nv_copy4_async(local uint* dst, const global uint* src) {
-  __asm__ volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(nv_local_addr(dst)), "l"((ulong)src) : "memory");
-}
-inline void nv_copy8_async(local uint2* dst, const global uint2* src) {
-  __asm__ volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(nv_local_addr(dst)), "l"((ulong)src) : "memory");
-}
-#else
-inline void nv_copy4_async(local uint* dst, const global uint* src) { *dst = *src; }
-inline void nv_copy8_async(local uint2* dst, const global uint2* src) { *dst = *src; }
-#endif
 
 // Waits until at most stages - 2 of this work-item's committed steps are in flight, that is until
 // the oldest of them has landed (cp.async.wait_group takes a literal; `stages` is a constant of
@@ -248,17 +236,8 @@ inline void nv_gemm_async_loop(const global uint4* xq, const global float4* xds,
       NV_GEMM_SPLIT_PARAMS) {                                                                            \
     local uint4 ring[NV_GA_STAGES(NV_GA_STAGE((4 / (WN)) * (I), WORDS, DTYPE_ID, SETS)) *                \
                      NV_GA_STAGE((4 / (WN)) * (I), WORDS, DTYPE_ID, SETS)];                              \
-    const int lid = get_local_id(0), lane = lid % 32, warp = lid / 32;                                   \
-    const int g = lane / 4, t = lane % 4, wm = warp / (WN), wn = warp % (WN);                            \
-    const int n0 = get_group_id(0) * NV_GEMM_BN, mt0 = get_group_id(1) * (4 / (WN)) * (I);               \
-    const int Mt = (M + 15) / 16;                                                                        \
-    float acc[4][4][4], acc2[4][4][4];                                                                   \
-    _Pragma("unroll")                                                                                    \
-    for (int i = 0; i < 4; ++i)                                                                          \
-      _Pragma("unroll")                                                                                  \
-      for (int j = 0; j < 4; ++j)                                                                        \
-        _Pragma("unroll")                                                                                \
-        for (int e = 0; e < 4; ++e) acc[i][j][e] = acc2[i][j][e] = 0.0f;                                 \
+    NV_GEMM_GROUP(I, WN);                                                                                \
+    NV_GEMM_ACC(acc2);                                                                                   \
     const int split = get_group_id(2), kb_begin = split * per_split;                                     \
     const int kb_end = min(K / 32, kb_begin + per_split);                                                \
     nv_gemm_async_loop(xq, xds, nv_gemm_at(wq, w_off), wsc, nv_gemm_at(wq2, w2_off), wsc2, SETS, DTYPE_ID, \

@@ -97,6 +97,13 @@ inline uint nv_local_addr(local const void* p) { return (uint)(size_t)p; }
 inline void nv_copy16_async(local uint4* dst, const global uint4* src) {
   __asm__ volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(nv_local_addr(dst)), "l"((ulong)src) : "memory");
 }
+// The same for 4 and 8 bytes, which only cp.async's .ca form (through L1) takes.
+inline void nv_copy4_async(local uint* dst, const global uint* src) {
+  __asm__ volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(nv_local_addr(dst)), "l"((ulong)src) : "memory");
+}
+inline void nv_copy8_async(local uint2* dst, const global uint2* src) {
+  __asm__ volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(nv_local_addr(dst)), "l"((ulong)src) : "memory");
+}
 // Closes the group of copies started since the last commit.
 inline void nv_async_commit(void) { __asm__ volatile("cp.async.commit_group;" ::: "memory"); }
 // Waits until at most N of this work-item's committed groups are still in flight (N a literal).
@@ -119,6 +126,8 @@ NV_LDMATRIX_X4(nv_ldmatrix_x4, "m8n8.x4")
 NV_LDMATRIX_X4(nv_ldmatrix_x4_trans, "m8n8.x4.trans")
 #else
 inline void nv_copy16_async(local uint4* dst, const global uint4* src) { *dst = *src; }
+inline void nv_copy4_async(local uint* dst, const global uint* src) { *dst = *src; }
+inline void nv_copy8_async(local uint2* dst, const global uint2* src) { *dst = *src; }
 inline void nv_async_commit(void) {}
 #define nv_async_wait(N) ((void)0)
 #endif
