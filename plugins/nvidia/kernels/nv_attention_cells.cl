@@ -18,8 +18,10 @@
 //  - values: the chunk's value rows are staged in local memory a few at a time, every load of
 //    the work-group in flight at once (a work-item walking the rows itself waits a memory latency
 //    per few rows), then work-item o sums four output dims of one head from there.
-// Each range writes its (max, sum, output) per head to part in the form of attention_merge.cl,
-// which combines the ranges; with one range the output is written directly.
+// Each range writes its (max, sum, output) per head to part in the form of attention_merge.cl;
+// the last range of a (KV head, token) to finish (an arrival count each, as the split GEMMs'
+// nv_split_finish) combines them with attention_merge.cl's operations in its order, which saves
+// that kernel's launch (6-8 us a layer on an H100). With one range the output is written directly.
 // With NV_PTX an F16 row is read 16 bytes at a time and widened by cvt (the driver compiles
 // vload_half8 into eight 2-byte loads, and vload_half4 from local memory into four).
 // clport-requires: nv_ptx.cl
@@ -160,20 +162,61 @@ inline float4 nv_dec_local4_f16(int i, const local uchar* p) {
   }
 #endif
 
+// Run by every range of (KV head g, token t) once its partials are in part: the last to arrive
+// resets the count for the next launch and writes the group's heads' outputs, each combined over
+// the ranges in order as attention_merge.cl does (so a run gives the same values every time).
+inline void nv_dec_merge(const global float* part, volatile global int* arrivals, int n_split, int n_kv_head,
+                         int n_head, int g, int t, global float* out, local int* last) {
+  const int lid = get_local_id(0);
+  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+  if (lid == 0) {
+    nv_fence_gpu();
+    volatile global int* count = arrivals + (size_t)t * n_kv_head + g;
+    *last = atomic_inc(count) == n_split - 1;
+    if (*last) {
+      *count = 0;
+      nv_fence_gpu();
+    }
+  }
+  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+  if (!*last) return;
+  for (int o = lid; o < NV_DEC_R * NV_DEC_D4; o += NV_DEC_WG) {
+    const int h = g * NV_DEC_R + o / NV_DEC_D4, d4 = o % NV_DEC_D4;
+    const global float* ph = part + ((size_t)t * n_head + h) * n_split * (NV_DEC_HD + 2);
+    float m = -INFINITY;
+    for (int s = 0; s < n_split; ++s) m = fmax(m, nv_load_l2_f1(ph + (size_t)s * (NV_DEC_HD + 2)));
+    float l = 0.0f;
+    float4 acc = (float4)(0.0f);
+    for (int s = 0; s < n_split; ++s) {
+      const global float* p = ph + (size_t)s * (NV_DEC_HD + 2);
+      const float ls = nv_load_l2_f1(p + 1);
+      const float w = ls > 0.0f ? exp(nv_load_l2_f1(p) - m) : 0.0f;
+      l = fma(ls, w, l);
+      // Rows of NV_DEC_HD + 2 floats: the output starts 8 bytes into a 16-byte word at best.
+      const global float* v = p + 2 + 4 * d4;
+      acc = fma((float4)(nv_load_l2_f1(v), nv_load_l2_f1(v + 1), nv_load_l2_f1(v + 2), nv_load_l2_f1(v + 3)),
+                (float4)(w), acc);
+    }
+    vstore4(acc / l, d4, out + ((size_t)t * n_head + h) * NV_DEC_HD);
+  }
+}
+
 // Global size (NV_DEC_WG * n_split, n_kv_head, n_tokens). Sequence s's K lie at k + k_off +
 // s seq_bytes, its V v_off - k_off further; part holds [n_tokens][n_head][n_split][NV_DEC_HD + 2]
-// floats (max, sum, output) when n_split > 1.
+// floats (max, sum, output) and arrivals [n_tokens][n_kv_head] counts (zero between launches) when
+// n_split > 1.
 #define NV_ATTENTION_CELLS_KERNEL(NAME, LOAD8, LOCAL4, E)                                          \
   kernel __attribute__((reqd_work_group_size(NV_DEC_WG, 1, 1))) void NAME(                          \
       const global uchar* q, ulong q_off, ulong q_nb1, ulong q_nb2, const global uchar* cache,      \
       ulong k_off, ulong v_off, ulong kv_nb1, ulong kv_nb2, ulong seq_bytes, const global uchar* cells_base, \
       ulong cells_off, global uchar* out, ulong out_off, int n_head, float scale, int n_rot, int neox, float freq_base, \
       float freq_scale, const global uchar* ff, ulong ff_off, int has_ff, int window, int n_split,  \
-      global float* part) {                                                                         \
+      global float* part, volatile global int* arrivals) {                                          \
     local float qs[NV_DEC_R * NV_DEC_HD];                                                           \
     local float ps[NV_DEC_R * NV_DEC_WG]; /* a chunk's probabilities, [head][key] */               \
     local float red[NV_DEC_R * NV_DEC_WG];                                                          \
     local uint4 vs[NV_DEC_VBYTES / 16]; /* value rows, as the cache holds them */                  \
+    local int last; /* whether this range is the last of its (KV head, token) to finish */          \
     const int split = get_group_id(0), g = get_group_id(1), t = get_group_id(2), lid = get_local_id(0); \
     const global int* cells = (const global int*)(cells_base + cells_off);                          \
     const int seq = cells[2 * t], qpos = cells[2 * t + 1];                                          \
@@ -266,6 +309,10 @@ inline float4 nv_dec_local4_f16(int i, const local uchar* p) {
         }                                                                                           \
         vstore4(acc[i], d4, pg + 2);                                                                \
       }                                                                                             \
+    }                                                                                               \
+    if (n_split > 1) {                                                                              \
+      nv_dec_merge(part, arrivals, n_split, get_num_groups(1), n_head, g, t,                        \
+                   (global float*)(out + out_off), &last);                                          \
     }                                                                                               \
   }
 

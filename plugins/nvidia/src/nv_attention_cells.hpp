@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "clport_plugin/plugin_sdk.hpp"
+#include "arrival_counts.hpp"
 #include "clport_common/scratch_buffer.hpp"
 
 namespace nvidia {
@@ -18,7 +19,8 @@ namespace nvidia {
 class NvAttentionCells {
  public:
   // ptx: inline PTX with the f16 helpers of nv_ptx.cl (compute capability 8.0) builds here.
-  NvAttentionCells(const clport_host& host, uint32_t compute_units, bool ptx);
+  // groups_per_unit: work-groups per compute unit that a step's key ranges aim for.
+  NvAttentionCells(const clport_host& host, uint32_t compute_units, uint32_t groups_per_unit, bool ptx);
   NvAttentionCells(const NvAttentionCells&) = delete;
   NvAttentionCells& operator=(const NvAttentionCells&) = delete;
 
@@ -27,7 +29,8 @@ class NvAttentionCells {
   // head size that is a multiple of 8 up to 256, at most kMaxGroup query heads per KV head.
   static bool takes(const clport_op& op);
   void enqueue(const clport_op& op);
-  // Plan time (an op takes() accepts): its partial results' buffer at 1 .. its tokens.
+  // Plan time (an op takes() accepts): its partial results' buffer and arrival counts at 1 .. its
+  // tokens.
   std::vector<clport_scratch_need> scratch_needs(const clport_op& op);
 
   static constexpr int64_t kMaxGroup = 8;
@@ -43,11 +46,13 @@ class NvAttentionCells {
   const clport_host& host_;
   clport::sdk::Host h_;
   uint32_t compute_units_;
+  uint32_t groups_per_unit_;
   bool ptx_;
   std::mutex mutex_;
   std::map<std::pair<int64_t, int64_t>, clport::sdk::Program> programs_;  // per (head size, group)
   std::map<std::string, clport::sdk::Kernel> kernels_;
   clport::plugin_common::ScratchBuffer part_scratch_{host_, "decode attention partial results"};
+  ArrivalCounts arrivals_{host_, "decode attention arrival counts"};  // one per (token, KV head)
 };
 
 }  // namespace nvidia

@@ -61,13 +61,13 @@ class NvidiaInstance final : public clport_plugin_instance {
  public:
   NvidiaInstance(const clport_host& host, const clport_device_desc& d, Tuning t, nvidia::GemvConfig g,
                  nvidia::GemvConfig layer_gemv, bool gemm, nvidia::GemmConfig gemm_config, bool gemm_half,
-                 nvidia::HalfGemmConfig gemm_half_config, bool attention,
+                 nvidia::HalfGemmConfig gemm_half_config, bool attention, uint32_t attention_cells_groups,
                  bool attention_mma, bool tensor_cores, bool async_copies, nvidia::LayerConfig layer)
       : runner_(host, d, std::move(t)), gemv_(host, g, d.local_mem_bytes, d.compute_units),
         gemm_(host, tensor_cores, gemm_config, d.compute_units),
         gemm_half_(host, tensor_cores, d.local_mem_bytes, d.compute_units, gemm_half_config),
         attention_(host, d.local_mem_bytes, tensor_cores && attention_mma, async_copies),
-        attention_cells_(host, d.compute_units, tensor_cores),
+        attention_cells_(host, d.compute_units, attention_cells_groups, tensor_cores),
         layer_(host, d, layer_gemv, layer),
         gemm_enabled_(gemm),
         gemm_half_enabled_(gemm_half && gemm_half_.fits()),
@@ -337,6 +337,9 @@ std::vector<clport_setting_decl> nvidia_settings() {
       bool_setting("nv_attention",
                    "false leaves a prompt's attention and the decode attention of several sequences to the shared "
                    "kernels instead of the nvidia ones (default true)"),
+      int_setting("nv_attention_cells_groups", 1, 64,
+                  "work-groups per compute unit that the decode attention of several sequences aims for by "
+                  "splitting each sequence's keys into ranges (default 8)"),
       bool_setting("nv_attention_mma",
                    "false keeps a prompt's attention on an F16 cache in plain OpenCL C instead of the tensor cores "
                    "(inline PTX; default true)"),
@@ -428,6 +431,7 @@ struct NvidiaPlugin {
     }
     const bool tensor_cores = ptx.usable && ptx.compute_major >= 8;
     const bool attention = h.setting_bool("nv_attention", true);
+    const auto attention_cells_groups = static_cast<uint32_t>(h.setting_int("nv_attention_cells_groups", 8));
     const bool attention_mma = h.setting_bool("nv_attention_mma", true);
     // The asynchronous copies and matrix loads (compute capability 8.0) of the tensor-core prompt
     // attention's pipeline and the split GEMM's ring, probed where the tensor cores are.
@@ -495,7 +499,8 @@ struct NvidiaPlugin {
     if (layer.heads_per_item == 3)
       throw clport::sdk::Failure("nvidia: invalid settings: nv_layer_gqa must be 1, 2 or 4, not 3");
     return std::make_unique<NvidiaInstance>(host, d, std::move(t), g, layer_gemv, gemm, gemm_config, gemm_half,
-                                            half, attention, attention_mma, tensor_cores, async_copies, layer);
+                                            half, attention, attention_cells_groups, attention_mma, tensor_cores,
+                                            async_copies, layer);
   }
 };
 
