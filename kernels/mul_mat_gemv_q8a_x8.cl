@@ -37,8 +37,14 @@
 #define X8_SCALES_q5_1 32
 #define X8_BYTES_q4_k 1184
 #define X8_BYTES_q6_k 1680
-// Activation rows per work-item of the x8a kernels (a step over several sequences).
-#define X8A_ROWS 4
+// Activation rows per work-item of the x8a kernels: 8, or 4 where M is at most 4 (a step of a few
+// sequences, whose rows past M would repeat the last row's work), as op_launch_q8a.cpp launches
+// them (the row functions come in these two counts, x8m_rows_T_4 and _8). The weights' words are
+// unpacked once per work-item for all its rows, and the unpacking is a third of the instructions
+// of a word for 4 rows: a Gemma 3 prompt's Q5_0 products took 13% less time at 8 rows than at 4
+// on PoCL x86.
+#define X8A_ROWS 8
+inline int x8a_rows(int M) { return M <= 4 ? 4 : X8A_ROWS; }
 
 // Repacking: work-item (u, i) writes unit u (block or super-block) of row group g = first_group
 // + i (the host repacks a large weight in slices of groups). The unit's first byte in the layout
@@ -269,75 +275,143 @@ inline int8 x8_dot_q6_k(const global uchar* blk, const global char* xc) {
   return __builtin_astype(s, int8);
 }
 
-// The dots of X8A_ROWS activation rows (codes xc[r]) against one block of the 8 rows, the
-// block's words loaded and unpacked once for all of them; each row's integer sums are those of
-// the one-row functions above. Unrolled and inlined by request: PoCL's compiler left the word
-// loop rolled, reloading and unpacking every word once per activation row, and called these
-// functions with their arrays in memory.
-inline __attribute__((always_inline)) void x8m_dot_q4(const global uchar* q, const global char* const* xc, int8* out) {
-  const q8a_v16s ones = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
-  const q8a_v16s zero = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-  q8a_v16s s[X8A_ROWS];
-#pragma unroll
-  for (int r = 0; r < X8A_ROWS; ++r) s[r] = zero;
-#pragma unroll
-  for (int k = 0; k < 4; ++k) {
-    const x8_v32u w = *(const global x8_v32u*)(q + 32 * k);
-    const q8a_v32c lo = (q8a_v32c)(w & (uchar)15), hi = (q8a_v32c)(w >> (uchar)4);
-#pragma unroll
-    for (int r = 0; r < X8A_ROWS; ++r) {
-      s[r] += __builtin_ia32_pmaddubsw256(lo, x8_broadcast4(xc[r] + 4 * k));
-      s[r] += __builtin_ia32_pmaddubsw256(hi, x8_broadcast4(xc[r] + 16 + 4 * k));
-    }
+// The dots of R activation rows (codes xc[r]) against one unit of the 8 rows, the unit's words
+// loaded and unpacked once for all of them; each row's integer sums are those of the one-row
+// functions above (Q4_K and Q6_K included: the unpacking of a word is a third to a half of its
+// instructions for 4 rows). Written once for R = 4 and R = 8 as a macro, and unrolled and inlined
+// by request: PoCL's compiler left the word loop rolled, reloading and unpacking every word once
+// per activation row, called these functions with their arrays in memory, and did not unroll
+// the row loops where the count was a parameter made constant by inlining (a Gemma 3 prompt's
+// Q5_0 products 1.5x slower).
+#define X8M_DOT_FUNCS(R)                                                                                                      \
+  inline __attribute__((always_inline)) void x8m_dot_q4_##R(const global uchar* q, const global char* const* xc, int8* out) { \
+    const q8a_v16s ones = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};                                                   \
+    const q8a_v16s zero = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};                                                   \
+    q8a_v16s s[R];                                                                                                            \
+    _Pragma("unroll")                                                                                                         \
+    for (int r = 0; r < R; ++r) s[r] = zero;                                                                                  \
+    _Pragma("unroll")                                                                                                         \
+    for (int k = 0; k < 4; ++k) {                                                                                             \
+      const x8_v32u w = *(const global x8_v32u*)(q + 32 * k);                                                                 \
+      const q8a_v32c lo = (q8a_v32c)(w & (uchar)15), hi = (q8a_v32c)(w >> (uchar)4);                                          \
+      _Pragma("unroll")                                                                                                       \
+      for (int r = 0; r < R; ++r) {                                                                                           \
+        s[r] += __builtin_ia32_pmaddubsw256(lo, x8_broadcast4(xc[r] + 4 * k));                                                \
+        s[r] += __builtin_ia32_pmaddubsw256(hi, x8_broadcast4(xc[r] + 16 + 4 * k));                                           \
+      }                                                                                                                       \
+    }                                                                                                                         \
+    _Pragma("unroll")                                                                                                         \
+    for (int r = 0; r < R; ++r) out[r] = __builtin_astype(__builtin_ia32_pmaddwd256(s[r], ones), int8);                       \
+  }                                                                                                                           \
+  inline __attribute__((always_inline)) void x8m_dot_q5_##R(const global uchar* qh, const global uchar* q,                    \
+                                                        const global char* const* xc, int8* out) {                            \
+    const q8a_v16s ones = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};                                                   \
+    const q8a_v16s zero = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};                                                   \
+    q8a_v16s lo_sum[R], hi_sum[R];                                                                                            \
+    _Pragma("unroll")                                                                                                         \
+    for (int r = 0; r < R; ++r) lo_sum[r] = hi_sum[r] = zero;                                                                 \
+    const x8_v32u h = *(const global x8_v32u*)qh;                                                                             \
+    _Pragma("unroll")                                                                                                         \
+    for (int k = 0; k < 4; ++k) {                                                                                             \
+      const x8_v32u w = *(const global x8_v32u*)(q + 32 * k);                                                                 \
+      const q8a_v32c lo = (q8a_v32c)((w & (uchar)15) | x8_fifth_bits(h, 4 * k));                                              \
+      const q8a_v32c hi = (q8a_v32c)((w >> (uchar)4) | x8_fifth_bits(h, 16 + 4 * k));                                         \
+      _Pragma("unroll")                                                                                                       \
+      for (int r = 0; r < R; ++r) {                                                                                           \
+        lo_sum[r] += __builtin_ia32_pmaddubsw256(lo, x8_broadcast4(xc[r] + 4 * k));                                           \
+        hi_sum[r] += __builtin_ia32_pmaddubsw256(hi, x8_broadcast4(xc[r] + 16 + 4 * k));                                      \
+      }                                                                                                                       \
+    }                                                                                                                         \
+    _Pragma("unroll")                                                                                                         \
+    for (int r = 0; r < R; ++r)                                                                                               \
+      out[r] = __builtin_astype(__builtin_ia32_pmaddwd256(lo_sum[r], ones) + __builtin_ia32_pmaddwd256(hi_sum[r], ones),      \
+                                int8);                                                                                        \
+  }                                                                                                                           \
+  inline __attribute__((always_inline)) void x8m_dot_q8_##R(const global uchar* q, const global char* const* xc, int8* out) { \
+    const q8a_v16s ones = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};                                                   \
+    const q8a_v8i zero = {0, 0, 0, 0, 0, 0, 0, 0};                                                                            \
+    q8a_v8i s[R];                                                                                                             \
+    _Pragma("unroll")                                                                                                         \
+    for (int r = 0; r < R; ++r) s[r] = zero;                                                                                  \
+    _Pragma("unroll")                                                                                                         \
+    for (int k = 0; k < 8; ++k) {                                                                                             \
+      const q8a_v32c w = (q8a_v32c)(*(const global x8_v32u*)(q + 32 * k));                                                    \
+      const q8a_v32c magnitude = __builtin_ia32_psignb256(w, w);                                                              \
+      _Pragma("unroll")                                                                                                       \
+      for (int r = 0; r < R; ++r) {                                                                                           \
+        const q8a_v32c x = x8_broadcast4(xc[r] + 4 * k);                                                                      \
+        s[r] += __builtin_ia32_pmaddwd256(__builtin_ia32_pmaddubsw256(magnitude, __builtin_ia32_psignb256(x, w)), ones);      \
+      }                                                                                                                       \
+    }                                                                                                                         \
+    _Pragma("unroll")                                                                                                         \
+    for (int r = 0; r < R; ++r) out[r] = __builtin_astype(s[r], int8);                                                        \
+  }                                                                                                                           \
+  inline __attribute__((always_inline)) void x8m_dot_q4_k_##R(const global uchar* blk, const global char* const* xc,          \
+                                                          int8* out) {                                                        \
+    const q8a_v16s zero16 = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};                                                 \
+    const q8a_v8i zero = {0, 0, 0, 0, 0, 0, 0, 0};                                                                            \
+    q8a_v8i s[R];                                                                                                             \
+    _Pragma("unroll")                                                                                                         \
+    for (int r = 0; r < R; ++r) s[r] = zero;                                                                                  \
+    _Pragma("unroll")                                                                                                         \
+    for (int p = 0; p < 4; ++p) {                                                                                             \
+      q8a_v16s lo[R], hi[R];                                                                                                  \
+      _Pragma("unroll")                                                                                                       \
+      for (int r = 0; r < R; ++r) lo[r] = hi[r] = zero16;                                                                     \
+      _Pragma("unroll")                                                                                                       \
+      for (int k = 0; k < 8; ++k) {                                                                                           \
+        const x8_v32u w = *(const global x8_v32u*)(blk + 160 + 256 * p + 32 * k);                                             \
+        const q8a_v32c wl = (q8a_v32c)(w & (uchar)15), wh = (q8a_v32c)(w >> (uchar)4);                                        \
+        _Pragma("unroll")                                                                                                     \
+        for (int r = 0; r < R; ++r) {                                                                                         \
+          lo[r] += __builtin_ia32_pmaddubsw256(wl, x8_broadcast4(xc[r] + 64 * p + 4 * k));                                    \
+          hi[r] += __builtin_ia32_pmaddubsw256(wh, x8_broadcast4(xc[r] + 64 * p + 32 + 4 * k));                               \
+        }                                                                                                                     \
+      }                                                                                                                       \
+      const q8a_v16s sc_lo = x8_pairs_u8(blk + 32 + 16 * p), sc_hi = x8_pairs_u8(blk + 40 + 16 * p);                          \
+      _Pragma("unroll")                                                                                                       \
+      for (int r = 0; r < R; ++r)                                                                                             \
+        s[r] += __builtin_ia32_pmaddwd256(lo[r], sc_lo) + __builtin_ia32_pmaddwd256(hi[r], sc_hi);                            \
+    }                                                                                                                         \
+    _Pragma("unroll")                                                                                                         \
+    for (int r = 0; r < R; ++r) out[r] = __builtin_astype(s[r], int8);                                                        \
+  }                                                                                                                           \
+  inline __attribute__((always_inline)) void x8m_dot_q6_k_##R(const global uchar* blk, const global char* const* xc,          \
+                                                          int8* out) {                                                        \
+    const q8a_v16s zero16 = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};                                                 \
+    const q8a_v8i zero = {0, 0, 0, 0, 0, 0, 0, 0};                                                                            \
+    q8a_v8i s[R];                                                                                                             \
+    _Pragma("unroll")                                                                                                         \
+    for (int r = 0; r < R; ++r) s[r] = zero;                                                                                  \
+    _Pragma("unroll")                                                                                                         \
+    for (int j = 0; j < 8; ++j) {                                                                                             \
+      const int n = j / 4, g = j % 4;                                                                                         \
+      const global uchar* ql = blk + 144 + 32 * (16 * n + 8 * (g & 1));                                                       \
+      const global uchar* qh = blk + 1168 + 32 * 8 * n;                                                                       \
+      const uchar lshift = (uchar)((g >> 1) * 4), hshift = (uchar)(2 * g);                                                    \
+      _Pragma("unroll")                                                                                                       \
+      for (int h = 0; h < 4; ++h) {                                                                                           \
+        q8a_v16s pairs[R];                                                                                                    \
+        _Pragma("unroll")                                                                                                     \
+        for (int r = 0; r < R; ++r) pairs[r] = zero16;                                                                        \
+        _Pragma("unroll")                                                                                                     \
+        for (int k = 2 * h; k < 2 * h + 2; ++k) {                                                                             \
+          const x8_v32u l = *(const global x8_v32u*)(ql + 32 * k), u = *(const global x8_v32u*)(qh + 32 * k);                 \
+          const q8a_v32c w = (q8a_v32c)(((l >> lshift) & (uchar)15) | (((u >> hshift) & (uchar)3) << (uchar)4));              \
+          _Pragma("unroll")                                                                                                   \
+          for (int r = 0; r < R; ++r)                                                                                         \
+            pairs[r] += __builtin_ia32_pmaddubsw256(w, x8_broadcast4(xc[r] + 32 * j + 4 * k));                                \
+        }                                                                                                                     \
+        const q8a_v16s sc = x8_pairs_i8(blk + 16 + 8 * (2 * j + h / 2));                                                      \
+        _Pragma("unroll")                                                                                                     \
+        for (int r = 0; r < R; ++r) s[r] += __builtin_ia32_pmaddwd256(pairs[r], sc);                                          \
+      }                                                                                                                       \
+    }                                                                                                                         \
+    _Pragma("unroll")                                                                                                         \
+    for (int r = 0; r < R; ++r) out[r] = __builtin_astype(s[r], int8);                                                        \
   }
-#pragma unroll
-  for (int r = 0; r < X8A_ROWS; ++r) out[r] = __builtin_astype(__builtin_ia32_pmaddwd256(s[r], ones), int8);
-}
-
-inline __attribute__((always_inline)) void x8m_dot_q5(const global uchar* qh, const global uchar* q,
-                                                      const global char* const* xc, int8* out) {
-  const q8a_v16s ones = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
-  const q8a_v16s zero = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-  q8a_v16s lo_sum[X8A_ROWS], hi_sum[X8A_ROWS];
-#pragma unroll
-  for (int r = 0; r < X8A_ROWS; ++r) lo_sum[r] = hi_sum[r] = zero;
-  const x8_v32u h = *(const global x8_v32u*)qh;
-#pragma unroll
-  for (int k = 0; k < 4; ++k) {
-    const x8_v32u w = *(const global x8_v32u*)(q + 32 * k);
-    const q8a_v32c lo = (q8a_v32c)((w & (uchar)15) | x8_fifth_bits(h, 4 * k));
-    const q8a_v32c hi = (q8a_v32c)((w >> (uchar)4) | x8_fifth_bits(h, 16 + 4 * k));
-#pragma unroll
-    for (int r = 0; r < X8A_ROWS; ++r) {
-      lo_sum[r] += __builtin_ia32_pmaddubsw256(lo, x8_broadcast4(xc[r] + 4 * k));
-      hi_sum[r] += __builtin_ia32_pmaddubsw256(hi, x8_broadcast4(xc[r] + 16 + 4 * k));
-    }
-  }
-#pragma unroll
-  for (int r = 0; r < X8A_ROWS; ++r)
-    out[r] = __builtin_astype(__builtin_ia32_pmaddwd256(lo_sum[r], ones) + __builtin_ia32_pmaddwd256(hi_sum[r], ones),
-                              int8);
-}
-
-inline __attribute__((always_inline)) void x8m_dot_q8(const global uchar* q, const global char* const* xc, int8* out) {
-  const q8a_v16s ones = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
-  const q8a_v8i zero = {0, 0, 0, 0, 0, 0, 0, 0};
-  q8a_v8i s[X8A_ROWS];
-#pragma unroll
-  for (int r = 0; r < X8A_ROWS; ++r) s[r] = zero;
-#pragma unroll
-  for (int k = 0; k < 8; ++k) {
-    const q8a_v32c w = (q8a_v32c)(*(const global x8_v32u*)(q + 32 * k));
-    const q8a_v32c magnitude = __builtin_ia32_psignb256(w, w);
-#pragma unroll
-    for (int r = 0; r < X8A_ROWS; ++r) {
-      const q8a_v32c x = x8_broadcast4(xc[r] + 4 * k);
-      s[r] += __builtin_ia32_pmaddwd256(__builtin_ia32_pmaddubsw256(magnitude, __builtin_ia32_psignb256(x, w)), ones);
-    }
-  }
-#pragma unroll
-  for (int r = 0; r < X8A_ROWS; ++r) out[r] = __builtin_astype(s[r], int8);
-}
+X8M_DOT_FUNCS(4)
+X8M_DOT_FUNCS(8)
 #else
 // Sums of each run of 4 lanes (one row's partial sums).
 inline int4 x8_sum4(int16 v) {
@@ -425,16 +499,26 @@ inline int8 x8_dot_q6_k(const global uchar* blk, const global char* xc) {
   return s;
 }
 
-// The dots of X8A_ROWS activation rows, one row at a time.
-inline void x8m_dot_q4(const global uchar* q, const global char* const* xc, int8* out) {
-  for (int r = 0; r < X8A_ROWS; ++r) out[r] = x8_dot_q4(q, xc[r]);
-}
-inline void x8m_dot_q5(const global uchar* qh, const global uchar* q, const global char* const* xc, int8* out) {
-  for (int r = 0; r < X8A_ROWS; ++r) out[r] = x8_dot_q5(qh, q, xc[r]);
-}
-inline void x8m_dot_q8(const global uchar* q, const global char* const* xc, int8* out) {
-  for (int r = 0; r < X8A_ROWS; ++r) out[r] = x8_dot_q8(q, xc[r]);
-}
+// The dots of R activation rows, one row at a time.
+#define X8M_DOT_FUNCS(R)                                                                                         \
+  inline void x8m_dot_q4_##R(const global uchar* q, const global char* const* xc, int8* out) {                  \
+    for (int r = 0; r < R; ++r) out[r] = x8_dot_q4(q, xc[r]);                                                   \
+  }                                                                                                             \
+  inline void x8m_dot_q5_##R(const global uchar* qh, const global uchar* q, const global char* const* xc,        \
+                             int8* out) {                                                                       \
+    for (int r = 0; r < R; ++r) out[r] = x8_dot_q5(qh, q, xc[r]);                                               \
+  }                                                                                                             \
+  inline void x8m_dot_q8_##R(const global uchar* q, const global char* const* xc, int8* out) {                  \
+    for (int r = 0; r < R; ++r) out[r] = x8_dot_q8(q, xc[r]);                                                   \
+  }                                                                                                             \
+  inline void x8m_dot_q4_k_##R(const global uchar* blk, const global char* const* xc, int8* out) {              \
+    for (int r = 0; r < R; ++r) out[r] = x8_dot_q4_k(blk, xc[r]);                                               \
+  }                                                                                                             \
+  inline void x8m_dot_q6_k_##R(const global uchar* blk, const global char* const* xc, int8* out) {              \
+    for (int r = 0; r < R; ++r) out[r] = x8_dot_q6_k(blk, xc[r]);                                               \
+  }
+X8M_DOT_FUNCS(4)
+X8M_DOT_FUNCS(8)
 #endif
 
 // Prefetches the lines of the unit (block or super-block) X8_AHEAD bytes ahead of blk in the
@@ -494,16 +578,22 @@ CLPORT_X8_ROWS_32(q8_0, X8_DOT_q8_0, (float8)(0.0f))
 // K-quants over Q8BlockK activations (d_x, 256 codes, 16 sums of 16 codes): one super-block of
 // the group's 8 rows against codes, in units of d_x. Q4_K's minimums and Q6_K's offset of 32
 // come from the activation sums.
-inline float8 x8_super_q4_k(const global uchar* blk, const global char* codes, const global short* bsums) {
+// From the super-block's integer dot (x8_dot_q4_k / x8_dot_q6_k, or a row of the x8m ones).
+inline float8 x8_super_dot_q4_k(const global uchar* blk, int8 dot, const global short* bsums) {
   int8 mins = (int8)(0);
   for (int j = 0; j < 8; ++j) mins += convert_int8(vload8(0, blk + 96 + 8 * j)) * (bsums[2 * j] + bsums[2 * j + 1]);
-  return convert_float8(x8_dot_q4_k(blk, codes)) * x8_half8(blk) - convert_float8(mins) * x8_half8(blk + 16);
+  return convert_float8(dot) * x8_half8(blk) - convert_float8(mins) * x8_half8(blk + 16);
 }
-
-inline float8 x8_super_q6_k(const global uchar* blk, const global char* codes, const global short* bsums) {
+inline float8 x8_super_dot_q6_k(const global uchar* blk, int8 dot, const global short* bsums) {
   int8 offset = (int8)(0);
   for (int i = 0; i < 16; ++i) offset += convert_int8(vload8(0, (const global char*)(blk + 16 + 8 * i))) * bsums[i];
-  return convert_float8(x8_dot_q6_k(blk, codes) - 32 * offset) * x8_half8(blk);
+  return convert_float8(dot - 32 * offset) * x8_half8(blk);
+}
+inline float8 x8_super_q4_k(const global uchar* blk, const global char* codes, const global short* bsums) {
+  return x8_super_dot_q4_k(blk, x8_dot_q4_k(blk, codes), bsums);
+}
+inline float8 x8_super_q6_k(const global uchar* blk, const global char* codes, const global short* bsums) {
+  return x8_super_dot_q6_k(blk, x8_dot_q6_k(blk, codes), bsums);
 }
 
 #define CLPORT_X8_ROWS_K(T)                                                                   \
@@ -521,64 +611,74 @@ inline float8 x8_super_q6_k(const global uchar* blk, const global char* codes, c
 CLPORT_X8_ROWS_K(q4_k)
 CLPORT_X8_ROWS_K(q6_k)
 
-// The same for X8A_ROWS activation rows at once (xq: the first, xq_row bytes apart; rows past
-// `last` read row last's codes): each weight unit is read and unpacked once for all of them
-// (MDOT, the x8m_dot functions). A step over several sequences is such a mat-mul of a few rows.
-// Each row's arithmetic is x8_rows_T's.
-#define CLPORT_X8_MROWS_32(T, MDOT, CARRIED)                                                  \
-  inline void x8m_rows_##T(const global uchar* wg, const global uchar* xq, size_t xq_row, int last, \
-                           int blocks, float8* out) {                                         \
-    float8 acc[X8A_ROWS], carried[X8A_ROWS];                                                  \
-    _Pragma("unroll") for (int r = 0; r < X8A_ROWS; ++r) acc[r] = carried[r] = (float8)(0.0f); \
+// The same for R activation rows at once (xq: the first, xq_row bytes apart; rows past `last`
+// read row last's codes): each weight unit is read and unpacked once for all of them (MDOT, the
+// x8m_dot functions). A step over several sequences is such a mat-mul of a few rows. Each row's
+// arithmetic is x8_rows_T's.
+#define CLPORT_X8_MROWS_32(T, MDOT, CARRIED, R)                                               \
+  inline void x8m_rows_##T##_##R(const global uchar* wg, const global uchar* xq, size_t xq_row, int last, \
+                                 int blocks, float8* out) {                                   \
+    float8 acc[R], carried[R];                                                                \
+    _Pragma("unroll") for (int r = 0; r < R; ++r) acc[r] = carried[r] = (float8)(0.0f);      \
     for (int b = 0; b < blocks; ++b) {                                                        \
       const global uchar* blk = wg + (size_t)b * X8_BYTES_##T;                                \
       X8_PREFETCH(blk, X8_BYTES_##T);                                                         \
       const float8 d = x8_half8(blk), c = (CARRIED);                                          \
-      const global uchar* a[X8A_ROWS];                                                        \
-      const global char* codes[X8A_ROWS];                                                     \
-      _Pragma("unroll") for (int r = 0; r < X8A_ROWS; ++r) {                                  \
+      const global uchar* a[R];                                                               \
+      const global char* codes[R];                                                            \
+      _Pragma("unroll") for (int r = 0; r < R; ++r) {                                         \
         a[r] = xq + min(r, last) * xq_row + (size_t)b * Q8A_BLOCK_BYTES;                      \
         codes[r] = (const global char*)(a[r] + 8);                                            \
       }                                                                                       \
-      int8 dots[X8A_ROWS];                                                                    \
-      MDOT(blk, codes, dots);                                                                 \
-      _Pragma("unroll") for (int r = 0; r < X8A_ROWS; ++r) {                                  \
+      int8 dots[R];                                                                           \
+      MDOT(R, blk, codes, dots);                                                              \
+      _Pragma("unroll") for (int r = 0; r < R; ++r) {                                         \
         const float dx = *(const global float*)a[r], sx = *(const global float*)(a[r] + 4);  \
         acc[r] += convert_float8(dots[r]) * (d * dx);                                         \
         carried[r] += c * sx;                                                                 \
       }                                                                                       \
     }                                                                                         \
-    _Pragma("unroll") for (int r = 0; r < X8A_ROWS; ++r) out[r] = acc[r] + carried[r];        \
+    _Pragma("unroll") for (int r = 0; r < R; ++r) out[r] = acc[r] + carried[r];               \
   }
-#define X8M_DOT_q4_0(blk, codes, out) x8m_dot_q4((blk) + X8_SCALES_q4_0, codes, out)
-#define X8M_DOT_q4_1(blk, codes, out) x8m_dot_q4((blk) + X8_SCALES_q4_1, codes, out)
-#define X8M_DOT_q5_0(blk, codes, out) x8m_dot_q5((blk) + X8_SCALES_q5_0, (blk) + X8_SCALES_q5_0 + 32, codes, out)
-#define X8M_DOT_q5_1(blk, codes, out) x8m_dot_q5((blk) + X8_SCALES_q5_1, (blk) + X8_SCALES_q5_1 + 32, codes, out)
-#define X8M_DOT_q8_0(blk, codes, out) x8m_dot_q8((blk) + X8_SCALES_q8_0, codes, out)
-CLPORT_X8_MROWS_32(q4_0, X8M_DOT_q4_0, -8.0f * d)
-CLPORT_X8_MROWS_32(q4_1, X8M_DOT_q4_1, x8_half8(blk + 16))
-CLPORT_X8_MROWS_32(q5_0, X8M_DOT_q5_0, -16.0f * d)
-CLPORT_X8_MROWS_32(q5_1, X8M_DOT_q5_1, x8_half8(blk + 16))
-CLPORT_X8_MROWS_32(q8_0, X8M_DOT_q8_0, (float8)(0.0f))
+#define X8M_DOT_q4_0(R, blk, codes, out) x8m_dot_q4_##R((blk) + X8_SCALES_q4_0, codes, out)
+#define X8M_DOT_q4_1(R, blk, codes, out) x8m_dot_q4_##R((blk) + X8_SCALES_q4_1, codes, out)
+#define X8M_DOT_q5_0(R, blk, codes, out) x8m_dot_q5_##R((blk) + X8_SCALES_q5_0, (blk) + X8_SCALES_q5_0 + 32, codes, out)
+#define X8M_DOT_q5_1(R, blk, codes, out) x8m_dot_q5_##R((blk) + X8_SCALES_q5_1, (blk) + X8_SCALES_q5_1 + 32, codes, out)
+#define X8M_DOT_q8_0(R, blk, codes, out) x8m_dot_q8_##R((blk) + X8_SCALES_q8_0, codes, out)
+#define CLPORT_X8_MROWS_32_BOTH(T, MDOT, CARRIED) \
+  CLPORT_X8_MROWS_32(T, MDOT, CARRIED, 4)         \
+  CLPORT_X8_MROWS_32(T, MDOT, CARRIED, 8)
+CLPORT_X8_MROWS_32_BOTH(q4_0, X8M_DOT_q4_0, -8.0f * d)
+CLPORT_X8_MROWS_32_BOTH(q4_1, X8M_DOT_q4_1, x8_half8(blk + 16))
+CLPORT_X8_MROWS_32_BOTH(q5_0, X8M_DOT_q5_0, -16.0f * d)
+CLPORT_X8_MROWS_32_BOTH(q5_1, X8M_DOT_q5_1, x8_half8(blk + 16))
+CLPORT_X8_MROWS_32_BOTH(q8_0, X8M_DOT_q8_0, (float8)(0.0f))
 
-#define CLPORT_X8_MROWS_K(T)                                                                  \
-  inline void x8m_rows_##T(const global uchar* wg, const global uchar* xq, size_t xq_row, int last, \
-                           int supers, float8* out) {                                         \
-    float8 acc[X8A_ROWS];                                                                     \
-    _Pragma("unroll") for (int r = 0; r < X8A_ROWS; ++r) acc[r] = (float8)(0.0f);             \
+#define CLPORT_X8_MROWS_K(T, R)                                                               \
+  inline void x8m_rows_##T##_##R(const global uchar* wg, const global uchar* xq, size_t xq_row, int last, \
+                                 int supers, float8* out) {                                   \
+    float8 acc[R];                                                                            \
+    _Pragma("unroll") for (int r = 0; r < R; ++r) acc[r] = (float8)(0.0f);                    \
     for (int sb = 0; sb < supers; ++sb) {                                                     \
       const global uchar* blk = wg + (size_t)sb * X8_BYTES_##T;                               \
       X8_PREFETCH(blk, X8_BYTES_##T);                                                         \
-      _Pragma("unroll") for (int r = 0; r < X8A_ROWS; ++r) {                                  \
-        const global uchar* a = xq + min(r, last) * xq_row + (size_t)sb * Q8A_KBLOCK_BYTES;  \
-        acc[r] += x8_super_##T(blk, (const global char*)(a + 4), (const global short*)(a + 260)) * \
-                  *(const global float*)a;                                                    \
+      const global uchar* a[R];                                                               \
+      const global char* codes[R];                                                            \
+      _Pragma("unroll") for (int r = 0; r < R; ++r) {                                         \
+        a[r] = xq + min(r, last) * xq_row + (size_t)sb * Q8A_KBLOCK_BYTES;                   \
+        codes[r] = (const global char*)(a[r] + 4);                                            \
       }                                                                                       \
+      int8 dots[R];                                                                           \
+      x8m_dot_##T##_##R(blk, codes, dots);                                                    \
+      _Pragma("unroll") for (int r = 0; r < R; ++r)                                           \
+        acc[r] += x8_super_dot_##T(blk, dots[r], (const global short*)(a[r] + 260)) * *(const global float*)a[r]; \
     }                                                                                         \
-    _Pragma("unroll") for (int r = 0; r < X8A_ROWS; ++r) out[r] = acc[r];                     \
+    _Pragma("unroll") for (int r = 0; r < R; ++r) out[r] = acc[r];                            \
   }
-CLPORT_X8_MROWS_K(q4_k)
-CLPORT_X8_MROWS_K(q6_k)
+CLPORT_X8_MROWS_K(q4_k, 4)
+CLPORT_X8_MROWS_K(q4_k, 8)
+CLPORT_X8_MROWS_K(q6_k, 4)
+CLPORT_X8_MROWS_K(q6_k, 8)
 
 // Rows 8 grp .. 8 grp + 7 of y, those that exist (n < N); the others read as 0 and are not
 // written.
@@ -614,9 +714,13 @@ inline float8 x8_swiglu(float8 gate, float8 up) { return gate / (1.0f + exp(-gat
   CLPORT_X8_Y                                                                                 \
   x8_store(y, grp, N, x8_swiglu(CLPORT_X8_ROWS(T, w, w_off), CLPORT_X8_ROWS(T, u, u_off)));
 
-// The same epilogues over the activation rows m0 .. m0 + last of an x8a work-item.
+// The same epilogues over the activation rows m0 .. m0 + last of an x8a work-item, which takes
+// X8A_ROWS rows or (M at most 4) 4: the row count a constant in each branch.
 #define CLPORT_X8M_ROWS(T, BASE, OFF, OUT)                                                    \
-  x8m_rows_##T((BASE) + (OFF) + (size_t)grp * w_row_bytes, xq, xq_row, last, units, OUT)
+  if (rows == 4)                                                                              \
+    x8m_rows_##T##_4((BASE) + (OFF) + (size_t)grp * w_row_bytes, xq, xq_row, last, units, OUT); \
+  else                                                                                        \
+    x8m_rows_##T##_8((BASE) + (OFF) + (size_t)grp * w_row_bytes, xq, xq_row, last, units, OUT)
 #define CLPORT_X8M_Y(r) global float* y = CLPORT_AT(global float*, dst, dst_off) + (size_t)(m0 + (r)) * N;
 #define CLPORT_X8M_EPILOGUE_PLAIN(T)                                                          \
   float8 v[X8A_ROWS];                                                                         \
@@ -666,11 +770,11 @@ inline float8 x8_swiglu(float8 gate, float8 up) { return gate / (1.0f + exp(-gat
 
 // The kernels take the arguments of the q8a / q8s kernels of mul_mat_gemv_q8a.cl (the host
 // launches both families alike).
-// x8a: a work-item per (row group, X8A_ROWS activation rows), over activation rows quantized in
-// front; M is the number of activation rows.
+// x8a: a work-item per (row group, x8a_rows(M) activation rows), over activation rows quantized
+// in front; M is the number of activation rows.
 #define CLPORT_X8A_PROLOGUE(T)                                                                \
-  const int grp = get_global_id(0), m0 = get_global_id(1) * X8A_ROWS, units = K / X8_VALUES_##T; \
-  const int last = min(X8A_ROWS, M - m0) - 1;                                                 \
+  const int grp = get_global_id(0), rows = x8a_rows(M), m0 = get_global_id(1) * rows;        \
+  const int units = K / X8_VALUES_##T, last = min(rows, M - m0) - 1;                          \
   const size_t xq_row = (size_t)units * X8_ACT_BYTES_##T;                                     \
   const global uchar* xq = xa + xa_off + (size_t)m0 * xq_row;
 

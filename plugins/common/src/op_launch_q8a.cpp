@@ -44,8 +44,9 @@ bool norm_in_front(const clport_op& op) {
   return op.kind == CLPORT_OP_RMS_NORM_MUL_MAT || op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU;
 }
 
-// Activation rows per work-item of the x8a kernels (X8A_ROWS of mul_mat_gemv_q8a_x8.cl).
-constexpr int64_t kX8aRows = 4;
+// Activation rows per work-item of the x8a kernels (x8a_rows of mul_mat_gemv_q8a_x8.cl): 8, or 4
+// where M is at most 4.
+int64_t x8a_rows(int64_t M) { return M <= 4 ? 4 : 8; }
 
 }  // namespace
 
@@ -194,8 +195,8 @@ bool OpRunner::q8a_gemv(const clport_op& op) {
   const auto d_off = static_cast<cl_ulong>(d.offset);
   const cl_ulong xa_off = 0;
   const auto Ki = static_cast<cl_int>(K), Ni = static_cast<cl_int>(N), Mi = static_cast<cl_int>(M);
-  // The x8 kernels take M last and run kX8aRows activation rows per work-item (weights unpacked
-  // once for them); the q8 kernels one row each.
+  // The x8 kernels take M last and run x8a_rows(M) activation rows per work-item (weights
+  // unpacked once for them); the q8 kernels one row each.
   const bool x8 = wa.family[0] == 'x';
   const cl_mem res = op.kind == CLPORT_OP_MUL_MAT_ADD ? op.src[2]->buffer : nullptr;
   const auto res_off = static_cast<cl_ulong>(res != nullptr ? op.src[2]->offset : 0);
@@ -212,7 +213,7 @@ bool OpRunner::q8a_gemv(const clport_op& op) {
   } else {
     sdk::set_args(h_.cl(), k, wa.w, wa.w_off, wa.w_row, xa, xa_off, d.buffer, d_off, Ki, Ni);
   }
-  const int64_t row_items = x8 ? (M + kX8aRows - 1) / kX8aRows : M;
+  const int64_t row_items = x8 ? (M + x8a_rows(M) - 1) / x8a_rows(M) : M;
   const size_t global[2] = {static_cast<size_t>((N + wa.rows - 1) / wa.rows), static_cast<size_t>(row_items)};
   const size_t local[2] = {1, 1};
   run(k, 2, global, local);
