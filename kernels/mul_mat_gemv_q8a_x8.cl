@@ -680,6 +680,88 @@ CLPORT_X8_MROWS_K(q4_k, 8)
 CLPORT_X8_MROWS_K(q6_k, 4)
 CLPORT_X8_MROWS_K(q6_k, 8)
 
+// Two row groups (rows at wg0 and wg1; has1: whether the second is one of the weight's, else
+// wg1 is wg0 again) against R activation rows, out0 / out1: an x8a work-item's products. Where the
+// CPU has 512-bit vectors (mul_mat_gemv_q8a_x16.cl) the 32-value types take both groups in each
+// instruction at 8 rows, with each lane's arithmetic that of x8m_rows_T; otherwise, and for Q8_0
+// (no vpsignb in 512 bits) and the K-quants, the groups one after the other.
+#define CLPORT_X8P_TWICE(T, R)                                                                \
+  inline void x8p_rows_##T##_##R(const global uchar* wg0, const global uchar* wg1, int has1,  \
+                                 const global uchar* xq, size_t xq_row, int last, int units,  \
+                                 float8* out0, float8* out1) {                                \
+    x8m_rows_##T##_##R(wg0, xq, xq_row, last, units, out0);                                   \
+    if (has1) x8m_rows_##T##_##R(wg1, xq, xq_row, last, units, out1);                         \
+  }
+#if defined(X16_PAIRED)
+#define CLPORT_X8P_X16(T, MDOT16, CARRIED16, R)                                               \
+  inline void x8p_rows_##T##_##R(const global uchar* wg0, const global uchar* wg1, int has1,  \
+                                 const global uchar* xq, size_t xq_row, int last, int blocks, \
+                                 float8* out0, float8* out1) {                                \
+    float16 acc[R], carried[R];                                                               \
+    _Pragma("unroll") for (int r = 0; r < R; ++r) acc[r] = carried[r] = (float16)(0.0f);     \
+    for (int b = 0; b < blocks; ++b) {                                                        \
+      const global uchar* blk0 = wg0 + (size_t)b * X8_BYTES_##T;                              \
+      const global uchar* blk1 = wg1 + (size_t)b * X8_BYTES_##T;                              \
+      X8_PREFETCH(blk0, X8_BYTES_##T);                                                        \
+      X8_PREFETCH(blk1, X8_BYTES_##T);                                                        \
+      const float16 d = (float16)(x8_half8(blk0), x8_half8(blk1)), c = (CARRIED16);           \
+      const global uchar* a[R];                                                               \
+      const global char* codes[R];                                                            \
+      _Pragma("unroll") for (int r = 0; r < R; ++r) {                                         \
+        a[r] = xq + min(r, last) * xq_row + (size_t)b * Q8A_BLOCK_BYTES;                      \
+        codes[r] = (const global char*)(a[r] + 8);                                            \
+      }                                                                                       \
+      int16 dots[R];                                                                          \
+      MDOT16(R, blk0, blk1, codes, dots);                                                     \
+      _Pragma("unroll") for (int r = 0; r < R; ++r) {                                         \
+        const float dx = *(const global float*)a[r], sx = *(const global float*)(a[r] + 4);  \
+        acc[r] += convert_float16(dots[r]) * (d * dx);                                        \
+        carried[r] += c * sx;                                                                 \
+      }                                                                                       \
+    }                                                                                         \
+    _Pragma("unroll") for (int r = 0; r < R; ++r) {                                           \
+      const float16 v = acc[r] + carried[r];                                                  \
+      out0[r] = v.lo;                                                                         \
+      out1[r] = v.hi;                                                                         \
+    }                                                                                         \
+  }
+#define X16M_DOT_q4_0(R, b0, b1, codes, out) x16m_dot_q4_##R((b0) + X8_SCALES_q4_0, (b1) + X8_SCALES_q4_0, codes, out)
+#define X16M_DOT_q4_1(R, b0, b1, codes, out) x16m_dot_q4_##R((b0) + X8_SCALES_q4_1, (b1) + X8_SCALES_q4_1, codes, out)
+#define X16M_DOT_q5_0(R, b0, b1, codes, out)                                                                \
+  x16m_dot_q5_##R((b0) + X8_SCALES_q5_0, (b1) + X8_SCALES_q5_0, (b0) + X8_SCALES_q5_0 + 32, (b1) + X8_SCALES_q5_0 + 32, \
+                  codes, out)
+#define X16M_DOT_q5_1(R, b0, b1, codes, out)                                                                \
+  x16m_dot_q5_##R((b0) + X8_SCALES_q5_1, (b1) + X8_SCALES_q5_1, (b0) + X8_SCALES_q5_1 + 32, (b1) + X8_SCALES_q5_1 + 32, \
+                  codes, out)
+#define X16_MINIMUMS (float16)(x8_half8(blk0 + 16), x8_half8(blk1 + 16))
+// 8 activation rows only: at 4 (a decode step of a few sequences) the 512-bit form ran slower
+// than the 256-bit one twice (SmolLM2, 4 sequences on PoCL: the Q4_1 SwiGLU product 2.5-2.6 ms a
+// step against 1.9-2.1), at 8 faster (a 155-token prompt: SmolLM2's Q4_1 products 10-17% less
+// time, Gemma 3's Q5_0 about 24% less).
+#define CLPORT_X8P_BOTH(T, MDOT16, CARRIED16) \
+  CLPORT_X8P_TWICE(T, 4)                      \
+  CLPORT_X8P_X16(T, MDOT16, CARRIED16, 8)
+CLPORT_X8P_BOTH(q4_0, X16M_DOT_q4_0, -8.0f * d)
+CLPORT_X8P_BOTH(q4_1, X16M_DOT_q4_1, X16_MINIMUMS)
+CLPORT_X8P_BOTH(q5_0, X16M_DOT_q5_0, -16.0f * d)
+CLPORT_X8P_BOTH(q5_1, X16M_DOT_q5_1, X16_MINIMUMS)
+#else
+CLPORT_X8P_TWICE(q4_0, 4)
+CLPORT_X8P_TWICE(q4_0, 8)
+CLPORT_X8P_TWICE(q4_1, 4)
+CLPORT_X8P_TWICE(q4_1, 8)
+CLPORT_X8P_TWICE(q5_0, 4)
+CLPORT_X8P_TWICE(q5_0, 8)
+CLPORT_X8P_TWICE(q5_1, 4)
+CLPORT_X8P_TWICE(q5_1, 8)
+#endif
+CLPORT_X8P_TWICE(q8_0, 4)
+CLPORT_X8P_TWICE(q8_0, 8)
+CLPORT_X8P_TWICE(q4_k, 4)
+CLPORT_X8P_TWICE(q4_k, 8)
+CLPORT_X8P_TWICE(q6_k, 4)
+CLPORT_X8P_TWICE(q6_k, 8)
+
 // Rows 8 grp .. 8 grp + 7 of y, those that exist (n < N); the others read as 0 and are not
 // written.
 inline float8 x8_load(const global float* y, int grp, int N) {
@@ -714,34 +796,42 @@ inline float8 x8_swiglu(float8 gate, float8 up) { return gate / (1.0f + exp(-gat
   CLPORT_X8_Y                                                                                 \
   x8_store(y, grp, N, x8_swiglu(CLPORT_X8_ROWS(T, w, w_off), CLPORT_X8_ROWS(T, u, u_off)));
 
-// The same epilogues over the activation rows m0 .. m0 + last of an x8a work-item, which takes
-// X8A_ROWS rows or (M at most 4) 4: the row count a constant in each branch.
-#define CLPORT_X8M_ROWS(T, BASE, OFF, OUT)                                                    \
+// The same epilogues over the activation rows m0 .. m0 + last of an x8a work-item, for its row
+// groups grp and (has1) grp1, which takes X8A_ROWS rows or (M at most 4) 4: the row count a
+// constant in each branch.
+#define CLPORT_X8M_ROWS(T, BASE, OFF, OUT0, OUT1)                                             \
   if (rows == 4)                                                                              \
-    x8m_rows_##T##_4((BASE) + (OFF) + (size_t)grp * w_row_bytes, xq, xq_row, last, units, OUT); \
+    x8p_rows_##T##_4((BASE) + (OFF) + (size_t)grp * w_row_bytes, (BASE) + (OFF) + (size_t)grp1 * w_row_bytes, has1, \
+                     xq, xq_row, last, units, OUT0, OUT1);                                    \
   else                                                                                        \
-    x8m_rows_##T##_8((BASE) + (OFF) + (size_t)grp * w_row_bytes, xq, xq_row, last, units, OUT)
+    x8p_rows_##T##_8((BASE) + (OFF) + (size_t)grp * w_row_bytes, (BASE) + (OFF) + (size_t)grp1 * w_row_bytes, has1, \
+                     xq, xq_row, last, units, OUT0, OUT1)
 #define CLPORT_X8M_Y(r) global float* y = CLPORT_AT(global float*, dst, dst_off) + (size_t)(m0 + (r)) * N;
 #define CLPORT_X8M_EPILOGUE_PLAIN(T)                                                          \
-  float8 v[X8A_ROWS];                                                                         \
-  CLPORT_X8M_ROWS(T, w, w_off, v);                                                            \
+  float8 v[X8A_ROWS], v1[X8A_ROWS];                                                           \
+  CLPORT_X8M_ROWS(T, w, w_off, v, v1);                                                        \
   for (int r = 0; r <= last; ++r) {                                                           \
-    CLPORT_X8M_Y(r) x8_store(y, grp, N, v[r]);                                                \
+    CLPORT_X8M_Y(r)                                                                           \
+    x8_store(y, grp, N, v[r]);                                                                \
+    if (has1) x8_store(y, grp1, N, v1[r]);                                                    \
   }
 #define CLPORT_X8M_EPILOGUE_ADD(T)                                                            \
-  float8 v[X8A_ROWS];                                                                         \
-  CLPORT_X8M_ROWS(T, w, w_off, v);                                                            \
+  float8 v[X8A_ROWS], v1[X8A_ROWS];                                                           \
+  CLPORT_X8M_ROWS(T, w, w_off, v, v1);                                                        \
   for (int r = 0; r <= last; ++r) {                                                           \
     CLPORT_X8M_Y(r)                                                                           \
     const global float* rv = CLPORT_AT(const global float*, res, res_off) + (size_t)(m0 + r) * N; \
     x8_store(y, grp, N, v[r] + x8_load(rv, grp, N));                                          \
+    if (has1) x8_store(y, grp1, N, v1[r] + x8_load(rv, grp1, N));                             \
   }
 #define CLPORT_X8M_EPILOGUE_SWIGLU(T)                                                         \
-  float8 gate[X8A_ROWS], up[X8A_ROWS];                                                        \
-  CLPORT_X8M_ROWS(T, w, w_off, gate);                                                         \
-  CLPORT_X8M_ROWS(T, u, u_off, up);                                                           \
+  float8 gate[X8A_ROWS], up[X8A_ROWS], gate1[X8A_ROWS], up1[X8A_ROWS];                        \
+  CLPORT_X8M_ROWS(T, w, w_off, gate, gate1);                                                  \
+  CLPORT_X8M_ROWS(T, u, u_off, up, up1);                                                      \
   for (int r = 0; r <= last; ++r) {                                                           \
-    CLPORT_X8M_Y(r) x8_store(y, grp, N, x8_swiglu(gate[r], up[r]));                           \
+    CLPORT_X8M_Y(r)                                                                           \
+    x8_store(y, grp, N, x8_swiglu(gate[r], up[r]));                                           \
+    if (has1) x8_store(y, grp1, N, x8_swiglu(gate1[r], up1[r]));                              \
   }
 
 // The activation blocks per dtype: values per block (the weight's units: blocks or
@@ -770,10 +860,11 @@ inline float8 x8_swiglu(float8 gate, float8 up) { return gate / (1.0f + exp(-gat
 
 // The kernels take the arguments of the q8a / q8s kernels of mul_mat_gemv_q8a.cl (the host
 // launches both families alike).
-// x8a: a work-item per (row group, x8a_rows(M) activation rows), over activation rows quantized
-// in front; M is the number of activation rows.
+// x8a: a work-item per (two row groups, x8a_rows(M) activation rows), over activation rows
+// quantized in front; M is the number of activation rows.
 #define CLPORT_X8A_PROLOGUE(T)                                                                \
-  const int grp = get_global_id(0), rows = x8a_rows(M), m0 = get_global_id(1) * rows;        \
+  const int groups = (N + 7) / 8, grp = 2 * get_global_id(0), grp1 = min(grp + 1, groups - 1); \
+  const int has1 = grp + 1 < groups, rows = x8a_rows(M), m0 = get_global_id(1) * rows;       \
   const int units = K / X8_VALUES_##T, last = min(rows, M - m0) - 1;                          \
   const size_t xq_row = (size_t)units * X8_ACT_BYTES_##T;                                     \
   const global uchar* xq = xa + xa_off + (size_t)m0 * xq_row;

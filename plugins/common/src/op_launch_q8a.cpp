@@ -214,7 +214,10 @@ bool OpRunner::q8a_gemv(const clport_op& op) {
     sdk::set_args(h_.cl(), k, wa.w, wa.w_off, wa.w_row, xa, xa_off, d.buffer, d_off, Ki, Ni);
   }
   const int64_t row_items = x8 ? (M + x8a_rows(M) - 1) / x8a_rows(M) : M;
-  const size_t global[2] = {static_cast<size_t>((N + wa.rows - 1) / wa.rows), static_cast<size_t>(row_items)};
+  // An x8a work-item takes two row groups (mul_mat_gemv_q8a_x8.cl, x8p_rows).
+  const int64_t row_groups = (N + wa.rows - 1) / wa.rows;
+  const size_t global[2] = {static_cast<size_t>(x8 ? (row_groups + 1) / 2 : row_groups),
+                            static_cast<size_t>(row_items)};
   const size_t local[2] = {1, 1};
   run(k, 2, global, local);
   return true;
