@@ -13,6 +13,11 @@ file(READ ${KERNEL} body)
 # also switch the serial kernels on), exactly as the plugin's program concatenates them.
 if(stem MATCHES "^(.*)_(packed|x8|serial)$")
   file(READ ${KERNEL_DIR}/${CMAKE_MATCH_1}.cl plain)
+  # The x8 kernels also need their layout's sizes (mul_mat_gemv_q8a_x8_layout.cl).
+  if(EXISTS ${KERNEL_DIR}/${stem}_layout.cl)
+    file(READ ${KERNEL_DIR}/${stem}_layout.cl layout)
+    set(plain "${plain}\n${layout}")
+  endif()
   set(body "${plain}\n${body}")
 endif()
 file(WRITE ${combined} "${common}\n${blocks}\n${reduce}\n${rope_math}\n${body}")

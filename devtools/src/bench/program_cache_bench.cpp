@@ -67,6 +67,10 @@ std::vector<BenchProgram> shared_kernel_bench_programs() {
       const std::string sibling = name.substr(0, name.size() - suffix.size()) + ".cl";
       if (const EmbeddedKernel* p = find_embedded_kernel(clport_devtools_shared_kernels, sibling.c_str()))
         plain.assign(p->source, p->size).append("\n");
+      // The x8 kernels also need their layout's sizes (mul_mat_gemv_q8a_x8_layout.cl).
+      const std::string layout = name.substr(0, name.size() - 3) + "_layout.cl";
+      if (const EmbeddedKernel* p = find_embedded_kernel(clport_devtools_shared_kernels, layout.c_str()))
+        plain.append(p->source, p->size).append("\n");
     }
     out.push_back({name, prefix + plain + std::string(k->source, k->size), ""});
   }

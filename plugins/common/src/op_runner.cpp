@@ -29,7 +29,8 @@ std::vector<const char*> OpRunner::program_files(ProgramId id) {
     case ProgramId::GemvFused: return {"common.cl", "blocks.cl", "mul_mat_gemv.cl"};
     case ProgramId::GemvPacked: return {"common.cl", "blocks.cl", "mul_mat_gemv.cl", "mul_mat_gemv_packed.cl"};
     case ProgramId::GemvQ8a:
-      return {"common.cl", "blocks.cl", "mul_mat_gemv_q8a.cl", "mul_mat_gemv_q8a_x16.cl", "mul_mat_gemv_q8a_x8.cl"};
+      return {"common.cl", "blocks.cl", "mul_mat_gemv_q8a.cl", "mul_mat_gemv_q8a_x16.cl",
+              "mul_mat_gemv_q8a_x8_layout.cl", "mul_mat_gemv_q8a_x8.cl"};
     case ProgramId::Gemm: return {"common.cl", "blocks.cl", "mul_mat_gemm.cl"};
     case ProgramId::Norm: return {"common.cl", "reduce.cl", "norm.cl"};
     case ProgramId::Softmax: return {"common.cl", "reduce.cl", "softmax.cl"};
