@@ -167,19 +167,8 @@ inline float4 nv_dec_local4_f16(int i, const local uchar* p) {
 // the ranges in order as attention_merge.cl does (so a run gives the same values every time).
 inline void nv_dec_merge(const global float* part, volatile global int* arrivals, int n_split, int n_kv_head,
                          int n_head, int g, int t, global float* out, local int* last) {
+  if (!nv_last_to_arrive(arrivals + (size_t)t * n_kv_head + g, n_split, last)) return;
   const int lid = get_local_id(0);
-  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-  if (lid == 0) {
-    nv_fence_gpu();
-    volatile global int* count = arrivals + (size_t)t * n_kv_head + g;
-    *last = atomic_inc(count) == n_split - 1;
-    if (*last) {
-      *count = 0;
-      nv_fence_gpu();
-    }
-  }
-  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-  if (!*last) return;
   for (int o = lid; o < NV_DEC_R * NV_DEC_D4; o += NV_DEC_WG) {
     const int h = g * NV_DEC_R + o / NV_DEC_D4, d4 = o % NV_DEC_D4;
     const global float* ph = part + ((size_t)t * n_head + h) * n_split * (NV_DEC_HD + 2);

@@ -174,6 +174,23 @@ inline float4 nv_load_l2_f4(const global float* p) {
 }
 #endif
 
+// Whether this work-group is the last of `expected` to reach count (all of them call it, after
+// writing what the last one reads): its writes are fenced to the whole GPU before it counts, and
+// the last resets the count for the next launch. Ends with the work-group's barrier.
+inline int nv_last_to_arrive(volatile global int* count, int expected, local int* last) {
+  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+  if (get_local_id(0) == 0) {
+    nv_fence_gpu();
+    *last = atomic_inc(count) == expected - 1;
+    if (*last) {
+      *count = 0;
+      nv_fence_gpu();
+    }
+  }
+  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+  return *last;
+}
+
 // The epilogue of a GEMM split along K. A tile's work-groups (one per K range, dimension 2 of the
 // grid) count their arrivals in arrivals[tile] once their partial sums are in part ([split][sets]
 // [M][N] floats: the SwiGLU's gate, then up); the last to arrive resets the count for the next
@@ -187,18 +204,7 @@ inline float4 nv_load_l2_f4(const global float* p) {
 inline void nv_split_finish(const global float* part, volatile global int* arrivals, int splits, int M, int N,
                             int swiglu, const global uchar* res, ulong res_off, int has_res, global uchar* dst,
                             ulong dst_off, int n0, int m0, int rows, int cols, int wg, local int* last) {
-  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-  if (get_local_id(0) == 0) {
-    nv_fence_gpu();
-    const int tile = get_group_id(1) * get_num_groups(0) + get_group_id(0);
-    *last = atomic_inc(&arrivals[tile]) == splits - 1;
-    if (*last) {
-      arrivals[tile] = 0;
-      nv_fence_gpu();
-    }
-  }
-  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-  if (!*last) return;
+  if (!nv_last_to_arrive(arrivals + get_group_id(1) * get_num_groups(0) + get_group_id(0), splits, last)) return;
   const size_t mn = (size_t)M * N, stride = (swiglu ? 2 : 1) * mn;
   const int live_rows = min(rows, M - m0), width = N % 4 == 0 ? 4 : 1, per_row = cols / width;
   global float* out = (global float*)(dst + dst_off);
