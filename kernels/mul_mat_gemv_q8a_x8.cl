@@ -97,52 +97,6 @@ inline q8a_v16s x8_pairs_i8(const global uchar* p) {
   return __builtin_astype((v & 0xffff) | (v << 16), q8a_v16s);
 }
 
-// Q4_K super-block: lane r = sum over runs j of sc[j][r] * dot(run j of row r, codes).
-inline int8 x8_dot_q4_k(const global uchar* blk, const global char* xc) {
-  q8a_v8i s = {0, 0, 0, 0, 0, 0, 0, 0};
-#pragma unroll
-  for (int p = 0; p < 4; ++p) {
-    q8a_v16s lo = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, hi = lo;
-#pragma unroll
-    for (int k = 0; k < 8; ++k) {
-      const x8_v32u w = *(const global x8_v32u*)(blk + 160 + 256 * p + 32 * k);
-      lo += __builtin_ia32_pmaddubsw256((q8a_v32c)(w & (uchar)15), x8_broadcast4(xc + 64 * p + 4 * k));
-      hi += __builtin_ia32_pmaddubsw256((q8a_v32c)(w >> (uchar)4), x8_broadcast4(xc + 64 * p + 32 + 4 * k));
-    }
-    s += __builtin_ia32_pmaddwd256(lo, x8_pairs_u8(blk + 32 + 16 * p)) +
-         __builtin_ia32_pmaddwd256(hi, x8_pairs_u8(blk + 40 + 16 * p));
-  }
-  return __builtin_astype(s, int8);
-}
-
-// Q6_K super-block: lane r = sum over runs i of 16 of sc[i][r] * dot(run i of row r, codes),
-// codes 0..63 (the offset of 32 is the caller's). A pair sum reaches 2 * 63 * 127, so two words
-// are summed at most before vpmaddwd applies the run's scale.
-inline int8 x8_dot_q6_k(const global uchar* blk, const global char* xc) {
-  q8a_v8i s = {0, 0, 0, 0, 0, 0, 0, 0};
-  // Unrolled, so that every shift is a constant (a variable byte shift costs PoCL's code a mask
-  // computed per word: 20 instructions a word instead of 8).
-#pragma unroll
-  for (int j = 0; j < 8; ++j) {
-    const int n = j / 4, g = j % 4;
-    const global uchar* ql = blk + 144 + 32 * (16 * n + 8 * (g & 1));
-    const global uchar* qh = blk + 1168 + 32 * 8 * n;
-    const uchar lshift = (uchar)((g >> 1) * 4), hshift = (uchar)(2 * g);
-#pragma unroll
-    for (int h = 0; h < 4; ++h) {  // codes 8h .. 8h+7 of the run: two words
-      q8a_v16s pairs = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-#pragma unroll
-      for (int k = 2 * h; k < 2 * h + 2; ++k) {
-        const x8_v32u l = *(const global x8_v32u*)(ql + 32 * k), u = *(const global x8_v32u*)(qh + 32 * k);
-        const x8_v32u w = ((l >> lshift) & (uchar)15) | (((u >> hshift) & (uchar)3) << (uchar)4);
-        pairs += __builtin_ia32_pmaddubsw256((q8a_v32c)w, x8_broadcast4(xc + 32 * j + 4 * k));
-      }
-      s += __builtin_ia32_pmaddwd256(pairs, x8_pairs_i8(blk + 16 + 8 * (2 * j + h / 2)));
-    }
-  }
-  return __builtin_astype(s, int8);
-}
-
 // The dots of R activation rows (codes xc[r]) against one unit of the 8 rows, the unit's words
 // loaded and unpacked once for all of them; each row's integer sums are those of the one-row
 // functions above (Q4_K and Q6_K included: the unpacking of a word is a third to a half of its
@@ -278,8 +232,26 @@ inline int8 x8_dot_q6_k(const global uchar* blk, const global char* xc) {
     _Pragma("unroll")                                                                                                         \
     for (int r = 0; r < R; ++r) out[r] = __builtin_astype(s[r], int8);                                                        \
   }
+X8M_DOT_FUNCS(1)
 X8M_DOT_FUNCS(4)
 X8M_DOT_FUNCS(8)
+
+// One activation row's K-quant dots, the R = 1 forms of the above. Q4_K: lane r = sum over runs j
+// of sc[j][r] * dot(run j of row r, codes). Q6_K: lane r = sum over runs i of 16 of sc[i][r] *
+// dot(run i of row r, codes), codes 0..63 (the offset of 32 is the caller's); a pair sum reaches
+// 2 * 63 * 127, so two words are summed at most before vpmaddwd applies the run's scale, and the
+// loops are unrolled so that every shift is a constant (a variable byte shift costs PoCL's code a
+// mask computed per word: 20 instructions a word instead of 8).
+inline int8 x8_dot_q4_k(const global uchar* blk, const global char* xc) {
+  int8 out;
+  x8m_dot_q4_k_1(blk, &xc, &out);
+  return out;
+}
+inline int8 x8_dot_q6_k(const global uchar* blk, const global char* xc) {
+  int8 out;
+  x8m_dot_q6_k_1(blk, &xc, &out);
+  return out;
+}
 #else
 // Sums of each run of 4 lanes (one row's partial sums).
 inline int4 x8_sum4(int16 v) {
