@@ -720,6 +720,24 @@ inline float8 x8_swiglu(float8 gate, float8 up) { return gate / (1.0f + exp(-gat
   const int grp_end = min(groups, (int)(get_global_id(0) + 1) * share);                       \
   for (int grp = get_global_id(0) * share; grp < grp_end; ++grp)
 
+// x8f: a few activation rows (M at most X8A_ROWS, a decode step of a few sequences); each of a
+// few work-items quantizes them all into its own slice of scratch, as x8s does the one row, then
+// walks a contiguous share of the row-group pairs with the x8a row functions, so each row's
+// result is the same bits as in an x8a call. One launch instead of a quantize launch in front:
+// on PoCL the quantize launch of each mat-mul cost about as much as the products of its rows.
+#define CLPORT_X8F_PROLOGUE(T)                                                                \
+  const int units = K / X8_VALUES_##T, rows = x8a_rows(M), m0 = 0, last = M - 1;              \
+  const size_t xq_row = (size_t)units * X8_ACT_BYTES_##T;                                     \
+  global uchar* xq = scratch + get_global_id(0) * (size_t)M * xq_row;                         \
+  for (int m = 0; m < M; ++m)                                                                 \
+    X8_QUANTIZE_##T(CLPORT_AT(const global float*, x, x_off) + (size_t)m * K,                \
+                    CLPORT_AT(const global float*, g, g_off), norm, eps, xq + m * xq_row, K); \
+  const int groups = (N + 7) / 8, pairs = (groups + 1) / 2;                                   \
+  const int share = (pairs + get_global_size(0) - 1) / get_global_size(0);                    \
+  const int pair_end = min(pairs, (int)(get_global_id(0) + 1) * share);                       \
+  for (int pair = get_global_id(0) * share; pair < pair_end; ++pair) {                        \
+    const int grp = 2 * pair, grp1 = min(grp + 1, groups - 1), has1 = grp + 1 < groups;
+
 #define CLPORT_X8_KERNELS(T)                                                                  \
   kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_x8a_##T(CLPORT_Q8A_ARGS, int M) { \
     CLPORT_X8A_PROLOGUE(T)                                                                    \
@@ -734,6 +752,17 @@ inline float8 x8_swiglu(float8 gate, float8 up) { return gate / (1.0f + exp(-gat
       CLPORT_Q8A_ARGS, const global uchar* u, ulong u_off, int M) {                           \
     CLPORT_X8A_PROLOGUE(T)                                                                    \
     CLPORT_X8M_EPILOGUE_SWIGLU(T)                                                             \
+  }                                                                                           \
+  kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_x8f_##T(CLPORT_Q8S_ARGS, int M) { \
+    CLPORT_X8F_PROLOGUE(T) CLPORT_X8M_EPILOGUE_PLAIN(T) }                                     \
+  }                                                                                           \
+  kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_x8f_add_##T(       \
+      CLPORT_Q8S_ARGS, const global uchar* res, ulong res_off, int M) {                       \
+    CLPORT_X8F_PROLOGUE(T) CLPORT_X8M_EPILOGUE_ADD(T) }                                       \
+  }                                                                                           \
+  kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_x8f_swiglu_##T(    \
+      CLPORT_Q8S_ARGS, const global uchar* u, ulong u_off, int M) {                           \
+    CLPORT_X8F_PROLOGUE(T) CLPORT_X8M_EPILOGUE_SWIGLU(T) }                                    \
   }                                                                                           \
   kernel __attribute__((reqd_work_group_size(1, 1, 1))) void mul_mat_gemv_x8s_##T(CLPORT_Q8S_ARGS) { \
     CLPORT_X8S_PROLOGUE(T) { CLPORT_X8_EPILOGUE_PLAIN(T) }                                    \

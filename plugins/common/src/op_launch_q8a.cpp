@@ -3,7 +3,8 @@
 // the fused kernels folded into that step) and the GEMV over them with its epilogue (residual
 // add or SwiGLU); or, for one activation row, one launch that quantizes the row in each of a
 // few work-items (tuning q8s, q8s_items). Weights with the Rows8 layout take the x8 kernels of
-// kernels/mul_mat_gemv_q8a_x8.cl, launched the same way.
+// kernels/mul_mat_gemv_q8a_x8.cl, launched the same way, and for a few rows (tuning x8f_rows)
+// the one-launch form too.
 #include <algorithm>
 #include <string>
 
@@ -104,15 +105,25 @@ size_t OpRunner::q8a_scratch_bytes(const clport_op& op, bool rows8) const {
   const clport_tensor& w = *op.src[0];
   const size_t row_bytes = activation_row_bytes(w.dtype, w.ne[0]);
   const int64_t M = op.src[1]->ne[1];
-  // One row: the one-row form's copies (q8s_gemv) or the row itself; more rows: each row once.
-  size_t one_row = row_bytes;
-  if (tuning_.q8s == 1) one_row = one_row_items(w.ne[1], q8a_shape(rows8, op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU)) * row_bytes;
-  return std::max(one_row, M > 1 ? static_cast<size_t>(M) * row_bytes : size_t{0});
+  const Q8aWeights shape = q8a_shape(rows8, op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU);
+  // The self-quantizing form: a copy of its rows in each work-item; the other form: each row once.
+  auto copies = [&](int64_t m) { return self_quantizing(m, shape) ? one_row_items(w.ne[1], m, shape) : 1; };
+  size_t bytes = copies(1) * row_bytes;
+  if (M > 1) bytes = std::max(bytes, static_cast<size_t>(M) * row_bytes);
+  const int64_t few = std::min<int64_t>(M, tuning_.x8f_rows);  // the most rows the x8f form takes
+  if (few > 1) bytes = std::max(bytes, copies(few) * static_cast<size_t>(few) * row_bytes);
+  return bytes;
 }
 
-size_t OpRunner::one_row_items(int64_t N, const Q8aWeights& wa) {
-  const auto runs = static_cast<size_t>((N + wa.rows - 1) / wa.rows);
+size_t OpRunner::one_row_items(int64_t N, int64_t M, const Q8aWeights& wa) {
+  const int64_t run_rows = M > 1 ? 2 * wa.rows : wa.rows;
+  const auto runs = static_cast<size_t>((N + run_rows - 1) / run_rows);
   return std::min<size_t>(runs, wa.one_row_items);
+}
+
+bool OpRunner::self_quantizing(int64_t M, const Q8aWeights& wa) const {
+  if (M == 1) return tuning_.q8s == 1;
+  return wa.family[0] == 'x' && M <= static_cast<int64_t>(tuning_.x8f_rows);
 }
 
 OpRunner::Q8aWeights OpRunner::q8a_shape(bool rows8, bool swiglu) const {
@@ -151,29 +162,38 @@ OpRunner::Q8aWeights OpRunner::q8a_weights(const clport_op& op) const {
 
 bool OpRunner::q8s_gemv(const clport_op& op, const char* form, const Q8aWeights& wa) {
   const clport_tensor &w = *op.src[0], &x = *op.src[1], &d = *op.dst;
-  const int64_t K = w.ne[0], N = w.ne[1];
+  const int64_t K = w.ne[0], N = w.ne[1], M = x.ne[1];
   const clport_tensor* g = norm_in_front(op) ? op.src[2] : nullptr;
-  const sdk::Kernel& k = kernel(ProgramId::GemvQ8a, std::string("mul_mat_gemv_") + wa.family + "s_" + form +
+  const std::string shape = M > 1 ? "f_" : "s_";
+  const sdk::Kernel& k = kernel(ProgramId::GemvQ8a, std::string("mul_mat_gemv_") + wa.family + shape + form +
                                                         kernel_type_suffix(w.dtype),
                                 kernel_type_suffix(w.dtype));
   // At most one_row_items work-items (one each per work-group), each a share of the row runs.
-  const size_t items = one_row_items(N, wa);
-  const cl_mem scratch = activation_scratch(items * activation_row_bytes(w.dtype, K), wa.family[0] == 'x');
+  const size_t items = one_row_items(N, M, wa);
+  const cl_mem scratch =
+      activation_scratch(items * static_cast<size_t>(M) * activation_row_bytes(w.dtype, K), wa.family[0] == 'x');
   if (scratch == nullptr) return false;
   const auto x_off = static_cast<cl_ulong>(x.offset), d_off = static_cast<cl_ulong>(d.offset);
   const cl_mem g_buf = g ? g->buffer : x.buffer;
   const auto g_off = static_cast<cl_ulong>(g ? g->offset : 0);
-  const cl_int norm = g ? 1 : 0, Ki = static_cast<cl_int>(K), Ni = static_cast<cl_int>(N);
+  const cl_int norm = g ? 1 : 0, Ki = static_cast<cl_int>(K), Ni = static_cast<cl_int>(N), Mi = static_cast<cl_int>(M);
   const float eps = op.params.eps;
+  // The arguments every form takes, then the epilogue's operand, then (x8f) M.
+  auto set = [&](auto... tail) {
+    if (M > 1) {
+      sdk::set_args(h_.cl(), k, wa.w, wa.w_off, wa.w_row, x.buffer, x_off, g_buf, g_off, norm, eps, scratch,
+                    d.buffer, d_off, Ki, Ni, tail..., Mi);
+    } else {
+      sdk::set_args(h_.cl(), k, wa.w, wa.w_off, wa.w_row, x.buffer, x_off, g_buf, g_off, norm, eps, scratch,
+                    d.buffer, d_off, Ki, Ni, tail...);
+    }
+  };
   if (op.kind == CLPORT_OP_MUL_MAT_ADD) {
-    sdk::set_args(h_.cl(), k, wa.w, wa.w_off, wa.w_row, x.buffer, x_off, g_buf, g_off, norm, eps, scratch, d.buffer,
-                  d_off, Ki, Ni, op.src[2]->buffer, static_cast<cl_ulong>(op.src[2]->offset));
+    set(op.src[2]->buffer, static_cast<cl_ulong>(op.src[2]->offset));
   } else if (wa.up != nullptr) {
-    sdk::set_args(h_.cl(), k, wa.w, wa.w_off, wa.w_row, x.buffer, x_off, g_buf, g_off, norm, eps, scratch, d.buffer,
-                  d_off, Ki, Ni, wa.up, wa.up_off);
+    set(wa.up, wa.up_off);
   } else {
-    sdk::set_args(h_.cl(), k, wa.w, wa.w_off, wa.w_row, x.buffer, x_off, g_buf, g_off, norm, eps, scratch, d.buffer,
-                  d_off, Ki, Ni);
+    set();
   }
   const size_t global[2] = {items, 1}, local[2] = {1, 1};
   run(k, 2, global, local);
@@ -185,7 +205,7 @@ bool OpRunner::q8a_gemv(const clport_op& op) {
   const int64_t K = w.ne[0], N = w.ne[1], M = x.ne[1];
   const char* form = op.kind == CLPORT_OP_MUL_MAT_ADD ? "add_" : op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU ? "swiglu_" : "";
   const Q8aWeights wa = q8a_weights(op);
-  if (M == 1 && tuning_.q8s == 1) return q8s_gemv(op, form, wa);
+  if (self_quantizing(M, wa)) return q8s_gemv(op, form, wa);
   const cl_mem xa =
       quantize_activations(x, w.dtype, norm_in_front(op) ? op.src[2] : nullptr, op.params.eps, wa.family[0] == 'x');
   if (xa == nullptr) return false;

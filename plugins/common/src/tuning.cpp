@@ -141,6 +141,10 @@ const std::vector<Field>& fields() {
        CLPORT_TUNING_ACCESSORS(q8a_x8)},
       {int_setting("x8s_items", 0, 65536, "work-items of the one-row x8 GEMV, 0 = one per compute unit (default 0)"),
        CLPORT_TUNING_ACCESSORS(x8s_items)},
+      {int_setting("x8f_rows", 0, 8,
+                   "activation rows up to which the x8 GEMV quantizes them in each of its x8s_items work-items "
+                   "(one launch) instead of a quantize launch in front (default 8)"),
+       CLPORT_TUNING_ACCESSORS(x8f_rows)},
   };
   return table;
 }

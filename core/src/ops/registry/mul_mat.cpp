@@ -46,6 +46,11 @@ void mul_mat_cases(std::vector<CaseSpec>& out, bool small) {
   mul_mat_case(out, DType::Q6_K, 2048, 1536, 1);
   mul_mat_case(out, DType::Q8_0, 576, 1536, 5);
   mul_mat_case(out, DType::Q3_K, 2048, 1536, 1);  // the bulk of a Q3_K_M file
+  // A decode step of 5 to 8 sequences on a CPU device (the x8 GEMV that quantizes its rows itself,
+  // 8 rows a work-item, the 32-value types in 512-bit pairs of row groups): 13 row groups, an
+  // odd count, so the last pair has one.
+  for (DType d : {DType::Q4_0, DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::Q4_K, DType::Q6_K})
+    mul_mat_case(out, d, traits(d).block_size == 256 ? 512 : 576, 100, 6);
   // Few rows, few weight rows, a long K: a product a GPU splits into K ranges (nv_gemm's split
   // kernels, 32 and 64 rows a group), one range ending part-way through a step of blocks; the
   // fused mat-muls have the same shapes (fused_mul_mat_cases.cpp). 70 weight rows leave the sums

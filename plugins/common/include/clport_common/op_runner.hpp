@@ -122,10 +122,14 @@ class OpRunner {
   // The quantized activations' bytes of op at 1 .. its rows, its weight read through the Rows8
   // layout (rows8) or plain.
   size_t q8a_scratch_bytes(const clport_op& op, bool rows8) const;
-  // The work-items (each a quantized copy of the row) of the one-row form on N output rows.
-  static size_t one_row_items(int64_t N, const Q8aWeights& weights);
-  // q8a_gemv's one-launch form for a single activation row: the mul_mat_gemv_<family>s_<form>
-  // kernel of the weight's dtype.
+  // The work-items (each a quantized copy of the rows) of the self-quantizing form on N output
+  // rows and M activation rows: a share of the row runs each, runs of two row groups where M > 1.
+  static size_t one_row_items(int64_t N, int64_t M, const Q8aWeights& weights);
+  // Whether M activation rows take the self-quantizing form: the one row (tuning q8s), or a few
+  // rows on the Rows8 layout (tuning x8f_rows).
+  bool self_quantizing(int64_t M, const Q8aWeights& weights) const;
+  // q8a_gemv's one-launch form: the mul_mat_gemv_<family>s_<form> kernel of the weight's dtype
+  // for a single activation row, mul_mat_gemv_x8f_<form> for a few.
   bool q8s_gemv(const clport_op& op, const char* form, const Q8aWeights& weights);
   void rope(const clport_op& op);
   void kv_store_rope(const clport_op& op);

@@ -93,6 +93,10 @@ struct Tuning {
   // x8 kernels' little work per row, each work-item more costs PoCL more than the balance it
   // buys (SmolLM2 decode, 2 cores: 11.2-11.9 ms of kernels a step at 2 items, 13.0-13.2 at 8).
   uint32_t x8s_items = 0;
+  // Activation rows up to which the x8 GEMV quantizes them in its work-items too (the x8s
+  // work-items, mul_mat_gemv_x8f_*), one launch instead of a quantize launch in front: a decode
+  // step of a few sequences. 0 or 1: only the one row of x8s.
+  uint32_t x8f_rows = 8;
   // false: every program is built with -DCLPORT_NO_PRIVATE_VECTOR_ARRAYS=1, for drivers that
   // mis-write private arrays of vectors (configs/quirks.yaml). The GEMM then stages its tiles
   // without them (same results); the kernels that still declare such arrays are the CPU-shaped
