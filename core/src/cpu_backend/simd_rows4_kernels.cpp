@@ -1,6 +1,5 @@
 // Mat-muls of 2 to 7 activation rows (decode steps over several sequences) for the 32-value
-// weight formats (Q4_0, Q4_1, Q5_0, Q5_1, and Q8_0 at any row count from 2: it has no prompt
-// kernel), on the AVX-512 targets.
+// weight formats with unsigned codes (Q4_0, Q4_1, Q5_0, Q5_1), on the AVX-512 targets.
 //
 // Why: with one weight row per vector, each (weight row, activation row) pair needs its 8
 // partial sums folded horizontally before its scale can apply: three horizontal adds a pair and
@@ -26,7 +25,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
-#include <type_traits>
 #include <vector>
 
 #include "cpu_backend/activation_blocks.h"
@@ -71,32 +69,15 @@ HWY_INLINE __m512i LoadLanes(const uint8_t* const* row, int64_t offset) {
   return _mm512_inserti32x4(v, load(3), 3);
 }
 
-// acc + per 32-bit lane sum of four products of unsigned codes w (<= 128) and signed codes a.
+// acc + per 32-bit lane sum of four products of unsigned codes w (<= 31) and signed codes a.
 template <bool kVnni>
 HWY_INLINE __m512i DotAdd(__m512i acc, __m512i w, __m512i a) {
   if constexpr (kVnni) {
     __asm__("vpdpbusd %[a], %[w], %[acc]" : [acc] "+v"(acc) : [w] "v"(w), [a] "v"(a));
     return acc;
   }
-  // |a| <= 127 and w <= 128: the 16-bit pair sums (at most 2 * 128 * 127) cannot saturate.
+  // |a| <= 127 and w <= 31: the 16-bit pair sums cannot saturate.
   return _mm512_add_epi32(acc, _mm512_madd_epi16(_mm512_maddubs_epi16(w, a), _mm512_set1_epi16(1)));
-}
-
-// s[r] holds, per 128-bit lane i, four partial sums of weight row i against activation row r:
-// the vector whose lane (i, r) is their total, by a 4 x 4 transpose within each lane.
-HWY_INLINE __m512i FoldQuad(const __m512i s[4]) {
-  const __m512i t01 = _mm512_add_epi32(_mm512_unpacklo_epi32(s[0], s[1]), _mm512_unpackhi_epi32(s[0], s[1]));
-  const __m512i t23 = _mm512_add_epi32(_mm512_unpacklo_epi32(s[2], s[3]), _mm512_unpackhi_epi32(s[2], s[3]));
-  return _mm512_add_epi32(_mm512_unpacklo_epi64(t01, t23), _mm512_unpackhi_epi64(t01, t23));
-}
-
-// Lane (i, r) of the 16 results into out: weight row i of activation row r, the rows that exist.
-HWY_INLINE void StoreQuad(__m512 total, int n_w, int rows_here, float* out, int64_t out_stride) {
-  alignas(64) float lanes[16];
-  _mm512_store_ps(lanes, total);
-  for (int r = 0; r < rows_here; ++r) {
-    for (int i = 0; i < n_w; ++i) out[r * out_stride + i] = lanes[4 * i + r];
-  }
 }
 
 // Four weight rows against four activation rows, one weight row per 128-bit lane: the lane
@@ -148,7 +129,10 @@ void Quad(const uint8_t* w, int64_t w_stride, int n_w, int64_t nb, const Q8Block
       s[r] = DotAdd<kVnni>(DotAdd<kVnni>(_mm512_setzero_si512(), lo, _mm512_broadcast_i32x4(_mm_loadu_si128(a))), hi,
                            _mm512_broadcast_i32x4(_mm_loadu_si128(a + 1)));
     }
-    const __m512i sums = FoldQuad(s);
+    // Within each lane: [S_0, S_1, S_2, S_3] of its weight row, four partial sums each.
+    const __m512i t01 = _mm512_add_epi32(_mm512_unpacklo_epi32(s[0], s[1]), _mm512_unpackhi_epi32(s[0], s[1]));
+    const __m512i t23 = _mm512_add_epi32(_mm512_unpacklo_epi32(s[2], s[3]), _mm512_unpackhi_epi32(s[2], s[3]));
+    const __m512i sums = _mm512_add_epi32(_mm512_unpacklo_epi64(t01, t23), _mm512_unpackhi_epi64(t01, t23));
     // The four rows' (d, m) as 8 halves, then d and m spread over their lanes.
     uint32_t dm[4];
     CLPORT_UNROLL
@@ -163,54 +147,12 @@ void Quad(const uint8_t* w, int64_t w_stride, int n_w, int64_t nb, const Q8Block
     acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums), _mm512_mul_ps(d, d_a), acc);
     mins = _mm512_fmadd_ps(m, _mm512_broadcast_f32x4(_mm_loadu_ps(ds + 8 * b + 4)), mins);
   }
-  StoreQuad(_mm512_add_ps(acc, mins), n_w, rows_here, out, out_stride);
-}
-
-// Q8_0 (34 bytes: f16 d, 32 signed codes): the same four weight rows per vector, each 128-bit
-// lane 16 codes of its row, the codes in two halves. The byte products take unsigned weights, so
-// each lane multiplies |w| by the activation code with w's sign moved onto it (a masked negation:
-// AVX-512 has no 512-bit vpsignb); the integer sums are exact, and lane by lane in block order
-// acc = fma(S, d_w * d_a, acc), as the prompt-shaped products of the other formats.
-template <bool kVnni>
-void QuadQ8_0(const uint8_t* w, int64_t w_stride, int n_w, int64_t nb, const Q8Block32* const* acts, const float* ds,
-              int rows_here, float* out, int64_t out_stride) {
-  constexpr int64_t kBytes = 34;
-  const uint8_t* row[4];
-  for (int i = 0; i < 4; ++i) row[i] = w + std::min(i, n_w - 1) * w_stride;
-  // Lane i's scale at 4i .. 4i + 3.
-  const __m512i pick_d = _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3);
-  const __m512i zero = _mm512_setzero_si512();
-  __m512 acc = _mm512_setzero_ps();
-  for (int64_t b = 0; b < nb; ++b) {
-    const int64_t at = b * kBytes;
-    CLPORT_UNROLL
-    for (int i = 0; i < 4; ++i) prefetch_ahead(row[i] + at, kBytes);
-    const __m512i w_lo = LoadLanes(row, at + 2), w_hi = LoadLanes(row, at + 18);
-    const __mmask64 neg_lo = _mm512_movepi8_mask(w_lo), neg_hi = _mm512_movepi8_mask(w_hi);
-    const __m512i abs_lo = _mm512_abs_epi8(w_lo), abs_hi = _mm512_abs_epi8(w_hi);
-    __m512i s[4];
-    CLPORT_UNROLL
-    for (int r = 0; r < 4; ++r) {
-      const __m128i* a = reinterpret_cast<const __m128i*>(acts[r][b].qs);
-      const __m512i a_lo = _mm512_broadcast_i32x4(_mm_loadu_si128(a));
-      const __m512i a_hi = _mm512_broadcast_i32x4(_mm_loadu_si128(a + 1));
-      s[r] = DotAdd<kVnni>(DotAdd<kVnni>(zero, abs_lo, _mm512_mask_sub_epi8(a_lo, neg_lo, zero, a_lo)), abs_hi,
-                           _mm512_mask_sub_epi8(a_hi, neg_hi, zero, a_hi));
-    }
-    uint16_t dh[4];
-    CLPORT_UNROLL
-    for (int i = 0; i < 4; ++i) std::memcpy(&dh[i], row[i] + at, sizeof dh[i]);
-    const __m128 d4 = _mm_cvtph_ps(_mm_setr_epi16(static_cast<int16_t>(dh[0]), static_cast<int16_t>(dh[1]),
-                                                  static_cast<int16_t>(dh[2]), static_cast<int16_t>(dh[3]), 0, 0, 0, 0));
-    const __m512 d = _mm512_permutexvar_ps(pick_d, _mm512_castps128_ps512(d4));
-    const __m512 d_a = _mm512_broadcast_f32x4(_mm_loadu_ps(ds + 8 * b));
-    acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(FoldQuad(s)), _mm512_mul_ps(d, d_a), acc);
+  alignas(64) float total[16];
+  _mm512_store_ps(total, _mm512_add_ps(acc, mins));
+  for (int r = 0; r < rows_here; ++r) {
+    for (int i = 0; i < n_w; ++i) out[r * out_stride + i] = total[4 * i + r];
   }
-  StoreQuad(acc, n_w, rows_here, out, out_stride);
 }
-
-// Q8_0's tag for Tile (its blocks have no decoder in avx512_blocks-inl.h: QuadQ8_0 reads them).
-struct Q8_0 {};
 
 // Groups of four activation rows (the last group's missing rows repeat its last row and are
 // not stored), their scales gathered once per group and tile; the tile's weight rows stay in L1
@@ -232,13 +174,8 @@ void Tile(int64_t nb, const uint8_t* w, int64_t w_stride, int64_t n_w, const uin
       }
     }
     for (int64_t n = 0; n < n_w; n += 4) {
-      const int n_here = static_cast<int>(std::min<int64_t>(4, n_w - n));
-      float* quad_out = out + r0 * out_stride + n;
-      if constexpr (std::is_same_v<Format, Q8_0>) {
-        QuadQ8_0<kVnni>(w + n * w_stride, w_stride, n_here, nb, rows, ds.data(), rows_here, quad_out, out_stride);
-      } else {
-        Quad<Format, kVnni>(w + n * w_stride, w_stride, n_here, nb, rows, ds.data(), rows_here, quad_out, out_stride);
-      }
+      Quad<Format, kVnni>(w + n * w_stride, w_stride, static_cast<int>(std::min<int64_t>(4, n_w - n)), nb, rows,
+                          ds.data(), rows_here, out + r0 * out_stride + n, out_stride);
     }
   }
 }
@@ -258,7 +195,6 @@ void TileFor(DType dtype, int64_t nb, const uint8_t* w, int64_t w_stride, int64_
     CLPORT_ROWS4_CASE(Q4_1)
     CLPORT_ROWS4_CASE(Q5_0)
     CLPORT_ROWS4_CASE(Q5_1)
-    CLPORT_ROWS4_CASE(Q8_0)
 #undef CLPORT_ROWS4_CASE
     default: return;  // callers check Rows4Supported first
   }
@@ -269,8 +205,7 @@ void TileFor(DType dtype, int64_t nb, const uint8_t* w, int64_t w_stride, int64_
 
 bool Rows4Supported(DType dtype) {
 #if defined(CLPORT_ROWS4_X86)
-  return dtype == DType::Q4_0 || dtype == DType::Q4_1 || dtype == DType::Q5_0 || dtype == DType::Q5_1 ||
-         dtype == DType::Q8_0;
+  return dtype == DType::Q4_0 || dtype == DType::Q4_1 || dtype == DType::Q5_0 || dtype == DType::Q5_1;
 #else
   (void)dtype;
   return false;
