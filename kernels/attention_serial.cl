@@ -117,6 +117,32 @@
     sc[7] = t7 * scale;                                                                        \
   }
 
+// A row of head_dim floats x (private) rounded to F16 and, when store is set, stored at dst: the
+// row store of the serial kernels (first = 0, step = 1). On x86 (F16C) eight values at a time by
+// vcvtps2ph, rounding to nearest even as vstore_half_rte does: PoCL's vstore_half_rte is a
+// software conversion of about 20 instructions a value.
+#if defined(__F16C__) && defined(__x86_64__) && !defined(CLPORT_Q8A_PORTABLE)
+typedef short serial_v8s_unaligned __attribute__((vector_size(16), aligned(1)));
+#define CLPORT_KV_ROW_SERIAL_F16(AS, x, dst, store, first, step)                               \
+  {                                                                                            \
+    int e_ = 0;                                                                                \
+    for (; e_ + 8 <= head_dim; e_ += 8) {                                                      \
+      const serial_v8s_unaligned h_ = __builtin_ia32_vcvtps2ph256(vload8(e_ / 8, x), 0);      \
+      if (store) *(global serial_v8s_unaligned*)((global half*)(dst) + e_) = h_;              \
+      vstore8(__builtin_ia32_vcvtph2ps256(h_), e_ / 8, x);                                     \
+    }                                                                                          \
+    for (; e_ < head_dim; ++e_) {                                                              \
+      x[e_] = kv_round_f16(x[e_]);                                                             \
+      if (store) vstore_half_rte(x[e_], e_, (global half*)(dst));                              \
+    }                                                                                          \
+  }
+#else
+#define CLPORT_KV_ROW_SERIAL_F16 CLPORT_KV_ROW_F16
+#endif
+#define CLPORT_KV_ROW_SERIAL_F32 CLPORT_KV_ROW_F32
+#define CLPORT_KV_ROW_SERIAL_Q8_0 CLPORT_KV_ROW_Q8_0
+#define CLPORT_KV_ROW_SERIAL_Q4_0 CLPORT_KV_ROW_Q4_0
+
 // Query row g rotated at position pos into qv, the pairs' angles into cs (the serial kernel rotates
 // the new key with them too). The angles in a loop of their own: with CLPORT_ROPE_POLY it
 // vectorizes.
@@ -223,20 +249,52 @@ inline void serial_rope_query(float* qv, float2* cs, const global float* g, int 
 
 #define CLPORT_ATTENTION_SERIAL_OF(T, t)                                                        \
   CLPORT_ATTENTION_SERIAL(attention_serial_##t, 0, 0, 0, , CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_LOAD8_##T, \
-                          CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_LOAD8_##T, CLPORT_KV_ROW_##T, kv_nb1, \
+                          CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_LOAD8_##T, CLPORT_KV_ROW_SERIAL_##T, kv_nb1, \
                           kv_nb2)                                                               \
   CLPORT_ATTENTION_SERIAL(attention_serial_store_##t, 1, 0, 0, , CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T,     \
                           CLPORT_KV_LOAD8_##T, CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_LOAD8_##T,    \
-                          CLPORT_KV_ROW_##T, kv_nb1, kv_nb2)                                    \
+                          CLPORT_KV_ROW_SERIAL_##T, kv_nb1, kv_nb2)                                    \
   CLPORT_ATTENTION_SERIAL(attention_serial_split_store_##t, 1, 1, 0, , CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, \
                           CLPORT_KV_LOAD8_##T, CLPORT_KV_LOAD_##T, CLPORT_KV_LOAD4_##T, CLPORT_KV_LOAD8_##T,    \
-                          CLPORT_KV_ROW_##T, kv_nb1, kv_nb2)
+                          CLPORT_KV_ROW_SERIAL_##T, kv_nb1, kv_nb2)
 #if CLPORT_WANT(f32) && CLPORT_ATT_SERIAL
 CLPORT_ATTENTION_SERIAL_OF(F32, f32)
 #endif
 #if CLPORT_WANT(f16) && CLPORT_ATT_SERIAL
 CLPORT_ATTENTION_SERIAL_OF(F16, f16)
 #endif
+// KV_STORE_ROPE_CELLS on CPU devices (the arguments of rope.cl's kv_store_rope_cells_*): a
+// work-item per (KV head, token) rotates its K row at the token's position, the angles computed
+// once for the row (rope.cl's kernel, a work-item per pair, took 15 us a launch for 4 tokens of 3
+// KV heads on PoCL: a division and a modulo per pair, in work-groups of ELT_WG items), and stores
+// it and the V row at the token's cell.
+#define CLPORT_KV_STORE_CELLS_SERIAL(NAME, ROW)                                                 \
+  kernel void NAME(const global uchar* k, ulong k_off, ulong k_nb1, ulong k_nb2, const global uchar* v, \
+                   ulong v_off, ulong v_nb1, ulong v_nb2, global uchar* cache, ulong c_off, ulong c_nb1, \
+                   ulong c_nb2, ulong c_nb3, int head_dim, int n_kv_head, int n_tokens, int pos0, int n_rot, \
+                   int neox, float freq_base, float freq_scale, const global uchar* ff, ulong ff_off,      \
+                   int has_ff, const global uchar* cells_base, ulong cells_off, ulong seq_bytes) {         \
+    const int h = get_global_id(0), t = get_global_id(1);                                      \
+    if (h >= n_kv_head || t >= n_tokens) return;                                               \
+    const global int* cell = (const global int*)(cells_base + cells_off) + 2 * t;             \
+    const int pos = cell[1];                                                                   \
+    float kv[ATT_SERIAL_HD], vv[ATT_SERIAL_HD];                                                \
+    float2 cs[ATT_SERIAL_HD / 2];                                                              \
+    serial_rope_query(kv, cs, (const global float*)(k + k_off + h * k_nb1 + t * k_nb2), head_dim, pos, n_rot, \
+                      neox, freq_base, freq_scale, ff, ff_off, has_ff);                        \
+    const global float* vr = (const global float*)(v + v_off + h * v_nb1 + t * v_nb2);        \
+    for (int d = 0; d < head_dim; ++d) vv[d] = vr[d];                                          \
+    global uchar* kc = cache + c_off + (size_t)cell[0] * seq_bytes + h * c_nb1 + (size_t)pos * c_nb2; \
+    ROW(private, kv, kc, 1, 0, 1)                                                              \
+    ROW(private, vv, (kc + c_nb3), 1, 0, 1)                                                    \
+  }
+#if CLPORT_WANT(f32) && CLPORT_ATT_SERIAL
+CLPORT_KV_STORE_CELLS_SERIAL(kv_store_rope_cells_serial_f32, CLPORT_KV_ROW_F32)
+#endif
+#if CLPORT_WANT(f16) && CLPORT_ATT_SERIAL
+CLPORT_KV_STORE_CELLS_SERIAL(kv_store_rope_cells_serial_f16, CLPORT_KV_ROW_SERIAL_F16)
+#endif
+
 // ROPE_ATTENTION_CELLS on CPU devices: a work-item per (head, token), as above.
 #if CLPORT_WANT(f32) && CLPORT_ATT_SERIAL
 CLPORT_ATTENTION_SERIAL(attention_serial_cells_f32, 0, 0, 1, CLPORT_ATTENTION_CELLS_PARAMS, CLPORT_KV_LOAD_F32,

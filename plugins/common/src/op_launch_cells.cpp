@@ -1,5 +1,5 @@
 // The ops of a step over several sequences (plugin_abi.h's *_CELLS): one launch stores every
-// token's K and V at its own sequence's cell, one (split over key ranges on GPUs, then merged)
+// token's K and V at its own sequence's cell (on CPU devices a work-item per KV head and token), one (split over key ranges on GPUs, then merged)
 // attends every token over its own sequence. The kernels are the one-sequence ones of rope.cl and
 // attention.cl with each token's sequence and position read from the cells.
 #include <algorithm>
@@ -22,7 +22,11 @@ void OpRunner::kv_store_rope_cells(const clport_op& op) {
   const bool has_factors = op.n_src > 3;
   const clport_tensor& factors = has_factors ? *op.src[3] : kt;
   const clport_rope_params& r = op.params.rope;
-  const sdk::Kernel& k = kernel(ProgramId::Rope, "kv_store_rope_cells_" + std::string(kernel_type_suffix(c.dtype)));
+  // CPU devices: a work-item per (KV head, token) (attention_serial.cl), else one per pair (rope.cl).
+  const bool serial = tuning_.att_serial == 1;
+  const std::string type = kernel_type_suffix(c.dtype);
+  const sdk::Kernel& k = serial ? kernel(ProgramId::Attention, "kv_store_rope_cells_serial_" + type, type)
+                                : kernel(ProgramId::Rope, "kv_store_rope_cells_" + type);
   // A sequence is its K and V halves: 2 nb[3] bytes.
   sdk::set_args(h_.cl(), k, kt.buffer, cells_u64(kt.offset), cells_u64(kt.nb[1]), cells_u64(kt.nb[2]), vt.buffer,
                 cells_u64(vt.offset), cells_u64(vt.nb[1]), cells_u64(vt.nb[2]), c.buffer, cells_u64(c.offset),
@@ -30,6 +34,10 @@ void OpRunner::kv_store_rope_cells(const clport_op& op) {
                 cells_i32(kt.ne[2]), cl_int(0), cl_int(r.n_rot), cl_int(r.mode == 2 ? 1 : 0), r.freq_base,
                 r.freq_scale, factors.buffer, cells_u64(factors.offset), cl_int(has_factors ? 1 : 0), cells.buffer,
                 cells_u64(cells.offset), cells_u64(2 * c.nb[3]));
+  if (serial) {
+    const size_t global[2] = {static_cast<size_t>(kt.ne[1]), static_cast<size_t>(kt.ne[2])}, local[2] = {1, 1};
+    return run(k, 2, global, local);
+  }
   const size_t global = sdk::round_up(static_cast<size_t>(element_count(kt) / 2), tuning_.elt_wg);
   const size_t local = tuning_.elt_wg;
   run(k, 1, &global, &local);
