@@ -119,9 +119,8 @@
 
 // A row of head_dim floats x (private) rounded to F16 and, when store is set, stored at dst: the
 // row store of the serial kernels (first = 0, step = 1). On x86 (F16C) eight values at a time by
-// vcvtps2ph, rounding to nearest even as vstore_half_rte does: PoCL's vstore_half_rte is a
-// software conversion of about 20 instructions a value.
-#if defined(__F16C__) && defined(__x86_64__) && !defined(CLPORT_Q8A_PORTABLE)
+// vcvtps2ph, rounding to nearest even as vstore_half_rte does (common.cl's st_f16 says why).
+#if defined(__F16C__) && defined(__x86_64__)
 typedef short serial_v8s_unaligned __attribute__((vector_size(16), aligned(1)));
 #define CLPORT_KV_ROW_SERIAL_F16(AS, x, dst, store, first, step)                               \
   {                                                                                            \
@@ -133,7 +132,7 @@ typedef short serial_v8s_unaligned __attribute__((vector_size(16), aligned(1)));
     }                                                                                          \
     for (; e_ < head_dim; ++e_) {                                                              \
       x[e_] = kv_round_f16(x[e_]);                                                             \
-      if (store) vstore_half_rte(x[e_], e_, (global half*)(dst));                              \
+      if (store) st_f16(x[e_], (global uchar*)(dst) + 2 * e_);                                 \
     }                                                                                          \
   }
 #else

@@ -27,7 +27,7 @@ inline ulong strided_offset(uint i, int4 ne, ulong4 nb) {
 #define CLPORT_LOAD_AS_F32_f32(p) (*(const global float*)(p))
 #define CLPORT_LOAD_AS_F32_f16(p) vload_half(0, (const global half*)(p))
 #define CLPORT_STORE_F32_AS_f32(v, p) (*(global float*)(p) = (v))
-#define CLPORT_STORE_F32_AS_f16(v, p) vstore_half_rte((v), 0, (global half*)(p))
+#define CLPORT_STORE_F32_AS_f16(v, p) st_f16((v), (global uchar*)(p))
 
 #define CLPORT_COPY(S, D)                                                                     \
   kernel __attribute__((reqd_work_group_size(ELT_WG, 1, 1))) void copy_##S##_##D(           \

@@ -451,7 +451,17 @@ inline float8 x8_super_q6_k(const global uchar* blk, const global char* codes, c
 CLPORT_X8_ROWS_K(q4_k)
 CLPORT_X8_ROWS_K(q6_k)
 
-// The same for R activation rows at once (xq: the first, xq_row bytes apart; rows past `last`
+// a[r]: activation row min(r, last)'s unit u (a block or super-block of UNIT_BYTES), codes[r]: its
+// codes, CODES bytes in (rows past the last repeat it).
+#define X8_ACT_ROWS(R, u, UNIT_BYTES, CODES)                                                  \
+  const global uchar* a[R];                                                                   \
+  const global char* codes[R];                                                                \
+  _Pragma("unroll") for (int r = 0; r < R; ++r) {                                             \
+    a[r] = xq + min(r, last) * xq_row + (size_t)(u) * (UNIT_BYTES);                           \
+    codes[r] = (const global char*)(a[r] + (CODES));                                          \
+  }
+
+// x8_rows_T for R activation rows at once (xq: the first, xq_row bytes apart; rows past `last`
 // read row last's codes): each weight unit is read and unpacked once for all of them (MDOT, the
 // x8m_dot functions). A step over several sequences is such a mat-mul of a few rows. Each row's
 // arithmetic is x8_rows_T's.
@@ -464,12 +474,7 @@ CLPORT_X8_ROWS_K(q6_k)
       const global uchar* blk = wg + (size_t)b * X8_BYTES_##T;                                \
       X8_PREFETCH(blk, X8_BYTES_##T);                                                         \
       const float8 d = x8_half8(blk), c = (CARRIED);                                          \
-      const global uchar* a[R];                                                               \
-      const global char* codes[R];                                                            \
-      _Pragma("unroll") for (int r = 0; r < R; ++r) {                                         \
-        a[r] = xq + min(r, last) * xq_row + (size_t)b * Q8A_BLOCK_BYTES;                      \
-        codes[r] = (const global char*)(a[r] + 8);                                            \
-      }                                                                                       \
+      X8_ACT_ROWS(R, b, Q8A_BLOCK_BYTES, 8)                                                   \
       int8 dots[R];                                                                           \
       MDOT(R, blk, codes, dots);                                                              \
       _Pragma("unroll") for (int r = 0; r < R; ++r) {                                         \
@@ -502,12 +507,7 @@ CLPORT_X8_MROWS_32_BOTH(q8_0, X8M_DOT_q8_0, (float8)(0.0f))
     for (int sb = 0; sb < supers; ++sb) {                                                     \
       const global uchar* blk = wg + (size_t)sb * X8_BYTES_##T;                               \
       X8_PREFETCH(blk, X8_BYTES_##T);                                                         \
-      const global uchar* a[R];                                                               \
-      const global char* codes[R];                                                            \
-      _Pragma("unroll") for (int r = 0; r < R; ++r) {                                         \
-        a[r] = xq + min(r, last) * xq_row + (size_t)sb * Q8A_KBLOCK_BYTES;                   \
-        codes[r] = (const global char*)(a[r] + 4);                                            \
-      }                                                                                       \
+      X8_ACT_ROWS(R, sb, Q8A_KBLOCK_BYTES, 4)                                                 \
       int8 dots[R];                                                                           \
       x8m_dot_##T##_##R(blk, codes, dots);                                                    \
       _Pragma("unroll") for (int r = 0; r < R; ++r)                                           \
@@ -545,12 +545,7 @@ CLPORT_X8_MROWS_K(q6_k, 8)
       X8_PREFETCH(blk0, X8_BYTES_##T);                                                        \
       X8_PREFETCH(blk1, X8_BYTES_##T);                                                        \
       const float16 d = (float16)(x8_half8(blk0), x8_half8(blk1)), c = (CARRIED16);           \
-      const global uchar* a[R];                                                               \
-      const global char* codes[R];                                                            \
-      _Pragma("unroll") for (int r = 0; r < R; ++r) {                                         \
-        a[r] = xq + min(r, last) * xq_row + (size_t)b * Q8A_BLOCK_BYTES;                      \
-        codes[r] = (const global char*)(a[r] + 8);                                            \
-      }                                                                                       \
+      X8_ACT_ROWS(R, b, Q8A_BLOCK_BYTES, 8)                                                   \
       int16 dots[R];                                                                          \
       MDOT16(R, blk0, blk1, codes, dots);                                                     \
       _Pragma("unroll") for (int r = 0; r < R; ++r) {                                         \

@@ -44,14 +44,7 @@ kernel __attribute__((reqd_work_group_size(ELT_WG, 1, 1))) void rope_f32(
 // (the rotated pair for K, elements 2i and 2i + 1 for V); global size
 // head_dim / 2 * n_kv_head * n_tokens rounded up to ELT_WG.
 #define CLPORT_CACHE_STORE_f32(v, p) (*(global float*)(p) = (v))
-// On x86 (F16C) one vcvtps2ph, rounding to nearest even as vstore_half_rte does: PoCL's
-// vstore_half_rte is a software conversion of about 20 instructions a value.
-#if defined(__F16C__) && defined(__x86_64__) && !defined(CLPORT_Q8A_PORTABLE)
-#define CLPORT_CACHE_STORE_f16(v, p) \
-  (*(global short*)(p) = __builtin_astype(__builtin_ia32_vcvtps2ph((float4)((v), 0.0f, 0.0f, 0.0f), 0), short8).s0)
-#else
-#define CLPORT_CACHE_STORE_f16(v, p) vstore_half_rte((v), 0, (global half*)(p))
-#endif
+#define CLPORT_CACHE_STORE_f16(v, p) st_f16((v), (p))
 // KV_STORE_ROPE_CELLS (the kv_store_rope_cells_* kernels): token t goes to position cells[2t + 1]
 // of sequence cells[2t] (the I32 cells at cells_off in cells_base), whose part of the cache starts
 // seq_bytes * cells[2t] after c_off (pos0 is not used).

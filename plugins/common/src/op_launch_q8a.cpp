@@ -107,7 +107,7 @@ size_t OpRunner::q8a_scratch_bytes(const clport_op& op, bool rows8) const {
   const int64_t M = op.src[1]->ne[1];
   const Q8aWeights shape = q8a_shape(rows8, op.kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU);
   // The self-quantizing form: a copy of its rows in each work-item; the other form: each row once.
-  auto copies = [&](int64_t m) { return self_quantizing(m, shape) ? one_row_items(w.ne[1], m, shape) : 1; };
+  auto copies = [&](int64_t m) { return self_quantizing(m, shape) ? self_quantizing_items(w.ne[1], m, shape) : 1; };
   size_t bytes = copies(1) * row_bytes;
   if (M > 1) bytes = std::max(bytes, static_cast<size_t>(M) * row_bytes);
   const int64_t few = std::min<int64_t>(M, tuning_.x8f_rows);  // the most rows the x8f form takes
@@ -115,10 +115,10 @@ size_t OpRunner::q8a_scratch_bytes(const clport_op& op, bool rows8) const {
   return bytes;
 }
 
-size_t OpRunner::one_row_items(int64_t N, int64_t M, const Q8aWeights& wa) {
+size_t OpRunner::self_quantizing_items(int64_t N, int64_t M, const Q8aWeights& wa) {
   const int64_t run_rows = M > 1 ? 2 * wa.rows : wa.rows;
   const auto runs = static_cast<size_t>((N + run_rows - 1) / run_rows);
-  return std::min<size_t>(runs, wa.one_row_items);
+  return std::min<size_t>(runs, wa.self_quantizing_items);
 }
 
 bool OpRunner::self_quantizing(int64_t M, const Q8aWeights& wa) const {
@@ -132,7 +132,7 @@ OpRunner::Q8aWeights OpRunner::q8a_shape(bool rows8, bool swiglu) const {
   // Output rows per work-item: the x8 kernels' 8, or the q8 kernels' Q8A_ROWS, half of it for the
   // two-weight SwiGLU.
   wa.rows = rows8 ? 8 : swiglu ? std::max<int64_t>(1, tuning_.q8a_rows / 2) : tuning_.q8a_rows;
-  wa.one_row_items = rows8 ? tuning_.x8s_items : tuning_.q8s_items;
+  wa.self_quantizing_items = rows8 ? tuning_.x8s_items : tuning_.q8s_items;
   return wa;
 }
 
@@ -168,8 +168,8 @@ bool OpRunner::q8s_gemv(const clport_op& op, const char* form, const Q8aWeights&
   const sdk::Kernel& k = kernel(ProgramId::GemvQ8a, std::string("mul_mat_gemv_") + wa.family + shape + form +
                                                         kernel_type_suffix(w.dtype),
                                 kernel_type_suffix(w.dtype));
-  // At most one_row_items work-items (one each per work-group), each a share of the row runs.
-  const size_t items = one_row_items(N, M, wa);
+  // At most self_quantizing_items work-items (one each per work-group), each a share of the row runs.
+  const size_t items = self_quantizing_items(N, M, wa);
   const cl_mem scratch =
       activation_scratch(items * static_cast<size_t>(M) * activation_row_bytes(w.dtype, K), wa.family[0] == 'x');
   if (scratch == nullptr) return false;

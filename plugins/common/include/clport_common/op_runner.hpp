@@ -113,7 +113,7 @@ class OpRunner {
     cl_mem up;  // the SwiGLU's up weight (NULL otherwise), at the same row stride
     cl_ulong up_off;
     int64_t rows;
-    uint32_t one_row_items;  // work-items of the one-row form (tuning q8s_items / x8s_items)
+    uint32_t self_quantizing_items;  // work-items of the self-quantizing form (tuning q8s_items / x8s_items)
   };
   Q8aWeights q8a_weights(const clport_op& op) const;
   // The kernel family and work shape of either layout (buffers unset): what q8a_weights fills in,
@@ -124,7 +124,7 @@ class OpRunner {
   size_t q8a_scratch_bytes(const clport_op& op, bool rows8) const;
   // The work-items (each a quantized copy of the rows) of the self-quantizing form on N output
   // rows and M activation rows: a share of the row runs each, runs of two row groups where M > 1.
-  static size_t one_row_items(int64_t N, int64_t M, const Q8aWeights& weights);
+  static size_t self_quantizing_items(int64_t N, int64_t M, const Q8aWeights& weights);
   // Whether M activation rows take the self-quantizing form: the one row (tuning q8s), or a few
   // rows on the Rows8 layout (tuning x8f_rows).
   bool self_quantizing(int64_t M, const Q8aWeights& weights) const;
