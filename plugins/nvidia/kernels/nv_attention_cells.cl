@@ -162,6 +162,29 @@ inline float4 nv_dec_local4_f16(int i, const local uchar* p) {
   }
 #endif
 
+// The group's NV_DEC_R query rows of token t (KV head g's heads) into qs, rotated at position qpos;
+// qs is ready for every work-item on return.
+inline void nv_dec_query(const global uchar* q, ulong q_nb1, ulong q_nb2, int g, int t, int qpos, int n_rot, int neox,
+                         float freq_base, float freq_scale, const global uchar* ff, ulong ff_off, int has_ff,
+                         local float* qs) {
+  const int lid = get_local_id(0), half_rot = n_rot / 2;
+  for (int i = lid; i < NV_DEC_R * NV_DEC_HD; i += NV_DEC_WG) {
+    const int r = i / NV_DEC_HD, d = i % NV_DEC_HD;
+    qs[i] = ((const global float*)(q + (size_t)(g * NV_DEC_R + r) * q_nb1 + (size_t)t * q_nb2))[d];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int i = lid; i < NV_DEC_R * half_rot; i += NV_DEC_WG) {
+    const int r = i / half_rot, pi = i % half_rot;
+    const int2 e = rope_pair(pi, n_rot, neox);
+    local float* qr = qs + r * NV_DEC_HD;
+    const float2 rot = rope_rotate(qr[e.x], qr[e.y],
+                                   rope_cos_sin(pi, qpos, n_rot, freq_base, freq_scale, rope_factor(ff, ff_off, has_ff, pi)));
+    qr[e.x] = rot.x;  // pairs are disjoint: no other work-item touches e
+    qr[e.y] = rot.y;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
 // Run by every range of (KV head g, token t) once its partials are in part: the last to arrive
 // resets the count for the next launch and writes the group's heads' outputs, each combined over
 // the ranges in order as attention_merge.cl does (so a run gives the same values every time).
@@ -209,22 +232,7 @@ inline void nv_dec_merge(const global float* part, volatile global int* arrivals
     const int split = get_group_id(0), g = get_group_id(1), t = get_group_id(2), lid = get_local_id(0); \
     const global int* cells = (const global int*)(cells_base + cells_off);                          \
     const int seq = cells[2 * t], qpos = cells[2 * t + 1];                                          \
-    for (int i = lid; i < NV_DEC_R * NV_DEC_HD; i += NV_DEC_WG) {                                   \
-      const int r = i / NV_DEC_HD, d = i % NV_DEC_HD;                                               \
-      qs[i] = ((const global float*)(q + q_off + (size_t)(g * NV_DEC_R + r) * q_nb1 + (size_t)t * q_nb2))[d]; \
-    }                                                                                               \
-    barrier(CLK_LOCAL_MEM_FENCE);                                                                   \
-    const int half_rot = n_rot / 2;                                                                 \
-    for (int i = lid; i < NV_DEC_R * half_rot; i += NV_DEC_WG) {                                    \
-      const int r = i / half_rot, pi = i % half_rot;                                                \
-      const int2 e = rope_pair(pi, n_rot, neox);                                                    \
-      local float* qr = qs + r * NV_DEC_HD;                                                         \
-      const float2 rot = rope_rotate(qr[e.x], qr[e.y], rope_cos_sin(pi, qpos, n_rot, freq_base, freq_scale, \
-                                                                    rope_factor(ff, ff_off, has_ff, pi))); \
-      qr[e.x] = rot.x; /* pairs are disjoint: no other work-item touches e */                      \
-      qr[e.y] = rot.y;                                                                              \
-    }                                                                                               \
-    barrier(CLK_LOCAL_MEM_FENCE);                                                                   \
+    nv_dec_query(q + q_off, q_nb1, q_nb2, g, t, qpos, n_rot, neox, freq_base, freq_scale, ff, ff_off, has_ff, qs); \
     NV_DEC_QUERY_REGS                                                                               \
     /* This range of the token's keys [first, qpos]. */                                             \
     const int first = window > 0 ? max(0, qpos + 1 - window) : 0, n_keys = qpos + 1;                \

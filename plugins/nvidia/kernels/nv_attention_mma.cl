@@ -38,13 +38,6 @@
 #define NV_AMMA_STAGES_BYTES (2 * 2 * NV_AMMA_TILE * 2)
 #define NV_AMMA_QUERY_BYTES (NV_AMMA_BQ / 2 * NV_AMMA_QSTRIDE * 4)  // half the group's queries at once
 
-// (lo, hi) as two f16x2 words whose sum carries 22 bits: .x the rounded values, .y the remainders.
-inline uint2 nv_f16x2_split(float lo, float hi) {
-  const uint h = nv_f16x2(lo, hi);
-  const float2 back = nv_f16x2_to_float2(h);
-  return (uint2)(h, nv_f16x2(lo - back.x, hi - back.y));
-}
-
 // The maximum / sum over the 4 lanes of one fragment row (lanes 4g .. 4g + 3).
 inline float nv_amma_row_max(float v) {
   v = fmax(v, nv_shfl_xor(v, 1));

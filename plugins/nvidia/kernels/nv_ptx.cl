@@ -82,7 +82,26 @@ inline float4 nv_mma_f16(uint4 a, uint b0, uint b1, float4 c) {
         "r"(as_uint(c.z)), "r"(as_uint(c.w)));
   return (float4)(as_float(d0), as_float(d1), as_float(d2), as_float(d3));
 }
+#else
+// The f16 helpers in plain OpenCL C (the tensor-core kernels' forms that run under a spoofed
+// identity; nv_attention_cells_mma.cl).
+inline uint nv_f16x2(float lo, float hi) {
+  ushort2 h;
+  vstore_half_rte(lo, 0, (private half*)&h);
+  vstore_half_rte(hi, 1, (private half*)&h);
+  return as_uint(h);
+}
+
+inline float2 nv_f16x2_to_float2(uint v) { return vload_half2(0, (const private half*)&v); }
 #endif
+
+// (lo, hi) as two f16x2 words whose sum carries 22 bits: .x the rounded values, .y the remainders.
+inline uint2 nv_f16x2_split(float lo, float hi) {
+  const uint h = nv_f16x2(lo, hi);
+  const float2 back = nv_f16x2_to_float2(h);
+  return (uint2)(h, nv_f16x2(lo - back.x, hi - back.y));
+}
+
 
 // Asynchronous copies and matrix loads from local memory (compute capability 8.0, probed on the
 // driver by kernels/nv_async_probe.cl: NV_ASYNC=1 only where they built and moved the right words).

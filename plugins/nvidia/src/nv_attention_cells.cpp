@@ -15,12 +15,13 @@ constexpr int64_t kMinRangeCells = 64;  // cells of the cache a key range spans 
 }  // namespace
 
 NvAttentionCells::NvAttentionCells(const clport_host& host, uint32_t compute_units, uint32_t groups_per_unit,
-                                   bool ptx)
+                                   bool ptx, bool mma)
     : host_(host),
       h_(host),
       compute_units_(compute_units > 0 ? compute_units : 1),
       groups_per_unit_(groups_per_unit > 0 ? groups_per_unit : 1),
-      ptx_(ptx) {}
+      ptx_(ptx),
+      mma_(mma) {}
 
 bool NvAttentionCells::takes(const clport_op& op) {
   if (op.kind != CLPORT_OP_ROPE_ATTENTION_CELLS) return false;
@@ -57,7 +58,9 @@ const clport::sdk::Kernel& NvAttentionCells::kernel(int64_t head_dim, int64_t gr
     const std::string source =
         h_.shared_source("rope_math.cl") + "\n" +
         clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_ptx.cl") + "\n" +
-        clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_attention_cells.cl");
+        clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_attention_cells.cl") +
+        (mma_ ? "\n" + clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_attention_cells_mma.cl")
+              : std::string());
     program = clport::sdk::Program(&h_.cl(), h_.build_program(source, options));
   }
   const std::string key = std::to_string(head_dim) + "/" + std::to_string(group) + name;
@@ -97,7 +100,11 @@ void NvAttentionCells::enqueue(const clport_op& op) {
                                  CLPORT_PLUGIN_OUT_OF_MEMORY);
   }
   // A sequence is its K and V halves (2 nb[3] bytes).
-  const std::string name = cache.dtype == CLPORT_DTYPE_F16 ? "nv_attention_cells_f16" : "nv_attention_cells_f32";
+  // The tensor-core kernel where it is asked for: an F16 cache, head sizes 64 and 128.
+  const bool f16 = cache.dtype == CLPORT_DTYPE_F16;
+  const std::string name = !f16                          ? "nv_attention_cells_f32"
+                           : mma_ && (hd == 64 || hd == 128) ? "nv_attention_cells_mma_f16"
+                                                             : "nv_attention_cells_f16";
   const clport::sdk::Kernel& k = kernel(hd, group, name);
   clport::sdk::set_args(
       h_.cl(), k, q.buffer, cl_ulong(q.offset), cl_ulong(q.nb[1]), cl_ulong(q.nb[2]), cache.buffer,

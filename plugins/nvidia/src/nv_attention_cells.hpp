@@ -20,7 +20,9 @@ class NvAttentionCells {
  public:
   // ptx: inline PTX with the f16 helpers of nv_ptx.cl (compute capability 8.0) builds here.
   // groups_per_unit: work-groups per compute unit that a step's key ranges aim for.
-  NvAttentionCells(const clport_host& host, uint32_t compute_units, uint32_t groups_per_unit, bool ptx);
+  // mma: an F16 cache of head size 64 or 128 on the tensor cores (nv_attention_cells_mma.cl; without
+  // ptx its emulated form, which is only for checking the kernel under a spoofed identity).
+  NvAttentionCells(const clport_host& host, uint32_t compute_units, uint32_t groups_per_unit, bool ptx, bool mma);
   NvAttentionCells(const NvAttentionCells&) = delete;
   NvAttentionCells& operator=(const NvAttentionCells&) = delete;
 
@@ -48,6 +50,7 @@ class NvAttentionCells {
   uint32_t compute_units_;
   uint32_t groups_per_unit_;
   bool ptx_;
+  bool mma_;
   std::mutex mutex_;
   std::map<std::pair<int64_t, int64_t>, clport::sdk::Program> programs_;  // per (head size, group)
   std::map<std::string, clport::sdk::Kernel> kernels_;

@@ -62,12 +62,13 @@ class NvidiaInstance final : public clport_plugin_instance {
   NvidiaInstance(const clport_host& host, const clport_device_desc& d, Tuning t, nvidia::GemvConfig g,
                  nvidia::GemvConfig layer_gemv, bool gemm, nvidia::GemmConfig gemm_config, bool gemm_half,
                  nvidia::HalfGemmConfig gemm_half_config, bool attention, uint32_t attention_cells_groups,
-                 bool attention_mma, bool tensor_cores, bool async_copies, nvidia::LayerConfig layer)
+                 bool attention_cells_mma, bool attention_mma, bool tensor_cores, bool async_copies,
+                 nvidia::LayerConfig layer)
       : runner_(host, d, std::move(t)), gemv_(host, g, d.local_mem_bytes, d.compute_units),
         gemm_(host, tensor_cores, gemm_config, d.compute_units),
         gemm_half_(host, tensor_cores, d.local_mem_bytes, d.compute_units, gemm_half_config),
         attention_(host, d.local_mem_bytes, tensor_cores && attention_mma, async_copies),
-        attention_cells_(host, d.compute_units, attention_cells_groups, tensor_cores),
+        attention_cells_(host, d.compute_units, attention_cells_groups, tensor_cores, attention_cells_mma),
         layer_(host, d, layer_gemv, layer),
         gemm_enabled_(gemm),
         gemm_half_enabled_(gemm_half && gemm_half_.fits()),
@@ -343,6 +344,10 @@ std::vector<clport_setting_decl> nvidia_settings() {
       bool_setting("nv_attention_mma",
                    "false keeps a prompt's attention on an F16 cache in plain OpenCL C instead of the tensor cores "
                    "(inline PTX; default true)"),
+      bool_setting("nv_attention_cells_mma",
+                   "true runs the decode attention of several sequences on an F16 cache of head size 64 or 128 on "
+                   "the tensor cores (inline PTX; without it an emulation, for checking the kernel) instead of the "
+                   "CUDA cores (default false)"),
       bool_setting("nv_async_copy",
                    "false stages the tensor-core prompt attention's key and value tiles by plain loads and reads "
                    "their fragments by 32-bit loads, instead of asynchronous copies and ldmatrix, and keeps the "
@@ -433,6 +438,8 @@ struct NvidiaPlugin {
     const bool attention = h.setting_bool("nv_attention", true);
     const auto attention_cells_groups = static_cast<uint32_t>(h.setting_int("nv_attention_cells_groups", 8));
     const bool attention_mma = h.setting_bool("nv_attention_mma", true);
+    // Off until the tensor-core kernel has been checked and timed on a GPU (docs/nvidia.md).
+    const bool attention_cells_mma = h.setting_bool("nv_attention_cells_mma", false);
     // The asynchronous copies and matrix loads (compute capability 8.0) of the tensor-core prompt
     // attention's pipeline and the split GEMM's ring, probed where the tensor cores are.
     bool async_copies = false;
@@ -499,7 +506,8 @@ struct NvidiaPlugin {
     if (layer.heads_per_item == 3)
       throw clport::sdk::Failure("nvidia: invalid settings: nv_layer_gqa must be 1, 2 or 4, not 3");
     return std::make_unique<NvidiaInstance>(host, d, std::move(t), g, layer_gemv, gemm, gemm_config, gemm_half,
-                                            half, attention, attention_cells_groups, attention_mma, tensor_cores,
+                                            half, attention, attention_cells_groups, attention_cells_mma,
+                                            attention_mma, tensor_cores,
                                             async_copies, layer);
   }
 };

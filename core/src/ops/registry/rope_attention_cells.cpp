@@ -47,6 +47,9 @@ void rope_attention_cells_cases(std::vector<CaseSpec>& out, bool small) {
     rope_attention_cells_case(out, kv, 2, 64, 14, 2, 5, 5, 300);
     rope_attention_cells_case(out, kv, 2, 96, 6, 6, 4, 2, 200);
     rope_attention_cells_case(out, kv, 0, 128, 32, 8, 4, 4, 3000);
+    // The largest group (8 query heads a KV head) and none at the tensor-core kernel's head sizes.
+    rope_attention_cells_case(out, kv, 0, 128, 16, 2, 6, 3, 500, 100);
+    rope_attention_cells_case(out, kv, 2, 64, 4, 4, 7, 7, 150);
   }
 }
 
