@@ -210,25 +210,34 @@ kernel __attribute__((reqd_work_group_size(NV_DEC_WG, 1, 1))) void nv_attention_
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  // The warps' rows combined per (head, dim) in warp order; a warp without keys has max -inf.
+  // Each warp's weight per head (a warp without keys has max -inf and weighs nothing), once.
+  local float weights[NV_DCM_WARPS * NV_DEC_R], head_max[NV_DEC_R], head_sum[NV_DEC_R];
+  if (lid < NV_DEC_R) {
+    float mx = -INFINITY, sum = 0.0f;
+    for (int w = 0; w < NV_DCM_WARPS; ++w) mx = fmax(mx, warp_rows[(w * NV_DEC_R + lid) * (NV_DEC_HD + 2)]);
+    for (int w = 0; w < NV_DCM_WARPS; ++w) {
+      const local float* row = warp_rows + (w * NV_DEC_R + lid) * (NV_DEC_HD + 2);
+      const float weight = row[0] == -INFINITY ? 0.0f : exp(row[0] - mx);
+      weights[w * NV_DEC_R + lid] = weight;
+      sum = fma(row[1], weight, sum);
+    }
+    head_max[lid] = mx;
+    head_sum[lid] = sum;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // The warps' rows combined per (head, dim) in warp order.
   for (int e = lid; e < NV_DEC_R * NV_DEC_HD; e += NV_DEC_WG) {
     const int r = e / NV_DEC_HD, d = e % NV_DEC_HD, h = g * NV_DEC_R + r;
-    float mx = -INFINITY;
-    for (int w = 0; w < NV_DCM_WARPS; ++w) mx = fmax(mx, warp_rows[(w * NV_DEC_R + r) * (NV_DEC_HD + 2)]);
-    float sum = 0.0f, acc = 0.0f;
-    for (int w = 0; w < NV_DCM_WARPS; ++w) {
-      const local float* row = warp_rows + (w * NV_DEC_R + r) * (NV_DEC_HD + 2);
-      const float weight = row[0] == -INFINITY ? 0.0f : exp(row[0] - mx);
-      sum = fma(row[1], weight, sum);
-      acc = fma(row[2 + d], weight, acc);
-    }
+    float acc = 0.0f;
+    for (int w = 0; w < NV_DCM_WARPS; ++w)
+      acc = fma(warp_rows[(w * NV_DEC_R + r) * (NV_DEC_HD + 2) + 2 + d], weights[w * NV_DEC_R + r], acc);
     if (n_split == 1) {
-      ((global float*)(out + out_off))[((size_t)t * n_head + h) * NV_DEC_HD + d] = acc / sum;
+      ((global float*)(out + out_off))[((size_t)t * n_head + h) * NV_DEC_HD + d] = acc / head_sum[r];
     } else {
       global float* pg = part + (((size_t)t * n_head + h) * n_split + split) * (NV_DEC_HD + 2);
       if (d == 0) {
-        pg[0] = mx;
-        pg[1] = sum;
+        pg[0] = head_max[r];
+        pg[1] = head_sum[r];
       }
       pg[2 + d] = acc;
     }

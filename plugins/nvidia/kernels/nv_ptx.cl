@@ -102,7 +102,6 @@ inline uint2 nv_f16x2_split(float lo, float hi) {
   return (uint2)(h, nv_f16x2(lo - back.x, hi - back.y));
 }
 
-
 // Asynchronous copies and matrix loads from local memory (compute capability 8.0, probed on the
 // driver by kernels/nv_async_probe.cl: NV_ASYNC=1 only where they built and moved the right words).
 // Without them the copy is a plain load and store, complete when it returns, and nv_async_wait

@@ -1,7 +1,8 @@
 // Launches the NVIDIA decode attention of a step over several sequences (ROPE_ATTENTION_CELLS,
-// kernels/nv_attention_cells.cl): one work-group per (range of keys, KV head, token) for every
-// query head of the KV head's group, the ranges merged by a second launch. The shared kernel it
-// replaces gives every query head its own work-group and is latency-bound on a big GPU.
+// kernels/nv_attention_cells.cl, or kernels/nv_attention_cells_mma.cl on the tensor cores): one
+// work-group per (range of keys, KV head, token) for every query head of the KV head's group, the
+// ranges merged by the last of them to finish. The shared kernel it replaces gives every query
+// head its own work-group and is latency-bound on a big GPU.
 #pragma once
 
 #include <cstdint>
