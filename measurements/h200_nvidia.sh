@@ -11,7 +11,8 @@
 # sequences at 512 + 128, 8B Q8_0's prompt; set against the anchors README's llama.cpp numbers),
 # rows70b (the 70B shape, 36 GiB written first: 512 / 64 with the one-launch layer and op by op;
 # on a card without anchors, llama_cuda.sh short on the same file gives llama.cpp's rows),
-# hostshare (clport profile's decode host share), longprofile (the kernels of a 15754-token
+# hostshare (clport profile's decode host share), cellsmma (the tensor-core cells attention,
+# nv_attention_cells_mma: its conformance, then several sequences with and without it), longprofile (the kernels of a 15754-token
 # prompt on the 8B shape, the split between the GEMMs and the attention),
 # real (a real model file at $REAL_MODEL: the
 # greedy test against the CPU reference when the bundle has real_model_tests, generated text,
@@ -159,6 +160,26 @@ for step in "$@"; do
       row 8b-long p16384 --prompt-tokens 16384 --gen-tokens 64 -c 16512
       for n in 4 16 64; do row 8b-long par$n --parallel $n --prompt-tokens 512 --gen-tokens 128; done
       row 8b-q8 q8-p512 --prompt-tokens 512 --gen-tokens 128 ;;
+    cellsmma)  # the tensor-core cells attention: its conformance, then 64 / 16 / 4 sequences with and
+      # without it (and at 4 and 16 work-groups a compute unit), the kernel table at 64
+      printf 'nv_attention_cells_mma: true\n' >"$out/cellsmma-settings.yaml"
+      clport conformance --plugin nvidia --kernels --filter "attention cells" \
+        --settings "$out/cellsmma-settings.yaml" >"$out/cellsmma-conformance.log" 2>&1
+      echo "cellsmma conformance: $(grep -cE ' pass .*nv_attention_cells_mma_f16' "$out/cellsmma-conformance.log") cases on" \
+        "the kernel; $(tail -1 "$out/cellsmma-conformance.log")"
+      for groups in 8 4 16; do
+        printf 'plugins:\n  nvidia:\n    nv_attention_cells_mma: true\n    nv_attention_cells_groups: %s\n' "$groups" \
+          >"$out/cellsmma-$groups.yaml"
+      done
+      row 8b par64-cuda-cores --parallel 64 --prompt-tokens 512 --gen-tokens 128 --kernel-table
+      row 8b par64-mma --parallel 64 --prompt-tokens 512 --gen-tokens 128 --kernel-table --config "$out/cellsmma-8.yaml"
+      grep -E "nv_attention_cells" "$out/row-par64-cuda-cores.log" "$out/row-par64-mma.log"
+      for n in 64 16 4; do
+        row 8b par$n-cuda-cores-again --parallel $n --prompt-tokens 512 --gen-tokens 128
+        for groups in 8 4 16; do
+          row 8b par$n-mma-g$groups --parallel $n --prompt-tokens 512 --gen-tokens 128 --config "$out/cellsmma-$groups.yaml"
+        done
+      done ;;
     rows70b)  # llama.cpp (anchors README): 1379 / 58.6 at 512 / 64; the one-launch layer, then op by op
       printf 'plugins:\n  nvidia:\n    nv_layer: false\n' >"$out/nolayer.yaml"
       row 70b p512-70b --prompt-tokens 512 --gen-tokens 64
