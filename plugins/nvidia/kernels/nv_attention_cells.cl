@@ -185,6 +185,15 @@ inline void nv_dec_query(const global uchar* q, ulong q_nb1, ulong q_nb2, int g,
   barrier(CLK_LOCAL_MEM_FENCE);
 }
 
+// Range `split` of n_split of the keys a token at qpos attends ([first, qpos], first past the
+// sliding window): [begin, end) as (x, y), empty past the last.
+inline int2 nv_dec_range(int qpos, int window, int n_split, int split) {
+  const int first = window > 0 ? max(0, qpos + 1 - window) : 0, n_keys = qpos + 1;
+  const int per = (n_keys - first + n_split - 1) / n_split;
+  const int begin = min(n_keys, first + split * per);
+  return (int2)(begin, min(n_keys, begin + per));
+}
+
 // Run by every range of (KV head g, token t) once its partials are in part: the last to arrive
 // resets the count for the next launch and writes the group's heads' outputs, each combined over
 // the ranges in order as attention_merge.cl does (so a run gives the same values every time).
@@ -234,10 +243,8 @@ inline void nv_dec_merge(const global float* part, volatile global int* arrivals
     const int seq = cells[2 * t], qpos = cells[2 * t + 1];                                          \
     nv_dec_query(q + q_off, q_nb1, q_nb2, g, t, qpos, n_rot, neox, freq_base, freq_scale, ff, ff_off, has_ff, qs); \
     NV_DEC_QUERY_REGS                                                                               \
-    /* This range of the token's keys [first, qpos]. */                                             \
-    const int first = window > 0 ? max(0, qpos + 1 - window) : 0, n_keys = qpos + 1;                \
-    const int per = (n_keys - first + n_split - 1) / n_split;                                       \
-    const int begin = min(n_keys, first + split * per), end = min(n_keys, begin + per);             \
+    const int2 range = nv_dec_range(qpos, window, n_split, split);                                  \
+    const int begin = range.x, end = range.y;                                                       \
     const global uchar* kbase = cache + k_off + (size_t)seq * seq_bytes + (size_t)g * kv_nb1;       \
     const global uchar* vbase = kbase + (v_off - k_off);                                            \
     float m[NV_DEC_R], l[NV_DEC_R];                                                                 \

@@ -138,10 +138,8 @@ kernel __attribute__((reqd_work_group_size(NV_DEC_WG, 1, 1))) void nv_attention_
     qa_lo[s][1] = y.y;
   }
 
-  // This range of the token's keys [first, qpos].
-  const int first = window > 0 ? max(0, qpos + 1 - window) : 0, n_keys = qpos + 1;
-  const int per = (n_keys - first + n_split - 1) / n_split;
-  const int begin = min(n_keys, first + split * per), end = min(n_keys, begin + per);
+  const int2 range = nv_dec_range(qpos, window, n_split, split);
+  const int begin = range.x, end = range.y;
   const global uchar* kbase = cache + k_off + (size_t)seq * seq_bytes + (size_t)g * kv_nb1;
   const global uchar* vbase = kbase + (v_off - k_off);
 
