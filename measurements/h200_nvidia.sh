@@ -12,7 +12,9 @@
 # rows70b (the 70B shape, 36 GiB written first: 512 / 64 with the one-launch layer and op by op;
 # on a card without anchors, llama_cuda.sh short on the same file gives llama.cpp's rows),
 # hostshare (clport profile's decode host share), cellsmma (the tensor-core cells attention,
-# nv_attention_cells_mma: its conformance, then several sequences with and without it), longprofile (the kernels of a 15754-token
+# nv_attention_cells_mma: its conformance, then several sequences with and without it), gablocks
+# (the split GEMM ring's blocks a step, nv_gemm_async_blocks 2 / 4 / 8: conformance of the split
+# cases, then 64 and 16 sequences, the kernel table at 64), longprofile (the kernels of a 15754-token
 # prompt on the 8B shape, the split between the GEMMs and the attention),
 # real (a real model file at $REAL_MODEL: the
 # greedy test against the CPU reference when the bundle has real_model_tests, generated text,
@@ -180,6 +182,26 @@ for step in "$@"; do
           row 8b par$n-mma-g$groups --parallel $n --prompt-tokens 512 --gen-tokens 128 --config "$out/cellsmma-$groups.yaml"
         done
       done ;;
+    gablocks)  # nv_gemm_async_blocks 2 / 4 / 8 (GA_BLOCKS to choose), alternating, then kernel tables
+      for kb in ${GA_BLOCKS:-4 8}; do
+        printf 'nv_gemm_async_blocks: %s\n' "$kb" >"$out/ga$kb-settings.yaml"
+        printf 'plugins:\n  nvidia:\n    nv_gemm_async_blocks: %s\n' "$kb" >"$out/ga$kb.yaml"
+        clport conformance --plugin nvidia --kernels --filter "K=2048" --settings "$out/ga$kb-settings.yaml" \
+          >"$out/ga$kb-conformance.log" 2>&1
+        echo "ga$kb conformance: $(grep -cE ' pass .*split_async' "$out/ga$kb-conformance.log") cases on the ring;" \
+          "$(tail -1 "$out/ga$kb-conformance.log")"
+      done
+      for n in 64 16; do
+        row 8b par$n-ga2 --parallel $n --prompt-tokens 512 --gen-tokens 128
+        for kb in ${GA_BLOCKS:-4 8}; do
+          row 8b par$n-ga$kb --parallel $n --prompt-tokens 512 --gen-tokens 128 --config "$out/ga$kb.yaml"
+        done
+      done
+      row 8b par64-ga2-table --parallel 64 --prompt-tokens 512 --gen-tokens 128 --kernel-table
+      for kb in ${GA_BLOCKS:-4 8}; do
+        row 8b par64-ga$kb-table --parallel 64 --prompt-tokens 512 --gen-tokens 128 --kernel-table --config "$out/ga$kb.yaml"
+      done
+      grep -E "split_async" "$out"/row-par64-ga*-table.log | sed -E 's/ +/ /g' ;;
     rows70b)  # llama.cpp (anchors README): 1379 / 58.6 at 512 / 64; the one-launch layer, then op by op
       printf 'plugins:\n  nvidia:\n    nv_layer: false\n' >"$out/nolayer.yaml"
       row 70b p512-70b --prompt-tokens 512 --gen-tokens 64

@@ -14,8 +14,9 @@ constexpr size_t kGemmGroup = 128;   // NV_GEMM_WG
 constexpr size_t kQuantGroup = 256;  // NV_QWG
 constexpr size_t kFewRows = 64;      // padded rows up to which nv_quantize_rows_small quantizes
 constexpr size_t kSmallQuantBlocks = kQuantGroup / 8;  // its blocks a group, a float4 a work-item
-// NV_GEMM_KB: a K range is whole steps (nv_gemm_split_blocks keeps more steps in flight, not
-// longer ones).
+// NV_GEMM_KB: a K range is whole steps of the register-staged kernels (nv_gemm_split_blocks keeps
+// more steps in flight, not longer ones); the asynchronous ones' steps may be longer
+// (NvGemm::step_blocks).
 constexpr int64_t kStepBlocks = 2;
 constexpr int64_t kMinSplitBlocks = 16;  // blocks of 32 values a K range walks at least
 
@@ -32,12 +33,16 @@ std::string GemmConfig::validate() const {
            std::to_string(split_blocks);
   if (split_stages < 2 || split_stages > 8)
     return "nv_gemm_split_stages must be in 2..8 (steps in the ring), not " + std::to_string(split_stages);
+  if (async_blocks != 2 && async_blocks != 4 && async_blocks != 8)
+    return "nv_gemm_async_blocks must be 2, 4 or 8 (blocks of 32 values a step of the ring), not " +
+           std::to_string(async_blocks);
   return "";
 }
 
 std::string GemmConfig::build_options(bool ptx) const {
   return ptx_options(ptx) + (ptx && async_copies ? " -DNV_ASYNC=1" : "") +
-         " -DNV_GEMM_SPLIT_BLOCKS=" + std::to_string(split_blocks) + " -DNV_GEMM_STAGES=" + std::to_string(split_stages);
+         " -DNV_GEMM_SPLIT_BLOCKS=" + std::to_string(split_blocks) + " -DNV_GEMM_STAGES=" + std::to_string(split_stages) +
+         " -DNV_GA_KB=" + std::to_string(async_blocks);
 }
 
 NvGemm::NvGemm(const clport_host& host, bool ptx, GemmConfig config, uint32_t compute_units)
@@ -64,8 +69,14 @@ uint32_t NvGemm::rows_per_group(int64_t M) const {
 }
 
 bool NvGemm::split_async(int32_t dtype, int64_t K) const {
-  // Whole steps of two blocks, and a row's scales of a step 4-byte aligned (nv_gemm_split_async.cl).
-  return config_.split_async && (config_.async_copies || !ptx_) && !reads_in_place(dtype) && (K / 32) % 2 == 0;
+  // Whole steps, so a row's scales of a step are as aligned as their copies need
+  // (nv_gemm_split_async.cl).
+  return config_.split_async && (config_.async_copies || !ptx_) && !reads_in_place(dtype) &&
+         (K / 32) % config_.async_blocks == 0;
+}
+
+int64_t NvGemm::step_blocks(int32_t dtype, int64_t K) const {
+  return split_async(dtype, K) ? std::max<int64_t>(kStepBlocks, config_.async_blocks) : kStepBlocks;
 }
 
 bool NvGemm::covers(int32_t weight_dtype) { return gemm_suffix(weight_dtype) != nullptr; }
@@ -84,7 +95,8 @@ bool NvGemm::reserve(int64_t M, int64_t K) {
 
 cl_mem NvGemm::partials(size_t bytes) { return part_scratch_.grow(bytes); }
 
-NvGemm::Shape NvGemm::shape(int64_t M, int64_t N, int64_t K, bool swiglu, bool in_place) const {
+NvGemm::Shape NvGemm::shape(int64_t M, int64_t N, int64_t K, bool swiglu, int32_t dtype) const {
+  const bool in_place = reads_in_place(dtype);
   Shape s;
   // The SwiGLU kernel keeps two sets of accumulators: it always takes 64 rows a group.
   s.rows = swiglu ? 64 : rows_per_group(M);
@@ -97,7 +109,8 @@ NvGemm::Shape NvGemm::shape(int64_t M, int64_t N, int64_t K, bool swiglu, bool i
   if (s.splits > 1) {
     // Whole steps per range; the ranges that remain.
     const int64_t per = (nb + s.splits - 1) / s.splits;
-    s.per_split = (per + kStepBlocks - 1) / kStepBlocks * kStepBlocks;
+    const int64_t step = step_blocks(dtype, K);
+    s.per_split = (per + step - 1) / step * step;
     s.splits = static_cast<int>((nb + s.per_split - 1) / s.per_split);
   }
   return s;
@@ -111,7 +124,7 @@ std::vector<clport_scratch_need> NvGemm::scratch_needs(int64_t first_rows, int64
                                          scales_scratch_.plan(static_cast<size_t>(padded * (K / 32)) * 8)};
   size_t sums = 0, tiles = 0;
   for (int64_t m = first_rows; m <= std::min<int64_t>(last_rows, kFewRows); ++m) {
-    const Shape sh = shape(m, N, K, swiglu, reads_in_place(dtype));
+    const Shape sh = shape(m, N, K, swiglu, dtype);
     if (sh.splits < 2) continue;
     sums = std::max(sums, partials_bytes(sh, m, N, swiglu));
     tiles = std::max(tiles, sh.groups_n * sh.groups_m);
@@ -152,7 +165,7 @@ bool NvGemm::enqueue(const clport_op& op, const WeightView& w, const WeightView*
   const size_t q_local[2] = {kQuantGroup, 1};
   clport::sdk::enqueue(host_, q, 2, q_global, q_local);
 
-  const Shape sh = shape(M, N, K, swiglu, reads_in_place(w.dtype));
+  const Shape sh = shape(M, N, K, swiglu, w.dtype);
   const uint32_t rows = sh.rows, split_rows = sh.split_rows;
   const size_t groups_n = sh.groups_n, groups_m = sh.groups_m;
   const int splits = sh.splits;

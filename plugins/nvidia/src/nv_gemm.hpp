@@ -37,11 +37,15 @@ struct GemmConfig {
   // the kernel there); a GPU without cp.async keeps the register-staged kernels.
   bool split_async = true;
   uint32_t split_stages = 4;
+  // Blocks of 32 values a step of that ring (NV_GA_KB): 2, 4 or 8. A step reads 16 bytes of
+  // each weight row's quants a block, so longer steps read longer runs of a row; the ring holds
+  // fewer steps of them.
+  uint32_t async_blocks = 2;
   bool async_copies = false;
   // Why the settings are invalid, or empty.
   std::string validate() const;
-  // The GEMM program's build options: -cl-std, NV_PTX, NV_ASYNC, NV_GEMM_SPLIT_BLOCKS and
-  // NV_GEMM_STAGES.
+  // The GEMM program's build options: -cl-std, NV_PTX, NV_ASYNC, NV_GEMM_SPLIT_BLOCKS,
+  // NV_GEMM_STAGES and NV_GA_KB.
   std::string build_options(bool ptx) const;
 };
 
@@ -80,7 +84,7 @@ class NvGemm {
     int64_t per_split = 0;
   };
   // In-place weights (Q4_K) have no split kernels: their K is never split.
-  Shape shape(int64_t M, int64_t N, int64_t K, bool swiglu, bool in_place) const;
+  Shape shape(int64_t M, int64_t N, int64_t K, bool swiglu, int32_t dtype) const;
   static size_t partials_bytes(const Shape& s, int64_t M, int64_t N, bool swiglu) {
     return static_cast<size_t>(s.splits) * (swiglu ? 2 : 1) * M * N * sizeof(float);
   }
@@ -102,6 +106,9 @@ class NvGemm {
   uint32_t compute_units_;
   // Whether a split product of weights of `dtype` over K takes the asynchronous staging.
   bool split_async(int32_t dtype, int64_t K) const;
+  // Blocks of 32 values a step of the split kernel that takes such a product: its K ranges are
+  // whole steps.
+  int64_t step_blocks(int32_t dtype, int64_t K) const;
 
   NvProgram program_{h_,
                      [this] { return std::make_pair(behind_ptx_helpers("nv_gemm.cl"), config_.build_options(ptx_)); }};

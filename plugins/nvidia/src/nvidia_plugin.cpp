@@ -335,6 +335,9 @@ std::vector<clport_setting_decl> nvidia_settings() {
       int_setting("nv_gemm_split_stages", 2, 8,
                   "steps of the asynchronously staged split GEMM's ring, stages - 1 of them in flight; fewer where "
                   "they do not fit 44 KiB of local memory (default 4)"),
+      int_setting("nv_gemm_async_blocks", 2, 8,
+                  "blocks of 32 values a step of that ring: 2, 4 or 8, longer runs of each weight row a step "
+                  "(default 2)"),
       bool_setting("nv_attention",
                    "false leaves a prompt's attention and the decode attention of several sequences to the shared "
                    "kernels instead of the nvidia ones (default true)"),
@@ -479,6 +482,7 @@ struct NvidiaPlugin {
     gemm_config.split_blocks = static_cast<uint32_t>(h.setting_int("nv_gemm_split_blocks", gemm_config.split_blocks));
     gemm_config.split_async = h.setting_bool("nv_gemm_split_async", gemm_config.split_async);
     gemm_config.split_stages = static_cast<uint32_t>(h.setting_int("nv_gemm_split_stages", gemm_config.split_stages));
+    gemm_config.async_blocks = static_cast<uint32_t>(h.setting_int("nv_gemm_async_blocks", gemm_config.async_blocks));
     gemm_config.async_copies = async_copies;
     if (std::string why = gemm_config.validate(); !why.empty())
       throw clport::sdk::Failure("nvidia: invalid settings: " + why);
