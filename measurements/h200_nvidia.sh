@@ -11,10 +11,10 @@
 # sequences at 512 + 128, 8B Q8_0's prompt; set against the anchors README's llama.cpp numbers),
 # rows70b (the 70B shape, 36 GiB written first: 512 / 64 with the one-launch layer and op by op;
 # on a card without anchors, llama_cuda.sh short on the same file gives llama.cpp's rows),
-# hostshare (clport profile's decode host share), cellsmma (the tensor-core cells attention,
-# nv_attention_cells_mma: its conformance, then several sequences with and without it), gablocks
-# (the split GEMM ring's blocks a step, nv_gemm_async_blocks 2 / 4 / 8: conformance of the split
-# cases, then 64 and 16 sequences, the kernel table at 64), longprofile (the kernels of a 15754-token
+# hostshare (clport profile's decode host share), decodeab (the several sequences' decode
+# levers that are off by default, in one call: GPU conformance of the tensor-core cells attention
+# and of the split GEMM ring's longer steps, then 64 / 16 / 4 sequences with each and both, the
+# kernel table at 64), longprofile (the kernels of a 15754-token
 # prompt on the 8B shape, the split between the GEMMs and the attention),
 # real (a real model file at $REAL_MODEL: the
 # greedy test against the CPU reference when the bundle has real_model_tests, generated text,
@@ -162,46 +162,40 @@ for step in "$@"; do
       row 8b-long p16384 --prompt-tokens 16384 --gen-tokens 64 -c 16512
       for n in 4 16 64; do row 8b-long par$n --parallel $n --prompt-tokens 512 --gen-tokens 128; done
       row 8b-q8 q8-p512 --prompt-tokens 512 --gen-tokens 128 ;;
-    cellsmma)  # the tensor-core cells attention: its conformance, then 64 / 16 / 4 sequences with and
-      # without it (and at 4 and 16 work-groups a compute unit), the kernel table at 64
-      printf 'nv_attention_cells_mma: true\n' >"$out/cellsmma-settings.yaml"
-      clport conformance --plugin nvidia --kernels --filter "attention cells" \
-        --settings "$out/cellsmma-settings.yaml" >"$out/cellsmma-conformance.log" 2>&1
-      echo "cellsmma conformance: $(grep -cE ' pass .*nv_attention_cells_mma_f16' "$out/cellsmma-conformance.log") cases on" \
-        "the kernel; $(tail -1 "$out/cellsmma-conformance.log")"
-      for groups in 8 4 16; do
-        printf 'plugins:\n  nvidia:\n    nv_attention_cells_mma: true\n    nv_attention_cells_groups: %s\n' "$groups" \
-          >"$out/cellsmma-$groups.yaml"
-      done
-      row 8b par64-cuda-cores --parallel 64 --prompt-tokens 512 --gen-tokens 128 --kernel-table
-      row 8b par64-mma --parallel 64 --prompt-tokens 512 --gen-tokens 128 --kernel-table --config "$out/cellsmma-8.yaml"
-      grep -E "nv_attention_cells" "$out/row-par64-cuda-cores.log" "$out/row-par64-mma.log"
-      for n in 64 16 4; do
-        row 8b par$n-cuda-cores-again --parallel $n --prompt-tokens 512 --gen-tokens 128
-        for groups in 8 4 16; do
-          row 8b par$n-mma-g$groups --parallel $n --prompt-tokens 512 --gen-tokens 128 --config "$out/cellsmma-$groups.yaml"
+    decodeab)  # nv_attention_cells_mma and nv_gemm_async_blocks against the defaults, same call
+      plugin_cfg() {  # NAME KEY:VALUE...: a bench --config file and a conformance --settings file
+        local name=$1
+        shift
+        printf 'version: 1\nplugins:\n  nvidia:\n' >"$out/$name.yaml"
+        : >"$out/$name-settings.yaml"
+        for kv in "$@"; do
+          printf '    %s\n' "${kv/:/: }" >>"$out/$name.yaml"
+          printf '%s\n' "${kv/:/: }" >>"$out/$name-settings.yaml"
         done
-      done ;;
-    gablocks)  # nv_gemm_async_blocks 2 / 4 / 8 (GA_BLOCKS to choose), alternating, then kernel tables
-      for kb in ${GA_BLOCKS:-4 8}; do
-        printf 'nv_gemm_async_blocks: %s\n' "$kb" >"$out/ga$kb-settings.yaml"
-        printf 'plugins:\n  nvidia:\n    nv_gemm_async_blocks: %s\n' "$kb" >"$out/ga$kb.yaml"
+      }
+      plugin_cfg base ptx:true
+      plugin_cfg mma nv_attention_cells_mma:true
+      plugin_cfg ga4 nv_gemm_async_blocks:4
+      plugin_cfg ga8 nv_gemm_async_blocks:8
+      plugin_cfg both nv_attention_cells_mma:true nv_gemm_async_blocks:4
+      clport conformance --plugin nvidia --kernels --filter "attention cells" --settings "$out/mma-settings.yaml" \
+        >"$out/conformance-mma.log" 2>&1
+      echo "mma conformance: $(grep -cE ' pass .*nv_attention_cells_mma_f16' "$out/conformance-mma.log") cases on" \
+        "the kernel; $(tail -1 "$out/conformance-mma.log")"
+      for kb in 4 8; do
         clport conformance --plugin nvidia --kernels --filter "K=2048" --settings "$out/ga$kb-settings.yaml" \
-          >"$out/ga$kb-conformance.log" 2>&1
-        echo "ga$kb conformance: $(grep -cE ' pass .*split_async' "$out/ga$kb-conformance.log") cases on the ring;" \
-          "$(tail -1 "$out/ga$kb-conformance.log")"
+          >"$out/conformance-ga$kb.log" 2>&1
+        echo "ga$kb conformance: $(grep -cE ' pass .*split_async' "$out/conformance-ga$kb.log") cases on the ring;" \
+          "$(tail -1 "$out/conformance-ga$kb.log")"
       done
-      for n in 64 16; do
-        row 8b par$n-ga2 --parallel $n --prompt-tokens 512 --gen-tokens 128
-        for kb in ${GA_BLOCKS:-4 8}; do
-          row 8b par$n-ga$kb --parallel $n --prompt-tokens 512 --gen-tokens 128 --config "$out/ga$kb.yaml"
-        done
+      args=(--prompt-tokens 512 --gen-tokens 128)
+      for c in base mma ga4 ga8 both; do
+        row 8b par64-$c-table --parallel 64 "${args[@]}" --kernel-table --config "$out/$c.yaml"
       done
-      row 8b par64-ga2-table --parallel 64 --prompt-tokens 512 --gen-tokens 128 --kernel-table
-      for kb in ${GA_BLOCKS:-4 8}; do
-        row 8b par64-ga$kb-table --parallel 64 --prompt-tokens 512 --gen-tokens 128 --kernel-table --config "$out/ga$kb.yaml"
-      done
-      grep -E "split_async" "$out"/row-par64-ga*-table.log | sed -E 's/ +/ /g' ;;
+      for c in base both mma ga4 base; do row 8b par64-$c --parallel 64 "${args[@]}" --config "$out/$c.yaml"; done
+      for c in base mma ga4 ga8 both; do row 8b par16-$c --parallel 16 "${args[@]}" --config "$out/$c.yaml"; done
+      for c in base mma both; do row 8b par4-$c --parallel 4 "${args[@]}" --config "$out/$c.yaml"; done
+      grep -E "split_async|nv_attention_cells" "$out"/row-par64-*-table.log | sed -E 's/ +/ /g' ;;
     rows70b)  # llama.cpp (anchors README): 1379 / 58.6 at 512 / 64; the one-launch layer, then op by op
       printf 'plugins:\n  nvidia:\n    nv_layer: false\n' >"$out/nolayer.yaml"
       row 70b p512-70b --prompt-tokens 512 --gen-tokens 64
