@@ -12,10 +12,9 @@
 // spoofed identity), in the global layout's order, so NV_GEMM_STAGES - 1 steps are on the way at
 // the cost of local memory only.
 //
-// A step is NV_GA_KB blocks of 32 values along K (the host's nv_gemm_async_blocks): a step reads
-// NV_GA_KB * 16 contiguous bytes of each weight row's quants (Q4_0, Q4_1), which is what the
-// memory system sees, since the packed layout keeps a row's blocks together and a group reads 64
-// rows at once.
+// A step is NV_GA_KB blocks of 32 values along K (the host's nv_gemm_async_blocks). The packed
+// layout keeps a row's blocks together, so a step reads a run of NV_GA_KB * 16 bytes from each of
+// the group's 64 weight rows (twice that for Q8_0): longer steps, longer runs.
 //
 // Local layout of one stage:
 //  - activation codes and scales as nv_gemm.cl stages them, uint4 [block][tile][lane] and float4
@@ -206,7 +205,7 @@ inline int nv_gemm_async_dot(local const uint4* xs, local const uint4* wqs, int 
 }
 #endif
 
-// Accumulates a stage's two blocks into acc as nv_gemm_step does (same fragments, same order).
+// Accumulates a stage's step_kb blocks into acc as nv_gemm_step does (same fragments, same order).
 inline void nv_gemm_async_step(local const uint4* stage, local const uint4* wqs, local const uint4* ws, int dtype_id,
                                int words, int step_kb, int I, int tiles, int wm, int wn, int wn_warps, float acc[4][4][4]) {
   const int lane = get_local_id(0) % 32, g = lane / 4, t = lane % 4;
