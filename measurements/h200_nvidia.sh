@@ -13,8 +13,8 @@
 # on a card without anchors, llama_cuda.sh short on the same file gives llama.cpp's rows),
 # hostshare (clport profile's decode host share), decodeab (the several sequences' decode
 # levers that are off by default, in one call: GPU conformance of the tensor-core cells attention
-# and of the split GEMM ring's longer steps, then 64 / 16 / 4 sequences with each and both, the
-# kernel table at 64), longprofile (the kernels of a 15754-token
+# and of the split GEMM ring's longer steps (plain and SwiGLU kernels), then 64 / 16 / 4 sequences
+# with each and with both, the kernel table at 64), longprofile (the kernels of a 15754-token
 # prompt on the 8B shape, the split between the GEMMs and the attention),
 # real (a real model file at $REAL_MODEL: the
 # greedy test against the CPU reference when the bundle has real_model_tests, generated text,
@@ -177,23 +177,25 @@ for step in "$@"; do
       plugin_cfg mma nv_attention_cells_mma:true
       plugin_cfg ga4 nv_gemm_async_blocks:4
       plugin_cfg ga8 nv_gemm_async_blocks:8
+      plugin_cfg ga4s4 nv_gemm_async_blocks:4 nv_gemm_async_swiglu_blocks:4
+      plugin_cfg ga88 nv_gemm_async_blocks:8 nv_gemm_async_swiglu_blocks:8
       plugin_cfg both nv_attention_cells_mma:true nv_gemm_async_blocks:4
       clport conformance --plugin nvidia --kernels --filter "attention cells" --settings "$out/mma-settings.yaml" \
         >"$out/conformance-mma.log" 2>&1
       echo "mma conformance: $(grep -cE ' pass .*nv_attention_cells_mma_f16' "$out/conformance-mma.log") cases on" \
         "the kernel; $(tail -1 "$out/conformance-mma.log")"
-      for kb in 4 8; do
-        clport conformance --plugin nvidia --kernels --filter "K=2048" --settings "$out/ga$kb-settings.yaml" \
-          >"$out/conformance-ga$kb.log" 2>&1
-        echo "ga$kb conformance: $(grep -cE ' pass .*split_async' "$out/conformance-ga$kb.log") cases on the ring;" \
-          "$(tail -1 "$out/conformance-ga$kb.log")"
-      done
+      # Steps of 8 in every kernel that holds two of them, 4 or 2 in the others: all three lengths.
+      clport conformance --plugin nvidia --kernels --filter "K=2048" --settings "$out/ga88-settings.yaml" \
+        >"$out/conformance-ga88.log" 2>&1
+      echo "ga88 conformance: $(grep -cE ' pass .*split_async' "$out/conformance-ga88.log") cases on the ring;" \
+        "$(tail -1 "$out/conformance-ga88.log")"
+
       args=(--prompt-tokens 512 --gen-tokens 128)
-      for c in base mma ga4 ga8 both; do
+      for c in base mma ga4 ga8 ga4s4 both; do
         row 8b par64-$c-table --parallel 64 "${args[@]}" --kernel-table --config "$out/$c.yaml"
       done
-      for c in base both mma ga4 base; do row 8b par64-$c --parallel 64 "${args[@]}" --config "$out/$c.yaml"; done
-      for c in base mma ga4 ga8 both; do row 8b par16-$c --parallel 16 "${args[@]}" --config "$out/$c.yaml"; done
+      for c in base both mma ga4 ga4s4 base; do row 8b par64-$c --parallel 64 "${args[@]}" --config "$out/$c.yaml"; done
+      for c in base mma ga4 ga8 ga4s4 both; do row 8b par16-$c --parallel 16 "${args[@]}" --config "$out/$c.yaml"; done
       for c in base mma both; do row 8b par4-$c --parallel 4 "${args[@]}" --config "$out/$c.yaml"; done
       grep -E "split_async|nv_attention_cells" "$out"/row-par64-*-table.log | sed -E 's/ +/ /g' ;;
     rows70b)  # llama.cpp (anchors README): 1379 / 58.6 at 512 / 64; the one-launch layer, then op by op

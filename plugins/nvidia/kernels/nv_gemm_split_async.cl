@@ -12,9 +12,10 @@
 // spoofed identity), in the global layout's order, so NV_GEMM_STAGES - 1 steps are on the way at
 // the cost of local memory only.
 //
-// A step is NV_GA_KB blocks of 32 values along K (the host's nv_gemm_async_blocks). The packed
-// layout keeps a row's blocks together, so a step reads a run of NV_GA_KB * 16 bytes from each of
-// the group's 64 weight rows (twice that for Q8_0): longer steps, longer runs.
+// A step is NV_GA_KB blocks of 32 values along K (NV_GA_KB_SWIGLU in the SwiGLU kernels; the
+// host's nv_gemm_async_blocks and nv_gemm_async_swiglu_blocks). The packed layout keeps a row's
+// blocks together, so a step reads a run of 16 bytes a block from each of the group's 64 weight
+// rows (twice that for Q8_0): longer steps, longer runs, in fewer and larger stages of the ring.
 //
 // Local layout of one stage:
 //  - activation codes and scales as nv_gemm.cl stages them, uint4 [block][tile][lane] and float4
@@ -23,7 +24,7 @@
 //    uint4 [block][row][part], Q8_0's two parts swapped on rows whose bit 2 is set, so that a
 //    warp's reads of word t of rows g (8 of them) fall in 32 different banks;
 //  - weight scales as the packed layout holds them, a row's blocks of the step together: the f16
-//    bits of d (Q4_0, Q8_0: 2 * NV_GA_KB bytes a row) or of d and m (Q4_1: 4 * NV_GA_KB).
+//    bits of d (Q4_0, Q8_0: 2 bytes a block) or of d and m (Q4_1: 4 bytes a block).
 // A lane reads its B operand (word t of its weight row) with a 32-bit load per weight tile; the
 // products and the scaling are nv_gemm.cl's, in the same order, so a row's sums are those of the
 // register-staged kernels.
@@ -38,13 +39,19 @@
 #if NV_GEMM_STAGES < 2 || NV_GEMM_STAGES > 8
 #error "NV_GEMM_STAGES must be 2 .. 8"
 #endif
-// Blocks of 32 values a step (the host's nv_gemm_async_blocks).
+// Blocks of 32 values a step of the plain and of the SwiGLU kernels (the host's
+// nv_gemm_async_blocks and nv_gemm_async_swiglu_blocks).
 #ifndef NV_GA_KB
 #define NV_GA_KB 2
 #endif
-#if NV_GA_KB != 2 && NV_GA_KB != 4 && NV_GA_KB != 8
-#error "NV_GA_KB must be 2, 4 or 8"
+#ifndef NV_GA_KB_SWIGLU
+#define NV_GA_KB_SWIGLU 2
 #endif
+#if (NV_GA_KB != 2 && NV_GA_KB != 4 && NV_GA_KB != 8) || \
+    (NV_GA_KB_SWIGLU != 2 && NV_GA_KB_SWIGLU != 4 && NV_GA_KB_SWIGLU != 8)
+#error "NV_GA_KB and NV_GA_KB_SWIGLU must be 2, 4 or 8"
+#endif
+#define NV_GA_KB_MAX (NV_GA_KB > NV_GA_KB_SWIGLU ? NV_GA_KB : NV_GA_KB_SWIGLU)
 // 16-byte words of local memory a ring may take: 44 KiB of the 48 an NVIDIA work-group gets.
 #define NV_GA_LOCAL 2816
 
@@ -88,14 +95,15 @@ inline float2 nv_f16_pair(uint v) {
 #define NV_GA_WS(dtype_id, kb) (NV_GEMM_BN * NV_GA_ROW_SCALES(dtype_id, kb) / 4)
 #define NV_GA_STAGE(tiles, words, dtype_id, sets, kb) \
   (NV_GA_XS(tiles, kb) + NV_GA_XD(tiles, kb) + (sets) * (NV_GA_WQ(words, kb) + NV_GA_WS(dtype_id, kb)))
-// A kernel's blocks a step: NV_GA_KB, or half or a quarter of it where two steps of it would not
-// fit NV_GA_LOCAL (64 rows of both SwiGLU weights in Q8_0, say); the host's ranges are whole
-// steps of NV_GA_KB, so whole steps of these too.
+// A kernel's blocks a step: its setting (NV_GA_KB, or NV_GA_KB_SWIGLU for SETS 2), or half or a
+// quarter of it where two steps of it would not fit NV_GA_LOCAL (64 rows of both SwiGLU weights in
+// Q8_0, say); the host's ranges are whole steps of the setting, so whole steps of these too.
+#define NV_GA_SET_KB(sets) ((sets) == 2 ? NV_GA_KB_SWIGLU : NV_GA_KB)
 #define NV_GA_FITS(tiles, words, dtype_id, sets, kb) (2 * NV_GA_STAGE(tiles, words, dtype_id, sets, kb) <= NV_GA_LOCAL)
-#define NV_GA_STEP_KB(tiles, words, dtype_id, sets)                                          \
-  (NV_GA_FITS(tiles, words, dtype_id, sets, NV_GA_KB)       ? NV_GA_KB                     \
-   : NV_GA_FITS(tiles, words, dtype_id, sets, NV_GA_KB / 2) ? NV_GA_KB / 2                 \
-                                                            : 2)
+#define NV_GA_STEP_KB(tiles, words, dtype_id, sets)                                                    \
+  (NV_GA_FITS(tiles, words, dtype_id, sets, NV_GA_SET_KB(sets))       ? NV_GA_SET_KB(sets)           \
+   : NV_GA_FITS(tiles, words, dtype_id, sets, NV_GA_SET_KB(sets) / 2) ? NV_GA_SET_KB(sets) / 2       \
+                                                                      : 2)
 // Steps in a kernel's ring: NV_GEMM_STAGES, or as many as NV_GA_LOCAL holds (at least 2).
 #define NV_GA_FIT(stage) (NV_GA_LOCAL / (stage) < 2 ? 2 : NV_GA_LOCAL / (stage))
 #define NV_GA_STAGES(stage) (NV_GEMM_STAGES < NV_GA_FIT(stage) ? NV_GEMM_STAGES : NV_GA_FIT(stage))
@@ -154,9 +162,9 @@ inline void nv_gemm_async_stage(const global uint4* xq, const global float4* xds
 
 // The scale words of rows n and n + 1 (n even) of a stage, all blocks of the step: row n's
 // NV_GA_ROW_SCALES words, then row n + 1's, in vector loads (which a lane makes once per weight
-// tile and step). 2 * NV_GA_KB words hold them all.
+// tile and step). 2 * NV_GA_KB_MAX words hold them all.
 inline void nv_gemm_async_wscale_words(local const uint4* ws, int dtype_id, int step_kb, int n,
-                                       uint words[2 * NV_GA_KB]) {
+                                       uint words[2 * NV_GA_KB_MAX]) {
   const int pair = 2 * NV_GA_ROW_SCALES(dtype_id, step_kb);
   local const uint* u = (local const uint*)ws + n * NV_GA_ROW_SCALES(dtype_id, step_kb);
   if (pair == 2) {
@@ -165,7 +173,7 @@ inline void nv_gemm_async_wscale_words(local const uint4* ws, int dtype_id, int 
     words[1] = v.y;
   } else {
     #pragma unroll
-    for (int q = 0; q < 2 * NV_GA_KB / 4; ++q) {
+    for (int q = 0; q < 2 * NV_GA_KB_MAX / 4; ++q) {
       if (4 * q >= pair) break;
       const uint4 v = ((local const uint4*)u)[q];
       words[4 * q] = v.x;
@@ -177,7 +185,7 @@ inline void nv_gemm_async_wscale_words(local const uint4* ws, int dtype_id, int 
 }
 
 // (d, m) of rows n and n + 1 for block blk of the step, from their scale words.
-inline float4 nv_gemm_async_wscales(const uint words[2 * NV_GA_KB], int dtype_id, int step_kb, int blk) {
+inline float4 nv_gemm_async_wscales(const uint words[2 * NV_GA_KB_MAX], int dtype_id, int step_kb, int blk) {
   const int rw = NV_GA_ROW_SCALES(dtype_id, step_kb);
   if (dtype_id == 1) return (float4)(nv_f16_pair(words[blk]), nv_f16_pair(words[rw + blk]));
   const float2 a = nv_f16_pair(words[blk / 2]), b = nv_f16_pair(words[rw + blk / 2]);
@@ -212,7 +220,7 @@ inline void nv_gemm_async_step(local const uint4* stage, local const uint4* wqs,
   local const uint4* xs = stage;
   local const float4* xd = (local const float4*)(stage + NV_GA_XS(tiles, step_kb));
   const int jn = 8 / wn_warps, jt0 = wn * jn;
-  uint scale_words[4][2 * NV_GA_KB];
+  uint scale_words[4][2 * NV_GA_KB_MAX];
   #pragma unroll
   for (int j = 0; j < jn; ++j) nv_gemm_async_wscale_words(ws, dtype_id, step_kb, (jt0 + j) * 8 + 2 * t, scale_words[j]);
   #pragma unroll
@@ -236,7 +244,7 @@ inline void nv_gemm_async_step(local const uint4* stage, local const uint4* wqs,
 }
 
 // The K loop over blocks kb_begin .. kb_end - 1 (whole steps: the host takes this kernel only where
-// K / 32 and every range are multiples of NV_GA_KB, so of step_kb): step s lives in ring slot
+// K / 32 and every range are multiples of its setting, so of step_kb): step s lives in ring slot
 // s % stages. Step s waits for its own copies, meets the group at a barrier (everyone's copies of
 // step s landed; everyone is done with step s - 1, whose slot the copies started next reuse),
 // starts the copies of step s + stages - 1 and multiplies step s.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "nv_dtypes.hpp"
 
@@ -33,16 +34,18 @@ std::string GemmConfig::validate() const {
            std::to_string(split_blocks);
   if (split_stages < 2 || split_stages > 8)
     return "nv_gemm_split_stages must be in 2..8 (steps in the ring), not " + std::to_string(split_stages);
-  if (async_blocks != 2 && async_blocks != 4 && async_blocks != 8)
-    return "nv_gemm_async_blocks must be 2, 4 or 8 (blocks of 32 values a step of the ring), not " +
-           std::to_string(async_blocks);
+  for (const auto& [name, blocks] : {std::pair<const char*, uint32_t>{"nv_gemm_async_blocks", async_blocks},
+                                      std::pair<const char*, uint32_t>{"nv_gemm_async_swiglu_blocks", async_swiglu_blocks}})
+    if (blocks != 2 && blocks != 4 && blocks != 8)
+      return std::string(name) + " must be 2, 4 or 8 (blocks of 32 values a step of the ring), not " +
+             std::to_string(blocks);
   return "";
 }
 
 std::string GemmConfig::build_options(bool ptx) const {
   return ptx_options(ptx) + (ptx && async_copies ? " -DNV_ASYNC=1" : "") +
          " -DNV_GEMM_SPLIT_BLOCKS=" + std::to_string(split_blocks) + " -DNV_GEMM_STAGES=" + std::to_string(split_stages) +
-         " -DNV_GA_KB=" + std::to_string(async_blocks);
+         " -DNV_GA_KB=" + std::to_string(async_blocks) + " -DNV_GA_KB_SWIGLU=" + std::to_string(async_swiglu_blocks);
 }
 
 NvGemm::NvGemm(const clport_host& host, bool ptx, GemmConfig config, uint32_t compute_units)
@@ -68,15 +71,16 @@ uint32_t NvGemm::rows_per_group(int64_t M) const {
   return M > 64 ? 128 : 64;
 }
 
-bool NvGemm::split_async(int32_t dtype, int64_t K) const {
+bool NvGemm::split_async(int32_t dtype, int64_t K, bool swiglu) const {
   // Whole steps, so a row's scales of a step are as aligned as their copies need
   // (nv_gemm_split_async.cl).
   return config_.split_async && (config_.async_copies || !ptx_) && !reads_in_place(dtype) &&
-         (K / 32) % config_.async_blocks == 0;
+         (K / 32) % (swiglu ? config_.async_swiglu_blocks : config_.async_blocks) == 0;
 }
 
-int64_t NvGemm::step_blocks(int32_t dtype, int64_t K) const {
-  return split_async(dtype, K) ? std::max<int64_t>(kStepBlocks, config_.async_blocks) : kStepBlocks;
+int64_t NvGemm::step_blocks(int32_t dtype, int64_t K, bool swiglu) const {
+  if (!split_async(dtype, K, swiglu)) return kStepBlocks;
+  return std::max<int64_t>(kStepBlocks, swiglu ? config_.async_swiglu_blocks : config_.async_blocks);
 }
 
 bool NvGemm::covers(int32_t weight_dtype) { return gemm_suffix(weight_dtype) != nullptr; }
@@ -109,7 +113,7 @@ NvGemm::Shape NvGemm::shape(int64_t M, int64_t N, int64_t K, bool swiglu, int32_
   if (s.splits > 1) {
     // Whole steps per range; the ranges that remain.
     const int64_t per = (nb + s.splits - 1) / s.splits;
-    const int64_t step = step_blocks(dtype, K);
+    const int64_t step = step_blocks(dtype, K, swiglu);
     s.per_split = (per + step - 1) / step * step;
     s.splits = static_cast<int>((nb + s.per_split - 1) / s.per_split);
   }
@@ -174,7 +178,7 @@ bool NvGemm::enqueue(const clport_op& op, const WeightView& w, const WeightView*
     cl_mem part = partials(partials_bytes(sh, M, N, swiglu));
     cl_mem counts = part != nullptr ? arrivals_.get(groups_n * groups_m) : nullptr;
     if (counts != nullptr) {
-      const bool async = split_async(w.dtype, K);
+      const bool async = split_async(w.dtype, K, swiglu);
       const std::string rows_suffix = split_rows == 16                                 ? "_m16"
                                       : split_rows == 32                               ? "_m32"
                                       : (async || !swiglu) && split_rows == 64 ? "_m64"

@@ -37,15 +37,17 @@ struct GemmConfig {
   // the kernel there); a GPU without cp.async keeps the register-staged kernels.
   bool split_async = true;
   uint32_t split_stages = 4;
-  // Blocks of 32 values a step of that ring (NV_GA_KB): 2, 4 or 8. A step reads 16 bytes of
-  // each weight row's quants a block, so longer steps read longer runs of a row; the ring holds
-  // fewer steps of them.
+  // Blocks of 32 values a step of that ring, of the plain and of the SwiGLU kernels (NV_GA_KB,
+  // NV_GA_KB_SWIGLU): 2, 4 or 8. A step reads 16 bytes of each weight row's quants a block, so
+  // longer steps read longer runs of a row; the ring holds fewer steps of them, and the SwiGLU's
+  // stages, two weights' worth, are the largest.
   uint32_t async_blocks = 2;
+  uint32_t async_swiglu_blocks = 2;
   bool async_copies = false;
   // Why the settings are invalid, or empty.
   std::string validate() const;
   // The GEMM program's build options: -cl-std, NV_PTX, NV_ASYNC, NV_GEMM_SPLIT_BLOCKS,
-  // NV_GEMM_STAGES and NV_GA_KB.
+  // NV_GEMM_STAGES, NV_GA_KB and NV_GA_KB_SWIGLU.
   std::string build_options(bool ptx) const;
 };
 
@@ -105,10 +107,10 @@ class NvGemm {
   GemmConfig config_;
   uint32_t compute_units_;
   // Whether a split product of weights of `dtype` over K takes the asynchronous staging.
-  bool split_async(int32_t dtype, int64_t K) const;
+  bool split_async(int32_t dtype, int64_t K, bool swiglu) const;
   // Blocks of 32 values a step of the split kernel that takes such a product: its K ranges are
   // whole steps.
-  int64_t step_blocks(int32_t dtype, int64_t K) const;
+  int64_t step_blocks(int32_t dtype, int64_t K, bool swiglu) const;
 
   NvProgram program_{h_,
                      [this] { return std::make_pair(behind_ptx_helpers("nv_gemm.cl"), config_.build_options(ptx_)); }};

@@ -336,8 +336,10 @@ std::vector<clport_setting_decl> nvidia_settings() {
                   "steps of the asynchronously staged split GEMM's ring, stages - 1 of them in flight; fewer where "
                   "they do not fit 44 KiB of local memory (default 4)"),
       int_setting("nv_gemm_async_blocks", 2, 8,
-                  "blocks of 32 values a step of that ring: 2, 4 or 8, longer runs of each weight row a step "
-                  "(default 2)"),
+                  "blocks of 32 values a step of that ring in its plain kernels: 2, 4 or 8, longer runs of each "
+                  "weight row a step (default 2)"),
+      int_setting("nv_gemm_async_swiglu_blocks", 2, 8,
+                  "the same for the ring's SwiGLU kernels, whose stages hold two weights (default 2)"),
       bool_setting("nv_attention",
                    "false leaves a prompt's attention and the decode attention of several sequences to the shared "
                    "kernels instead of the nvidia ones (default true)"),
@@ -483,6 +485,8 @@ struct NvidiaPlugin {
     gemm_config.split_async = h.setting_bool("nv_gemm_split_async", gemm_config.split_async);
     gemm_config.split_stages = static_cast<uint32_t>(h.setting_int("nv_gemm_split_stages", gemm_config.split_stages));
     gemm_config.async_blocks = static_cast<uint32_t>(h.setting_int("nv_gemm_async_blocks", gemm_config.async_blocks));
+    gemm_config.async_swiglu_blocks =
+        static_cast<uint32_t>(h.setting_int("nv_gemm_async_swiglu_blocks", gemm_config.async_swiglu_blocks));
     gemm_config.async_copies = async_copies;
     if (std::string why = gemm_config.validate(); !why.empty())
       throw clport::sdk::Failure("nvidia: invalid settings: " + why);
