@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <string>
-#include <utility>
 
 #include "nv_dtypes.hpp"
 
@@ -34,12 +33,13 @@ std::string GemmConfig::validate() const {
            std::to_string(split_blocks);
   if (split_stages < 2 || split_stages > 8)
     return "nv_gemm_split_stages must be in 2..8 (steps in the ring), not " + std::to_string(split_stages);
-  for (const auto& [name, blocks] : {std::pair<const char*, uint32_t>{"nv_gemm_async_blocks", async_blocks},
-                                      std::pair<const char*, uint32_t>{"nv_gemm_async_swiglu_blocks", async_swiglu_blocks}})
-    if (blocks != 2 && blocks != 4 && blocks != 8)
-      return std::string(name) + " must be 2, 4 or 8 (blocks of 32 values a step of the ring), not " +
-             std::to_string(blocks);
-  return "";
+  const auto step_error = [](const char* name, uint32_t blocks) {
+    if (blocks == 2 || blocks == 4 || blocks == 8) return std::string();
+    return std::string(name) + " must be 2, 4 or 8 (blocks of 32 values a step of the ring), not " +
+           std::to_string(blocks);
+  };
+  if (std::string why = step_error("nv_gemm_async_blocks", async_blocks); !why.empty()) return why;
+  return step_error("nv_gemm_async_swiglu_blocks", async_swiglu_blocks);
 }
 
 std::string GemmConfig::build_options(bool ptx) const {
