@@ -102,15 +102,17 @@ inline float2 nv_f16_pair(uint v) {
 #define NV_GA_FITS(tiles, words, dtype_id, sets, kb) (2 * NV_GA_STAGE(tiles, words, dtype_id, sets, kb) <= NV_GA_LOCAL)
 #define NV_GA_STEP_KB(tiles, words, dtype_id, sets)                                                    \
   (NV_GA_FITS(tiles, words, dtype_id, sets, NV_GA_SET_KB(sets))       ? NV_GA_SET_KB(sets)           \
-   : NV_GA_FITS(tiles, words, dtype_id, sets, NV_GA_SET_KB(sets) / 2) ? NV_GA_SET_KB(sets) / 2       \
-                                                                      : 2)
+   : NV_GA_SET_KB(sets) > 2 && NV_GA_FITS(tiles, words, dtype_id, sets, NV_GA_SET_KB(sets) / 2)    \
+       ? NV_GA_SET_KB(sets) / 2                                                                      \
+       : 2)
 // Steps in a kernel's ring: NV_GEMM_STAGES, or as many as NV_GA_LOCAL holds (at least 2).
 #define NV_GA_FIT(stage) (NV_GA_LOCAL / (stage) < 2 ? 2 : NV_GA_LOCAL / (stage))
 #define NV_GA_STAGES(stage) (NV_GEMM_STAGES < NV_GA_FIT(stage) ? NV_GEMM_STAGES : NV_GA_FIT(stage))
 
-// Starts the copies of the step at blocks kb .. kb + step_kb - 1 into `stage`: tiles mt0 .. of the codes
-// (past Mt the last tile again), rows n0 .. n0 + 63 of each weight (past N the last row again).
-// Every work-item then commits a group, copies or not, so that the groups count steps alike.
+// Starts the copies of the step at blocks kb .. kb + step_kb - 1 into `stage`: tiles mt0 .. of the
+// codes (past Mt the last tile again), rows n0 .. n0 + 63 of each weight (past N the last row
+// again). Every work-item then commits a group, copies or not, so that the groups count steps
+// alike.
 inline void nv_gemm_async_stage(const global uint4* xq, const global float4* xds, const global uint4* wq,
                                 const global ushort* wsc, const global uint4* wq2, const global ushort* wsc2,
                                 int sets, int dtype_id, int words, int tiles, int mt0, int Mt, int n0, int N, int nb,
@@ -145,8 +147,8 @@ inline void nv_gemm_async_stage(const global uint4* xq, const global float4* xds
     const int copies = NV_GEMM_BN * row_words / copy_words;
     for (int e = lid; e < copies; e += NV_GEMM_WG) {
       const int n = e / (row_words / copy_words), part = e % (row_words / copy_words);
-      const global uint* from = (const global uint*)(s + ((size_t)min(n0 + n, N - 1) * nb + kb) * (dtype_id == 1 ? 2 : 1)) +
-                                part * copy_words;
+      const size_t halves = ((size_t)min(n0 + n, N - 1) * nb + kb) * (dtype_id == 1 ? 2 : 1);
+      const global uint* from = (const global uint*)(s + halves) + part * copy_words;
       local uint* to = (local uint*)ws + n * row_words + part * copy_words;
       if (copy_words == 4)
         nv_copy16_async((local uint4*)to, (const global uint4*)from);
@@ -215,7 +217,8 @@ inline int nv_gemm_async_dot(local const uint4* xs, local const uint4* wqs, int 
 
 // Accumulates a stage's step_kb blocks into acc as nv_gemm_step does (same fragments, same order).
 inline void nv_gemm_async_step(local const uint4* stage, local const uint4* wqs, local const uint4* ws, int dtype_id,
-                               int words, int step_kb, int I, int tiles, int wm, int wn, int wn_warps, float acc[4][4][4]) {
+                               int words, int step_kb, int I, int tiles, int wm, int wn, int wn_warps,
+                               float acc[4][4][4]) {
   const int lane = get_local_id(0) % 32, g = lane / 4, t = lane % 4;
   local const uint4* xs = stage;
   local const float4* xd = (local const float4*)(stage + NV_GA_XS(tiles, step_kb));

@@ -44,8 +44,9 @@ std::string GemmConfig::validate() const {
 
 std::string GemmConfig::build_options(bool ptx) const {
   return ptx_options(ptx) + (ptx && async_copies ? " -DNV_ASYNC=1" : "") +
-         " -DNV_GEMM_SPLIT_BLOCKS=" + std::to_string(split_blocks) + " -DNV_GEMM_STAGES=" + std::to_string(split_stages) +
-         " -DNV_GA_KB=" + std::to_string(async_blocks) + " -DNV_GA_KB_SWIGLU=" + std::to_string(async_swiglu_blocks);
+         " -DNV_GEMM_SPLIT_BLOCKS=" + std::to_string(split_blocks) +
+         " -DNV_GEMM_STAGES=" + std::to_string(split_stages) + " -DNV_GA_KB=" + std::to_string(async_blocks) +
+         " -DNV_GA_KB_SWIGLU=" + std::to_string(async_swiglu_blocks);
 }
 
 NvGemm::NvGemm(const clport_host& host, bool ptx, GemmConfig config, uint32_t compute_units)
