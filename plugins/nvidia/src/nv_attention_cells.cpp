@@ -59,8 +59,9 @@ const clport::sdk::Kernel& NvAttentionCells::kernel(int64_t head_dim, int64_t gr
         h_.shared_source("rope_math.cl") + "\n" +
         clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_ptx.cl") + "\n" +
         clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_attention_cells.cl") +
-        (mma_ ? "\n" + clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_attention_cells_mma.cl")
-              : std::string());
+        (takes_mma(head_dim)
+             ? "\n" + clport::sdk::plugin_kernel_source(clport_plugin_kernels, "nvidia", "nv_attention_cells_mma.cl")
+             : std::string());
     program = clport::sdk::Program(&h_.cl(), h_.build_program(source, options));
   }
   const std::string key = std::to_string(head_dim) + "/" + std::to_string(group) + name;
@@ -100,11 +101,9 @@ void NvAttentionCells::enqueue(const clport_op& op) {
                                  CLPORT_PLUGIN_OUT_OF_MEMORY);
   }
   // A sequence is its K and V halves (2 nb[3] bytes).
-  // The tensor-core kernel where it is asked for: an F16 cache, head sizes 64 and 128.
-  const bool f16 = cache.dtype == CLPORT_DTYPE_F16;
-  const std::string name = !f16                          ? "nv_attention_cells_f32"
-                           : mma_ && (hd == 64 || hd == 128) ? "nv_attention_cells_mma_f16"
-                                                             : "nv_attention_cells_f16";
+  const std::string name = cache.dtype != CLPORT_DTYPE_F16 ? "nv_attention_cells_f32"
+                           : takes_mma(hd)                  ? "nv_attention_cells_mma_f16"
+                                                            : "nv_attention_cells_f16";
   const clport::sdk::Kernel& k = kernel(hd, group, name);
   clport::sdk::set_args(
       h_.cl(), k, q.buffer, cl_ulong(q.offset), cl_ulong(q.nb[1]), cl_ulong(q.nb[2]), cache.buffer,

@@ -52,6 +52,9 @@ class NvAttentionCells {
   uint32_t groups_per_unit_;
   bool ptx_;
   bool mma_;
+  // Whether an F16 cache of this head size takes the tensor-core kernel (asked for, and head size
+  // 64 or 128); its program then carries that kernel's source.
+  bool takes_mma(int64_t head_dim) const { return mma_ && (head_dim == 64 || head_dim == 128); }
   std::mutex mutex_;
   std::map<std::pair<int64_t, int64_t>, clport::sdk::Program> programs_;  // per (head size, group)
   std::map<std::string, clport::sdk::Kernel> kernels_;

@@ -16,7 +16,7 @@ constexpr size_t kFewRows = 64;      // padded rows up to which nv_quantize_rows
 constexpr size_t kSmallQuantBlocks = kQuantGroup / 8;  // its blocks a group, a float4 a work-item
 // NV_GEMM_KB: a K range is whole steps of the register-staged kernels (nv_gemm_split_blocks keeps
 // more steps in flight, not longer ones); the asynchronous ones' steps may be longer
-// (NvGemm::step_blocks).
+// (NvGemm::shape).
 constexpr int64_t kStepBlocks = 2;
 constexpr int64_t kMinSplitBlocks = 16;  // blocks of 32 values a K range walks at least
 
@@ -79,11 +79,6 @@ bool NvGemm::split_async(int32_t dtype, int64_t K, bool swiglu) const {
          (K / 32) % (swiglu ? config_.async_swiglu_blocks : config_.async_blocks) == 0;
 }
 
-int64_t NvGemm::step_blocks(int32_t dtype, int64_t K, bool swiglu) const {
-  if (!split_async(dtype, K, swiglu)) return kStepBlocks;
-  return std::max<int64_t>(kStepBlocks, swiglu ? config_.async_swiglu_blocks : config_.async_blocks);
-}
-
 bool NvGemm::covers(int32_t weight_dtype) { return gemm_suffix(weight_dtype) != nullptr; }
 
 bool NvGemm::can_read_in_place(const clport_tensor& weight) {
@@ -111,10 +106,13 @@ NvGemm::Shape NvGemm::shape(int64_t M, int64_t N, int64_t K, bool swiglu, int32_
   s.groups_m = (static_cast<size_t>(M) + s.split_rows - 1) / s.split_rows;
   const int64_t nb = K / 32;
   s.splits = in_place ? 1 : k_splits(M, s.groups_n * s.groups_m, nb);
+  s.async = split_async(dtype, K, swiglu);
   if (s.splits > 1) {
-    // Whole steps per range; the ranges that remain.
+    // Whole steps of the kernel that takes the ranges; the ranges that remain.
     const int64_t per = (nb + s.splits - 1) / s.splits;
-    const int64_t step = step_blocks(dtype, K, swiglu);
+    const int64_t step =
+        s.async ? std::max<int64_t>(kStepBlocks, swiglu ? config_.async_swiglu_blocks : config_.async_blocks)
+                : kStepBlocks;
     s.per_split = (per + step - 1) / step * step;
     s.splits = static_cast<int>((nb + s.per_split - 1) / s.per_split);
   }
@@ -179,7 +177,7 @@ bool NvGemm::enqueue(const clport_op& op, const WeightView& w, const WeightView*
     cl_mem part = partials(partials_bytes(sh, M, N, swiglu));
     cl_mem counts = part != nullptr ? arrivals_.get(groups_n * groups_m) : nullptr;
     if (counts != nullptr) {
-      const bool async = split_async(w.dtype, K, swiglu);
+      const bool async = sh.async;
       const std::string rows_suffix = split_rows == 16                                 ? "_m16"
                                       : split_rows == 32                               ? "_m32"
                                       : (async || !swiglu) && split_rows == 64 ? "_m64"

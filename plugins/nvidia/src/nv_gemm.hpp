@@ -84,6 +84,7 @@ class NvGemm {
     size_t groups_n = 0, groups_m = 0;  // the split kernels' groups along N and M
     int splits = 1;
     int64_t per_split = 0;
+    bool async = false;  // the split kernels staged by asynchronous copies (split_async)
   };
   // In-place weights (Q4_K) have no split kernels: their K is never split.
   Shape shape(int64_t M, int64_t N, int64_t K, bool swiglu, int32_t dtype) const;
@@ -108,9 +109,6 @@ class NvGemm {
   uint32_t compute_units_;
   // Whether a split product of weights of `dtype` over K takes the asynchronous staging.
   bool split_async(int32_t dtype, int64_t K, bool swiglu) const;
-  // Blocks of 32 values a step of the split kernel that takes such a product: its K ranges are
-  // whole steps.
-  int64_t step_blocks(int32_t dtype, int64_t K, bool swiglu) const;
 
   NvProgram program_{h_,
                      [this] { return std::make_pair(behind_ptx_helpers("nv_gemm.cl"), config_.build_options(ptx_)); }};
