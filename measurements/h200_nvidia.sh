@@ -14,7 +14,8 @@
 # hostshare (clport profile's decode host share), decodeab (the several sequences' decode
 # levers that are off by default, in one call: GPU conformance of the tensor-core cells attention
 # and of the split GEMM ring's longer steps (plain and SwiGLU kernels), then 64 / 16 / 4 sequences
-# with each and with both, the kernel table at 64), longprofile (the kernels of a 15754-token
+# with each and with both, the kernel table at 64), decodedefaults (the several sequences' defaults
+# against the ones before them, interleaved), longprofile (the kernels of a 15754-token
 # prompt on the 8B shape, the split between the GEMMs and the attention),
 # real (a real model file at $REAL_MODEL: the
 # greedy test against the CPU reference when the bundle has real_model_tests, generated text,
@@ -198,6 +199,25 @@ for step in "$@"; do
       for c in base mma ga4 ga8 ga4s4 both; do row 8b par16-$c --parallel 16 "${args[@]}" --config "$out/$c.yaml"; done
       for c in base mma both; do row 8b par4-$c --parallel 4 "${args[@]}" --config "$out/$c.yaml"; done
       grep -E "split_async|nv_attention_cells" "$out"/row-par64-*-table.log | sed -E 's/ +/ /g' ;;
+    decodedefaults)  # the several sequences' defaults against the ones before (CUDA-core cells
+      # attention, SwiGLU ring steps of 2), interleaved, same call; conformance at the defaults first
+      printf 'version: 1\nplugins:\n  nvidia:\n    nv_attention_cells_mma: false\n    nv_gemm_async_swiglu_blocks: 2\n' \
+        >"$out/before.yaml"
+      printf 'version: 1\nplugins:\n  nvidia:\n    ptx: true\n' >"$out/now.yaml"
+      clport conformance --plugin nvidia --kernels --filter "attention cells|K=2048|K=2112|layer group" \
+        >"$out/conformance-defaults.log" 2>&1
+      echo "defaults conformance: $(grep -cE ' pass .*nv_attention_cells_mma_f16' "$out/conformance-defaults.log") on the" \
+        "tensor-core cells, $(grep -cE ' pass .*swiglu_split_async' "$out/conformance-defaults.log") on the SwiGLU ring;" \
+        "$(tail -1 "$out/conformance-defaults.log")"
+      args=(--prompt-tokens 512 --gen-tokens 128)
+      row 8b par64-now-table --parallel 64 "${args[@]}" --kernel-table --config "$out/now.yaml"
+      for round in 1 2 3; do
+        for c in now before; do row 8b par64-$c-$round --parallel 64 "${args[@]}" --config "$out/$c.yaml"; done
+      done
+      for n in 16 4; do
+        for c in now before now before; do row 8b par$n-$c --parallel $n "${args[@]}" --config "$out/$c.yaml"; done
+      done
+      grep -E "split_async|nv_attention_cells" "$out"/row-par64-now-table.log | sed -E 's/ +/ /g' ;;
     rows70b)  # llama.cpp (anchors README): 1379 / 58.6 at 512 / 64; the one-launch layer, then op by op
       printf 'plugins:\n  nvidia:\n    nv_layer: false\n' >"$out/nolayer.yaml"
       row 70b p512-70b --prompt-tokens 512 --gen-tokens 64

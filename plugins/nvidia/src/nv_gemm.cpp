@@ -72,11 +72,15 @@ uint32_t NvGemm::rows_per_group(int64_t M) const {
   return M > 64 ? 128 : 64;
 }
 
-bool NvGemm::split_async(int32_t dtype, int64_t K, bool swiglu) const {
+bool NvGemm::split_async(int32_t dtype, int64_t K) const {
   // Whole steps, so a row's scales of a step are as aligned as their copies need
   // (nv_gemm_split_async.cl).
-  return config_.split_async && (config_.async_copies || !ptx_) && !reads_in_place(dtype) &&
-         (K / 32) % (swiglu ? config_.async_swiglu_blocks : config_.async_blocks) == 0;
+  return config_.split_async && (config_.async_copies || !ptx_) && !reads_in_place(dtype) && (K / 32) % kStepBlocks == 0;
+}
+
+int64_t NvGemm::ring_step(int64_t K, bool swiglu) const {
+  const int64_t setting = swiglu ? config_.async_swiglu_blocks : config_.async_blocks;
+  return (K / 32) % setting == 0 ? setting : kStepBlocks;
 }
 
 bool NvGemm::covers(int32_t weight_dtype) { return gemm_suffix(weight_dtype) != nullptr; }
@@ -106,13 +110,12 @@ NvGemm::Shape NvGemm::shape(int64_t M, int64_t N, int64_t K, bool swiglu, int32_
   s.groups_m = (static_cast<size_t>(M) + s.split_rows - 1) / s.split_rows;
   const int64_t nb = K / 32;
   s.splits = in_place ? 1 : k_splits(M, s.groups_n * s.groups_m, nb);
-  s.async = split_async(dtype, K, swiglu);
+  s.async = split_async(dtype, K);
+  s.ring_step = s.async ? ring_step(K, swiglu) : 0;
   if (s.splits > 1) {
     // Whole steps of the kernel that takes the ranges; the ranges that remain.
     const int64_t per = (nb + s.splits - 1) / s.splits;
-    const int64_t step =
-        s.async ? std::max<int64_t>(kStepBlocks, swiglu ? config_.async_swiglu_blocks : config_.async_blocks)
-                : kStepBlocks;
+    const int64_t step = s.async ? s.ring_step : kStepBlocks;
     s.per_split = (per + step - 1) / step * step;
     s.splits = static_cast<int>((nb + s.per_split - 1) / s.per_split);
   }
@@ -184,7 +187,9 @@ bool NvGemm::enqueue(const clport_op& op, const WeightView& w, const WeightView*
                                                                                        : "";
       const std::string split_name = std::string(swiglu ? "nv_gemm_swiglu_split_" : "nv_gemm_split_") +
                                      (async ? "async_" : "") + suffix + rows_suffix;
-      const clport::sdk::Kernel& ks = (async ? async_program_ : program_).kernel(split_name);
+      const int64_t setting = swiglu ? config_.async_swiglu_blocks : config_.async_blocks;
+      NvProgram& split_program = !async ? program_ : sh.ring_step == setting ? async_program_ : async_short_program_;
+      const clport::sdk::Kernel& ks = split_program.kernel(split_name);
       const WeightView& second = swiglu ? *up : w;
       const clport_tensor& res = add ? *op.src[2] : x;
       clport::sdk::set_args(cl, ks, w.q, w.s, cl_ulong(w.offset), second.q, second.s, cl_ulong(second.offset), codes_,

@@ -59,6 +59,9 @@ void fused_mul_mat_gemm_cases(std::vector<CaseSpec>& out, clport_op_kind kind, b
     fused_mul_mat_case(out, kind, d, 2048, 70, 20);
     fused_mul_mat_case(out, kind, d, 2048, 72, 40);
     if (kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU) fused_mul_mat_case(out, kind, d, 2048, 70, 9);  // 16 rows
+    // 66 K blocks: even, but not a whole number of the SwiGLU ring's default steps of 4 blocks, so
+    // the kernels on steps of 2 take it.
+    if (kind == CLPORT_OP_RMS_NORM_MUL_MAT_SWIGLU && d == DType::Q4_0) fused_mul_mat_case(out, kind, d, 2112, 70, 20);
     // 4 rows of a K too long for a GPU group's local memory at once (nv_gemv_rows.cl: 2 rows a
     // group).
     fused_mul_mat_case(out, kind, d, 14336, 70, 4);
