@@ -40,8 +40,16 @@ struct LayerOperands {
 
   LayerOperands(const LayerGroupSpec& s, std::mt19937_64& rng) {
     const int64_t nq = s.heads * s.head_dim, nkv = s.kv_heads * s.head_dim, nqkv = nq + 2 * nkv;
+    // The attention norm's weights keep q and k elements near 2 whatever the width, so scores
+    // stay in a model's range: with unit weights the 70B-width case's scores were hundreds, a
+    // softmax so sharp that a near-tie between two keys turned the rotation's rounding at
+    // position 700 (the kernel's angle in float, the reference's in double) into 4e-6 and
+    // 1.3e-5 of its attention row (H100, two seeds of six; 1.1e-10 with these weights under
+    // oclgrind on one of them, 4.7e-7 before).
+    OperandSpec attn_norm = operand(DType::F32, {s.embd, 1, 1, 1});
+    attn_norm.scale = 2.0f / std::sqrt(static_cast<float>(s.embd));
     const std::pair<OperandSpec, bool> specs[COUNT] = {
-        {operand(DType::F32, {s.embd, 1, 1, 1}), false},      {operand(DType::F32, {s.embd, 1, 1, 1}), false},
+        {operand(DType::F32, {s.embd, 1, 1, 1}), false},      {attn_norm, false},
         {operand(s.weight, {s.embd, nqkv, 1, 1}), false},      {operand(DType::F32, {nqkv, 1, 1, 1}), true},
         {operand(s.kv, {s.head_dim, s.kv_heads, s.n_ctx, 2}), false}, {operand(DType::F32, {s.head_dim, s.heads, 1, 1}), true},
         {operand(s.weight, {nq, s.embd, 1, 1}), false},        {operand(DType::F32, {s.embd, 1, 1, 1}), false},
@@ -106,12 +114,29 @@ Status run_reference(const LayerOperands& o, const std::vector<OpShape>& ops, bo
   return Status();
 }
 
+// The attention part of ROPE_KV_STORE_ATTENTION alone: q (a view of bytes' Q/K/V) over the cache
+// in `cache` (the device's, this token's key and value as the device stored them) into `attn`.
+Status reference_attention_over(const LayerOperands& o, const OpShape& op, std::vector<std::vector<uint8_t>>& bytes,
+                                std::vector<uint8_t> cache, std::vector<uint8_t>& attn) {
+  using L = LayerOperands;
+  const cpu::HostTensor both = o.slots[L::CACHE].host_view(cache);
+  cpu::HostTensor k = both, v = both;
+  k.ne[3] = v.ne[3] = 1;
+  v.data = static_cast<uint8_t*>(both.data) + both.nb[3];
+  return cpu::run_op(CLPORT_OP_ROPE_ATTENTION, {o.q.host_view(bytes[L::QKV]), k, v}, o.slots[L::ATTN].host_view(attn),
+                     op.params);
+}
+
 // The rounding (8-bit activation) reference op by op: each op on the inputs the device gave it
 // (Q/K/V, the KV-cache slot, the attention row, x after the output projection, the FFN
 // activations), so that a near-tie in one activation's rounding (the kernel's sums run in
 // another order than the CPU's) moves one op's output by a code's worth instead of being carried
-// through the softmax and every op after it; a wrong op still shows at its own output. bytes:
-// the initial slots in, each slot's reference output out.
+// through the softmax and every op after it; a wrong op still shows at its own output. The
+// attention reads the cache the device stored into: the kernel rotates this token's key by an
+// angle in float, the reference by one in double, so some of its elements round to the
+// neighbouring f16 (22 of the 70B-width case's 2048 under oclgrind), which the softmax would
+// carry into the attention row; the store itself is judged at the cache. bytes: the initial
+// slots in, each slot's reference output out.
 Status run_rounding_reference_stepwise(const LayerOperands& o, const std::vector<OpShape>& ops,
                                        const std::vector<std::vector<uint8_t>>& device,
                                        std::vector<std::vector<uint8_t>>& bytes) {
@@ -125,6 +150,7 @@ Status run_rounding_reference_stepwise(const LayerOperands& o, const std::vector
     if (op.kind == CLPORT_OP_ROPE_KV_STORE_ATTENTION) {
       outputs[L::CACHE] = bytes[L::CACHE];
       bytes[L::CACHE] = device[L::CACHE];
+      CLPORT_RETURN_IF_ERROR(reference_attention_over(o, op, bytes, device[L::CACHE], outputs[L::ATTN]));
     }
   }
   bytes = std::move(outputs);
