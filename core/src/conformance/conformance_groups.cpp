@@ -114,17 +114,18 @@ Status run_reference(const LayerOperands& o, const std::vector<OpShape>& ops, bo
   return Status();
 }
 
-// The attention part of ROPE_KV_STORE_ATTENTION alone: q (a view of bytes' Q/K/V) over the cache
-// in `cache` (the device's, this token's key and value as the device stored them) into `attn`.
-Status reference_attention_over(const LayerOperands& o, const OpShape& op, std::vector<std::vector<uint8_t>>& bytes,
-                                std::vector<uint8_t> cache, std::vector<uint8_t>& attn) {
+// ROPE_KV_STORE_ATTENTION's reference as its two parts: this token's key and value stored into
+// the cache in `bytes`, and the attention of q (a view of bytes' Q/K/V) over `device_cache` (the
+// device's, this token's key and value as the device stored them) into `attn`.
+Status reference_store_then_attention(const LayerOperands& o, const OpShape& op,
+                                      std::vector<std::vector<uint8_t>>& bytes, std::vector<uint8_t> device_cache,
+                                      std::vector<uint8_t>& attn) {
   using L = LayerOperands;
-  const cpu::HostTensor both = o.slots[L::CACHE].host_view(cache);
-  cpu::HostTensor k = both, v = both;
-  k.ne[3] = v.ne[3] = 1;
-  v.data = static_cast<uint8_t*>(both.data) + both.nb[3];
-  return cpu::run_op(CLPORT_OP_ROPE_ATTENTION, {o.q.host_view(bytes[L::QKV]), k, v}, o.slots[L::ATTN].host_view(attn),
-                     op.params);
+  CLPORT_RETURN_IF_ERROR(cpu::run_op(CLPORT_OP_KV_STORE_ROPE, {o.k.host_view(bytes[L::QKV]), o.v.host_view(bytes[L::QKV])},
+                                     o.slots[L::CACHE].host_view(bytes[L::CACHE]), op.params));
+  const cpu::KvHalves kv = cpu::kv_halves(o.slots[L::CACHE].host_view(device_cache));
+  return cpu::run_op(CLPORT_OP_ROPE_ATTENTION, {o.q.host_view(bytes[L::QKV]), kv.k, kv.v},
+                     o.slots[L::ATTN].host_view(attn), op.params);
 }
 
 // The rounding (8-bit activation) reference op by op: each op on the inputs the device gave it
@@ -143,15 +144,16 @@ Status run_rounding_reference_stepwise(const LayerOperands& o, const std::vector
   using L = LayerOperands;
   std::vector<std::vector<uint8_t>> outputs = bytes;
   for (const OpShape& op : ops) {
-    CLPORT_RETURN_IF_ERROR(run_reference(o, {op}, true, bytes));
     const size_t dst = slot_of(o, op.dst);
-    outputs[dst] = bytes[dst];
-    bytes[dst] = device[dst];
     if (op.kind == CLPORT_OP_ROPE_KV_STORE_ATTENTION) {
+      CLPORT_RETURN_IF_ERROR(reference_store_then_attention(o, op, bytes, device[L::CACHE], outputs[dst]));
       outputs[L::CACHE] = bytes[L::CACHE];
       bytes[L::CACHE] = device[L::CACHE];
-      CLPORT_RETURN_IF_ERROR(reference_attention_over(o, op, bytes, device[L::CACHE], outputs[L::ATTN]));
+    } else {
+      CLPORT_RETURN_IF_ERROR(run_reference(o, {op}, true, bytes));
+      outputs[dst] = bytes[dst];
     }
+    bytes[dst] = device[dst];
   }
   bytes = std::move(outputs);
   return Status();

@@ -148,15 +148,12 @@ Status rope_attention_cells(FastContext& ctx, const Srcs& src, const HostTensor&
   {
     cpu::OpParams at = p;
     at.n_past = static_cast<int32_t>(table.positions[0]);
-    const HostTensor c = cpu::detail::sequence_cache(cache, seqs[0]);
-    HostTensor kc = c, vc = c;
-    kc.ne[3] = vc.ne[3] = 1;
-    vc.data = static_cast<uint8_t*>(c.data) + c.nb[3];
+    const cpu::KvHalves kv = cpu::kv_halves(cpu::detail::sequence_cache(cache, seqs[0]));
     const HostTensor q0 = cpu::detail::token_row(q, 0);
     Srcs rope_src{q0};
     if (src.size() == 4) rope_src.push_back(src[3]);
     CLPORT_RETURN_IF_ERROR(
-        check_as_composed(CLPORT_OP_ATTENTION, {q0, kc, vc}, cpu::detail::token_row(dst, 0), at, rope_src));
+        check_as_composed(CLPORT_OP_ATTENTION, {q0, kv.k, kv.v}, cpu::detail::token_row(dst, 0), at, rope_src));
   }
   const cpu::detail::RopeArgs a = rope_at(src, p, 0);
   const int64_t half = a.n_rot / 2;

@@ -91,11 +91,8 @@ Status rope_attention_cells(const Srcs& src, const HostTensor& dst, const OpPara
     // The query at position pos sees keys 0 .. pos: ATTENTION's n_past + t with n_past = pos.
     OpParams at = p;
     at.n_past = static_cast<int32_t>(pos);
-    const HostTensor c = sequence_cache(cache, seq);
-    HostTensor k = c, vv = c;
-    k.ne[3] = vv.ne[3] = 1;
-    vv.data = static_cast<uint8_t*>(c.data) + c.nb[3];
-    Srcs one{token_row(q, t), k, vv};
+    const KvHalves kv = kv_halves(sequence_cache(cache, seq));
+    Srcs one{token_row(q, t), kv.k, kv.v};
     if (src.size() == 4) one.push_back(src[3]);
     CLPORT_RETURN_IF_ERROR(
         ops::run_reference(CLPORT_OP_ROPE_ATTENTION, one, token_row(dst, t), at, n_threads));

@@ -138,10 +138,8 @@ Status check_rope_kv_store_attention_operands(const Srcs& src, const HostTensor&
 Status rope_kv_store_attention(const Srcs& src, const HostTensor& dst, const OpParams& p, int n_threads) {
   const HostTensor& cache = src[3];
   CLPORT_RETURN_IF_ERROR(ops::run_reference(CLPORT_OP_KV_STORE_ROPE, {src[1], src[2]}, cache, p, n_threads));
-  HostTensor k = cache, v = cache;
-  k.ne[3] = v.ne[3] = 1;
-  v.data = static_cast<uint8_t*>(cache.data) + cache.nb[3];
-  return ops::run_reference(CLPORT_OP_ROPE_ATTENTION, {src[0], k, v}, dst, p, n_threads);
+  const KvHalves kv = kv_halves(cache);
+  return ops::run_reference(CLPORT_OP_ROPE_ATTENTION, {src[0], kv.k, kv.v}, dst, p, n_threads);
 }
 
 }  // namespace clport::cpu::detail

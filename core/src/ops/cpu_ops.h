@@ -27,6 +27,18 @@ struct HostTensor {
   static HostTensor contiguous(DType dtype, std::array<int64_t, 4> ne, void* data);
 };
 
+// The K and V halves of one sequence's KV cache [head_dim, n_kv_head, n_ctx, 2] (V nb[3] bytes
+// after K), each a 3-D view.
+struct KvHalves {
+  HostTensor k, v;
+};
+inline KvHalves kv_halves(const HostTensor& cache) {
+  KvHalves h{cache, cache};
+  h.k.ne[3] = h.v.ne[3] = 1;
+  h.v.data = static_cast<uint8_t*>(cache.data) + cache.nb[3];
+  return h;
+}
+
 // The op's parameters as plugin_abi.h types them (clport_op.n_past and clport_op_params), plus
 // what only the CPU reference takes.
 struct OpParams {
